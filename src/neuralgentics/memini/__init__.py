@@ -1,0 +1,1 @@
+"""memini-core: semantic memory with trust, a memory graph and a project index."""

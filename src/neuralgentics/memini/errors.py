@@ -1,0 +1,33 @@
+"""Errors the memory service raises; the HTTP layer maps each to one status code."""
+
+from __future__ import annotations
+
+
+class MeminiError(Exception):
+    status = 400
+    code = "bad_request"
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+class InvalidInput(MeminiError):
+    status = 422
+    code = "invalid_input"
+
+
+class NotFound(MeminiError):
+    status = 404
+    code = "not_found"
+
+
+class Conflict(MeminiError):
+    status = 409
+    code = "conflict"
+
+
+class StoreUnavailable(MeminiError):
+    status = 503
+    code = "store_unavailable"

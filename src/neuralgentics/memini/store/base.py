@@ -1,0 +1,180 @@
+"""The storage contract. SQLite and PostgreSQL implement it; the same contract tests run on both.
+
+Business rules (trust deltas, which memory a CONTRADICTS link penalises, fusion of rankings)
+live in the service; a store only guarantees that each method is one transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+import numpy as np
+
+RELATIONSHIP_TYPES = ("SUPERSEDES", "RELATED_TO", "CONTRADICTS", "DERIVED_FROM")
+
+
+@dataclass
+class Memory:
+    id: str
+    content: str
+    trust_score: float
+    source_type: str | None
+    project: str
+    tags: list[str]
+    metadata: dict
+    content_hash: str
+    created_at: datetime
+    updated_at: datetime
+    # id of the memory that SUPERSEDES this one, if any (kept in step with the relationships)
+    superseded_by: str | None = None
+
+
+@dataclass
+class NewMemory:
+    content: str
+    embedding: np.ndarray  # float32, shape (384,), L2-normalised
+    content_hash: str
+    source_type: str | None = None
+    project: str = ""
+    tags: list[str] = field(default_factory=list)
+    metadata: dict = field(default_factory=dict)
+    trust_score: float = 0.5
+
+
+@dataclass
+class MemoryPatch:
+    """Fields to change; None leaves a field as it is. A new content comes with its embedding."""
+
+    content: str | None = None
+    embedding: np.ndarray | None = None
+    content_hash: str | None = None
+    source_type: str | None = None
+    tags: list[str] | None = None
+    metadata: dict | None = None
+
+
+@dataclass
+class Relationship:
+    id: str
+    source_id: str
+    target_id: str
+    relationship_type: str
+    confidence: float
+    created_at: datetime
+    metadata: dict = field(default_factory=dict)
+
+
+@dataclass
+class TrustEvent:
+    id: int
+    memory_id: str
+    event: str
+    delta: float
+    actor: str | None
+    score_after: float
+    created_at: datetime
+    note: str | None = None
+
+
+@dataclass
+class TrustChange:
+    """A trust event to apply in the same transaction as another write."""
+
+    memory_id: str
+    event: str
+    delta: float
+    actor: str | None = None
+    note: str | None = None
+
+
+@dataclass
+class MemoryFilter:
+    project: str | None = None
+    source_type: str | None = None
+    tags: list[str] = field(default_factory=list)  # a memory must carry all of them
+    min_trust: float | None = None
+    include_superseded: bool = False
+
+
+class Store(Protocol):
+    kind: str  # "sqlite" | "postgres"
+
+    def add_memory(self, new: NewMemory, *, on_duplicate: TrustChange | None = None) -> tuple[Memory, bool]:
+        """Insert, or return the existing memory with the same (project, content_hash).
+
+        Returns (memory, created). When not created and `on_duplicate` is given, that trust
+        change (its memory_id is ignored) is applied to the existing memory in the same transaction.
+        """
+        ...
+
+    def get_memory(self, memory_id: str) -> Memory | None: ...
+
+    def get_memories(self, ids: list[str]) -> dict[str, Memory]: ...
+
+    def list_memories(
+        self, flt: MemoryFilter, *, limit: int = 50, offset: int = 0
+    ) -> tuple[list[Memory], int]:
+        """Newest first. Returns (page, total matching the filter)."""
+        ...
+
+    def update_memory(self, memory_id: str, patch: MemoryPatch) -> Memory:
+        """Raises NotFound; Conflict when the new content duplicates another memory of the project."""
+        ...
+
+    def delete_memory(self, memory_id: str) -> bool:
+        """Deletes the memory, its relationships and trust history. False if it did not exist."""
+        ...
+
+    def get_embedding(self, memory_id: str) -> np.ndarray | None: ...
+
+    def vector_search(
+        self, embedding: np.ndarray, flt: MemoryFilter, k: int
+    ) -> list[tuple[str, float]]:
+        """(id, cosine similarity) best first, only memories matching `flt`."""
+        ...
+
+    def keyword_search(self, text: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
+        """(id, keyword score, higher is better) best first, only memories matching `flt`."""
+        ...
+
+    def apply_trust(self, change: TrustChange) -> tuple[Memory, TrustEvent]:
+        """Atomically add delta, clamp to [0, 1], record the event. Raises NotFound."""
+        ...
+
+    def trust_history(self, memory_id: str) -> list[TrustEvent]:
+        """Oldest first."""
+        ...
+
+    def add_relationship(
+        self,
+        source_id: str,
+        target_id: str,
+        relationship_type: str,
+        confidence: float,
+        metadata: dict | None = None,
+        *,
+        trust_change: TrustChange | None = None,
+    ) -> Relationship:
+        """One transaction: the edge, `superseded_by` of the target for SUPERSEDES, and the
+        optional trust change. Raises NotFound for a missing end, Conflict for an existing edge."""
+        ...
+
+    def get_relationship(self, relationship_id: str) -> Relationship | None: ...
+
+    def delete_relationship(self, relationship_id: str) -> bool: ...
+
+    def edges_of(self, ids: list[str], types: list[str] | None = None) -> list[Relationship]:
+        """Every relationship with either end in `ids` (both directions)."""
+        ...
+
+    def counts(self) -> dict[str, int]:
+        """memories, relationships, trust_events, project_chunks."""
+        ...
+
+    def ping(self) -> None:
+        """Raises StoreUnavailable when the database cannot be reached."""
+        ...
+
+    def close(self) -> None: ...
