@@ -1,0 +1,580 @@
+"""The embedded store: one SQLite file (WAL, FTS5) and a usearch HNSW index beside it."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound, StoreUnavailable
+from neuralgentics.memini.store.base import (
+    RELATIONSHIP_TYPES,
+    Memory,
+    MemoryFilter,
+    MemoryPatch,
+    NewMemory,
+    Relationship,
+    TrustChange,
+    TrustEvent,
+)
+from neuralgentics.memini.store.migrations import migrations
+from neuralgentics.memini.store.vectors import VectorIndex, from_blob, to_blob
+
+_MEMORY_COLUMNS = (
+    "m.id, m.content, m.trust_score, m.source_type, m.project, m.tags, m.metadata, "
+    "m.content_hash, m.created_at, m.updated_at, m.superseded_by"
+)
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _ts(value: datetime) -> str:
+    return value.isoformat(timespec="microseconds")
+
+
+def _memory(row: tuple) -> Memory:
+    return Memory(
+        id=row[0],
+        content=row[1],
+        trust_score=row[2],
+        source_type=row[3],
+        project=row[4],
+        tags=json.loads(row[5]),
+        metadata=json.loads(row[6]),
+        content_hash=row[7],
+        created_at=datetime.fromisoformat(row[8]),
+        updated_at=datetime.fromisoformat(row[9]),
+        superseded_by=row[10],
+    )
+
+
+def _relationship(row: tuple) -> Relationship:
+    return Relationship(
+        id=row[0],
+        source_id=row[1],
+        target_id=row[2],
+        relationship_type=row[3],
+        confidence=row[4],
+        created_at=datetime.fromisoformat(row[5]),
+        metadata=json.loads(row[6]),
+    )
+
+
+def _trust_event(row: tuple) -> TrustEvent:
+    return TrustEvent(
+        id=row[0],
+        memory_id=row[1],
+        event=row[2],
+        delta=row[3],
+        actor=row[4],
+        score_after=row[5],
+        note=row[6],
+        created_at=datetime.fromisoformat(row[7]),
+    )
+
+
+def fts_query(text: str) -> str | None:
+    """Any user text as a safe FTS5 query: its words, each quoted, any of them may match."""
+    words = _WORD.findall(text)
+    if not words:
+        return None
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in dict.fromkeys(words))
+
+
+def _where(flt: MemoryFilter, alias: str = "m") -> tuple[str, list]:
+    clauses: list[str] = []
+    params: list = []
+    if flt.project is not None:
+        clauses.append(f"{alias}.project = ?")
+        params.append(flt.project)
+    if flt.source_type is not None:
+        clauses.append(f"{alias}.source_type = ?")
+        params.append(flt.source_type)
+    if flt.min_trust is not None:
+        clauses.append(f"{alias}.trust_score >= ?")
+        params.append(flt.min_trust)
+    if not flt.include_superseded:
+        clauses.append(f"{alias}.superseded_by IS NULL")
+    for tag in dict.fromkeys(flt.tags):
+        clauses.append(
+            f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.tag = ? AND t.memory_rowid = {alias}.rowid)"
+        )
+        params.append(tag)
+    return (" AND ".join(clauses) or "1"), params
+
+
+class SQLiteStore:
+    kind = "sqlite"
+
+    def __init__(self, path: Path | str, *, index_dir: Path | None = None) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._conns: list[sqlite3.Connection] = []
+        self._conns_lock = threading.Lock()
+        index_dir = index_dir or self.path.parent
+        self._migrate()
+        conn = self._conn()
+        db_id = conn.execute("SELECT value FROM store_meta WHERE key = 'db_id'").fetchone()[0]
+        self.vectors = VectorIndex("memories", index_dir / f"{self.path.name}.memories.usearch")
+        self.vectors.open(conn, db_id)
+
+    # -- connections and transactions ---------------------------------------------------
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = sqlite3.connect(
+                    self.path, isolation_level=None, check_same_thread=False, timeout=30
+                )
+                conn.execute("PRAGMA journal_mode = WAL")
+                # FULL: an acknowledged write survives a power cut, not only a crash.
+                conn.execute("PRAGMA synchronous = FULL")
+                conn.execute("PRAGMA foreign_keys = ON")
+                conn.execute("PRAGMA busy_timeout = 30000")
+            except sqlite3.Error as exc:
+                raise StoreUnavailable(f"cannot open SQLite database {self.path}: {exc}") from exc
+            self._local.conn = conn
+            with self._conns_lock:
+                self._conns.append(conn)
+        return conn
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        conn = self._conn()
+        # IMMEDIATE takes the write lock up front, so two writers queue instead of deadlocking.
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        conn = self._conn()
+        conn.executescript(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);"
+            "CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        )
+        conn.execute(
+            "INSERT OR IGNORE INTO store_meta (key, value) VALUES ('db_id', ?)",
+            (str(uuid.uuid4()),),
+        )
+        applied = {v for (v,) in conn.execute("SELECT version FROM schema_migrations")}
+        for migration in migrations("sqlite"):
+            if migration.version in applied:
+                continue
+            # One script, one transaction: a migration is applied whole or not at all.
+            conn.executescript(
+                "BEGIN IMMEDIATE;\n"
+                + migration.sql
+                + "\nINSERT INTO schema_migrations (version, name, applied_at) VALUES ("
+                + f"{migration.version}, '{migration.name}', '{_ts(now())}');\nCOMMIT;"
+            )
+
+    def schema_version(self) -> int:
+        return self._conn().execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
+
+    def ping(self) -> None:
+        try:
+            self._conn().execute("SELECT 1").fetchone()
+        except sqlite3.Error as exc:
+            raise StoreUnavailable(f"SQLite database {self.path} unavailable: {exc}") from exc
+
+    def close(self) -> None:
+        try:
+            self.vectors.sync(self._conn())
+            self.vectors.save()
+        finally:
+            with self._conns_lock:
+                for conn in self._conns:
+                    conn.close()
+                self._conns.clear()
+            self._local = threading.local()
+
+    # -- memories -----------------------------------------------------------------------
+
+    def _get(self, conn: sqlite3.Connection, memory_id: str) -> Memory | None:
+        row = conn.execute(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (memory_id,)
+        ).fetchone()
+        return _memory(row) if row else None
+
+    def _require(self, conn: sqlite3.Connection, memory_id: str) -> Memory:
+        memory = self._get(conn, memory_id)
+        if memory is None:
+            raise NotFound(f"memory {memory_id} does not exist", field="id")
+        return memory
+
+    def add_memory(
+        self, new: NewMemory, *, on_duplicate: TrustChange | None = None
+    ) -> tuple[Memory, bool]:
+        with self._tx() as conn:
+            existing = conn.execute(
+                "SELECT id FROM memories WHERE project = ? AND content_hash = ?",
+                (new.project, new.content_hash),
+            ).fetchone()
+            if existing:
+                if on_duplicate is not None:
+                    self._apply_trust(conn, _retarget(on_duplicate, existing[0]))
+                return self._require(conn, existing[0]), False
+            memory_id = str(uuid.uuid4())
+            stamp = _ts(now())
+            tags = list(dict.fromkeys(new.tags))
+            cur = conn.execute(
+                "INSERT INTO memories (id, content, embedding, trust_score, source_type, created_at,"
+                " updated_at, metadata, project, tags, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    memory_id,
+                    new.content,
+                    to_blob(new.embedding),
+                    new.trust_score,
+                    new.source_type,
+                    stamp,
+                    stamp,
+                    json.dumps(new.metadata),
+                    new.project,
+                    json.dumps(tags),
+                    new.content_hash,
+                ),
+            )
+            conn.executemany(
+                "INSERT INTO memory_tags (memory_rowid, tag) VALUES (?, ?)",
+                [(cur.lastrowid, t) for t in tags],
+            )
+            return self._require(conn, memory_id), True
+
+    def get_memory(self, memory_id: str) -> Memory | None:
+        return self._get(self._conn(), memory_id)
+
+    def get_memories(self, ids: list[str]) -> dict[str, Memory]:
+        found: dict[str, Memory] = {}
+        conn = self._conn()
+        for start in range(0, len(ids), 900):
+            part = ids[start : start + 900]
+            marks = ",".join("?" * len(part))
+            for row in conn.execute(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories m WHERE m.id IN ({marks})", part
+            ):
+                found[row[0]] = _memory(row)
+        return found
+
+    def list_memories(
+        self, flt: MemoryFilter, *, limit: int = 50, offset: int = 0
+    ) -> tuple[list[Memory], int]:
+        where, params = _where(flt)
+        conn = self._conn()
+        total = conn.execute(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()[0]
+        rows = conn.execute(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories m WHERE {where}"
+            " ORDER BY m.created_at DESC, m.rowid DESC LIMIT ? OFFSET ?",
+            [*params, limit, offset],
+        ).fetchall()
+        return [_memory(r) for r in rows], total
+
+    def update_memory(self, memory_id: str, patch: MemoryPatch) -> Memory:
+        with self._tx() as conn:
+            current = self._require(conn, memory_id)
+            sets: list[str] = []
+            params: list = []
+            if patch.content is not None:
+                if patch.embedding is None or patch.content_hash is None:
+                    raise InvalidInput("new content needs its embedding and hash", field="content")
+                clash = conn.execute(
+                    "SELECT id FROM memories WHERE project = ? AND content_hash = ? AND id <> ?",
+                    (current.project, patch.content_hash, memory_id),
+                ).fetchone()
+                if clash:
+                    raise Conflict(
+                        f"memory {clash[0]} of this project already has this content",
+                        field="content",
+                    )
+                sets += ["content = ?", "embedding = ?", "content_hash = ?"]
+                params += [patch.content, to_blob(patch.embedding), patch.content_hash]
+            if patch.source_type is not None:
+                sets.append("source_type = ?")
+                params.append(patch.source_type)
+            if patch.metadata is not None:
+                sets.append("metadata = ?")
+                params.append(json.dumps(patch.metadata))
+            if patch.tags is not None:
+                tags = list(dict.fromkeys(patch.tags))
+                sets.append("tags = ?")
+                params.append(json.dumps(tags))
+                rowid = conn.execute("SELECT rowid FROM memories WHERE id = ?", (memory_id,)).fetchone()[0]
+                conn.execute("DELETE FROM memory_tags WHERE memory_rowid = ?", (rowid,))
+                conn.executemany(
+                    "INSERT INTO memory_tags (memory_rowid, tag) VALUES (?, ?)",
+                    [(rowid, t) for t in tags],
+                )
+            sets.append("updated_at = ?")
+            params.append(_ts(now()))
+            conn.execute(f"UPDATE memories SET {', '.join(sets)} WHERE id = ?", [*params, memory_id])
+            return self._require(conn, memory_id)
+
+    def delete_memory(self, memory_id: str) -> bool:
+        with self._tx() as conn:
+            # Memories it superseded come back into view.
+            conn.execute(
+                "UPDATE memories SET superseded_by = NULL WHERE superseded_by = ?", (memory_id,)
+            )
+            return conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,)).rowcount > 0
+
+    def get_embedding(self, memory_id: str) -> np.ndarray | None:
+        row = self._conn().execute(
+            "SELECT embedding FROM memories WHERE id = ?", (memory_id,)
+        ).fetchone()
+        return from_blob(row[0]).copy() if row else None
+
+    # -- search -------------------------------------------------------------------------
+
+    def vector_search(
+        self, embedding: np.ndarray, flt: MemoryFilter, k: int
+    ) -> list[tuple[str, float]]:
+        conn = self._conn()
+        where, params = _where(flt)
+        total = len(self.vectors)
+        fetch = max(k * 4, 40)
+        # Over-fetch from the ANN index and filter in SQL; a filter that keeps few rows falls
+        # back to exact search over just those rows, so filtered queries never come back short.
+        for _ in range(3):
+            hits = self.vectors.search(conn, embedding, fetch)
+            if not hits:
+                return []
+            sims = dict(hits)
+            keep = self._filter_rowids(conn, list(sims), where, params)
+            if len(keep) >= k or fetch >= total:
+                ranked = sorted(keep, key=lambda item: -sims[item[0]])[:k]
+                return [(mid, sims[rowid]) for rowid, mid in ranked]
+            fetch *= 8
+        return self._exact_search(conn, embedding, where, params, k)
+
+    @staticmethod
+    def _filter_rowids(
+        conn: sqlite3.Connection, rowids: list[int], where: str, params: list
+    ) -> list[tuple[int, str]]:
+        keep: list[tuple[int, str]] = []
+        for start in range(0, len(rowids), 900):
+            part = rowids[start : start + 900]
+            marks = ",".join("?" * len(part))
+            keep += conn.execute(
+                f"SELECT m.rowid, m.id FROM memories m WHERE m.rowid IN ({marks}) AND {where}",
+                [*part, *params],
+            ).fetchall()
+        return keep
+
+    @staticmethod
+    def _exact_search(
+        conn: sqlite3.Connection, embedding: np.ndarray, where: str, params: list, k: int
+    ) -> list[tuple[str, float]]:
+        ids: list[str] = []
+        blobs: list[np.ndarray] = []
+        for mid, blob in conn.execute(
+            f"SELECT m.id, m.embedding FROM memories m WHERE {where}", params
+        ):
+            ids.append(mid)
+            blobs.append(from_blob(blob))
+        if not ids:
+            return []
+        sims = np.vstack(blobs) @ np.asarray(embedding, dtype=np.float32)
+        top = np.argsort(-sims)[:k]
+        return [(ids[i], float(sims[i])) for i in top]
+
+    def keyword_search(self, text: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
+        query = fts_query(text)
+        if query is None:
+            return []
+        where, params = _where(flt)
+        rows = self._conn().execute(
+            "SELECT m.id, bm25(memories_fts) AS rank FROM memories_fts"
+            " JOIN memories m ON m.rowid = memories_fts.rowid"
+            f" WHERE memories_fts MATCH ? AND {where} ORDER BY rank LIMIT ?",
+            [query, *params, k],
+        ).fetchall()
+        # bm25() is lower-is-better and negative; flip it so higher is better like the contract.
+        return [(mid, -rank) for mid, rank in rows]
+
+    # -- trust --------------------------------------------------------------------------
+
+    def _apply_trust(self, conn: sqlite3.Connection, change: TrustChange) -> TrustEvent:
+        row = conn.execute(
+            "UPDATE memories SET trust_score = min(1.0, max(0.0, trust_score + ?)), updated_at = ?"
+            " WHERE id = ? RETURNING trust_score",
+            (change.delta, _ts(now()), change.memory_id),
+        ).fetchone()
+        if row is None:
+            raise NotFound(f"memory {change.memory_id} does not exist", field="id")
+        stamp = _ts(now())
+        cur = conn.execute(
+            "INSERT INTO trust_events (memory_id, event, delta, actor, score_after, note, created_at)"
+            " VALUES (?,?,?,?,?,?,?)",
+            (change.memory_id, change.event, change.delta, change.actor, row[0], change.note, stamp),
+        )
+        return TrustEvent(
+            id=cur.lastrowid,
+            memory_id=change.memory_id,
+            event=change.event,
+            delta=change.delta,
+            actor=change.actor,
+            score_after=row[0],
+            note=change.note,
+            created_at=datetime.fromisoformat(stamp),
+        )
+
+    def apply_trust(self, change: TrustChange) -> tuple[Memory, TrustEvent]:
+        with self._tx() as conn:
+            event = self._apply_trust(conn, change)
+            return self._require(conn, change.memory_id), event
+
+    def trust_history(self, memory_id: str) -> list[TrustEvent]:
+        rows = self._conn().execute(
+            "SELECT id, memory_id, event, delta, actor, score_after, note, created_at"
+            " FROM trust_events WHERE memory_id = ? ORDER BY id",
+            (memory_id,),
+        ).fetchall()
+        return [_trust_event(r) for r in rows]
+
+    # -- graph --------------------------------------------------------------------------
+
+    def add_relationship(
+        self,
+        source_id: str,
+        target_id: str,
+        relationship_type: str,
+        confidence: float,
+        metadata: dict | None = None,
+        *,
+        trust_change: TrustChange | None = None,
+    ) -> Relationship:
+        if relationship_type not in RELATIONSHIP_TYPES:
+            raise InvalidInput(
+                f"unknown relationship type {relationship_type!r}; expected one of "
+                + ", ".join(RELATIONSHIP_TYPES),
+                field="relationship_type",
+            )
+        if source_id == target_id:
+            raise InvalidInput("a memory cannot be related to itself", field="target_id")
+        with self._tx() as conn:
+            self._require(conn, source_id)
+            self._require(conn, target_id)
+            if conn.execute(
+                "SELECT 1 FROM memory_relationships WHERE source_id = ? AND target_id = ?"
+                " AND relationship_type = ?",
+                (source_id, target_id, relationship_type),
+            ).fetchone():
+                raise Conflict(
+                    f"{source_id} {relationship_type} {target_id} already exists",
+                    field="relationship_type",
+                )
+            rel = Relationship(
+                id=str(uuid.uuid4()),
+                source_id=source_id,
+                target_id=target_id,
+                relationship_type=relationship_type,
+                confidence=confidence,
+                created_at=now(),
+                metadata=metadata or {},
+            )
+            conn.execute(
+                "INSERT INTO memory_relationships (id, source_id, target_id, relationship_type,"
+                " confidence, created_at, metadata) VALUES (?,?,?,?,?,?,?)",
+                (
+                    rel.id,
+                    source_id,
+                    target_id,
+                    relationship_type,
+                    confidence,
+                    _ts(rel.created_at),
+                    json.dumps(rel.metadata),
+                ),
+            )
+            if relationship_type == "SUPERSEDES":
+                conn.execute(
+                    "UPDATE memories SET superseded_by = ? WHERE id = ?", (source_id, target_id)
+                )
+            if trust_change is not None:
+                self._apply_trust(conn, trust_change)
+            return rel
+
+    def get_relationship(self, relationship_id: str) -> Relationship | None:
+        row = self._conn().execute(
+            "SELECT id, source_id, target_id, relationship_type, confidence, created_at, metadata"
+            " FROM memory_relationships WHERE id = ?",
+            (relationship_id,),
+        ).fetchone()
+        return _relationship(row) if row else None
+
+    def delete_relationship(self, relationship_id: str) -> bool:
+        with self._tx() as conn:
+            row = conn.execute(
+                "DELETE FROM memory_relationships WHERE id = ? RETURNING source_id, target_id,"
+                " relationship_type",
+                (relationship_id,),
+            ).fetchone()
+            if row is None:
+                return False
+            if row[2] == "SUPERSEDES":
+                # Another SUPERSEDES edge may still point at the target.
+                other = conn.execute(
+                    "SELECT source_id FROM memory_relationships WHERE target_id = ?"
+                    " AND relationship_type = 'SUPERSEDES' ORDER BY created_at DESC LIMIT 1",
+                    (row[1],),
+                ).fetchone()
+                conn.execute(
+                    "UPDATE memories SET superseded_by = ? WHERE id = ?",
+                    (other[0] if other else None, row[1]),
+                )
+            return True
+
+    def edges_of(self, ids: list[str], types: list[str] | None = None) -> list[Relationship]:
+        if not ids:
+            return []
+        conn = self._conn()
+        found: dict[str, Relationship] = {}
+        type_clause = ""
+        type_params: list = []
+        if types:
+            type_clause = f" AND relationship_type IN ({','.join('?' * len(types))})"
+            type_params = list(types)
+        for start in range(0, len(ids), 400):
+            part = ids[start : start + 400]
+            marks = ",".join("?" * len(part))
+            for row in conn.execute(
+                "SELECT id, source_id, target_id, relationship_type, confidence, created_at,"
+                f" metadata FROM memory_relationships WHERE (source_id IN ({marks})"
+                f" OR target_id IN ({marks})){type_clause} ORDER BY created_at",
+                [*part, *part, *type_params],
+            ):
+                found[row[0]] = _relationship(row)
+        return list(found.values())
+
+    def counts(self) -> dict[str, int]:
+        conn = self._conn()
+        tables = {
+            "memories": "memories",
+            "relationships": "memory_relationships",
+            "trust_events": "trust_events",
+            "project_chunks": "project_chunks",
+        }
+        return {
+            name: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            for name, table in tables.items()
+        }
+
+
+def _retarget(change: TrustChange, memory_id: str) -> TrustChange:
+    return TrustChange(memory_id, change.event, change.delta, change.actor, change.note)
