@@ -1,0 +1,213 @@
+/**
+ * Neuralgentics plugin for OpenCode: a thin adapter from OpenCode's hooks to memini-core's
+ * HTTP JSON routes (memory, orchestrator). All logic lives in Python; every call here has a
+ * short timeout, and a service that is down costs a logged warning, never a broken session.
+ *
+ * OpenCode calls every export of this module as a plugin, so it exports exactly one function.
+ *
+ * Environment (read once when OpenCode loads the plugin):
+ *   NEURALGENTICS_SERVICE_URL    memini-core base URL (default http://127.0.0.1:8900)
+ *   NEURALGENTICS_TOKEN          sent as a bearer token when set
+ *   NEURALGENTICS_PLUGIN_TIMEOUT_MS  per-call timeout for calls on the hot path (default 2000)
+ *   NEURALGENTICS_PROJECT        project name stored with memories (default: worktree folder name)
+ */
+import type { Plugin } from "@opencode-ai/plugin"
+
+type Json = Record<string, unknown>
+
+type SessionState = {
+  agent?: string
+  task?: string
+  // what the last system-prompt addition was computed for, so each LLM step does not re-ask
+  contextKey?: string
+  contextText?: string
+}
+
+// Tools whose results are worth keeping besides `task` (step 8 of the protocol stores them).
+const REMEMBERED_TOOLS = new Set(["task"])
+// The broker's meta-tool as OpenCode names it: `<mcp server>_<tool>`.
+const ROUTER_CALL_SUFFIX = "mcp_router_call"
+const MAX_MEMORY_CHARS = 8000
+
+export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree }) => {
+  const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {}
+  const base = (env.NEURALGENTICS_SERVICE_URL || "http://127.0.0.1:8900").replace(/\/+$/, "")
+  const timeoutMs = Number(env.NEURALGENTICS_PLUGIN_TIMEOUT_MS) > 0 ? Number(env.NEURALGENTICS_PLUGIN_TIMEOUT_MS) : 2000
+  // Storing a memory embeds it; the first embedding of a fresh service loads the model.
+  const writeTimeoutMs = Math.max(timeoutMs, 10000)
+  const root = worktree && worktree !== "/" ? worktree : directory
+  const project = env.NEURALGENTICS_PROJECT || (root ? root.split(/[\\/]/).filter(Boolean).pop() : undefined) || "default"
+  const sessions = new Map<string, SessionState>()
+
+  const state = (sessionID: string | undefined): SessionState => {
+    const key = sessionID ?? ""
+    let s = sessions.get(key)
+    if (!s) {
+      s = {}
+      sessions.set(key, s)
+    }
+    return s
+  }
+
+  const warn = async (message: string, extra: Json = {}): Promise<void> => {
+    const line = `[neuralgentics] ${message}`
+    try {
+      if (client?.app?.log) {
+        await client.app.log({ body: { service: "neuralgentics", level: "warn", message: line, extra } })
+        return
+      }
+    } catch {
+      // fall through to stderr: a log that cannot be written must not break the session either
+    }
+    console.warn(line)
+  }
+
+  /** POST/GET JSON; `undefined` (after a logged warning) when the service is down or refuses. */
+  const call = async (method: "GET" | "POST", path: string, body?: Json, ms = timeoutMs): Promise<Json | undefined> => {
+    const headers: Record<string, string> = { accept: "application/json" }
+    if (body !== undefined) headers["content-type"] = "application/json"
+    if (env.NEURALGENTICS_TOKEN) headers.authorization = `Bearer ${env.NEURALGENTICS_TOKEN}`
+    try {
+      const res = await fetch(base + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(ms),
+      })
+      const text = await res.text()
+      if (!res.ok) {
+        await warn(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`)
+        return undefined
+      }
+      return text ? (JSON.parse(text) as Json) : {}
+    } catch (err) {
+      const why = err instanceof Error ? `${err.name}: ${err.message}` : String(err)
+      await warn(`${method} ${base}${path} failed (${why}); continuing without Neuralgentics`)
+      return undefined
+    }
+  }
+
+  const remember = async (content: string, sourceType: string, tags: string[], metadata: Json): Promise<void> => {
+    const text = content.trim()
+    if (!text) return
+    await call(
+      "POST",
+      "/memory/add",
+      { content: text.slice(0, MAX_MEMORY_CHARS), source_type: sourceType, project, tags, metadata },
+      writeTimeoutMs,
+    )
+  }
+
+  const textOf = (parts: unknown): string =>
+    Array.isArray(parts)
+      ? parts
+          .filter((p): p is { type: string; text: string } => !!p && p.type === "text" && typeof p.text === "string" && !p.synthetic)
+          .map((p) => p.text)
+          .join("\n")
+      : ""
+
+  return {
+    "chat.message": async (input, output) => {
+      const s = state(input.sessionID)
+      if (input.agent) s.agent = input.agent
+      const text = textOf(output?.parts)
+      if (text) s.task = text
+    },
+
+    "chat.params": async (input) => {
+      if (input.agent) state(input.sessionID).agent = input.agent
+    },
+
+    "experimental.chat.system.transform": async (input, output) => {
+      const s = state(input.sessionID)
+      const agent = s.agent ?? "build"
+      const key = `${agent}\u0000${s.task ?? ""}`
+      if (s.contextKey !== key) {
+        const res = await call("POST", "/orchestrator/context", {
+          agent,
+          task: s.task ?? "",
+          project,
+          session_id: input.sessionID ?? null,
+        })
+        const text = typeof res?.text === "string" ? res.text : typeof res?.system === "string" ? res.system : undefined
+        if (res === undefined) return // service down: try again on the next step
+        s.contextKey = key
+        s.contextText = text
+      }
+      if (s.contextText) output.system.push(s.contextText)
+    },
+
+    "tool.execute.before": async (input, output) => {
+      const s = state(input.sessionID)
+      if (input.tool === "task") {
+        const args = (output.args ?? {}) as Json
+        const target = typeof args.subagent_type === "string" ? args.subagent_type : ""
+        const task = [args.description, args.prompt].filter((x) => typeof x === "string" && x).join("\n\n")
+        const res = await call("POST", "/orchestrator/route", {
+          task,
+          agent: target,
+          caller: s.agent ?? null,
+          session_id: input.sessionID,
+          project,
+        })
+        if (res && res.allowed === false) {
+          const instead = typeof res.agent === "string" ? res.agent : undefined
+          const reason = typeof res.reason === "string" ? res.reason : typeof res.message === "string" ? res.message : ""
+          throw new Error(
+            `Neuralgentics routing: agent "${target}" may not take this task` +
+              (res.task_type ? ` (task type: ${res.task_type})` : "") +
+              (reason ? `: ${reason}` : ".") +
+              (instead ? ` Delegate it to "${instead}" instead (task tool, subagent_type "${instead}").` : ""),
+          )
+        }
+        return
+      }
+      if (input.tool === ROUTER_CALL_SUFFIX || input.tool.endsWith(`_${ROUTER_CALL_SUFFIX}`)) {
+        // The broker checks every call against the role; the model must not pick its own.
+        if (output.args && typeof output.args === "object") output.args.role = s.agent ?? "build"
+      }
+    },
+
+    "tool.execute.after": async (input, output) => {
+      if (!REMEMBERED_TOOLS.has(input.tool)) return
+      const s = state(input.sessionID)
+      const args = (input.args ?? {}) as Json
+      const subagent = typeof args.subagent_type === "string" ? args.subagent_type : undefined
+      const description = typeof args.description === "string" ? args.description : ""
+      const body = typeof output?.output === "string" ? output.output : JSON.stringify(output?.output ?? "")
+      await remember(
+        `Result of "${description || input.tool}" by ${subagent ?? s.agent ?? "agent"}:\n${body}`,
+        "task_result",
+        ["boomerang", input.tool, ...(subagent ? [subagent] : [])],
+        {
+          session_id: input.sessionID,
+          call_id: input.callID,
+          tool: input.tool,
+          agent: s.agent ?? null,
+          subagent_type: subagent ?? null,
+          description,
+          task: s.task ?? null,
+        },
+      )
+    },
+
+    "experimental.session.compacting": async (input, output) => {
+      const s = state(input.sessionID)
+      if (s.task) {
+        await remember(
+          `Session ${input.sessionID} (agent ${s.agent ?? "unknown"}) was compacted while working on:\n${s.task}`,
+          "session_backup",
+          ["compaction", ...(s.agent ? [s.agent] : [])],
+          { session_id: input.sessionID, agent: s.agent ?? null },
+        )
+      }
+      const res = await call("POST", "/memory/query", { query: s.task || project, project, limit: 5 })
+      const items = Array.isArray(res?.results) ? res.results : Array.isArray(res?.memories) ? res.memories : Array.isArray(res) ? res : []
+      const lines = (items as Json[])
+        .map((m) => (m && typeof m === "object" ? (m.memory as Json | undefined) ?? m : undefined))
+        .filter((m): m is Json => !!m && typeof m.content === "string")
+        .map((m) => `- ${String(m.content).slice(0, 500)}`)
+      if (lines.length) output.context.push(`Neuralgentics memory recalled for this session:\n${lines.join("\n")}`)
+    },
+  }
+}

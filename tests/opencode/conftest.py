@@ -1,0 +1,3 @@
+"""Fixtures of the OpenCode-integration tests (helpers live in oc_support, a unique module name)."""
+
+from oc_support import isolated_env, service  # noqa: F401

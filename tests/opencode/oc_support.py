@@ -1,0 +1,119 @@
+"""Helpers and fixtures of the OpenCode-integration tests: services on free loopback ports, isolated homes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+NODE_BIN = REPO / "node_modules" / ".bin"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_http(url: str, proc: subprocess.Popen, timeout: float = 90.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{proc.args} exited with {proc.returncode} before answering {url}")
+        try:
+            if httpx.get(url, timeout=1.0).status_code < 500:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"{url} did not answer within {timeout}s")
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+def real_memini_available() -> bool:
+    """memini-core is being built alongside; use it as soon as its app and routes exist."""
+    try:
+        from neuralgentics.memini import app as memini_app  # noqa: F401
+        from neuralgentics.orchestrator import http as orch_http
+
+        return any(getattr(r, "path", "") == "/orchestrator/route" for r in orch_http.router.routes)
+    except Exception:
+        return False
+
+
+@pytest.fixture
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """NEURALGENTICS_* and HOME/XDG dirs pointing into tmp_path (for this process and children)."""
+    from neuralgentics.config import get_settings
+
+    env = {
+        "NEURALGENTICS_HOME": str(tmp_path / "ng-home"),
+        "NEURALGENTICS_CONFIG_DIR": str(tmp_path / "ng-config"),
+        "HOME": str(tmp_path / "home"),
+        "XDG_CONFIG_HOME": str(tmp_path / "home" / ".config"),
+        "XDG_DATA_HOME": str(tmp_path / "home" / ".local" / "share"),
+        "XDG_CACHE_HOME": str(tmp_path / "home" / ".cache"),
+        "XDG_STATE_HOME": str(tmp_path / "home" / ".local" / "state"),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+    }
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+        if k != "HF_HUB_OFFLINE" and k != "TRANSFORMERS_OFFLINE":
+            Path(v).mkdir(parents=True, exist_ok=True)
+    get_settings.cache_clear()
+    yield env
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+def service(isolated_env: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """(base URL, kind): the real memini-core when it exists, else the recording stand-in."""
+    port = free_port()
+    if real_memini_available():
+        kind = "memini-core"
+        cmd = [str(Path(sys.executable).parent / "neuralgentics"), "serve", "--port", str(port)]
+    else:
+        kind = "recorder"
+        cmd = [sys.executable, "-m", "uvicorn", "--app-dir", str(HERE), "--factory",
+               "recorder_app:create_app", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
+    proc = subprocess.Popen(cmd, env={**os.environ, **isolated_env})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_http(url + "/health", proc)
+        yield url, kind
+    finally:
+        stop(proc)
+
+
+def node_tool(name: str) -> str:
+    path = NODE_BIN / name
+    if not path.exists():
+        pytest.fail(f"{path} is missing: run `npm install` in {REPO} (scripts/install.sh --test does)")
+    return str(path)
+
+
+def which_or_fail(name: str) -> str:
+    found = shutil.which(name)
+    if not found:
+        pytest.fail(f"`{name}` is not on PATH")
+    return found

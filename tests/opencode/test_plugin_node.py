@@ -1,0 +1,31 @@
+"""Runs the plugin's Node test-runner suite against a running service (see conftest.service)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+from oc_support import HERE, REPO, node_tool, which_or_fail
+
+
+def test_plugin_typechecks() -> None:
+    proc = subprocess.run(
+        [node_tool("tsc"), "-p", str(HERE / "tsconfig.json")], cwd=REPO, capture_output=True, text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_plugin_node_suite(service: tuple[str, str]) -> None:
+    url, kind = service
+    node_tool("tsx")
+    proc = subprocess.run(
+        [which_or_fail("node"), "--import", "tsx", "--test", "--test-reporter=spec", str(HERE / "plugin.test.ts")],
+        cwd=REPO,
+        env={**os.environ, "NEURALGENTICS_TEST_SERVICE_URL": url},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    print(f"service: {kind}\n{proc.stdout}\n{proc.stderr}")
+    assert proc.returncode == 0, f"against {kind}:\n{proc.stdout}\n{proc.stderr}"
