@@ -111,6 +111,10 @@ class Store(Protocol):
 
     def get_memory(self, memory_id: str) -> Memory | None: ...
 
+    def find_by_hash(self, project: str, content_hash: str) -> Memory | None:
+        """The memory of `project` with this content hash (lets callers skip embedding a duplicate)."""
+        ...
+
     def get_memories(self, ids: list[str]) -> dict[str, Memory]: ...
 
     def list_memories(

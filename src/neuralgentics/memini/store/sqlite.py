@@ -261,6 +261,13 @@ class SQLiteStore:
     def get_memory(self, memory_id: str) -> Memory | None:
         return self._get(self._conn(), memory_id)
 
+    def find_by_hash(self, project: str, content_hash: str) -> Memory | None:
+        row = self._conn().execute(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories m WHERE m.project = ? AND m.content_hash = ?",
+            (project, content_hash),
+        ).fetchone()
+        return _memory(row) if row else None
+
     def get_memories(self, ids: list[str]) -> dict[str, Memory]:
         found: dict[str, Memory] = {}
         conn = self._conn()

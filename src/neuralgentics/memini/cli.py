@@ -1,0 +1,333 @@
+"""`neuralgentics serve` and `neuralgentics memory ...`.
+
+Every memory command sends the same HTTP request either to the running service or, with
+`--local`, to the same FastAPI app run in-process over the store directly: one code path, so
+both modes validate, answer and fail identically.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import httpx
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from neuralgentics.config import get_settings
+from neuralgentics.netguard import check_bind
+
+memory_app = typer.Typer(help="Add, search and link memories.", no_args_is_help=True)
+err = Console(stderr=True)
+out = Console()
+
+LocalOpt = typer.Option(False, "--local", help="Use the store directly instead of the running service")
+JsonOpt = typer.Option(False, "--json", help="Print JSON")
+
+
+class CallFailed(Exception):
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@contextmanager
+def _client(local: bool) -> Iterator[httpx.Client]:
+    settings = get_settings()
+    if local:
+        from fastapi.testclient import TestClient
+
+        from neuralgentics.memini.app import create_app
+
+        with TestClient(create_app(settings), raise_server_exceptions=True) as client:
+            yield client
+        return
+    headers = {"authorization": f"Bearer {settings.token}"} if settings.token else {}
+    with httpx.Client(base_url=settings.url, headers=headers, timeout=60) as client:
+        yield client
+
+
+def call(local: bool, method: str, path: str, **kwargs: Any) -> Any:
+    try:
+        with _client(local) as client:
+            response = client.request(method, path, **kwargs)
+    except httpx.TransportError as exc:
+        url = get_settings().url
+        raise CallFailed(
+            f"memini-core is not reachable at {url} ({exc.__class__.__name__}); "
+            "start it with `neuralgentics serve`, or pass --local",
+            3,
+        ) from exc
+    if response.status_code >= 400:
+        try:
+            problem = response.json()["error"]["message"]
+        except Exception:
+            problem = response.text
+        raise CallFailed(f"error {response.status_code}: {problem}", 1 if response.status_code >= 500 else 2)
+    return response.json() if response.content else None
+
+
+def _run(local: bool, method: str, path: str, **kwargs: Any) -> Any:
+    try:
+        return call(local, method, path, **kwargs)
+    except CallFailed as exc:
+        err.print(f"[red]{exc}[/red]")
+        raise typer.Exit(exc.code) from None
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+def _short(text: str, width: int = 70) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _memory_table(rows: list[dict], extra: dict[str, Any] | None = None) -> None:
+    table = Table(show_lines=False)
+    table.add_column("id", no_wrap=True)
+    table.add_column("trust", justify="right")
+    table.add_column("project")
+    table.add_column("content")
+    for name in extra or {}:
+        table.add_column(name, justify="right")
+    for i, row in enumerate(rows):
+        cells = [row["id"][:8], f"{row['trust_score']:.2f}", row["project"] or "-", _short(row["content"])]
+        cells += [str(col[i]) for col in (extra or {}).values()]
+        table.add_row(*cells)
+    out.print(table)
+
+
+def _metadata(pairs: list[str]) -> dict:
+    meta: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            err.print(f"[red]--meta {pair!r}: expected key=value[/red]")
+            raise typer.Exit(2)
+        meta[key] = value
+    return meta
+
+
+@memory_app.command("add")
+def add(
+    content: str = typer.Argument(..., help="Text to remember ('-' reads standard input)"),
+    source_type: str | None = typer.Option(None, "--source-type", "-s"),
+    project: str = typer.Option("", "--project", "-p"),
+    tag: list[str] = typer.Option([], "--tag", "-t"),
+    meta: list[str] = typer.Option([], "--meta", help="key=value, repeatable"),
+    actor: str | None = typer.Option(None, "--actor"),
+    supersede_similar: bool = typer.Option(False, "--supersede-similar"),
+    local: bool = LocalOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Store a memory."""
+    if content == "-":
+        content = sys.stdin.read()
+    body = {
+        "content": content,
+        "source_type": source_type,
+        "project": project,
+        "tags": tag,
+        "metadata": _metadata(meta),
+        "actor": actor,
+        "supersede_similar": supersede_similar,
+    }
+    result = _run(local, "POST", "/memory/add", json=body)
+    if as_json:
+        return _print_json(result)
+    verb = "added" if result["created"] else "already known"
+    out.print(f"{verb}: {result['memory']['id']} (trust {result['memory']['trust_score']:.2f})")
+    for near in result["similar"]:
+        out.print(f"  similar: {near['memory']['id']} ({near['similarity']:.3f}) {_short(near['memory']['content'], 60)}")
+    if result["superseded"]:
+        out.print(f"  supersedes: {result['superseded']}")
+
+
+@memory_app.command("query")
+def query(
+    text: str,
+    top_k: int = typer.Option(10, "--top-k", "-k"),
+    project: str | None = typer.Option(None, "--project", "-p"),
+    source_type: str | None = typer.Option(None, "--source-type", "-s"),
+    tag: list[str] = typer.Option([], "--tag", "-t"),
+    min_trust: float | None = typer.Option(None, "--min-trust"),
+    include_superseded: bool = typer.Option(False, "--include-superseded"),
+    local: bool = LocalOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Search memories by meaning and by keyword."""
+    body = {
+        "query": text,
+        "top_k": top_k,
+        "project": project,
+        "source_type": source_type,
+        "tags": tag,
+        "min_trust": min_trust,
+        "include_superseded": include_superseded,
+    }
+    result = _run(local, "POST", "/memory/query", json=body)
+    if as_json:
+        return _print_json(result)
+    hits = result["hits"]
+    _memory_table(
+        [h["memory"] for h in hits],
+        {
+            "score": [f"{h['score']:.4f}" for h in hits],
+            "sim": [f"{h['why']['similarity']:.3f}" if h["why"]["similarity"] is not None else "-" for h in hits],
+            "kw#": [h["why"]["keyword_rank"] or "-" for h in hits],
+        },
+    )
+
+
+@memory_app.command("get")
+def get(memory_id: str, local: bool = LocalOpt, as_json: bool = JsonOpt) -> None:
+    """Show one memory with its trust history and relationships."""
+    result = _run(local, "GET", f"/memory/{memory_id}")
+    if as_json:
+        return _print_json(result)
+    mem = result["memory"]
+    out.print(f"[bold]{mem['id']}[/bold]  trust {mem['trust_score']:.2f}  project {mem['project'] or '-'}")
+    out.print(mem["content"])
+    for event in result["trust_history"]:
+        out.print(f"  trust {event['event']} {event['delta']:+.2f} -> {event['score_after']:.2f} by {event['actor'] or '-'} at {event['created_at']}")
+    for rel in result["relationships"]:
+        out.print(f"  {rel['source_id'][:8]} {rel['relationship_type']} {rel['target_id'][:8]} ({rel['confidence']:.2f})")
+
+
+@memory_app.command("list")
+def list_(
+    project: str | None = typer.Option(None, "--project", "-p"),
+    source_type: str | None = typer.Option(None, "--source-type", "-s"),
+    tag: list[str] = typer.Option([], "--tag", "-t"),
+    min_trust: float | None = typer.Option(None, "--min-trust"),
+    include_superseded: bool = typer.Option(False, "--include-superseded"),
+    limit: int = typer.Option(50, "--limit"),
+    offset: int = typer.Option(0, "--offset"),
+    local: bool = LocalOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """List memories, newest first."""
+    params: dict[str, Any] = {"limit": limit, "offset": offset, "include_superseded": include_superseded}
+    for key, value in (("project", project), ("source_type", source_type), ("min_trust", min_trust)):
+        if value is not None:
+            params[key] = value
+    if tag:
+        params["tag"] = tag
+    result = _run(local, "GET", "/memory", params=params)
+    if as_json:
+        return _print_json(result)
+    _memory_table(result["items"])
+    out.print(f"{len(result['items'])} of {result['total']}")
+
+
+@memory_app.command("trust")
+def trust(
+    memory_id: str,
+    event: str = typer.Argument(..., help="agent_used | user_confirmed | user_rejected | contradicted"),
+    actor: str | None = typer.Option(None, "--actor"),
+    note: str | None = typer.Option(None, "--note"),
+    local: bool = LocalOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Record a trust event."""
+    result = _run(local, "POST", f"/memory/{memory_id}/trust", json={"event": event, "actor": actor, "note": note})
+    if as_json:
+        return _print_json(result)
+    out.print(f"{event} {result['event']['delta']:+.2f}: trust now {result['memory']['trust_score']:.2f}")
+
+
+@memory_app.command("relate")
+def relate(
+    source_id: str,
+    relationship_type: str = typer.Argument(..., help="SUPERSEDES | RELATED_TO | CONTRADICTS | DERIVED_FROM"),
+    target_id: str = typer.Argument(...),
+    confidence: float = typer.Option(1.0, "--confidence"),
+    actor: str | None = typer.Option(None, "--actor"),
+    local: bool = LocalOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Link two memories: SOURCE TYPE TARGET."""
+    body = {
+        "source_id": source_id,
+        "target_id": target_id,
+        "relationship_type": relationship_type,
+        "confidence": confidence,
+        "actor": actor,
+    }
+    result = _run(local, "POST", "/memory/relationship", json=body)
+    if as_json:
+        return _print_json(result)
+    out.print(f"linked: {result['id']}")
+
+
+@memory_app.command("related")
+def related(
+    memory_id: str,
+    depth: int = typer.Option(1, "--depth", "-d"),
+    type_: list[str] = typer.Option([], "--type"),
+    local: bool = LocalOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Memories linked to one memory, breadth-first."""
+    result = _run(local, "GET", f"/memory/related/{memory_id}", params={"depth": depth, "types": type_})
+    if as_json:
+        return _print_json(result)
+    for node in result["nodes"]:
+        via = " -> ".join(f"{s['relationship']['relationship_type']}({s['direction']})" for s in node["path"])
+        out.print(f"{node['distance']}  {node['memory']['id'][:8]}  {via}  {_short(node['memory']['content'], 60)}")
+
+
+@memory_app.command("update")
+def update(
+    memory_id: str,
+    content: str | None = typer.Option(None, "--content"),
+    source_type: str | None = typer.Option(None, "--source-type"),
+    tag: list[str] | None = typer.Option(None, "--tag"),
+    local: bool = LocalOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Change a memory's content (re-embedded), tags or source type."""
+    body = {k: v for k, v in (("content", content), ("source_type", source_type), ("tags", tag)) if v is not None}
+    result = _run(local, "PATCH", f"/memory/{memory_id}", json=body)
+    if as_json:
+        return _print_json(result)
+    out.print(f"updated: {result['id']}")
+
+
+@memory_app.command("delete")
+def delete(memory_id: str, local: bool = LocalOpt) -> None:
+    """Delete a memory with its relationships and trust history."""
+    _run(local, "DELETE", f"/memory/{memory_id}")
+    out.print(f"deleted: {memory_id}")
+
+
+def serve(
+    host: str = typer.Option(None, "--host", help="Default 127.0.0.1 (NEURALGENTICS_HOST)"),
+    port: int = typer.Option(None, "--port", help="Default 8900 (NEURALGENTICS_PORT)"),
+) -> None:
+    """Run memini-core (HTTP JSON) on the configured store."""
+    import uvicorn
+
+    from neuralgentics.memini.app import create_app
+
+    settings = get_settings()
+    host = host or settings.host
+    port = port or settings.port
+    try:
+        check_bind(host, settings.token)
+    except ValueError as exc:
+        err.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+    store = "postgres" if settings.database_url else f"sqlite ({settings.sqlite_path})"
+    err.print(f"memini-core on http://{host}:{port}  store: {store}")
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(memory_app, name="memory")
+    app.command("serve")(serve)

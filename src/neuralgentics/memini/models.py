@@ -1,0 +1,255 @@
+"""Pydantic models at the HTTP edge, and the conversions from the service's dataclasses.
+
+The CLI's `--local` mode uses the same conversions, so both print identical JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from neuralgentics.memini import graph, service
+from neuralgentics.memini.store.base import Memory, MemoryFilter, Relationship, TrustEvent
+
+_strict = ConfigDict(extra="forbid")
+
+
+class AddRequest(BaseModel):
+    model_config = _strict
+    content: str = Field(min_length=1, description="The text to remember")
+    source_type: str | None = Field(None, max_length=50, examples=["agent", "user", "task_result"])
+    project: str = Field("", max_length=1000, description="Scope, e.g. the repository root")
+    tags: list[str] = Field(default_factory=list, max_length=50)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    actor: str | None = Field(None, max_length=200, description="Who adds it (agent name, user)")
+    supersede_similar: bool = Field(
+        False, description="Link a SUPERSEDES edge to the closest near-duplicate"
+    )
+    similar_threshold: float | None = Field(None, ge=0, le=1)
+
+
+class UpdateRequest(BaseModel):
+    model_config = _strict
+    content: str | None = Field(None, min_length=1)
+    source_type: str | None = Field(None, max_length=50)
+    tags: list[str] | None = Field(None, max_length=50)
+    metadata: dict[str, Any] | None = None
+
+
+class Filters(BaseModel):
+    model_config = _strict
+    project: str | None = None
+    source_type: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    min_trust: float | None = Field(None, ge=0, le=1)
+    include_superseded: bool = False
+
+    def to_filter(self) -> MemoryFilter:
+        return MemoryFilter(
+            project=self.project,
+            source_type=self.source_type,
+            tags=self.tags,
+            min_trust=self.min_trust,
+            include_superseded=self.include_superseded,
+        )
+
+
+class QueryRequest(Filters):
+    query: str = Field(min_length=1, description="What to look for, in words")
+    top_k: int = Field(10, ge=1, le=service.MAX_TOP_K)
+
+
+class TrustRequest(BaseModel):
+    model_config = _strict
+    event: str = Field(description="agent_used | user_confirmed | user_rejected | contradicted")
+    actor: str | None = Field(None, max_length=200)
+    note: str | None = Field(None, max_length=2000)
+
+
+class RelationshipRequest(BaseModel):
+    model_config = _strict
+    source_id: str
+    target_id: str
+    relationship_type: str = Field(description="SUPERSEDES | RELATED_TO | CONTRADICTS | DERIVED_FROM")
+    confidence: float = Field(1.0, ge=0, le=1)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    actor: str | None = Field(None, max_length=200)
+
+
+class MemoryOut(BaseModel):
+    id: str
+    content: str
+    trust_score: float
+    source_type: str | None
+    project: str
+    tags: list[str]
+    metadata: dict[str, Any]
+    content_hash: str
+    created_at: datetime
+    updated_at: datetime
+    superseded_by: str | None
+
+
+class TrustEventOut(BaseModel):
+    id: int
+    memory_id: str
+    event: str
+    delta: float
+    actor: str | None
+    score_after: float
+    note: str | None
+    created_at: datetime
+
+
+class RelationshipOut(BaseModel):
+    id: str
+    source_id: str
+    target_id: str
+    relationship_type: str
+    confidence: float
+    created_at: datetime
+    metadata: dict[str, Any]
+
+
+class SimilarOut(BaseModel):
+    memory: MemoryOut
+    similarity: float
+
+
+class AddResponse(BaseModel):
+    memory: MemoryOut
+    created: bool
+    similar: list[SimilarOut]
+    superseded: str | None
+
+
+class WhyOut(BaseModel):
+    similarity: float | None
+    vector_rank: int | None
+    keyword_rank: int | None
+    keyword_score: float | None
+    trust: float
+    rrf: float
+    score: float
+
+
+class HitOut(BaseModel):
+    memory: MemoryOut
+    score: float
+    why: WhyOut
+
+
+class QueryResponse(BaseModel):
+    query: str
+    hits: list[HitOut]
+
+
+class MemoryDetailOut(BaseModel):
+    memory: MemoryOut
+    trust_history: list[TrustEventOut]
+    relationships: list[RelationshipOut]
+
+
+class ListResponse(BaseModel):
+    items: list[MemoryOut]
+    total: int
+    limit: int
+    offset: int
+
+
+class TrustResponse(BaseModel):
+    memory: MemoryOut
+    event: TrustEventOut
+
+
+class StepOut(BaseModel):
+    relationship: RelationshipOut
+    direction: str
+
+
+class NodeOut(BaseModel):
+    memory: MemoryOut
+    distance: int
+    path: list[StepOut]
+
+
+class RelatedResponse(BaseModel):
+    id: str
+    depth: int
+    nodes: list[NodeOut]
+    edges: list[RelationshipOut]
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+    field: str | None = None
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorBody
+
+
+# -- conversions ----------------------------------------------------------------------------
+
+
+def memory_out(m: Memory) -> MemoryOut:
+    return MemoryOut(**asdict(m))
+
+
+def relationship_out(r: Relationship) -> RelationshipOut:
+    return RelationshipOut(**asdict(r))
+
+
+def trust_event_out(e: TrustEvent) -> TrustEventOut:
+    return TrustEventOut(**asdict(e))
+
+
+def add_response(result: service.AddResult) -> AddResponse:
+    return AddResponse(
+        memory=memory_out(result.memory),
+        created=result.created,
+        similar=[SimilarOut(memory=memory_out(s.memory), similarity=s.similarity) for s in result.similar],
+        superseded=result.superseded,
+    )
+
+
+def query_response(text: str, hits: list[service.Hit]) -> QueryResponse:
+    return QueryResponse(
+        query=text,
+        hits=[HitOut(memory=memory_out(h.memory), score=h.score, why=WhyOut(**asdict(h.why))) for h in hits],
+    )
+
+
+def detail_out(d: service.MemoryDetail) -> MemoryDetailOut:
+    return MemoryDetailOut(
+        memory=memory_out(d.memory),
+        trust_history=[trust_event_out(e) for e in d.trust_history],
+        relationships=[relationship_out(r) for r in d.relationships],
+    )
+
+
+def related_response(
+    memory_id: str,
+    depth: int,
+    reached: list[graph.Reached],
+    edges: list[Relationship],
+    memories: dict[str, Memory],
+) -> RelatedResponse:
+    return RelatedResponse(
+        id=memory_id,
+        depth=depth,
+        nodes=[
+            NodeOut(
+                memory=memory_out(memories[r.memory_id]),
+                distance=r.distance,
+                path=[StepOut(relationship=relationship_out(s.relationship), direction=s.direction) for s in r.path],
+            )
+            for r in reached
+            if r.memory_id in memories
+        ],
+        edges=[relationship_out(e) for e in edges],
+    )
