@@ -1,9 +1,67 @@
-"""Commands of this area (placeholder until its issue lands)."""
+"""Commands of the OpenCode integration: `opencode install|uninstall`, `doctor`, `up`, `update`."""
 
 from __future__ import annotations
 
+from enum import Enum
+from pathlib import Path
+
 import typer
+
+opencode_app = typer.Typer(
+    name="opencode",
+    help="Install Neuralgentics into OpenCode (plugin, agents, opencode.json) or remove it.",
+    no_args_is_help=True,
+)
+
+
+class BrokerChoice(str, Enum):
+    stdio = "stdio"
+    http = "http"
+
+
+_PROJECT = typer.Option(None, "--project", help="Project directory (default: the current one).",
+                        file_okay=False)
+_GLOBAL = typer.Option(False, "--global", help="Install for every project (~/.config/opencode).")
+
+
+@opencode_app.command("install")
+def install_cmd(
+    project: Path | None = _PROJECT,
+    global_: bool = _GLOBAL,
+    broker: BrokerChoice = typer.Option(
+        BrokerChoice.stdio, "--broker",
+        help="stdio: OpenCode starts the broker itself; http: use `neuralgentics up` on 127.0.0.1:8901.",
+    ),
+) -> None:
+    """Write the plugin, the agent roster and the opencode.json entries (merging, with a backup)."""
+    from neuralgentics.opencode.installer import InstallError, install
+
+    try:
+        report = install(project, global_, broker.value)
+    except InstallError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    for line in report.lines():
+        typer.echo(line)
+    typer.echo(f"installed into {report.target.home} (undo: neuralgentics opencode uninstall"
+               + (" --global" if global_ else f" --project {report.target.project_dir}") + ")")
+
+
+@opencode_app.command("uninstall")
+def uninstall_cmd(project: Path | None = _PROJECT, global_: bool = _GLOBAL) -> None:
+    """Remove exactly what `install` added; restore opencode.json from the backup when untouched."""
+    from neuralgentics.opencode.installer import InstallError, uninstall
+
+    try:
+        report = uninstall(project, global_)
+    except InstallError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    for line in report.lines():
+        typer.echo(line)
+    typer.echo("uninstalled")
 
 
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the main `neuralgentics` app."""
+    app.add_typer(opencode_app, name="opencode")

@@ -1,0 +1,114 @@
+"""The orchestrator's roster and routing matrix, rendered as OpenCode agents and permissions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+# OpenCode's own agents: a file with one of these names would replace the built-in.
+OPENCODE_BUILTIN_AGENTS = frozenset({"build", "plan", "general", "explore", "compaction", "title", "summary"})
+
+# What each role may do. Read-only roles cannot edit; the orchestrator delegates, never edits.
+_ROLE_ACCESS: dict[str, dict[str, Any]] = {
+    "orchestrator": {"tools": {"write": False, "edit": False, "patch": False},
+                     "permission": {"edit": "deny", "bash": "deny"}},
+    "architect": {"tools": {"write": False, "edit": False, "patch": False},
+                  "permission": {"edit": "deny", "bash": "ask"}},
+    "reviewer": {"tools": {"write": False, "edit": False, "patch": False},
+                 "permission": {"edit": "deny", "bash": "ask"}},
+    "explorer": {"tools": {"write": False, "edit": False, "patch": False},
+                 "permission": {"edit": "deny", "bash": "ask"}},
+    "coder": {"tools": {}, "permission": {"edit": "allow", "bash": "allow"}},
+    "tester": {"tools": {}, "permission": {"edit": "allow", "bash": "allow"}},
+    "linter": {"tools": {}, "permission": {"edit": "allow", "bash": "allow"}},
+    "writer": {"tools": {}, "permission": {"edit": "allow", "bash": "ask"}},
+    "git": {"tools": {"write": False, "edit": False, "patch": False},
+            "permission": {"edit": "deny", "bash": "allow"}},
+}
+_DEFAULT_ACCESS: dict[str, Any] = {"tools": {}, "permission": {"edit": "ask", "bash": "ask"}}
+
+
+@dataclass(frozen=True)
+class AgentFile:
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Roster:
+    agents: dict[str, dict[str, str]]  # name -> {purpose, mode}
+    task_types: dict[str, dict[str, Any]]  # id -> {label, primary, forbidden, verify_with}
+
+
+def load_roster(project_dir: Path | None) -> Roster:
+    """The merged roster and matrix, through the orchestrator's own loader."""
+    from neuralgentics.orchestrator.config import load_config
+
+    cfg = load_config(project_dir=project_dir)
+    return Roster(
+        agents={n: {"purpose": a.purpose, "mode": a.mode} for n, a in cfg.agents.items()},
+        task_types={
+            t.id: {"label": t.label, "primary": t.primary, "forbidden": list(t.forbidden),
+                   "verify_with": list(t.verify_with)}
+            for t in cfg.task_types.values()
+        },
+    )
+
+
+def routed_agents(roster: Roster) -> list[str]:
+    """Agents some task type sends work to (as doer or verifier), in roster order."""
+    wanted: set[str] = set()
+    for t in roster.task_types.values():
+        wanted.add(t["primary"])
+        wanted.update(t["verify_with"])
+    return [n for n in roster.agents if n in wanted]
+
+
+def primary_agents(roster: Roster) -> list[str]:
+    return [n for n, a in roster.agents.items() if a["mode"] == "primary"]
+
+
+def task_permission(roster: Roster) -> dict[str, str]:
+    """`permission.task` for a primary agent: deny by default, allow only routed agents.
+
+    OpenCode applies the last matching rule, so the catch-all comes first. Per-task-type
+    rules (coder may implement but not design) need the task text: the plugin enforces those.
+    """
+    rules = {"*": "deny"}
+    for name in routed_agents(roster):
+        rules[name] = "allow"
+    return rules
+
+
+def render_agent(name: str, spec: dict[str, str], roster: Roster) -> AgentFile:
+    access = _ROLE_ACCESS.get(name, _DEFAULT_ACCESS)
+    takes = [t["label"] for t in roster.task_types.values() if t["primary"] == name]
+    verifies = [t["label"] for t in roster.task_types.values() if name in t["verify_with"]]
+    front: dict[str, Any] = {"description": spec["purpose"], "mode": spec["mode"]}
+    if access["tools"]:
+        front["tools"] = dict(access["tools"])
+    front["permission"] = dict(access["permission"])
+    lines = [f"You are the {name} agent of Neuralgentics. {spec['purpose']}", ""]
+    if takes:
+        lines.append("You take these kinds of task: " + ", ".join(takes) + ".")
+    if verifies:
+        lines.append("You verify the results of: " + ", ".join(verifies) + ".")
+    if spec["mode"] == "primary":
+        lines.append(
+            "Delegate each piece of work with the task tool to the agent the routing matrix names; "
+            "a delegation to the wrong agent is refused with the agent to use instead."
+        )
+    lines.append(
+        "External tools are reached through the `neuralgentics` MCP server: list them with "
+        "get_tool_list, call them with mcp_router_call."
+    )
+    body = "\n".join(lines) + "\n"
+    head = yaml.safe_dump(front, sort_keys=False, allow_unicode=True)
+    return AgentFile(name=name, text=f"---\n{head}---\n\n{body}")
+
+
+def agent_files(roster: Roster) -> list[AgentFile]:
+    return [render_agent(n, s, roster) for n, s in roster.agents.items() if n not in OPENCODE_BUILTIN_AGENTS]

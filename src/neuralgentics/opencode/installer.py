@@ -1,0 +1,300 @@
+"""`neuralgentics opencode install|uninstall`: the plugin, the agent roster and opencode.json.
+
+Install merges: it adds what is missing and keeps every value and file the user already
+has (reporting each one it kept). It writes a manifest of exactly what it added and a backup
+of opencode.json, so uninstall can put the tree back byte for byte when nothing was changed
+since, and otherwise removes only what still holds what install wrote.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from neuralgentics import __version__
+from neuralgentics.opencode.agents import agent_files, load_roster, primary_agents, task_permission
+from neuralgentics.opencode.jsonedit import (
+    EditLog,
+    JsonFileError,
+    dump_json,
+    get_path,
+    is_absent,
+    merge_leaf,
+    read_json_file,
+    undo,
+)
+
+BrokerMode = Literal["stdio", "http"]
+MCP_NAME = "neuralgentics"
+PLUGIN_FILE = "neuralgentics.ts"
+MANIFEST_FILE = "neuralgentics-install.json"
+BACKUP_DIR = "neuralgentics-backup"
+
+
+class InstallError(Exception):
+    """Install/uninstall refused; nothing was changed. The message says what to fix."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where OpenCode reads its configuration for one project, or for every project."""
+
+    config_file: Path  # opencode.json
+    home: Path  # .opencode/ (project) or ~/.config/opencode/ (global)
+    project_dir: Path | None
+
+    @property
+    def plugin_dir(self) -> Path:
+        return self.home / "plugin"
+
+    @property
+    def agent_dir(self) -> Path:
+        return self.home / "agent"
+
+    @property
+    def manifest(self) -> Path:
+        return self.home / MANIFEST_FILE
+
+    @property
+    def backup_dir(self) -> Path:
+        return self.home / BACKUP_DIR
+
+
+def global_config_home() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "opencode"
+
+
+def resolve_target(project: Path | None, global_: bool) -> Target:
+    if project is not None and global_:
+        raise InstallError("choose one of --project DIR and --global, not both")
+    if global_:
+        home = global_config_home()
+        return Target(config_file=home / "opencode.json", home=home, project_dir=None)
+    root = (project or Path.cwd()).expanduser()
+    if not root.is_dir():
+        raise InstallError(f"--project {root}: no such directory")
+    root = root.resolve()
+    config = root / "opencode.json"
+    if not config.exists() and (root / "opencode.jsonc").exists():
+        config = root / "opencode.jsonc"
+    return Target(config_file=config, home=root / ".opencode", project_dir=root)
+
+
+def plugin_source() -> str:
+    return resources.files("neuralgentics.opencode").joinpath("plugin", PLUGIN_FILE).read_text("utf-8")
+
+
+def _sha(data: bytes | str) -> str:
+    return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
+
+
+def neuralgentics_command() -> list[str]:
+    """How OpenCode should start the broker: this installation's own entry point."""
+    exe = Path(sys.executable).parent / "neuralgentics"
+    found = str(exe) if exe.exists() else shutil.which("neuralgentics")
+    return [found or "neuralgentics", "broker", "stdio"]
+
+
+def broker_entry(mode: BrokerMode) -> dict[str, Any]:
+    from neuralgentics.config import get_settings
+
+    s = get_settings()
+    if mode == "http":
+        return {"type": "remote", "url": f"http://127.0.0.1:{s.broker_port}/mcp", "enabled": True}
+    entry: dict[str, Any] = {"type": "local", "command": neuralgentics_command(), "enabled": True}
+    # A non-default home/config dir must reach the broker OpenCode spawns, or it reads another config.
+    env = {k: os.environ[k] for k in ("NEURALGENTICS_HOME", "NEURALGENTICS_CONFIG_DIR") if os.environ.get(k)}
+    if env:
+        entry["environment"] = env
+    return entry
+
+
+def first_class_entries() -> dict[str, dict[str, Any]]:
+    """Servers the broker config marks `first_class`: written into opencode.json directly."""
+    from neuralgentics.broker.config import load_config
+
+    out: dict[str, dict[str, Any]] = {}
+    for name, srv in load_config().servers.items():
+        if not srv.first_class:
+            continue
+        if name == MCP_NAME:
+            raise InstallError(f"broker config: first-class server {name!r} clashes with the broker's own entry")
+        if srv.transport == "stdio":
+            entry: dict[str, Any] = {"type": "local", "command": [srv.command, *srv.args], "enabled": True}
+            if srv.env:
+                entry["environment"] = dict(srv.env)
+        else:
+            entry = {"type": "remote", "url": srv.url, "enabled": True}
+            if srv.headers:
+                entry["headers"] = dict(srv.headers)
+        out[name] = entry
+    return out
+
+
+@dataclass
+class Report:
+    target: Target
+    written: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        out = [f"{w}" for w in self.written] + [f"kept yours: {k}" for k in self.kept]
+        out += [f"removed: {r}" for r in self.removed] + list(self.notes)
+        return out
+
+
+def _desired_config(doc: dict[str, Any], mode: BrokerMode, roster: Any) -> list[tuple[tuple[str, ...], Any]]:
+    leaves: list[tuple[tuple[str, ...], Any]] = [(("mcp", MCP_NAME), broker_entry(mode))]
+    for name, entry in first_class_entries().items():
+        leaves.append((("mcp", name), entry))
+    rules = task_permission(roster)
+    for agent in primary_agents(roster):
+        existing = get_path(doc, ("agent", agent, "permission", "task"))
+        for pattern, action in rules.items():
+            # OpenCode applies the last matching rule: a catch-all appended after the user's own
+            # rules would override them, so it is added only where the user has none.
+            if pattern == "*" and not is_absent(existing):
+                continue
+            leaves.append((("agent", agent, "permission", "task", pattern), action))
+    return leaves
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.neuralgentics-tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _created_dirs(paths: list[Path]) -> list[str]:
+    """Directories among ``paths`` that do not exist yet (recorded so uninstall removes them)."""
+    return [str(p) for p in paths if not p.exists()]
+
+
+def install(project: Path | None = None, global_: bool = False, broker: BrokerMode = "stdio") -> Report:
+    if broker not in ("stdio", "http"):
+        raise InstallError(f"--broker {broker!r}: choose stdio or http")
+    target = resolve_target(project, global_)
+    if target.manifest.exists():
+        # Re-install (an upgrade or a change of broker mode): reverse the old one first.
+        uninstall(project, global_)
+    # Everything is computed and validated before the first write, so a refusal changes nothing.
+    try:
+        original_bytes = target.config_file.read_bytes() if target.config_file.exists() else None
+        doc = read_json_file(target.config_file)
+    except JsonFileError as exc:
+        raise InstallError(str(exc)) from None
+    roster = load_roster(target.project_dir)
+    log = EditLog()
+    for path, value in _desired_config(doc, broker, roster):
+        merge_leaf(doc, path, value, log)
+    files: list[tuple[Path, str]] = [(target.plugin_dir / PLUGIN_FILE, plugin_source())]
+    files += [(target.agent_dir / f"{a.name}.md", a.text) for a in agent_files(roster)]
+
+    report = Report(target=target)
+    made_dirs = _created_dirs([target.home, target.plugin_dir, target.agent_dir, target.config_file.parent])
+    written_files: list[dict[str, str]] = []
+    for path, text in files:
+        if path.exists():
+            if path.read_text("utf-8") != text:
+                report.kept.append(f"{path} (exists; not replaced)")
+            continue
+        _write_atomic(path, text.encode("utf-8"))
+        written_files.append({"path": str(path), "sha256": _sha(text)})
+        report.written.append(f"wrote {path}")
+
+    backup: str | None = None
+    new_bytes = dump_json(doc).encode("utf-8")
+    if log.set:
+        if original_bytes is not None:
+            stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+            bpath = target.backup_dir / f"{target.config_file.name}.{stamp}"
+            _write_atomic(bpath, original_bytes)
+            backup = str(bpath)
+            report.written.append(f"backed up {target.config_file} to {bpath}")
+        _write_atomic(target.config_file, new_bytes)
+        report.written.append(
+            f"merged {len(log.set)} setting(s) into {target.config_file}: "
+            + ", ".join(sorted({".".join(e['path'][:2]) for e in log.set}))
+        )
+    for k in log.kept:
+        report.kept.append(f"{target.config_file}: {'.'.join(k['path'])} = {json.dumps(k['yours'])}")
+
+    manifest = {
+        "version": 1,
+        "neuralgentics_version": __version__,
+        "installed_at": datetime.now(timezone.utc).isoformat(),
+        "broker": broker,
+        "config_file": str(target.config_file),
+        "config_original_existed": original_bytes is not None,
+        "config_written_sha256": _sha(new_bytes) if log.set else None,
+        "backup": backup,
+        "edits": log.to_json(),
+        "files": written_files,
+        "created_dirs": made_dirs,
+    }
+    _write_atomic(target.manifest, dump_json(manifest).encode("utf-8"))
+    return report
+
+
+def uninstall(project: Path | None = None, global_: bool = False) -> Report:
+    target = resolve_target(project, global_)
+    if not target.manifest.exists():
+        raise InstallError(f"Neuralgentics is not installed there: {target.manifest} does not exist")
+    try:
+        manifest = json.loads(target.manifest.read_text("utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InstallError(f"{target.manifest}: not valid JSON ({exc.msg}); remove the entries by hand") from None
+    report = Report(target=target)
+    config = Path(manifest["config_file"])
+    written_sha = manifest.get("config_written_sha256")
+    backup = Path(manifest["backup"]) if manifest.get("backup") else None
+    if written_sha and config.exists():
+        current = config.read_bytes()
+        if _sha(current) == written_sha:
+            # Untouched since install: restore the exact bytes (formatting, key order, all).
+            if manifest["config_original_existed"] and backup is not None and backup.exists():
+                _write_atomic(config, backup.read_bytes())
+                report.removed.append(f"{config}: restored from {backup}")
+            elif not manifest["config_original_existed"]:
+                config.unlink()
+                report.removed.append(f"{config} (install created it)")
+        else:
+            try:
+                doc = read_json_file(config)
+            except JsonFileError as exc:
+                raise InstallError(f"{exc}; fix it, then run uninstall again") from None
+            report.notes += undo(doc, EditLog.from_json(manifest["edits"]))
+            if not doc and not manifest["config_original_existed"]:
+                config.unlink()
+            else:
+                _write_atomic(config, dump_json(doc).encode("utf-8"))
+            report.removed.append(f"{config}: removed the Neuralgentics entries (your later edits kept)")
+    for f in manifest.get("files", []):
+        p = Path(f["path"])
+        if not p.exists():
+            continue
+        if _sha(p.read_bytes()) != f["sha256"]:
+            report.notes.append(f"left {p}: changed since install")
+            continue
+        p.unlink()
+        report.removed.append(str(p))
+    if backup is not None and backup.exists() and not any("left" in n for n in report.notes):
+        backup.unlink()
+    target.manifest.unlink()
+    dirs = [Path(d) for d in manifest.get("created_dirs", [])] + [target.backup_dir]
+    for d in sorted(dirs, key=lambda p: len(p.parts), reverse=True):
+        if d.is_dir() and not any(d.iterdir()):
+            d.rmdir()
+    return report

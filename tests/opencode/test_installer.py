@@ -1,0 +1,199 @@
+"""`neuralgentics opencode install|uninstall` on real directories: merge, backup, exact reversal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import typer
+import yaml
+from typer.testing import CliRunner
+
+from neuralgentics.opencode import cli as opencode_cli
+from neuralgentics.opencode.installer import InstallError, install, uninstall
+
+USER_CONFIG = """{
+  "$schema": "https://opencode.ai/config.json",
+    "theme":   "tokyonight",
+  "mcp": {"mine": {"type": "local", "command": ["my-server"]}},
+  "agent": {"orchestrator": {"permission": {"task": {"general": "allow"}}}}
+}
+"""
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    """Every file's bytes and every directory under root (None marks a directory)."""
+    return {
+        str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
+        for p in sorted(root.rglob("*"))
+    }
+
+
+@pytest.fixture
+def project(tmp_path: Path, isolated_env: dict[str, str]) -> Path:
+    p = tmp_path / "proj"
+    p.mkdir()
+    (p / "main.py").write_text("print('hi')\n")
+    return p
+
+
+def config_of(project: Path) -> dict:
+    return json.loads((project / "opencode.json").read_text())
+
+
+def test_fresh_project_gets_plugin_agents_and_config_and_uninstall_leaves_nothing(project: Path) -> None:
+    before = snapshot(project)
+    install(project)
+    assert (project / ".opencode/plugin/neuralgentics.ts").read_text().startswith("/**")
+    coder = (project / ".opencode/agent/coder.md").read_text()
+    front = yaml.safe_load(coder.split("---")[1])
+    assert front["mode"] == "subagent" and front["permission"]["edit"] == "allow"
+    architect = yaml.safe_load((project / ".opencode/agent/architect.md").read_text().split("---")[1])
+    assert architect["permission"]["edit"] == "deny" and architect["tools"]["write"] is False
+    orchestrator = yaml.safe_load((project / ".opencode/agent/orchestrator.md").read_text().split("---")[1])
+    assert orchestrator["mode"] == "primary"
+    # OpenCode's built-in `general` is not replaced by a file of ours
+    assert not (project / ".opencode/agent/general.md").exists()
+
+    cfg = config_of(project)
+    broker = cfg["mcp"]["neuralgentics"]
+    assert broker["type"] == "local" and broker["command"][-2:] == ["broker", "stdio"]
+    assert Path(broker["command"][0]).name == "neuralgentics"
+    task = cfg["agent"]["orchestrator"]["permission"]["task"]
+    assert list(task)[0] == "*" and task["*"] == "deny"
+    assert task["coder"] == "allow" and task["architect"] == "allow" and "general" not in task
+
+    uninstall(project)
+    assert snapshot(project) == before
+
+
+def test_existing_settings_and_files_are_kept_backed_up_and_restored_byte_for_byte(project: Path) -> None:
+    (project / "opencode.json").write_text(USER_CONFIG)
+    (project / ".opencode/agent").mkdir(parents=True)
+    (project / ".opencode/agent/coder.md").write_text("---\ndescription: my own coder\n---\nmine\n")
+    before = snapshot(project)
+
+    report = install(project)
+
+    cfg = config_of(project)
+    assert cfg["theme"] == "tokyonight"
+    assert cfg["mcp"]["mine"] == {"type": "local", "command": ["my-server"]}
+    assert "neuralgentics" in cfg["mcp"]
+    task = cfg["agent"]["orchestrator"]["permission"]["task"]
+    # the user's rule stays and no catch-all deny is put after it (the last match would win)
+    assert task["general"] == "allow" and "*" not in task and task["coder"] == "allow"
+    assert (project / ".opencode/agent/coder.md").read_text().endswith("mine\n")
+    assert any("coder.md" in k for k in report.kept)
+    backups = list((project / ".opencode/neuralgentics-backup").iterdir())
+    assert [b.read_text() for b in backups] == [USER_CONFIG]
+
+    uninstall(project)
+    assert snapshot(project) == before
+
+
+def test_later_user_edits_survive_uninstall(project: Path) -> None:
+    (project / "opencode.json").write_text(USER_CONFIG)
+    install(project)
+    cfg = config_of(project)
+    cfg["model"] = "anthropic/claude-sonnet"
+    (project / "opencode.json").write_text(json.dumps(cfg))
+
+    report = uninstall(project)
+
+    cfg = config_of(project)
+    assert cfg["model"] == "anthropic/claude-sonnet"
+    assert "neuralgentics" not in cfg["mcp"] and cfg["mcp"]["mine"]
+    assert cfg["agent"]["orchestrator"]["permission"]["task"] == {"general": "allow"}
+    assert not (project / ".opencode/plugin").exists()
+    assert any("your later edits kept" in r for r in report.removed)
+
+
+def test_an_edited_agent_file_is_left_in_place_on_uninstall(project: Path) -> None:
+    install(project)
+    (project / ".opencode/agent/tester.md").write_text("---\ndescription: tuned by me\n---\n")
+    report = uninstall(project)
+    assert (project / ".opencode/agent/tester.md").read_text().startswith("---\ndescription: tuned by me")
+    assert not (project / ".opencode/agent/coder.md").exists()
+    assert any("tester.md" in n for n in report.notes)
+
+
+def test_http_broker_and_reinstall_switches_mode_without_duplicates(project: Path) -> None:
+    before = snapshot(project)
+    install(project, broker="http")
+    assert config_of(project)["mcp"]["neuralgentics"] == {
+        "type": "remote", "url": "http://127.0.0.1:8901/mcp", "enabled": True}
+    install(project, broker="stdio")
+    assert config_of(project)["mcp"]["neuralgentics"]["type"] == "local"
+    manifest = json.loads((project / ".opencode/neuralgentics-install.json").read_text())
+    assert manifest["broker"] == "stdio"
+    uninstall(project)
+    assert snapshot(project) == before
+
+
+def test_first_class_servers_from_the_broker_config_go_straight_into_opencode_json(
+    project: Path, isolated_env: dict[str, str]
+) -> None:
+    cfg_dir = Path(isolated_env["NEURALGENTICS_CONFIG_DIR"])
+    (cfg_dir / "broker.yaml").write_text(yaml.safe_dump({"servers": {
+        "time": {"command": "mcp-server-time", "args": ["--local-timezone", "UTC"]},
+        "memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "first_class": True},
+        "docs": {"transport": "streamable_http", "url": "http://127.0.0.1:9999/mcp", "first_class": True},
+    }}))
+    install(project)
+    mcp = config_of(project)["mcp"]
+    assert mcp["memory"] == {"type": "local", "command": ["npx", "-y", "@modelcontextprotocol/server-memory"],
+                             "enabled": True}
+    assert mcp["docs"] == {"type": "remote", "url": "http://127.0.0.1:9999/mcp", "enabled": True}
+    assert "time" not in mcp  # brokered, not first-class
+
+
+def test_invalid_opencode_json_is_refused_naming_the_line_and_nothing_changes(project: Path) -> None:
+    (project / "opencode.json").write_text('{\n  "theme": "dark",\n  "mcp": {,}\n}\n')
+    before = snapshot(project)
+    with pytest.raises(InstallError, match=r"opencode.json:3:\d+: not valid JSON"):
+        install(project)
+    assert snapshot(project) == before
+
+
+def test_jsonc_with_comments_is_refused_with_a_hint(project: Path) -> None:
+    (project / "opencode.jsonc").write_text('{\n  // my theme\n  "theme": "dark"\n}\n')
+    before = snapshot(project)
+    with pytest.raises(InstallError, match="has comments"):
+        install(project)
+    assert snapshot(project) == before
+
+
+def test_bad_targets_are_refused(project: Path, tmp_path: Path) -> None:
+    with pytest.raises(InstallError, match="no such directory"):
+        install(tmp_path / "nope")
+    with pytest.raises(InstallError, match="not both"):
+        install(project, global_=True)
+    with pytest.raises(InstallError, match="not installed"):
+        uninstall(project)
+
+
+def test_global_install_goes_to_the_xdg_config_dir(isolated_env: dict[str, str]) -> None:
+    home = Path(isolated_env["XDG_CONFIG_HOME"]) / "opencode"
+    install(global_=True, broker="http")
+    assert (home / "plugin/neuralgentics.ts").exists()
+    assert (home / "agent/coder.md").exists()
+    assert json.loads((home / "opencode.json").read_text())["mcp"]["neuralgentics"]["type"] == "remote"
+    uninstall(global_=True)
+    assert not home.exists() or not any(home.iterdir())
+
+
+def test_cli_install_and_uninstall(project: Path) -> None:
+    app = typer.Typer()
+    app.command("noop")(lambda: None)
+    opencode_cli.register(app)
+    runner = CliRunner()
+    res = runner.invoke(app, ["opencode", "install", "--project", str(project), "--broker", "http"])
+    assert res.exit_code == 0, res.output
+    assert "neuralgentics.ts" in res.output and "uninstall --project" in res.output
+    res = runner.invoke(app, ["opencode", "install", "--project", str(project), "--broker", "sse"])
+    assert res.exit_code == 2 and "sse" in res.output
+    res = runner.invoke(app, ["opencode", "uninstall", "--project", str(project)])
+    assert res.exit_code == 0 and "uninstalled" in res.output
+    res = runner.invoke(app, ["opencode", "uninstall", "--project", str(project)])
+    assert res.exit_code == 2 and "not installed" in res.output
