@@ -1,9 +1,210 @@
-"""Commands of this area (placeholder until its issue lands)."""
+"""``neuralgentics broker …``: thin commands over the broker library."""
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
 import typer
+
+broker_app = typer.Typer(
+    name="broker",
+    help="MCP broker: one MCP server in front of many (launcher, proxy, access control, audit).",
+    no_args_is_help=True,
+)
+
+ConfigOpt = typer.Option(None, "--config", "-c", help="broker YAML (default: <config dir>/broker.yaml)")
+
+
+def _fail(message: str, code: int = 1) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+@broker_app.command("stdio")
+def stdio_cmd(
+    config: Path | None = ConfigOpt,
+    role: str | None = typer.Option(None, "--role", help="role of every call on this connection"),
+) -> None:
+    """Serve the broker as one MCP server on stdin/stdout."""
+    from neuralgentics.broker.config import ConfigError, load_config
+    from neuralgentics.broker.stdio import run_stdio
+
+    try:
+        load_config(config)  # fail before the client starts talking
+    except ConfigError as exc:
+        _fail(str(exc))
+    run_stdio(config, role)
+
+
+@broker_app.command("serve")
+def serve_cmd(
+    config: Path | None = ConfigOpt,
+    host: str = typer.Option("127.0.0.1", "--host"),
+    port: int | None = typer.Option(None, "--port", help="default: NEURALGENTICS_BROKER_PORT or 8901"),
+) -> None:
+    """Serve streamable HTTP at /mcp plus REST (/tools, /call, /servers, /health)."""
+    from neuralgentics.broker.config import ConfigError, load_config
+    from neuralgentics.broker.http import run_http
+    from neuralgentics.config import get_settings
+
+    try:
+        load_config(config)
+    except ConfigError as exc:
+        _fail(str(exc))
+    run_http(config, host, port or get_settings().broker_port)
+
+
+@broker_app.command("check")
+def check_cmd(config: Path | None = ConfigOpt) -> None:
+    """Validate the config file; errors name the line and field."""
+    from neuralgentics.broker.config import ConfigError, default_config_path, load_config
+
+    try:
+        cfg = load_config(config or default_config_path())
+    except ConfigError as exc:
+        _fail(str(exc))
+    typer.echo(
+        f"ok: {len(cfg.servers)} server(s) ({', '.join(cfg.servers) or 'none'}), "
+        f"{len(cfg.roles)} role(s) ({', '.join(cfg.roles) or 'none'})"
+    )
+
+
+def _notify_running_broker() -> None:
+    """Ask a broker serving on the configured port to reload (best effort)."""
+    import httpx
+
+    from neuralgentics.config import get_settings
+
+    s = get_settings()
+    headers = {"Authorization": f"Bearer {s.token}"} if s.token else {}
+    try:
+        r = httpx.post(f"http://127.0.0.1:{s.broker_port}/reload", headers=headers, timeout=2.0)
+        if r.status_code == 200:
+            typer.echo(f"running broker on :{s.broker_port} reloaded")
+    except httpx.HTTPError:
+        pass
+
+
+@broker_app.command(
+    "add", context_settings={"allow_extra_args": True, "ignore_unknown_options": True}
+)
+def add_cmd(
+    name: str = typer.Argument(..., help="server name"),
+    command: list[str] | None = typer.Argument(None, help="after --: COMMAND ARGS… (stdio)"),
+    url: str | None = typer.Option(None, "--url", help="URL of a streamable HTTP or SSE server"),
+    transport: str | None = typer.Option(None, "--transport", help="stdio | streamable_http | sse"),
+    summary: str = typer.Option("", "--summary"),
+    env: list[str] = typer.Option([], "--env", help="KEY=VALUE (use ${VAR} for secrets)"),
+    header: list[str] = typer.Option([], "--header", help="Name: value for HTTP servers"),
+    replace: bool = typer.Option(False, "--replace", help="overwrite an existing server"),
+    config: Path | None = ConfigOpt,
+) -> None:
+    """Register a server: `add NAME -- COMMAND ARGS…` or `add NAME --url URL`."""
+    from neuralgentics.broker.config import (
+        BrokerConfig,
+        ConfigError,
+        default_config_path,
+        load_config,
+        save_config,
+        with_server,
+    )
+
+    if bool(command) == bool(url):
+        _fail("give either `-- COMMAND ARGS…` (stdio) or `--url URL`, not both or neither")
+    entry: dict[str, Any] = {"summary": summary}
+    if command:
+        entry.update(transport=transport or "stdio", command=command[0], args=command[1:])
+    else:
+        entry.update(transport=transport or "streamable_http", url=url)
+    try:
+        entry["env"] = dict(_pair(e, "=") for e in env)
+        entry["headers"] = dict(_pair(h, ":") for h in header)
+        path = config or default_config_path()
+        cfg = load_config(path) if Path(path).exists() else BrokerConfig()
+        if name in cfg.servers and not replace:
+            _fail(f"servers.{name}: a server named {name!r} already exists (use --replace)")
+        save_config(with_server(cfg, name, entry), path)
+    except ConfigError as exc:
+        _fail(str(exc))
+    typer.echo(f"added {name} to {path}")
+    _notify_running_broker()
+
+
+def _pair(text: str, sep: str) -> tuple[str, str]:
+    from neuralgentics.broker.config import ConfigError
+
+    k, s, v = text.partition(sep)
+    if not s or not k.strip():
+        raise ConfigError(f"{text!r}: expected KEY{sep}VALUE")
+    return k.strip(), v.strip()
+
+
+@broker_app.command("remove")
+def remove_cmd(name: str, config: Path | None = ConfigOpt) -> None:
+    """Unregister a server (and persist the change)."""
+    from neuralgentics.broker.config import (
+        ConfigError,
+        default_config_path,
+        load_config,
+        save_config,
+        without_server,
+    )
+
+    path = config or default_config_path()
+    try:
+        save_config(without_server(load_config(path), name), path)
+    except ConfigError as exc:
+        _fail(str(exc))
+    typer.echo(f"removed {name} from {path}")
+    _notify_running_broker()
+
+
+def _parse_since(text: str) -> datetime:
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    if text and text[-1] in units and text[:-1].isdigit():
+        return datetime.now(UTC) - timedelta(seconds=int(text[:-1]) * units[text[-1]])
+    try:
+        dt = datetime.fromisoformat(text)
+    except ValueError:
+        raise typer.BadParameter(f"{text!r}: use an ISO time or a span like 30m, 2h, 1d") from None
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+@broker_app.command("audit")
+def audit_cmd(
+    since: str | None = typer.Option(None, "--since", help="ISO time or span (30m, 2h, 1d)"),
+    role: str | None = typer.Option(None, "--role"),
+    server: str | None = typer.Option(None, "--server"),
+    as_json: bool = typer.Option(False, "--json", help="one JSON record per line"),
+    config: Path | None = ConfigOpt,
+) -> None:
+    """Read the audit log (one record per call, allowed or denied)."""
+    from dataclasses import asdict
+
+    from neuralgentics.broker.audit import open_sink, query
+    from neuralgentics.broker.config import ConfigError, load_config
+
+    try:
+        cfg = load_config(config)
+        sink = open_sink(cfg.audit)
+    except ConfigError as exc:
+        _fail(str(exc))
+    records = query(sink.read(), since=_parse_since(since) if since else None, role=role, server=server)
+    sink.close()
+    for r in records:
+        if as_json:
+            typer.echo(json.dumps(asdict(r), default=str))
+        else:
+            err = f"  {r.error}" if r.error else ""
+            typer.echo(
+                f"{r.time}  {r.outcome:<10} {r.role or '-':<10} {r.server}/{r.tool}  "
+                f"{r.latency_ms:.1f} ms{err}"
+            )
 
 
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the main `neuralgentics` app."""
+    app.add_typer(broker_app, name="broker")

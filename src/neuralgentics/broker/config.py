@@ -1,0 +1,258 @@
+"""The broker's YAML configuration: downstream servers and roles.
+
+One file holds both. It is validated at load with messages that name the field and
+the line, and every edit (``add`` / ``remove``) is validated the same way before the
+file is replaced atomically, so a bad entry never changes anything.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from neuralgentics.config import get_settings
+
+Transport = Literal["stdio", "streamable_http", "sse"]
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+class ConfigError(ValueError):
+    """The configuration is invalid; the message names the field (and line when known)."""
+
+
+class ServerConfig(BaseModel):
+    """One downstream MCP server."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    transport: Transport = "stdio"
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    summary: str = ""
+    # Written straight into opencode.json by the installer instead of being brokered.
+    first_class: bool = False
+    # Seconds without a call before the server is stopped; 0 keeps it warm forever.
+    idle_timeout: float = Field(default=600.0, ge=0)
+    # Seconds a single tools/call may take before the caller gets a timeout error.
+    call_timeout: float = Field(default=60.0, gt=0)
+    # Seconds the server has to start and answer `initialize`.
+    start_timeout: float = Field(default=30.0, gt=0)
+
+    @model_validator(mode="after")
+    def _transport_fields(self) -> ServerConfig:
+        if self.transport == "stdio":
+            if not self.command:
+                raise ValueError("transport 'stdio' needs 'command'")
+            if self.url:
+                raise ValueError("transport 'stdio' takes 'command', not 'url'")
+        else:
+            if not self.url:
+                raise ValueError(f"transport '{self.transport}' needs 'url'")
+            if not re.match(r"^https?://", self.url):
+                raise ValueError(f"'url' must start with http:// or https:// (got {self.url!r})")
+            if self.command:
+                raise ValueError(f"transport '{self.transport}' takes 'url', not 'command'")
+        return self
+
+    def expanded_env(self) -> dict[str, str]:
+        return {k: expand_env(v) for k, v in self.env.items()}
+
+    def expanded_headers(self) -> dict[str, str]:
+        return {k: expand_env(v) for k, v in self.headers.items()}
+
+
+class RoleConfig(BaseModel):
+    """What a role may see and call: ``server/tool`` globs; deny wins over allow."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    allow: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+
+    @field_validator("allow", "deny")
+    @classmethod
+    def _patterns(cls, patterns: list[str]) -> list[str]:
+        for p in patterns:
+            if not isinstance(p, str) or not p:
+                raise ValueError("patterns must be non-empty strings")
+        return patterns
+
+
+class AuditConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    sink: Literal["jsonl", "postgres"] = "jsonl"
+    # JSONL file; default: <NEURALGENTICS_HOME>/broker/audit.jsonl
+    path: str | None = None
+    # Rotate the JSONL file when it grows past this many bytes.
+    max_bytes: int = Field(default=50_000_000, gt=0)
+    keep: int = Field(default=5, ge=1)
+    # postgres sink; default: NEURALGENTICS_DATABASE_URL (the memini-core database)
+    database_url: str | None = None
+
+
+class BrokerConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    servers: dict[str, ServerConfig] = Field(default_factory=dict)
+    roles: dict[str, RoleConfig] = Field(default_factory=dict)
+    # Role used when the caller names none (no --role, no header, no argument).
+    default_role: str | None = None
+    audit: AuditConfig = Field(default_factory=AuditConfig)
+
+    @field_validator("servers", "roles")
+    @classmethod
+    def _names(cls, items: dict[str, Any]) -> dict[str, Any]:
+        for name in items:
+            if not _NAME.match(str(name)):
+                raise ValueError(
+                    f"name {name!r} must be 1-64 letters, digits, '_', '-' or '.', "
+                    "starting with a letter or digit"
+                )
+        return items
+
+    @model_validator(mode="after")
+    def _default_role_exists(self) -> BrokerConfig:
+        if self.default_role is not None and self.default_role not in self.roles:
+            raise ValueError(f"default_role {self.default_role!r} is not one of the roles")
+        return self
+
+    def brokered(self) -> dict[str, ServerConfig]:
+        """Servers the broker fronts (first-class ones go straight into opencode.json)."""
+        return {n: s for n, s in self.servers.items() if not s.first_class}
+
+
+def expand_env(value: str) -> str:
+    """Replace ``${VAR}`` / ``${VAR:-default}`` from the environment at launch time.
+
+    Expansion happens only when a server starts, so secrets live in the environment and
+    never in the config object the broker reports, logs or audits.
+    """
+
+    def repl(m: re.Match[str]) -> str:
+        name, default = m.group(1), m.group(2)
+        if name in os.environ:
+            return os.environ[name]
+        if default is not None:
+            return default
+        raise ConfigError(f"environment variable {name} is not set (referenced as ${{{name}}})")
+
+    return _ENV_REF.sub(repl, value)
+
+
+def default_config_path() -> Path:
+    return get_settings().config_dir / "broker.yaml"
+
+
+def _line_of(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
+    """Line (1-based) of the YAML node at a pydantic error location, or the nearest parent."""
+    line = node.start_mark.line + 1 if node is not None else None
+    for key in loc:
+        if isinstance(node, yaml.MappingNode):
+            nxt = next((v for k, v in node.value if k.value == str(key)), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+            nxt = node.value[key]
+        else:
+            nxt = None
+        if nxt is None:
+            break
+        node = nxt
+        line = node.start_mark.line + 1
+    return line
+
+
+def _format_errors(exc: ValidationError, node: yaml.Node | None, source: str) -> str:
+    lines = []
+    for err in exc.errors():
+        loc = tuple(x for x in err["loc"] if not (isinstance(x, str) and x.startswith("function-")))
+        field = ".".join(str(x) for x in loc) or "(top level)"
+        msg = err["msg"].removeprefix("Value error, ")
+        line = _line_of(node, loc)
+        where = f"{source}:{line}" if line else source
+        lines.append(f"{where}: {field}: {msg}")
+    return "\n".join(lines)
+
+
+def parse_config(text: str, source: str = "<config>") -> BrokerConfig:
+    """Parse and validate YAML text; raise :class:`ConfigError` naming line and field."""
+    try:
+        node = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{source}: not valid YAML: {exc}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}:1: the top level must be a mapping with 'servers' and 'roles'")
+    try:
+        return BrokerConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_format_errors(exc, node, source)) from None
+
+
+def load_config(path: Path | str | None = None) -> BrokerConfig:
+    """Load the config file; a missing default file is an empty config, a missing named one an error."""
+    p = Path(path) if path is not None else default_config_path()
+    if not p.exists():
+        if path is not None:
+            raise ConfigError(f"{p}: no such config file")
+        return BrokerConfig()
+    return parse_config(p.read_text(encoding="utf-8"), str(p))
+
+
+def dump_config(config: BrokerConfig) -> str:
+    data = config.model_dump(mode="json", exclude_defaults=True)
+    data.setdefault("servers", {})
+    data.setdefault("roles", {})
+    return yaml.safe_dump(data, sort_keys=False)
+
+
+def save_config(config: BrokerConfig, path: Path | str | None = None) -> Path:
+    """Write the config atomically (temp file + fsync + rename): a crash leaves old or new."""
+    p = Path(path) if path is not None else default_config_path()
+    p.parent.mkdir(parents=True, exist_ok=True)
+    text = dump_config(config)
+    parse_config(text, str(p))  # what we write must load again
+    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return p
+
+
+def with_server(config: BrokerConfig, name: str, server: dict[str, Any] | ServerConfig) -> BrokerConfig:
+    """A copy of ``config`` with ``name`` added or replaced; validated like a loaded file."""
+    data = config.model_dump(mode="json")
+    data["servers"][name] = (
+        server.model_dump(mode="json") if isinstance(server, ServerConfig) else server
+    )
+    try:
+        return BrokerConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_format_errors(exc, None, "server entry")) from None
+
+
+def without_server(config: BrokerConfig, name: str) -> BrokerConfig:
+    if name not in config.servers:
+        raise ConfigError(f"servers.{name}: no server named {name!r}")
+    data = config.model_dump(mode="json")
+    del data["servers"][name]
+    return BrokerConfig.model_validate(data)

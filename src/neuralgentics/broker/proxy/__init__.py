@@ -1,0 +1,98 @@
+"""Proxy: one long-lived ``ClientSession`` per downstream server, over stdio, streamable
+HTTP or SSE. ``connect(config)`` opens the transport, initializes the session and yields
+a :class:`Connection`; the launcher keeps it open for as long as the server is warm."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import mcp.types as types
+from mcp import ClientSession
+from mcp.client.sse import sse_client
+from mcp.client.streamable_http import streamable_http_client
+
+from neuralgentics import __version__
+from neuralgentics.broker.config import ServerConfig
+from neuralgentics.broker.proxy.http import SESSION_HEADER, current_session_id, make_http_client
+from neuralgentics.broker.proxy.stdio import CommandNotFound, StdioProcess, stdio_transport
+
+NotificationHandler = Callable[[Any], Awaitable[None]]
+
+CLIENT_INFO = types.Implementation(name="neuralgentics-broker", version=__version__)
+
+
+@dataclass
+class Connection:
+    session: ClientSession
+    init: types.InitializeResult
+    process: StdioProcess | None
+
+
+@contextlib.asynccontextmanager
+async def connect(
+    config: ServerConfig, on_message: NotificationHandler | None = None
+) -> AsyncIterator[Connection]:
+    """Open the transport and an initialized session; both close when the block exits."""
+    async with contextlib.AsyncExitStack() as stack:
+        process: StdioProcess | None = None
+        if config.transport == "stdio":
+            assert config.command is not None
+            read, write, process = await stack.enter_async_context(
+                stdio_transport(config.command, config.args, config.expanded_env(), config.cwd)
+            )
+        elif config.transport == "streamable_http":
+            assert config.url is not None
+            client = await stack.enter_async_context(
+                make_http_client(headers=config.expanded_headers() or None)
+            )
+            read, write = await stack.enter_async_context(
+                streamable_http_client(config.url, http_client=client)
+            )
+        else:
+            assert config.url is not None
+            read, write = await stack.enter_async_context(
+                sse_client(
+                    config.url,
+                    headers=config.expanded_headers() or None,
+                    httpx_client_factory=make_http_client,
+                )
+            )
+
+        async def message_handler(message: Any) -> None:
+            if on_message is not None:
+                await on_message(message)
+
+        session = await stack.enter_async_context(
+            ClientSession(read, write, message_handler=message_handler, client_info=CLIENT_INFO)
+        )
+        init = await session.initialize()
+        yield Connection(session=session, init=init, process=process)
+
+
+async def list_all_tools(session: ClientSession) -> list[types.Tool]:
+    tools: list[types.Tool] = []
+    cursor: str | None = None
+    for _ in range(100):  # bounded: a server that pages forever does not hang the broker
+        result = await session.list_tools(
+            params=types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        )
+        tools.extend(result.tools)
+        cursor = result.next_cursor
+        if not cursor:
+            break
+    return tools
+
+
+__all__ = [
+    "SESSION_HEADER",
+    "CommandNotFound",
+    "Connection",
+    "StdioProcess",
+    "connect",
+    "current_session_id",
+    "list_all_tools",
+    "make_http_client",
+]

@@ -1,0 +1,174 @@
+"""The broker's MCP front: one low-level ``Server`` offering the meta-tools.
+
+The agent sees three small tools instead of every downstream schema:
+``get_tool_list`` (the role's catalog), ``mcp_router_call`` (server, tool, arguments) and
+``describe_tool`` (one tool's full input schema, on demand). The same ``Server`` is served
+over stdio and over streamable HTTP; the front only says who the caller is.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import mcp.types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+
+from neuralgentics import __version__
+from neuralgentics.broker.errors import BrokerError
+from neuralgentics.broker.service import Broker
+
+ROLE_HEADER = "x-neuralgentics-role"
+SESSION_HEADER = "x-neuralgentics-session"
+
+_NAME = {"type": "string", "minLength": 1}
+
+META_TOOLS = [
+    types.Tool(
+        name="get_tool_list",
+        description=(
+            "List the MCP servers and tools your role may use (compact catalog). "
+            "Then call one with mcp_router_call; use describe_tool for a tool's arguments."
+        ),
+        input_schema={"type": "object", "properties": {}},
+    ),
+    types.Tool(
+        name="mcp_router_call",
+        description="Call a tool of a brokered MCP server: server, tool, arguments.",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "server": _NAME,
+                "tool": _NAME,
+                "arguments": {"type": "object"},
+                "role": {"type": "string"},
+            },
+            "required": ["server", "tool"],
+        },
+    ),
+    types.Tool(
+        name="describe_tool",
+        description="Show one tool's description and full input schema.",
+        input_schema={
+            "type": "object",
+            "properties": {"server": _NAME, "tool": _NAME, "role": {"type": "string"}},
+            "required": ["server", "tool"],
+        },
+    ),
+]
+META_NAMES = [t.name for t in META_TOOLS]
+
+
+@dataclass
+class Caller:
+    role: str | None
+    session_id: str | None
+    front: str
+
+
+def _text(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+
+
+def _as_mcp_error(exc: BrokerError) -> MCPError:
+    data: dict[str, Any] = {"status": exc.status}
+    rule = getattr(exc, "rule", None)
+    if rule:
+        data["rule"] = rule
+    return MCPError(code=exc.code, message=exc.message, data=data)
+
+
+def http_caller(ctx: ServerRequestContext[Any, Any]) -> Caller:
+    """Role and session from the HTTP request's headers (streamable HTTP front)."""
+    req = ctx.request
+    headers = getattr(req, "headers", None) or {}
+    role = headers.get(ROLE_HEADER) or None
+    sid = headers.get(SESSION_HEADER) or headers.get("mcp-session-id") or None
+    return Caller(role=role, session_id=sid, front="http")
+
+
+def stdio_caller(role: str | None) -> Callable[[ServerRequestContext[Any, Any]], Caller]:
+    session_id = f"stdio-{uuid.uuid4().hex[:12]}"
+
+    def caller(ctx: ServerRequestContext[Any, Any]) -> Caller:
+        return Caller(role=role, session_id=session_id, front="stdio")
+
+    return caller
+
+
+def _progress_fn(ctx: ServerRequestContext[Any, Any]) -> Any:
+    meta = ctx.meta or {}
+    if not (meta.get("progress_token") or meta.get("progressToken")):
+        return None  # nobody is listening: do not ask the downstream server for progress
+
+    async def forward(progress: float, total: float | None, message: str | None) -> None:
+        await ctx.session.report_progress(progress, total, message)
+
+    return forward
+
+
+def build_server(broker: Broker, caller_of: Callable[[ServerRequestContext[Any, Any]], Caller]) -> Server[Any]:
+    async def on_list_tools(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        broker.front_sessions.add(ctx.session)
+        return types.ListToolsResult(tools=META_TOOLS)
+
+    async def on_call_tool(
+        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        broker.front_sessions.add(ctx.session)
+        caller = caller_of(ctx)
+        args: dict[str, Any] = dict(params.arguments or {})
+        try:
+            if params.name == "mcp_router_call":
+                role = broker.resolve_role(caller.role, args.get("role"))
+                unknown = set(args) - {"server", "tool", "arguments", "role"}
+                if unknown:
+                    raise _bad(f"mcp_router_call: unknown argument(s) {', '.join(sorted(unknown))}; "
+                               "put the tool's own arguments inside 'arguments'")
+                return await broker.call(
+                    role=role,
+                    server=args.get("server"),
+                    tool=args.get("tool"),
+                    arguments=args.get("arguments"),
+                    session_id=caller.session_id,
+                    front=caller.front,
+                    progress=_progress_fn(ctx),
+                )
+            if params.name == "get_tool_list":
+                role = broker.resolve_role(caller.role, args.get("role"))
+                return _text(await broker.catalog_text(role))
+            if params.name == "describe_tool":
+                role = broker.resolve_role(caller.role, args.get("role"))
+                info = await broker.describe_tool(role, args.get("server"), args.get("tool"))
+                return _text(json.dumps(info, indent=1))
+        except BrokerError as exc:
+            raise _as_mcp_error(exc) from None
+        raise MCPError(
+            code=-32602,
+            message=f"unknown tool {params.name!r}; this broker offers {', '.join(META_NAMES)}",
+        )
+
+    return Server(
+        "neuralgentics-broker",
+        version=__version__,
+        instructions=(
+            "Tools of other MCP servers are reached through this broker: get_tool_list shows "
+            "what your role may use, describe_tool shows one tool's arguments, "
+            "mcp_router_call calls it."
+        ),
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
+    )
+
+
+def _bad(message: str) -> BrokerError:
+    from neuralgentics.broker.errors import InvalidRequest
+
+    return InvalidRequest(message)

@@ -1,0 +1,384 @@
+"""The broker: config + access control + launcher + proxy + audit behind one object.
+
+Both fronts (MCP over stdio / streamable HTTP, and REST) call these methods; nothing in a
+front decides policy. Stable surface for the catalog and intent parts:
+
+- ``await broker.tools_by_server(role) -> dict[str, list[mcp.types.Tool]]`` (only what
+  ``role`` may call), ``broker.summaries(role) -> dict[str, str]``
+- ``broker.may_call(role, server, tool) -> bool`` (same as ``access.may_call``)
+- ``await broker.call(role=, server=, tool=, arguments=, ...) -> mcp.types.CallToolResult``
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import mcp.types as types
+from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+from neuralgentics.broker import access
+from neuralgentics.broker.access import AccessPolicy
+from neuralgentics.broker.audit import AuditRecord, AuditSink, open_sink
+from neuralgentics.broker.config import (
+    BrokerConfig,
+    ConfigError,
+    ServerConfig,
+    default_config_path,
+    load_config,
+    save_config,
+    with_server,
+    without_server,
+)
+from neuralgentics.broker.errors import (
+    AccessDenied,
+    BrokerError,
+    CallTimeout,
+    InvalidRequest,
+    NotFound,
+    ServerUnavailable,
+)
+from neuralgentics.broker.launcher import Launcher
+from neuralgentics.broker.proxy import current_session_id
+
+logger = logging.getLogger(__name__)
+
+ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
+@dataclass
+class ServerStatus:
+    name: str
+    transport: str
+    state: str
+    summary: str
+    pid: int | None
+    restarts: int
+    inflight: int
+    tools: int | None
+    last_error: str | None
+    stderr_tail: list[str] = field(default_factory=list)
+    first_class: bool = False
+
+
+class Broker:
+    def __init__(self, config: BrokerConfig, config_path: Path | None = None) -> None:
+        self.config = config
+        self.config_path = config_path
+        self.policy = AccessPolicy(config.roles)
+        self.launcher = Launcher(config.brokered(), on_tools_changed=self._tools_changed)
+        self.audit: AuditSink = open_sink(config.audit)
+        self._edit_lock = asyncio.Lock()
+        self._validators: dict[tuple[str, str], tuple[types.Tool, Any]] = {}
+        # Front sessions to tell when a downstream server's tools change.
+        self.front_sessions: weakref.WeakSet[Any] = weakref.WeakSet()
+        access.install_policy(self.policy)
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def open(
+        cls, config_path: Path | str | None = None, config: BrokerConfig | None = None
+    ) -> AsyncIterator[Broker]:
+        """Load the config (or use ``config``) and run the broker until the block exits."""
+        path = Path(config_path) if config_path else default_config_path()
+        broker = cls(config if config is not None else load_config(config_path), path)
+        try:
+            yield broker
+        finally:
+            await broker.aclose()
+
+    async def aclose(self) -> None:
+        await self.launcher.aclose()
+        self.audit.close()
+
+    # -- access --------------------------------------------------------------------
+
+    def resolve_role(self, fixed: str | None, argument: str | None = None) -> str | None:
+        """The caller's role: pinned by ``--role`` / header, else the stamped argument, else default.
+
+        A pinned role cannot be overridden by an argument (that would be privilege escalation).
+        """
+        if argument is not None and not isinstance(argument, str):
+            raise InvalidRequest("'role' must be a string")
+        if fixed and argument and argument != fixed:
+            raise AccessDenied(
+                f"role {argument!r} in the call does not match this connection's role {fixed!r}",
+                rule="role pinned by --role or the X-Neuralgentics-Role header",
+            )
+        return fixed or argument or self.config.default_role
+
+    def may_call(self, role: str | None, server: str, tool: str) -> bool:
+        return self.policy.may_call(role, server, tool)
+
+    # -- catalog ---------------------------------------------------------------------
+
+    def summaries(self, role: str | None = None) -> dict[str, str]:
+        return {
+            name: e.config.summary
+            for name, e in self.launcher.entries.items()
+            if role is None or self.policy.may_see_server(role, name)
+        }
+
+    async def tools_by_server(self, role: str | None) -> dict[str, list[types.Tool]]:
+        """Downstream tools ``role`` may call, per server; cold servers are started to list them
+        (once: the listing is kept across stops). A server that cannot start is left out."""
+        names = [n for n in self.launcher.entries if self.policy.may_see_server(role, n)]
+
+        async def one(name: str) -> tuple[str, list[types.Tool] | None]:
+            try:
+                return name, await self.launcher.tools(name)
+            except BrokerError as exc:
+                logger.warning("catalog: %s", exc.message)
+                return name, None
+
+        out: dict[str, list[types.Tool]] = {}
+        for name, tools in await asyncio.gather(*(one(n) for n in names)):
+            if tools is None:
+                continue
+            allowed = [t for t in tools if self.policy.may_call(role, name, t.name)]
+            if allowed:
+                out[name] = allowed
+        return out
+
+    async def catalog_text(self, role: str | None, budget_tokens: int = 600) -> str:
+        tbs = await self.tools_by_server(role)
+        summaries = {n: s for n, s in self.summaries(role).items() if n in tbs}
+        try:
+            from neuralgentics.broker.catalog import render_catalog  # issue 5
+        except ImportError:
+            render_catalog = None
+        if render_catalog is not None:
+            return render_catalog(tbs, summaries, budget_tokens=budget_tokens).text
+        if not tbs:
+            return f"No tools are available to role {role!r}."
+        lines = [
+            f"{name}: {summaries.get(name) or '(no summary)'} — tools: {', '.join(t.name for t in tools)}"
+            for name, tools in sorted(tbs.items())
+        ]
+        lines.append("Call one with mcp_router_call(server, tool, arguments); describe_tool shows its schema.")
+        return "\n".join(lines)
+
+    async def find_tool(self, role: str | None, server: str, tool: str) -> types.Tool:
+        _require_name("server", server)
+        _require_name("tool", tool)
+        decision = self.policy.check(role, server, tool)
+        if not decision:
+            raise AccessDenied(
+                f"role {role!r} may not use {server}/{tool}: denied by {decision.rule}", decision.rule
+            )
+        tools = await self.launcher.tools(server)
+        for t in tools:
+            if t.name == tool:
+                return t
+        raise NotFound(
+            f"server {server!r} has no tool {tool!r} (it has: {', '.join(t.name for t in tools)})"
+        )
+
+    async def describe_tool(self, role: str | None, server: str, tool: str) -> dict[str, Any]:
+        t = await self.find_tool(role, server, tool)
+        out: dict[str, Any] = {
+            "server": server,
+            "name": t.name,
+            "description": t.description or "",
+            "inputSchema": t.input_schema,
+        }
+        if t.output_schema:
+            out["outputSchema"] = t.output_schema
+        return out
+
+    # -- calls -----------------------------------------------------------------------
+
+    def _validate_arguments(self, server: str, tool: types.Tool, arguments: dict[str, Any]) -> None:
+        key = (server, tool.name)
+        cached = self._validators.get(key)
+        if cached is None or cached[0] is not tool:
+            schema = tool.input_schema or {"type": "object"}
+            cls = jsonschema.validators.validator_for(schema)
+            cached = (tool, cls(schema))
+            self._validators[key] = cached
+        errors = sorted(cached[1].iter_errors(arguments), key=lambda e: list(e.path))
+        if errors:
+            e = errors[0]
+            where = "/".join(str(p) for p in e.path) or "(arguments)"
+            raise InvalidRequest(
+                f"arguments for {server}/{tool.name} do not match its input schema: {where}: {e.message}"
+            )
+
+    async def call(
+        self,
+        *,
+        role: str | None,
+        server: Any,
+        tool: Any,
+        arguments: Any = None,
+        session_id: str | None = None,
+        front: str = "",
+        progress: ProgressFn | None = None,
+    ) -> types.CallToolResult:
+        """Check access, forward ``tools/call`` over the server's shared session, audit it."""
+        t0 = time.perf_counter()
+        rec = AuditRecord.for_call(
+            role=role,
+            server=str(server),
+            tool=str(tool),
+            arguments=arguments if isinstance(arguments, dict) else None,
+            outcome="error",
+            session_id=session_id,
+            front=front,
+        )
+        try:
+            if arguments is None:
+                arguments = {}
+            if not isinstance(arguments, dict):
+                raise InvalidRequest(f"'arguments' must be an object, got {type(arguments).__name__}")
+            rec.bytes_in = len(json.dumps(arguments, default=str))
+            t = await self.find_tool(role, server, tool)
+            self._validate_arguments(server, t, arguments)
+            cfg = self.launcher.entry(server).config
+            token = current_session_id.set(session_id)
+            try:
+                async with self.launcher.use(server) as rt:
+                    try:
+                        result = await rt.session.call_tool(
+                            tool,
+                            arguments,
+                            read_timeout_seconds=cfg.call_timeout,
+                            progress_callback=progress,
+                        )
+                    except MCPError as exc:
+                        if exc.code == CONNECTION_CLOSED:
+                            rt.lost.set()
+                            raise ServerUnavailable(
+                                f"server {server!r} closed the connection during {tool!r} "
+                                "(it crashed or was killed); the next call restarts it"
+                            ) from None
+                        if exc.code == REQUEST_TIMEOUT:
+                            raise CallTimeout(
+                                f"{server}/{tool} did not answer within {cfg.call_timeout:g} s "
+                                "(call_timeout); the request was cancelled downstream"
+                            ) from None
+                        raise
+            finally:
+                current_session_id.reset(token)
+            rec.outcome = "tool_error" if result.is_error else "ok"
+            if result.is_error:
+                rec.error = _first_text(result)
+            rec.bytes_out = len(result.model_dump_json(by_alias=True, exclude_none=True))
+            return result
+        except AccessDenied as exc:
+            rec.outcome, rec.error, rec.rule = "denied", exc.message, exc.rule
+            raise
+        except BrokerError as exc:
+            rec.outcome = "timeout" if isinstance(exc, CallTimeout) else "error"
+            rec.error = exc.message
+            raise
+        except MCPError as exc:
+            rec.error = f"downstream error {exc.code}: {exc.message}"
+            raise
+        except asyncio.CancelledError:
+            rec.outcome, rec.error = "cancelled", "the caller cancelled the request"
+            raise
+        finally:
+            rec.latency_ms = round((time.perf_counter() - t0) * 1000, 3)
+            await asyncio.shield(self._write_audit(rec))
+
+    async def _write_audit(self, rec: AuditRecord) -> None:
+        try:
+            await self.audit.write(rec)
+        except Exception:  # noqa: BLE001 - the call's outcome must not depend on the log
+            logger.exception("audit write failed")
+
+    # -- servers ---------------------------------------------------------------------
+
+    def servers_status(self) -> list[ServerStatus]:
+        out = []
+        for name, e in sorted(self.launcher.entries.items()):
+            rt = e.peek_runtime()
+            stderr = list(rt.process.stderr_tail)[-20:] if rt and rt.process else e.last_stderr
+            out.append(
+                ServerStatus(
+                    name=name,
+                    transport=e.config.transport,
+                    state=e.state,
+                    summary=e.config.summary,
+                    pid=rt.pid if rt else None,
+                    restarts=e.restarts,
+                    inflight=rt.inflight if rt else 0,
+                    tools=len(e.tools) if e.tools is not None else None,
+                    last_error=e.last_error,
+                    stderr_tail=stderr,
+                )
+            )
+        for name, c in sorted(self.config.servers.items()):
+            if c.first_class:
+                out.append(
+                    ServerStatus(name, c.transport, "first_class", c.summary, None, 0, 0, None, None,
+                                 first_class=True)
+                )
+        return out
+
+    async def apply_config(self, config: BrokerConfig) -> dict[str, list[str]]:
+        """Switch to ``config``: new policy at once; only added/removed/changed servers move."""
+        self.config = config
+        self.policy = AccessPolicy(config.roles)
+        access.install_policy(self.policy)
+        self._validators.clear()
+        return await self.launcher.reload(config.brokered())
+
+    async def reload(self) -> dict[str, list[str]]:
+        """Re-read the config file (SIGHUP). An invalid file changes nothing and raises."""
+        async with self._edit_lock:
+            config = load_config(self.config_path)
+            changes = await self.apply_config(config)
+        logger.info("config reloaded: %s", changes)
+        return changes
+
+    async def add_server(self, name: str, server: dict[str, Any] | ServerConfig, *, replace: bool = False) -> ServerConfig:
+        """Register a server on the running broker and persist it; a bad entry changes nothing."""
+        async with self._edit_lock:
+            if name in self.config.servers and not replace:
+                raise InvalidRequest(f"servers.{name}: a server named {name!r} already exists")
+            try:
+                config = with_server(self.config, name, server)
+            except ConfigError as exc:
+                raise InvalidRequest(str(exc)) from None
+            if self.config_path is not None:
+                save_config(config, self.config_path)
+            await self.apply_config(config)
+            return config.servers[name]
+
+    async def remove_server(self, name: str) -> None:
+        async with self._edit_lock:
+            if name not in self.config.servers:
+                raise NotFound(f"no server named {name!r}")
+            config = without_server(self.config, name)
+            if self.config_path is not None:
+                save_config(config, self.config_path)
+            await self.apply_config(config)
+
+    async def _tools_changed(self, server: str) -> None:
+        for s in list(self.front_sessions):
+            with contextlib.suppress(Exception):
+                await s.send_tool_list_changed()
+
+
+def _require_name(field_name: str, value: Any) -> None:
+    if not isinstance(value, str) or not value:
+        raise InvalidRequest(f"'{field_name}' is required and must be a non-empty string")
+
+
+def _first_text(result: types.CallToolResult) -> str | None:
+    for c in result.content:
+        if isinstance(c, types.TextContent):
+            return c.text[:500]
+    return None

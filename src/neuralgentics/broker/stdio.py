@@ -1,0 +1,61 @@
+"""``neuralgentics broker stdio``: the broker as one MCP server on stdin/stdout."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from pathlib import Path
+
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.stdio import stdio_server
+
+from neuralgentics.broker.config import ConfigError
+from neuralgentics.broker.server import build_server, stdio_caller
+from neuralgentics.broker.service import Broker
+
+logger = logging.getLogger(__name__)
+
+
+def install_reload_handler(broker: Broker) -> None:
+    """SIGHUP re-reads the config; a bad file is logged and changes nothing."""
+    loop = asyncio.get_running_loop()
+
+    async def reload() -> None:
+        try:
+            await broker.reload()
+        except ConfigError as exc:
+            logger.error("SIGHUP: config not reloaded: %s", exc)
+
+    def on_hup() -> None:
+        asyncio.ensure_future(reload())
+
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGHUP, on_hup)
+
+
+def install_stop_handlers(task: asyncio.Task[object]) -> None:
+    """SIGTERM/SIGINT cancel the main task so every server is stopped before exit."""
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, task.cancel)
+
+
+async def serve_stdio(config_path: Path | str | None, role: str | None) -> None:
+    main = asyncio.current_task()
+    assert main is not None
+    install_stop_handlers(main)
+    async with Broker.open(config_path) as broker:
+        install_reload_handler(broker)
+        server = build_server(broker, stdio_caller(role))
+        async with stdio_server() as (read, write):
+            await server.run(
+                read, write, server.create_initialization_options(NotificationOptions(tools_changed=True))
+            )
+
+
+def run_stdio(config_path: Path | str | None, role: str | None) -> None:
+    with contextlib.suppress(asyncio.CancelledError, KeyboardInterrupt):
+        asyncio.run(serve_stdio(config_path, role))
