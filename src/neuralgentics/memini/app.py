@@ -38,6 +38,7 @@ class _Lazy:
         self.settings = settings
         self.embedder = embedder
         self._service = MemoryService(store, embedder, settings) if store else None
+        self._owned = store is None  # a store handed in is closed by whoever opened it
         self._lock = threading.Lock()
 
     def __call__(self) -> MemoryService:
@@ -50,8 +51,9 @@ class _Lazy:
         return self._service
 
     def close(self) -> None:
-        if self._service is not None:
+        if self._owned and self._service is not None:
             self._service.store.close()
+            self._service = None
 
 
 def create_app(
