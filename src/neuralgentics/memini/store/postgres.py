@@ -452,6 +452,15 @@ class PostgresStore:
         )
         return _row_to_memory(row) if row else None
 
+    def find_by_hash(self, project: str, content_hash: str) -> Memory | None:
+        row = self._run(
+            lambda c: c.execute(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE project = %s AND content_hash = %s",
+                [project, content_hash],
+            ).fetchone()
+        )
+        return _row_to_memory(row) if row else None
+
     def get_memories(self, ids: list[str]) -> dict[str, Memory]:
         uuids = [u for u in (_as_uuid(i) for i in ids) if u is not None]
         if not uuids:
@@ -573,7 +582,12 @@ class PostgresStore:
         row = self._run(
             lambda c: c.execute("SELECT embedding FROM memories WHERE id = %s", [mid]).fetchone()
         )
-        return np.asarray(row[0], dtype=np.float32) if row else None
+        if row is None:
+            return None
+        value = row[0]
+        # pgvector >= 0.4 loads a Vector object; older versions loaded an ndarray
+        value = value.to_numpy() if hasattr(value, "to_numpy") else value
+        return np.asarray(value, dtype=np.float32)
 
     # --- search -----------------------------------------------------------------------------
 
