@@ -35,12 +35,11 @@ async function query(text: string): Promise<any[]> {
   const res = await fetch(`${serviceUrl}/memory/query`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ query: text, project: "plugin-test", limit: 20 }),
+    body: JSON.stringify({ query: text, project: "plugin-test", top_k: 20 }),
   })
   assert.equal(res.status, 200)
   const body: any = await res.json()
-  const items: any[] = body.results ?? body.memories ?? body
-  return items.map((r) => r.memory ?? r)
+  return body.hits.map((h: any) => h.memory)
 }
 
 async function talkAs(hooks: AnyHooks, sessionID: string, agent: string, text: string): Promise<void> {
@@ -50,15 +49,15 @@ async function talkAs(hooks: AnyHooks, sessionID: string, agent: string, text: s
 
 test("a task delegated to a forbidden agent is blocked with the agent to use instead", async () => {
   const hooks = await load(serviceUrl)
-  await talkAs(hooks, "s-block", "orchestrator", "Implement the login endpoint")
+  await talkAs(hooks, "s-block", "orchestrator", "Plan the service split")
   const args = {
-    description: "Implement login",
-    prompt: "Implement the POST /login endpoint with password hashing",
-    subagent_type: "architect",
+    description: "Architecture of the billing split",
+    prompt: "Design the architecture for splitting billing out of the monolith and weigh the trade-offs",
+    subagent_type: "coder",
   }
   await assert.rejects(hooks["tool.execute.before"]({ tool: "task", sessionID: "s-block", callID: "c1" }, { args }), (err: Error) => {
-    assert.match(err.message, /"architect" may not take this task/)
-    assert.match(err.message, /Delegate it to "coder"/)
+    assert.match(err.message, /"coder" may not take this task/)
+    assert.match(err.message, /Delegate it to "architect"/)
     return true
   })
 })

@@ -26,12 +26,13 @@ class MemoryIn(BaseModel):
     project: str | None = None
     tags: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    actor: str | None = None
 
 
 class QueryIn(BaseModel):
     query: str
     project: str | None = None
-    limit: int = 10
+    top_k: int = 10
 
 
 class RouteIn(BaseModel):
@@ -55,16 +56,16 @@ def create_app() -> FastAPI:
 
     @app.post("/memory/add")
     def add(body: MemoryIn) -> dict[str, Any]:
-        m = {"id": str(uuid.uuid4()), **body.model_dump(), "trust_score": 0.5}
+        m = {"id": str(uuid.uuid4()), **body.model_dump(exclude={"actor"}), "trust_score": 0.5}
         memories.append(m)
         calls.append({"route": "/memory/add", "body": body.model_dump()})
-        return m
+        return {"memory": m, "created": True, "similar": [], "superseded": None}
 
     @app.get("/memory/{memory_id}")
     def get(memory_id: str) -> dict[str, Any]:
         for m in memories:
             if m["id"] == memory_id:
-                return m
+                return {"memory": m, "trust_history": [], "relationships": []}
         raise HTTPException(404, "no such memory")
 
     @app.post("/memory/query")
@@ -76,18 +77,20 @@ def create_app() -> FastAPI:
             if (body.project in (None, m["project"]))
             and (not words or words & set(re.findall(r"\w+", m["content"].lower())))
         ]
-        return {"results": [{"memory": m, "score": 1.0} for m in hits[: body.limit]]}
+        return {"query": body.query, "hits": [{"memory": m, "score": 1.0} for m in hits[: body.top_k]]}
 
     @app.post("/orchestrator/route")
     def route(body: RouteIn) -> dict[str, Any]:
         calls.append({"route": "/orchestrator/route", "body": body.model_dump()})
         for pattern, task_type, primary, forbidden in _RULES:
             if pattern.search(body.task):
-                allowed = body.agent in (None, "", primary)
-                reason = "" if allowed else f"{task_type} tasks go to {primary}"
-                return {"task_type": task_type, "agent": primary, "allowed": allowed, "reason": reason,
-                        "forbidden": sorted(forbidden)}
-        return {"task_type": "general", "agent": "general", "allowed": True, "reason": ""}
+                allowed = body.agent not in forbidden
+                reason = f"{task_type} forbids {body.agent}: delegate to {primary} instead"
+                return {"task_type": task_type, "label": task_type, "primary_agent": primary,
+                        "forbidden_agents": sorted(forbidden), "agent": body.agent, "allowed": allowed,
+                        "allowed_reason": None if allowed else reason,
+                        "suggested_agents": [] if allowed else [primary]}
+        return {"task_type": "general", "primary_agent": "general", "agent": body.agent, "allowed": True}
 
     @app.post("/orchestrator/context")
     def context(body: ContextIn) -> dict[str, Any]:

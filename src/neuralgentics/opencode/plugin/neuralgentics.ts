@@ -87,13 +87,19 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
     }
   }
 
-  const remember = async (content: string, sourceType: string, tags: string[], metadata: Json): Promise<void> => {
+  const remember = async (
+    content: string,
+    sourceType: string,
+    tags: string[],
+    metadata: Json,
+    actor: string | null,
+  ): Promise<void> => {
     const text = content.trim()
     if (!text) return
     await call(
       "POST",
       "/memory/add",
-      { content: text.slice(0, MAX_MEMORY_CHARS), source_type: sourceType, project, tags, metadata },
+      { content: text.slice(0, MAX_MEMORY_CHARS), source_type: sourceType, project, tags, metadata, actor },
       writeTimeoutMs,
     )
   }
@@ -151,13 +157,17 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
           project,
         })
         if (res && res.allowed === false) {
-          const instead = typeof res.agent === "string" ? res.agent : undefined
-          const reason = typeof res.reason === "string" ? res.reason : typeof res.message === "string" ? res.message : ""
+          const suggested = Array.isArray(res.suggested_agents) ? res.suggested_agents.filter((a) => typeof a === "string") : []
+          const instead = (suggested[0] as string | undefined) ?? (typeof res.primary_agent === "string" ? res.primary_agent : undefined)
+          const reason = [res.allowed_reason, res.reason, res.message].find((x) => typeof x === "string" && x) as string | undefined
+          const kind = typeof res.label === "string" ? res.label : typeof res.task_type === "string" ? res.task_type : undefined
           throw new Error(
             `Neuralgentics routing: agent "${target}" may not take this task` +
-              (res.task_type ? ` (task type: ${res.task_type})` : "") +
-              (reason ? `: ${reason}` : ".") +
-              (instead ? ` Delegate it to "${instead}" instead (task tool, subagent_type "${instead}").` : ""),
+              (kind ? ` (task type: ${kind})` : "") +
+              (reason ? `: ${reason}.` : ".") +
+              (instead && instead !== target
+                ? ` Delegate it to "${instead}" instead (task tool, subagent_type "${instead}").`
+                : ""),
           )
         }
         return
@@ -188,6 +198,7 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
           description,
           task: s.task ?? null,
         },
+        subagent ?? s.agent ?? null,
       )
     },
 
@@ -199,10 +210,11 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
           "session_backup",
           ["compaction", ...(s.agent ? [s.agent] : [])],
           { session_id: input.sessionID, agent: s.agent ?? null },
+          s.agent ?? null,
         )
       }
-      const res = await call("POST", "/memory/query", { query: s.task || project, project, limit: 5 })
-      const items = Array.isArray(res?.results) ? res.results : Array.isArray(res?.memories) ? res.memories : Array.isArray(res) ? res : []
+      const res = await call("POST", "/memory/query", { query: s.task || project, project, top_k: 5 })
+      const items = Array.isArray(res?.hits) ? res.hits : []
       const lines = (items as Json[])
         .map((m) => (m && typeof m === "object" ? (m.memory as Json | undefined) ?? m : undefined))
         .filter((m): m is Json => !!m && typeof m.content === "string")
