@@ -1,0 +1,308 @@
+"""One indexing run: select files, find what changed, chunk and embed only that, write it.
+
+Incremental by construction. A file whose size and modification time match what was stored is
+not even read; one whose bytes hash the same is only re-stamped; a changed one is re-chunked,
+and each chunk's text is looked up by hash before anything is embedded, so an edit re-embeds
+only the chunks it touched. The model is loaded only when some chunk text is new.
+
+Each write is one transaction holding whole files (their chunks and their file row together),
+so a run stopped at any point (Ctrl-C, a crash) leaves every file as it was or as it is now;
+the next run finds the rest by comparing hashes and finishes the job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from neuralgentics.memini.indexer.chunking import chunk_file, render
+from neuralgentics.memini.indexer.chunkstore import (
+    ChunkStore,
+    FileState,
+    FileWrite,
+    NewChunk,
+    identifier_terms,
+)
+from neuralgentics.memini.indexer.languages import language_of
+from neuralgentics.memini.indexer.selection import (
+    MAX_FILE_BYTES,
+    Candidate,
+    Skipped,
+    decode_text,
+    resolve_root,
+    select_files,
+)
+
+log = logging.getLogger(__name__)
+
+# Chunks gathered before one embed call and one transaction: big enough to batch the model
+# well, small enough that an interrupted run loses little.
+BATCH_CHUNKS = 256
+
+
+@dataclass
+class IndexStatus:
+    """A snapshot of a run, for progress bars and the HTTP job view."""
+
+    phase: str = "scanning"  # scanning, indexing, vectors, done
+    files_total: int = 0  # files that need reading this run
+    files_done: int = 0
+    chunks: int = 0  # chunks written this run
+    embedded: int = 0  # chunk texts sent to the model this run
+
+
+@dataclass
+class IndexReport:
+    project: str
+    files: int = 0  # files in the index after the run
+    new: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    chunks: int = 0  # chunks written this run
+    embedded: int = 0  # chunk texts embedded this run
+    reused: int = 0  # chunk texts whose stored embedding was reused
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        return (
+            f"{self.project}: {self.files} files indexed ({self.new} new, {self.changed} changed,"
+            f" {self.unchanged} unchanged), {self.removed} removed, {len(self.skipped)} skipped;"
+            f" {self.chunks} chunks written ({self.embedded} embedded, {self.reused} reused)"
+            f" in {self.seconds:.2f} s"
+        )
+
+    def as_dict(self) -> dict:
+        return {
+            "project": self.project,
+            "files": self.files,
+            "new": self.new,
+            "changed": self.changed,
+            "unchanged": self.unchanged,
+            "removed": self.removed,
+            "skipped": len(self.skipped),
+            "chunks": self.chunks,
+            "embedded": self.embedded,
+            "reused": self.reused,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+class Embedder:
+    """What the indexer needs of the embedding model."""
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+ProgressCallback = Callable[[IndexStatus], None]
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read_stable(path: Path) -> tuple[bytes, os.stat_result] | None:
+    """The file's bytes and the stat they belong to, or None if it kept changing under us."""
+    for _ in range(2):
+        # O_NONBLOCK: a file swapped for a FIFO since the walk must not hang the run
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            before = os.fstat(fd)
+            with os.fdopen(fd, "rb", closefd=False) as fh:
+                data = fh.read()
+            after = os.fstat(fd)
+        finally:
+            os.close(fd)
+        if (before.st_mtime_ns, before.st_size) == (after.st_mtime_ns, after.st_size) and len(
+            data
+        ) == after.st_size:
+            return data, after
+    return None
+
+
+def make_chunks(path: str, language: str, text: str) -> list[tuple[str, str, object]]:
+    """(rendered text, hash, chunk) for each chunk of a file."""
+    out = []
+    for chunk in chunk_file(path, language, text):
+        content = render(path, language, chunk)
+        out.append((content, content_hash(content.encode("utf-8")), chunk))
+    return out
+
+
+def index_project(
+    path: str | os.PathLike[str],
+    store: ChunkStore,
+    *,
+    embedder: Callable[[], Embedder] | None = None,
+    progress: ProgressCallback | None = None,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    rehash: bool = False,
+) -> IndexReport:
+    """Bring the index of the project at `path` in step with its files."""
+    started = time.perf_counter()
+    root = resolve_root(path)
+    project = str(root)
+    status = IndexStatus()
+    report = IndexReport(project)
+
+    def tell() -> None:
+        if progress is not None:
+            progress(status)
+
+    tell()
+    selection = select_files(root, max_file_bytes=max_file_bytes)
+    report.skipped = list(selection.skipped)
+    store.begin_run(project)
+    known = store.file_states(project)
+    present = {c.path for c in selection.candidates}
+    removed = sorted(p for p in known if p not in present)
+    if removed:
+        store.write(project, [], removed=removed)
+    report.removed = len(removed)
+
+    todo: list[Candidate] = []
+    for cand in selection.candidates:
+        old = known.get(cand.path)
+        if old is not None and not rehash and (old.size, old.mtime_ns) == (cand.size, cand.mtime_ns):
+            report.unchanged += 1
+        else:
+            todo.append(cand)
+    status.phase, status.files_total = "indexing", len(todo)
+    tell()
+
+    batch = _Batch(project, store, embedder, report, status)
+    for cand in todo:
+        batch.add(cand, known.get(cand.path))
+        status.files_done += 1
+        if batch.pending >= BATCH_CHUNKS:
+            batch.flush()
+        tell()
+    batch.flush()
+
+    if report.chunks or report.removed or batch.dropped:
+        status.phase = "vectors"
+        tell()
+        store.refresh_vectors()
+    report.files = len(store.file_states(project))
+    report.seconds = time.perf_counter() - started
+    store.finish_run(project, report.as_dict())
+    status.phase = "done"
+    tell()
+    return report
+
+
+class _Batch:
+    """Files read and chunked, waiting for one embed call and one transaction."""
+
+    def __init__(
+        self,
+        project: str,
+        store: ChunkStore,
+        embedder: Callable[[], Embedder] | None,
+        report: IndexReport,
+        status: IndexStatus,
+    ) -> None:
+        self.project, self.store, self.report, self.status = project, store, report, status
+        self.embedder = embedder
+        self.files: list[tuple[FileState, list[tuple[str, str, object]], bool]] = []
+        self.touched: list[FileState] = []
+        self.removed: list[str] = []
+        self.pending = 0
+        self.dropped = 0
+
+    def add(self, cand: Candidate, old: FileState | None) -> None:
+        try:
+            stable = _read_stable(cand.abspath)
+        except FileNotFoundError:
+            self._skip(cand.path, "vanished while indexing", old, keep=False)
+            return
+        except OSError as exc:
+            self._skip(cand.path, f"unreadable: {exc.strerror or exc}", old, keep=False)
+            return
+        if stable is None:
+            # the old chunks stay until the file holds still; the next run picks it up
+            self._skip(cand.path, "changed while being read (indexed on the next run)", old,
+                       keep=True)
+            return
+        data, st = stable
+        digest = content_hash(data)
+        language = language_of(cand.path)
+        if old is not None and old.content_hash == digest:
+            self.touched.append(FileState(cand.path, digest, st.st_mtime_ns, st.st_size,
+                                          old.language, old.chunks))
+            self.report.unchanged += 1
+            return
+        text, why = decode_text(data)
+        if text is None:
+            self._skip(cand.path, why or "not text", old, keep=False)
+            return
+        chunks = make_chunks(cand.path, language, text)
+        state = FileState(cand.path, digest, st.st_mtime_ns, st.st_size, language, len(chunks))
+        self.files.append((state, chunks, old is None))
+        self.pending += len(chunks)
+
+    def _skip(self, path: str, reason: str, old: FileState | None, *, keep: bool) -> None:
+        self.report.skipped.append(Skipped(path, reason))
+        if old is not None and not keep:
+            self.removed.append(path)
+            self.report.removed += 1
+            self.dropped += 1
+
+    def flush(self) -> None:
+        if not (self.files or self.touched or self.removed):
+            return
+        hashes = [h for _, chunks, _ in self.files for _, h, _ in chunks]
+        vectors = self.store.known_embeddings(hashes) if hashes else {}
+        self.report.reused += sum(1 for h in hashes if h in vectors)
+        missing: dict[str, str] = {}
+        for _, chunks, _ in self.files:
+            for text, h, _ in chunks:
+                if h not in vectors:
+                    missing.setdefault(h, text)
+        if missing:
+            if self.embedder is None:
+                from neuralgentics.memini.embeddings import get_embedder
+
+                model = get_embedder()
+            else:
+                model = self.embedder()
+            # similar lengths in one batch waste less padding
+            order = sorted(missing, key=lambda h: len(missing[h]))
+            embedded = model.embed([missing[h] for h in order])
+            for h, vec in zip(order, embedded):
+                vectors[h] = np.asarray(vec, dtype=np.float32)
+            self.report.embedded += len(order)
+            self.status.embedded += len(order)
+        writes = []
+        for state, chunks, is_new in self.files:
+            writes.append(FileWrite(state, [
+                NewChunk(
+                    content=text,
+                    chunk_hash=h,
+                    start_line=c.start_line,
+                    end_line=c.end_line,
+                    language=state.language,
+                    symbol=c.symbol,
+                    kind=c.kind,
+                    terms=identifier_terms(text),
+                    embedding=vectors[h],
+                )
+                for text, h, c in chunks
+            ]))
+            if is_new:
+                self.report.new += 1
+            else:
+                self.report.changed += 1
+        self.store.write(self.project, writes, removed=self.removed, touched=self.touched)
+        written = sum(len(w.chunks) for w in writes)
+        self.report.chunks += written
+        self.status.chunks += written
+        self.files, self.touched, self.removed, self.pending = [], [], [], 0
