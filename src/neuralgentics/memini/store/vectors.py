@@ -18,6 +18,11 @@ import threading
 from pathlib import Path
 
 import numpy as np
+
+# Seen here with onnxruntime 1.32 and usearch 2.26: importing onnxruntime after usearch's
+# extension is loaded crashes the process (segfault in onnxruntime's pybind module); the
+# other order works. The embedder imports onnxruntime lazily, so load it first here.
+import onnxruntime  # noqa: F401, I001
 from usearch.index import Index
 
 log = logging.getLogger(__name__)
