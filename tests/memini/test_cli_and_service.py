@@ -1,0 +1,114 @@
+"""The `neuralgentics` command against a real running memini-core, the token rule, and a
+database that is down."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from neuralgentics.config import Settings
+from neuralgentics.memini.app import create_app
+
+EXE = [sys.executable, "-m", "neuralgentics.cli"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run(args: list[str], env: dict, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*EXE, *args], env=env, capture_output=True, text=True, timeout=120, input=stdin
+    )
+
+
+@pytest.fixture
+def env(tmp_path) -> dict:
+    e = {k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")}
+    e["NEURALGENTICS_HOME"] = str(tmp_path / "home")
+    return e
+
+
+@pytest.fixture
+def server(env) -> Iterator[dict]:
+    port = free_port()
+    env = {**env, "NEURALGENTICS_PORT": str(port)}
+    proc = subprocess.Popen([*EXE, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        else:
+            raise AssertionError("memini-core did not come up")
+        yield env
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_cli_round_trip_against_the_running_service(server):
+    added = run(["memory", "add", "Release notes live in docs/CHANGELOG.md", "-p", "demo", "--json"], server)
+    assert added.returncode == 0, added.stderr
+    mid = json.loads(added.stdout)["memory"]["id"]
+    found = run(["memory", "query", "where is the changelog?", "--json"], server)
+    assert json.loads(found.stdout)["hits"][0]["memory"]["id"] == mid
+    assert run(["memory", "trust", mid, "user_confirmed"], server).returncode == 0
+    shown = json.loads(run(["memory", "get", mid, "--json"], server).stdout)
+    assert shown["memory"]["trust_score"] == pytest.approx(0.6)
+    table = run(["memory", "list", "-p", "demo"], server)
+    assert "Release notes" in table.stdout and "1 of 1" in table.stdout
+
+
+def test_cli_local_mode_uses_the_store_directly(env):
+    assert run(["memory", "add", "-", "--local"], env, stdin="Piped from stdin").returncode == 0
+    listed = json.loads(run(["memory", "list", "--local", "--json"], env).stdout)
+    assert [m["content"] for m in listed["items"]] == ["Piped from stdin"]
+    assert (Path(env["NEURALGENTICS_HOME"]) / "memini.db").exists()
+
+
+def test_cli_errors_exit_non_zero_with_the_reason(env):
+    bad = run(["memory", "trust", "not-a-uuid", "agent_used", "--local"], env)
+    assert bad.returncode == 2 and "not a valid UUID" in bad.stderr
+    down = run(["memory", "list"], {**env, "NEURALGENTICS_PORT": str(free_port())})
+    assert down.returncode == 3 and "not reachable" in down.stderr
+
+
+def test_serve_refuses_a_public_address_without_a_token(env):
+    refused = run(["serve", "--host", "0.0.0.0"], env)
+    assert refused.returncode == 2 and "NEURALGENTICS_TOKEN" in refused.stderr
+
+
+def test_a_token_guards_every_route_but_health(tmp_path):
+    settings = Settings(home=tmp_path, token="s3cret")
+    with TestClient(create_app(settings)) as client:
+        assert client.get("/health").status_code == 200
+        assert client.get("/memory").status_code == 401
+        assert client.get("/memory", headers={"authorization": "Bearer wrong"}).status_code == 401
+        ok = client.get("/memory", headers={"authorization": "Bearer s3cret"})
+        assert ok.status_code == 200 and ok.json()["total"] == 0
+
+
+def test_a_database_that_is_down_answers_503_quickly(tmp_path):
+    settings = Settings(home=tmp_path, database_url=f"postgresql://127.0.0.1:{free_port()}/none?connect_timeout=2")
+    with TestClient(create_app(settings)) as client:
+        r = client.get("/health")
+        assert r.status_code == 503
+        assert r.json()["error"]["code"] == "store_unavailable"
+        r = client.post("/memory/add", json={"content": "lost?"})
+        assert r.status_code == 503
