@@ -62,6 +62,27 @@ def uninstall_cmd(project: Path | None = _PROJECT, global_: bool = _GLOBAL) -> N
     typer.echo("uninstalled")
 
 
+def up_cmd(
+    host: str | None = typer.Option(None, "--host", help="Default 127.0.0.1 (NEURALGENTICS_HOST)."),
+    port: int | None = typer.Option(None, "--port", help="memini-core port (default 8900)."),
+    broker_port: int | None = typer.Option(None, "--broker-port", help="Broker HTTP port (default 8901)."),
+    no_broker: bool = typer.Option(False, "--no-broker", help="Start memini-core only."),
+) -> None:
+    """Start memini-core and the broker's HTTP front together; Ctrl-C or SIGTERM stops both."""
+    from neuralgentics.config import get_settings
+    from neuralgentics.opencode.services import UpError, up
+
+    s = get_settings()
+    try:
+        code = up(host or s.host, port or s.port, broker_port or s.broker_port, with_broker=not no_broker,
+                  echo=lambda line: typer.echo(line, err=False))
+    except UpError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    raise typer.Exit(code)
+
+
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the main `neuralgentics` app."""
     app.add_typer(opencode_app, name="opencode")
+    app.command("up")(up_cmd)

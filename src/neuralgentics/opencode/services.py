@@ -1,0 +1,128 @@
+"""`neuralgentics up`: memini-core and the broker's HTTP front as one foreground command.
+
+Each service runs as its own child process (the same `neuralgentics` program), so one that
+crashes cannot take the other's state with it. Ctrl-C or SIGTERM stops both; if either dies
+on its own the other is stopped too and the exit status says so.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import FrameType
+
+import httpx
+
+STOP_GRACE_SECONDS = 10.0
+
+
+class UpError(Exception):
+    """Could not start; nothing is left running. The message says what to fix."""
+
+
+@dataclass
+class Service:
+    name: str
+    args: list[str]
+    health_url: str
+    shown_url: str
+    proc: subprocess.Popen[bytes] | None = None
+
+
+def _cli(*args: str) -> list[str]:
+    # The same interpreter and package as this process, whatever PATH says.
+    return [sys.executable, "-c", "from neuralgentics.cli import main; main()", *args]
+
+
+def port_in_use(host: str, port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex((host, port)) == 0
+
+
+def plan(host: str, port: int, broker_port: int, with_broker: bool = True) -> list[Service]:
+    services = [Service("memini-core", _cli("serve", "--host", host, "--port", str(port)),
+                        f"http://{host}:{port}/health", f"http://{host}:{port}")]
+    if with_broker:
+        services.append(Service("broker", _cli("broker", "serve", "--host", host, "--port", str(broker_port)),
+                                f"http://{host}:{broker_port}/health", f"http://{host}:{broker_port}/mcp"))
+    return services
+
+
+def _wait_healthy(svc: Service, timeout: float) -> None:
+    assert svc.proc is not None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if svc.proc.poll() is not None:
+            raise UpError(f"{svc.name} exited with status {svc.proc.returncode} while starting (see its output above)")
+        try:
+            if httpx.get(svc.health_url, timeout=1.0).status_code < 500:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise UpError(f"{svc.name} did not answer {svc.health_url} within {timeout:.0f}s")
+
+
+def stop_all(services: list[Service]) -> None:
+    running = [s for s in services if s.proc is not None and s.proc.poll() is None]
+    for s in running:
+        s.proc.send_signal(signal.SIGTERM)  # type: ignore[union-attr]
+    deadline = time.monotonic() + STOP_GRACE_SECONDS
+    for s in running:
+        try:
+            s.proc.wait(timeout=max(0.1, deadline - time.monotonic()))  # type: ignore[union-attr]
+        except subprocess.TimeoutExpired:
+            s.proc.kill()  # type: ignore[union-attr]
+            s.proc.wait(timeout=5)  # type: ignore[union-attr]
+
+
+def up(
+    host: str,
+    port: int,
+    broker_port: int,
+    *,
+    with_broker: bool = True,
+    start_timeout: float = 120.0,
+    echo: Callable[[str], None] = print,
+) -> int:
+    """Start, report where each service listens, wait for a signal or a death; return the exit code."""
+    services = plan(host, port, broker_port, with_broker)
+    for svc, p in zip(services, (port, broker_port)):
+        if port_in_use(host, p):
+            raise UpError(f"{svc.name}: {host}:{p} is already in use (another `neuralgentics up`?); "
+                          f"stop it or choose another port")
+    stopping: list[int] = []
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        stopping.append(signum)
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        for svc in services:
+            # Own process group: the terminal's Ctrl-C reaches us once, and we stop the children in order.
+            svc.proc = subprocess.Popen(svc.args, start_new_session=True, env=os.environ.copy())
+            _wait_healthy(svc, start_timeout)
+            echo(f"{svc.name:<12} {svc.shown_url}")
+            if stopping:
+                break
+        if not stopping:
+            echo("ready; Ctrl-C stops both")
+        while not stopping:
+            dead = [s for s in services if s.proc is not None and s.proc.poll() is not None]
+            if dead:
+                echo(f"{dead[0].name} exited with status {dead[0].proc.returncode}; stopping the rest")  # type: ignore[union-attr]
+                return 1
+            time.sleep(0.3)
+        echo("stopping")
+        return 0
+    finally:
+        stop_all(services)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
