@@ -1,0 +1,233 @@
+"""`neuralgentics index` and `neuralgentics search`: thin over index_project / search_project.
+
+Both run in-process on the configured store (the model loads here only when some text is new
+or a query needs a vector), so they work whether or not memini-core is running.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from neuralgentics.memini.errors import MeminiError
+
+out = Console()
+err = Console(stderr=True)
+log = logging.getLogger("neuralgentics.indexer")
+
+
+def _fail(exc: MeminiError) -> typer.Exit:
+    err.print(f"[red]error:[/red] {exc.message}")
+    return typer.Exit(2)
+
+
+def default_root(start: Path | None = None) -> Path:
+    """The repository the working directory is in (its top, holding .git), else the directory."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return here
+
+
+class _Bar:
+    """A rich progress bar on a terminal; plain log lines at phase changes otherwise."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.progress: Progress | None = None
+        self.task = None
+        self.phase = ""
+
+    def __enter__(self) -> _Bar:
+        if self.enabled:
+            self.progress = Progress(
+                TextColumn("[bold]{task.fields[phase]:<9}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("files · {task.fields[chunks]} chunks · {task.fields[embedded]} embedded"),
+                TimeElapsedColumn(),
+                console=err,
+                transient=True,
+            )
+            self.progress.start()
+            self.task = self.progress.add_task("index", total=None, phase="scanning", chunks=0,
+                                               embedded=0)
+        return self
+
+    def __call__(self, status) -> None:
+        if self.progress is not None:
+            self.progress.update(
+                self.task, total=status.files_total or None, completed=status.files_done,
+                phase=status.phase, chunks=status.chunks, embedded=status.embedded,
+            )
+        elif status.phase != self.phase:
+            log.info("index phase=%s files=%d/%d chunks=%d embedded=%d", status.phase,
+                     status.files_done, status.files_total, status.chunks, status.embedded)
+        self.phase = status.phase
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+def index(
+    path: Path = typer.Argument(None, help="Project root (default: the current repository)"),
+    watch: bool = typer.Option(False, "--watch", help="Keep the index fresh while files change"),
+    explain: bool = typer.Option(False, "--explain", help="List every skipped file and why"),
+    list_: bool = typer.Option(False, "--list", help="List indexed projects"),
+    forget: Path = typer.Option(None, "--forget", help="Remove a project's index"),
+    rehash: bool = typer.Option(False, "--rehash", help="Read every file, trusting no timestamp"),
+    max_file_bytes: int = typer.Option(1_000_000, "--max-file-bytes", min=1,
+                                       help="Skip files larger than this"),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON"),
+) -> None:
+    """Index a project's files for search (incremental: only changes are re-embedded)."""
+    from neuralgentics.memini.indexer import index_project, open_chunk_store
+
+    try:
+        store = open_chunk_store()
+    except MeminiError as exc:
+        raise _fail(exc) from None
+    try:
+        if list_:
+            _print_projects(store, as_json)
+            return
+        if forget is not None:
+            root = str(forget.expanduser().resolve())
+            if not store.forget(root):
+                err.print(f"[red]error:[/red] {root} is not indexed (see `neuralgentics index --list`)")
+                raise typer.Exit(1)
+            out.print(f"forgot {root}")
+            return
+        root_path = path if path is not None else default_root()
+        if watch:
+            from neuralgentics.memini.indexer.watch import watch_project
+
+            def report(rep) -> None:
+                out.print(rep.summary())
+
+            try:
+                watch_project(root_path, store, on_report=report, max_file_bytes=max_file_bytes)
+            except KeyboardInterrupt:
+                err.print("stopped watching")
+            return
+        with _Bar(err.is_terminal and not as_json) as bar:
+            rep = index_project(root_path, store, progress=bar, max_file_bytes=max_file_bytes,
+                                rehash=rehash)
+        if as_json:
+            data = rep.as_dict()
+            if explain:
+                data["skipped_files"] = [{"path": s.path, "reason": s.reason} for s in rep.skipped]
+            out.print_json(json.dumps(data))
+            return
+        if explain:
+            _print_skipped(rep.skipped)
+        out.print(rep.summary(), soft_wrap=True, highlight=False)
+    except MeminiError as exc:
+        raise _fail(exc) from None
+    except KeyboardInterrupt:
+        err.print("interrupted: what was written is kept; the next run finishes the job")
+        raise typer.Exit(130) from None
+    finally:
+        store.close()
+
+
+def _print_skipped(skipped) -> None:
+    if not out.is_terminal:
+        for item in skipped:
+            out.print(f"skipped\t{item.path}\t{item.reason}", soft_wrap=True, highlight=False)
+        return
+    table = Table("skipped", "why", title=f"{len(skipped)} skipped")
+    for item in skipped:
+        table.add_row(item.path, item.reason)
+    out.print(table)
+
+
+def _print_projects(store, as_json: bool) -> None:
+    projects = store.projects()
+    if as_json:
+        out.print_json(json.dumps([
+            {"root": p.root, "status": p.status, "files": p.files, "chunks": p.chunks,
+             "indexed_at": p.indexed_at}
+            for p in projects
+        ]))
+        return
+    if not projects:
+        out.print("no project is indexed yet; run `neuralgentics index PATH`")
+        return
+    table = Table("project", "status", "files", "chunks", "indexed at")
+    for p in projects:
+        table.add_row(p.root, p.status, str(p.files), str(p.chunks), p.indexed_at or "-")
+    out.print(table)
+
+
+def search(
+    query: str = typer.Argument(None, help="What to look for (words or a description)"),
+    project: Path = typer.Option(None, "--project", help="A path inside an indexed project"),
+    top: int = typer.Option(10, "--top", min=1, max=100, help="How many hits"),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per query"),
+    queries_file: Path = typer.Option(None, "--queries-file",
+                                      help="Answer every line of FILE as a query (JSON lines)"),
+    mode: str = typer.Option("hybrid", "--mode", help="hybrid, keyword or vector"),
+) -> None:
+    """Search an indexed project by meaning and keyword."""
+    from neuralgentics.memini.indexer import find_project, open_chunk_store, search_project
+
+    if queries_file is None and not query:
+        err.print("[red]error:[/red] give a query, or --queries-file FILE")
+        raise typer.Exit(2)
+    queries: list[str] = [query] if query else []
+    if queries_file is not None:
+        try:
+            text = queries_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            err.print(f"[red]error:[/red] cannot read {queries_file}: {exc}")
+            raise typer.Exit(2) from None
+        queries += [line.strip() for line in text.splitlines() if line.strip()]
+        as_json = True
+    try:
+        store = open_chunk_store()
+    except MeminiError as exc:
+        raise _fail(exc) from None
+    try:
+        root = find_project(store, project if project is not None else default_root())
+        for q in queries:
+            hits = search_project(store, root, q, top_k=top, mode=mode)  # type: ignore[arg-type]
+            if as_json:
+                line = {"query": q, "project": root, "hits": [h.as_dict() for h in hits]}
+                sys.stdout.write(json.dumps(line) + "\n")
+                sys.stdout.flush()
+            else:
+                _print_hits(q, hits)
+    except MeminiError as exc:
+        raise _fail(exc) from None
+    finally:
+        store.close()
+
+
+def _print_hits(query: str, hits) -> None:
+    if not hits:
+        out.print(f"no match for {query!r}")
+        return
+    for i, h in enumerate(hits, 1):
+        where = f"{h.file_path}:{h.start_line}-{h.end_line}"
+        symbol = f"  {h.kind} {h.symbol}" if h.symbol else ""
+        out.print(f"[bold]{i}. {where}[/bold]{symbol}  [dim]({h.language}, score {h.score:.4f})[/dim]",
+                  highlight=False, soft_wrap=True)
+        out.print(f"   [dim]{h.why}[/dim]", highlight=False, soft_wrap=True)
+        body = h.content.split("\n")[1:7]
+        for line in body:
+            out.print("   │ " + line, highlight=False, markup=False, soft_wrap=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("index")(index)
+    app.command("search")(search)
