@@ -1,9 +1,219 @@
-"""Commands of this area (placeholder until its issue lands)."""
+"""`neuralgentics route | skills | context | agents-md | task`: thin over `Orchestrator`."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any, Optional
+
 import typer
+
+from neuralgentics.orchestrator.context import DEFAULT_BUDGET
+from neuralgentics.orchestrator.errors import OrchestratorError
+
+skills_app = typer.Typer(help="Markdown skills: project skills/ > user config dir > built-ins.", no_args_is_help=True)
+task_app = typer.Typer(help="Task records of the 8-step Boomerang protocol.", no_args_is_help=True)
+
+ProjectOpt = typer.Option(None, "--project", help="Project directory (default: current directory).")
+JsonOpt = typer.Option(False, "--json", help="Machine-readable output.")
+
+
+def _orchestrator(project: Optional[Path]):
+    from neuralgentics.config import get_settings
+    from neuralgentics.orchestrator.memory_client import HttpMemoryClient
+    from neuralgentics.orchestrator.service import Orchestrator
+    from neuralgentics.orchestrator.task_store import TaskStore
+
+    settings = get_settings()
+    return Orchestrator(
+        project_dir=(project or Path.cwd()).resolve(),
+        config_dir=settings.config_dir,
+        memory=HttpMemoryClient(settings.url, token=settings.token),
+        store=TaskStore(settings.home / "orchestrator.db"),
+    )
+
+
+def _fail(exc: OrchestratorError) -> None:
+    typer.echo(f"error: {exc.message}", err=True)
+    raise typer.Exit(2)
+
+
+def _print_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def route(
+    task: str = typer.Argument(..., help="The task text."),
+    agent: Optional[str] = typer.Option(None, "--agent", "-a", help="Check whether this agent may take the task."),
+    project: Optional[Path] = ProjectOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Classify a task and show its agent, forbidden agents, and whether --agent may take it.
+
+    Exit code 1 when --agent is given and not allowed; 2 on bad input.
+    """
+    try:
+        decision = _orchestrator(project).route(task, agent)
+    except OrchestratorError as exc:
+        _fail(exc)
+        return
+    if as_json:
+        _print_json(decision.to_json())
+    else:
+        amb = "  (ambiguous)" if decision.ambiguous else ""
+        typer.echo(f"type:       {decision.task_type} — {decision.label}  confidence {decision.confidence:.2f}{amb}")
+        if decision.ambiguous:
+            for c in decision.candidates:
+                typer.echo(f"  candidate: {c.task_type} ({c.probability:.2f}) → {c.primary}, never {', '.join(c.forbidden)}")
+        typer.echo(f"primary:    {decision.primary_agent}")
+        typer.echo(f"forbidden:  {', '.join(decision.forbidden_agents) or '—'}")
+        typer.echo(f"verify by:  {', '.join(decision.verify_with) or '—'}")
+        if agent is not None:
+            verdict = "allowed" if decision.allowed else "NOT allowed"
+            typer.echo(f"{agent}: {verdict} — {decision.allowed_reason}")
+        typer.echo("why:")
+        for reason in decision.reasons:
+            typer.echo(f"  - {reason}")
+    if agent is not None and not decision.allowed:
+        raise typer.Exit(1)
+
+
+@skills_app.command("list")
+def skills_list(project: Optional[Path] = ProjectOpt, as_json: bool = JsonOpt) -> None:
+    """List loaded skills and any skill file that could not be loaded."""
+    try:
+        registry = _orchestrator(project).skills
+        skills, problems = registry.skills(), registry.problems()
+    except OrchestratorError as exc:
+        _fail(exc)
+        return
+    if as_json:
+        _print_json({"skills": [s.to_json(with_body=False) for s in skills], "problems": [p.__dict__ for p in problems]})
+        return
+    for s in skills:
+        applies = ", ".join(s.agents) or "all agents"
+        types = f"; {', '.join(s.task_types)}" if s.task_types else ""
+        typer.echo(f"{s.id:<12} {s.origin:<8} {s.name} — {s.description}  [{applies}{types}]")
+    for p in problems:
+        typer.echo(f"skipped: {p}", err=True)
+
+
+@skills_app.command("show")
+def skills_show(skill_id: str = typer.Argument(..., metavar="ID"), project: Optional[Path] = ProjectOpt, as_json: bool = JsonOpt) -> None:
+    """Print one skill: its header fields and body."""
+    try:
+        skill = _orchestrator(project).skills.get(skill_id)
+    except OrchestratorError as exc:
+        _fail(exc)
+        return
+    if as_json:
+        _print_json(skill.to_json())
+        return
+    typer.echo(f"# {skill.name} ({skill.id})")
+    typer.echo(f"description: {skill.description}")
+    typer.echo(f"model: {skill.model or '—'}   agents: {', '.join(skill.agents) or 'all'}   task types: {', '.join(skill.task_types) or 'all'}")
+    typer.echo(f"source: {skill.path} ({skill.origin}, {skill.form} header)")
+    for hidden in skill.shadows:
+        typer.echo(f"overrides: {hidden}")
+    typer.echo("")
+    typer.echo(skill.body.rstrip())
+
+
+def context(
+    task: str = typer.Argument(..., help="The task text."),
+    agent: str = typer.Option(..., "--agent", "-a", help="The agent the package is for."),
+    budget: int = typer.Option(DEFAULT_BUDGET, "--budget", help="Token budget (cl100k tokens)."),
+    project: Optional[Path] = ProjectOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Build the context package for AGENT on TASK within the token budget."""
+    try:
+        package = _orchestrator(project).context(task, agent, budget)
+    except OrchestratorError as exc:
+        _fail(exc)
+        return
+    for warning in package.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    if as_json:
+        _print_json(package.to_json())
+        return
+    typer.echo(package.markdown)
+    typer.echo(f"\n<!-- {package.tokens}/{package.budget_tokens} tokens, {len(package.items)} items, {len(package.dropped)} left out -->")
+
+
+def agents_md(
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
+    check: Optional[Path] = typer.Option(None, "--check", help="Exit 1 if this file differs from the generated text."),
+    project: Optional[Path] = ProjectOpt,
+) -> None:
+    """Generate AGENTS.md (capabilities, agents, routing, skills) from the configuration."""
+    from neuralgentics.orchestrator.tokens import count_tokens
+
+    try:
+        text = _orchestrator(project).agents_md()
+    except OrchestratorError as exc:
+        _fail(exc)
+        return
+    if check is not None:
+        current = check.read_text("utf-8") if check.is_file() else ""
+        if current != text:
+            typer.echo(f"{check} is out of date: run `neuralgentics agents-md -o {check}`", err=True)
+            raise typer.Exit(1)
+        typer.echo(f"{check} is current ({count_tokens(text)} tokens)")
+        return
+    if output is not None:
+        output.write_text(text, "utf-8")
+        typer.echo(f"wrote {output} ({count_tokens(text)} tokens)", err=True)
+    else:
+        typer.echo(text, nl=False)
+
+
+@task_app.command("start")
+def task_start(task: str = typer.Argument(...), session: str = typer.Option(..., "--session"), project: Optional[Path] = ProjectOpt) -> None:
+    """Step 1 (intake): create a task record and print it."""
+    try:
+        _print_json(_orchestrator(project).start_task(task, session).to_json())
+    except OrchestratorError as exc:
+        _fail(exc)
+
+
+@task_app.command("step")
+def task_step(
+    task_id: str = typer.Argument(...),
+    step: str = typer.Argument(..., help="recall | classify | route | context | delegate | verify | return"),
+    data: str = typer.Option("{}", "--data", help="The step's input as a JSON object."),
+    project: Optional[Path] = ProjectOpt,
+) -> None:
+    """Run the next step of a task; a step out of order is refused (exit 2)."""
+    try:
+        payload = json.loads(data)
+    except json.JSONDecodeError as exc:
+        typer.echo(f"error: --data is not valid JSON: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    if not isinstance(payload, dict):
+        typer.echo("error: --data must be a JSON object", err=True)
+        raise typer.Exit(2)
+    try:
+        record, output = _orchestrator(project).step(task_id, step, payload)
+    except OrchestratorError as exc:
+        _fail(exc)
+        return
+    _print_json({"task": record.to_json(), "output": output})
+
+
+@task_app.command("show")
+def task_show(task_id: str = typer.Argument(...), project: Optional[Path] = ProjectOpt) -> None:
+    """Print a task record with its steps and timestamps."""
+    try:
+        _print_json(_orchestrator(project).get_task(task_id).to_json())
+    except OrchestratorError as exc:
+        _fail(exc)
 
 
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the main `neuralgentics` app."""
+    app.command("route")(route)
+    app.command("context")(context)
+    app.command("agents-md")(agents_md)
+    app.add_typer(skills_app, name="skills")
+    app.add_typer(task_app, name="task")

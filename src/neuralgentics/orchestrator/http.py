@@ -1,5 +1,143 @@
-"""HTTP routes of the orchestrator, mounted by memini-core under /orchestrator."""
+"""HTTP routes of the orchestrator, mounted by memini-core under /orchestrator.
 
-from fastapi import APIRouter
+The orchestrator object comes from `request.app.state.orchestrator` when the host app sets
+one (memini-core in-process: direct memory calls), else the process default (memory over HTTP).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from neuralgentics.orchestrator.context import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET
+from neuralgentics.orchestrator.errors import OrchestratorError
+from neuralgentics.orchestrator.service import Orchestrator, default_orchestrator
 
 router = APIRouter(prefix="/orchestrator", tags=["orchestrator"])
+
+
+def _orchestrator(request: Request) -> Orchestrator:
+    found = getattr(request.app.state, "orchestrator", None)
+    return found if isinstance(found, Orchestrator) else default_orchestrator()
+
+
+def _error(exc: OrchestratorError) -> JSONResponse:
+    return JSONResponse(status_code=exc.status, content=exc.to_json())
+
+
+class RouteRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    task: str = Field(min_length=1, max_length=20_000)
+    agent: str | None = Field(default=None, min_length=1, max_length=64)
+
+
+class ContextRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    task: str = Field(min_length=1, max_length=20_000)
+    agent: str = Field(min_length=1, max_length=64)
+    budget_tokens: int = Field(default=DEFAULT_BUDGET, ge=MIN_BUDGET, le=MAX_BUDGET)
+    task_type: str | None = None
+    format: Literal["json", "markdown"] = "json"
+
+
+class TaskRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    task: str = Field(min_length=1, max_length=20_000)
+    session: str = Field(min_length=1, max_length=200)
+
+
+class StepRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    step: str = Field(min_length=1, max_length=32)
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+@router.post("/route")
+def route(body: RouteRequest, request: Request) -> Any:
+    try:
+        return _orchestrator(request).route(body.task, body.agent).to_json()
+    except OrchestratorError as exc:
+        return _error(exc)
+
+
+@router.get("/skills")
+def list_skills(request: Request) -> Any:
+    try:
+        registry = _orchestrator(request).skills
+        return {
+            "skills": [s.to_json(with_body=False) for s in registry.skills()],
+            "problems": [p.__dict__ for p in registry.problems()],
+        }
+    except OrchestratorError as exc:
+        return _error(exc)
+
+
+@router.get("/skills/{skill_id}")
+def show_skill(skill_id: str, request: Request) -> Any:
+    try:
+        return _orchestrator(request).skills.get(skill_id).to_json()
+    except OrchestratorError as exc:
+        return _error(exc)
+
+
+@router.post("/context")
+def context(body: ContextRequest, request: Request) -> Any:
+    try:
+        package = _orchestrator(request).context(body.task, body.agent, body.budget_tokens, task_type=body.task_type)
+    except OrchestratorError as exc:
+        return _error(exc)
+    if body.format == "markdown":
+        from fastapi.responses import PlainTextResponse
+
+        return PlainTextResponse(package.markdown, headers={"X-Token-Count": str(package.tokens)})
+    return package.to_json()
+
+
+@router.get("/agents-md")
+def agents_md(request: Request) -> Any:
+    from fastapi.responses import PlainTextResponse
+
+    try:
+        return PlainTextResponse(_orchestrator(request).agents_md(), media_type="text/markdown")
+    except OrchestratorError as exc:
+        return _error(exc)
+
+
+@router.get("/roster")
+def roster(request: Request) -> Any:
+    try:
+        config = _orchestrator(request).config
+        return {
+            "agents": [a.model_dump() for a in config.agents.values()],
+            "task_types": [t.model_dump(exclude={"keywords", "examples"}) for t in config.task_types.values()],
+        }
+    except OrchestratorError as exc:
+        return _error(exc)
+
+
+@router.post("/tasks", status_code=201)
+def create_task(body: TaskRequest, request: Request) -> Any:
+    try:
+        return _orchestrator(request).start_task(body.task, body.session).to_json()
+    except OrchestratorError as exc:
+        return _error(exc)
+
+
+@router.post("/tasks/{task_id}/step")
+def task_step(task_id: str, body: StepRequest, request: Request) -> Any:
+    try:
+        record, output = _orchestrator(request).step(task_id, body.step, body.data)
+    except OrchestratorError as exc:
+        return _error(exc)
+    return {"task": record.to_json(), "output": output}
+
+
+@router.get("/tasks/{task_id}")
+def get_task(task_id: str, request: Request) -> Any:
+    try:
+        return _orchestrator(request).get_task(task_id).to_json()
+    except OrchestratorError as exc:
+        return _error(exc)

@@ -1,0 +1,229 @@
+"""Context packages: what an agent should know for one task, cut to a token budget.
+
+Candidates: the routing note, the skills that apply, the capability declarations, memories
+(trust-weighted, superseded and low-trust ones left out) and project chunks. They are
+de-duplicated (same text, or MiniLM cosine ≥ `NEAR_DUPLICATE`), ordered by value and taken
+greedily while they fit; the count of the final markdown with the real tokenizer never
+exceeds the budget.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from neuralgentics.orchestrator.agents_md import capabilities_text
+from neuralgentics.orchestrator.config import OrchestratorConfig
+from neuralgentics.orchestrator.errors import InvalidInput, MemoryUnavailable
+from neuralgentics.orchestrator.memory_client import ChunkSearch, MemoryClient, MemoryHit, ProjectChunk
+from neuralgentics.orchestrator.skills import SkillRegistry
+from neuralgentics.orchestrator.tokens import count_tokens, truncate_to_tokens
+
+MIN_BUDGET, MAX_BUDGET, DEFAULT_BUDGET = 50, 100_000, 2000
+NEAR_DUPLICATE = 0.95
+MIN_RELEVANCE = 0.20
+MIN_TRUST = 0.20
+# a single memory or chunk may take at most this share of the budget (truncated to fit)
+MAX_ITEM_SHARE = 0.4
+
+Embed = Callable[[list[str]], np.ndarray]
+
+
+@dataclass
+class ContextItem:
+    kind: str  # routing | skill | capabilities | memory | chunk
+    id: str
+    title: str
+    text: str
+    value: float
+    tokens: int = 0
+    why: str = ""
+    trust_score: float | None = None
+    relevance: float | None = None
+    truncated: bool = False
+
+
+@dataclass
+class DroppedItem:
+    kind: str
+    id: str
+    reason: str
+
+
+@dataclass
+class ContextPackage:
+    task: str
+    agent: str
+    task_type: str
+    budget_tokens: int
+    tokens: int
+    items: list[ContextItem]
+    dropped: list[DroppedItem]
+    markdown: str
+    memory_ids: list[str]
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def validate_budget(budget: object) -> int:
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise InvalidInput("budget_tokens must be an integer", field="budget_tokens")
+    if not MIN_BUDGET <= budget <= MAX_BUDGET:
+        raise InvalidInput(f"budget_tokens must be between {MIN_BUDGET} and {MAX_BUDGET}, not {budget}", field="budget_tokens")
+    return budget
+
+
+def _norm_hash(text: str) -> str:
+    return hashlib.sha256(" ".join(text.split()).lower().encode()).hexdigest()
+
+
+def _render(item: ContextItem) -> str:
+    return f"### {item.title}\n{item.text.strip()}"
+
+
+def _header(agent: str, label: str) -> str:
+    return f"## Context for {agent} — {label}"
+
+
+def build_context(
+    task: str,
+    agent: str,
+    budget_tokens: int = DEFAULT_BUDGET,
+    *,
+    config: OrchestratorConfig,
+    skills: SkillRegistry,
+    task_type: str,
+    confidence: float | None = None,
+    memory: MemoryClient | None = None,
+    recalled: list[MemoryHit] | None = None,
+    chunks: ChunkSearch | None = None,
+    embed: Embed,
+    top_k: int = 10,
+    project: str | None = None,
+) -> ContextPackage:
+    budget = validate_budget(budget_tokens)
+    if agent not in config.agents:
+        raise InvalidInput(f"unknown agent '{agent}'; the roster has: {', '.join(config.agents)}", field="agent")
+    spec = config.task_types[task_type]
+    warnings: list[str] = []
+    dropped: list[DroppedItem] = []
+    candidates: list[ContextItem] = []
+
+    role = config.agents[agent]
+    conf = f" (confidence {confidence:.2f})" if confidence is not None else ""
+    routing = (
+        f"Task type: {spec.label}{conf}. You are `{agent}`: {role.purpose}\n"
+        f"Routed to {spec.primary}; never to {', '.join(spec.forbidden) or 'nobody'}. "
+        f"Verified by: {', '.join(spec.verify_with) or 'no one (not required)'}."
+    )
+    candidates.append(ContextItem("routing", "routing", "Routing", routing, 1.0, why="always first"))
+
+    for skill in skills.applicable(agent, task_type):
+        explicit = task_type in skill.task_types
+        candidates.append(ContextItem(
+            "skill", skill.id, f"Skill: {skill.name}", skill.body, 0.95 if explicit else 0.9,
+            why=f"applies to {agent}" + (f" and {task_type}" if explicit else ""),
+        ))
+    candidates.append(ContextItem("capabilities", "capabilities", "What the system does for you",
+                                  capabilities_text(), 0.6, why="AGENTS.md capability declarations"))
+
+    hits: list[MemoryHit] = list(recalled) if recalled is not None else []
+    if recalled is None and memory is not None:
+        try:
+            hits = memory.query(task, top_k=top_k, project=project)
+        except MemoryUnavailable as exc:
+            warnings.append(f"memories left out: {exc.message}")
+    found_chunks: list[ProjectChunk] = []
+    if chunks is not None:
+        try:
+            found_chunks = chunks(task, top_k)
+        except MemoryUnavailable as exc:
+            warnings.append(f"project chunks left out: {exc.message}")
+
+    kept_hits: list[MemoryHit] = []
+    for hit in hits:
+        if hit.superseded_by:
+            dropped.append(DroppedItem("memory", hit.id, f"superseded by {hit.superseded_by}"))
+        elif hit.trust_score < MIN_TRUST:
+            dropped.append(DroppedItem("memory", hit.id, f"trust {hit.trust_score:.2f} below {MIN_TRUST}"))
+        else:
+            kept_hits.append(hit)
+
+    texts = [task] + [h.content for h in kept_hits] + [c.content for c in found_chunks]
+    vecs = embed(texts) if len(texts) > 1 else np.zeros((1, 1), dtype=np.float32)
+    task_vec, item_vecs = vecs[0], vecs[1:]
+    relevances = (item_vecs @ task_vec).tolist() if len(texts) > 1 else []
+
+    scored: list[tuple[ContextItem, np.ndarray | None]] = []
+    for i, hit in enumerate(kept_hits):
+        rel = float(relevances[i])
+        value = rel * (0.25 + 0.75 * hit.trust_score)
+        item = ContextItem("memory", hit.id, f"Memory (trust {hit.trust_score:.2f}, relevance {rel:.2f})",
+                           hit.content, value, why="relevance × trust", trust_score=hit.trust_score, relevance=rel)
+        scored.append((item, item_vecs[i]))
+    for j, chunk in enumerate(found_chunks):
+        rel = float(relevances[len(kept_hits) + j])
+        item = ContextItem("chunk", chunk.id, f"Code: {chunk.file_path}", f"```\n{chunk.content.strip()}\n```",
+                           rel, why="relevance", relevance=rel)
+        scored.append((item, item_vecs[len(kept_hits) + j]))
+
+    candidates += [item for item, _ in scored]
+    vec_of = {id(item): vec for item, vec in scored}
+    candidates.sort(key=lambda it: it.value, reverse=True)
+
+    header = _header(agent, spec.label)
+    used = count_tokens(header)
+    chosen: list[ContextItem] = []
+    seen_hashes: dict[str, str] = {}
+    chosen_vecs: list[tuple[str, np.ndarray]] = []
+    item_cap = max(40, int(budget * MAX_ITEM_SHARE))
+    for item in candidates:
+        if item.relevance is not None and item.relevance < MIN_RELEVANCE:
+            dropped.append(DroppedItem(item.kind, item.id, f"relevance {item.relevance:.2f} below {MIN_RELEVANCE}"))
+            continue
+        digest = _norm_hash(item.text)
+        if digest in seen_hashes:
+            dropped.append(DroppedItem(item.kind, item.id, f"duplicate of {seen_hashes[digest]}"))
+            continue
+        vec = vec_of.get(id(item))
+        if vec is not None:
+            near = next((oid for oid, ov in chosen_vecs if float(ov @ vec) >= NEAR_DUPLICATE), None)
+            if near is not None:
+                dropped.append(DroppedItem(item.kind, item.id, f"near-duplicate of {near}"))
+                continue
+        if item.kind in ("memory", "chunk") and count_tokens(item.text) > item_cap:
+            item.text = truncate_to_tokens(item.text, item_cap) + "\n…(truncated)"
+            item.truncated = True
+        block = _render(item)
+        # two newlines join blocks; counting the block with them keeps the sum honest
+        cost = count_tokens("\n\n" + block)
+        if used + cost > budget:
+            dropped.append(DroppedItem(item.kind, item.id, f"does not fit: {cost} tokens, {budget - used} left"))
+            continue
+        item.tokens = cost
+        used += cost
+        chosen.append(item)
+        seen_hashes[digest] = item.id
+        if vec is not None:
+            chosen_vecs.append((item.id, vec))
+
+    markdown = "\n\n".join([header] + [_render(i) for i in chosen])
+    total = count_tokens(markdown)
+    # BPE merges across block boundaries can differ from the per-block sums; drop from the
+    # least valuable end until the exact count fits.
+    while total > budget and chosen:
+        gone = chosen.pop()
+        dropped.append(DroppedItem(gone.kind, gone.id, "does not fit after exact count"))
+        markdown = "\n\n".join([header] + [_render(i) for i in chosen])
+        total = count_tokens(markdown)
+
+    return ContextPackage(
+        task=task, agent=agent, task_type=task_type, budget_tokens=budget, tokens=total,
+        items=chosen, dropped=dropped, markdown=markdown,
+        memory_ids=[i.id for i in chosen if i.kind == "memory"], warnings=warnings,
+    )

@@ -1,0 +1,58 @@
+"""Errors the orchestrator raises; the HTTP layer maps each to one status code, the CLI to exit 2."""
+
+from __future__ import annotations
+
+
+class OrchestratorError(Exception):
+    status = 400
+    code = "bad_request"
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+    def to_json(self) -> dict:
+        body: dict = {"error": self.code, "message": self.message}
+        if self.field:
+            body["field"] = self.field
+        return body
+
+
+class InvalidInput(OrchestratorError):
+    status = 422
+    code = "invalid_input"
+
+
+class NotFound(OrchestratorError):
+    status = 404
+    code = "not_found"
+
+
+class ConfigError(OrchestratorError):
+    """A roster/routing file the user wrote is wrong; names the file and the field."""
+
+    status = 500
+    code = "config_error"
+
+
+class StepRefused(OrchestratorError):
+    """A Boomerang step asked for out of order, twice, or with what its rules forbid."""
+
+    status = 409
+    code = "step_refused"
+
+    def __init__(self, message: str, *, missing_step: str | None = None, field: str | None = None) -> None:
+        super().__init__(message, field=field)
+        self.missing_step = missing_step
+
+    def to_json(self) -> dict:
+        body = super().to_json()
+        if self.missing_step:
+            body["missing_step"] = self.missing_step
+        return body
+
+
+class MemoryUnavailable(OrchestratorError):
+    status = 503
+    code = "memory_unavailable"

@@ -1,0 +1,169 @@
+"""The orchestrator's view of memini-core: recall, remember, link, and record trust.
+
+The orchestrator depends on the seed's routes only (POST /memory/query, POST /memory/add,
+POST /memory/relationship, POST /memory/{id}/trust), through `MemoryClient`. In the same
+process as memini-core a direct implementation can be passed instead of `HttpMemoryClient`;
+`CallableMemory` adapts plain functions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+import httpx
+
+from neuralgentics.orchestrator.errors import MemoryUnavailable
+
+
+@dataclass
+class MemoryHit:
+    id: str
+    content: str
+    score: float  # relevance from the memory service, higher is better
+    trust_score: float = 0.5
+    source_type: str | None = None
+    superseded_by: str | None = None
+    tags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ProjectChunk:
+    id: str
+    file_path: str
+    content: str
+    score: float
+
+
+class MemoryClient(Protocol):
+    def query(self, text: str, *, top_k: int = 10, project: str | None = None) -> list[MemoryHit]: ...
+
+    def add(
+        self, content: str, *, source_type: str, project: str | None = None,
+        tags: list[str] | None = None, metadata: dict | None = None,
+    ) -> str:
+        """Returns the id of the stored (or already existing) memory."""
+        ...
+
+    def relate(self, source_id: str, target_id: str, relationship_type: str, confidence: float = 1.0) -> None: ...
+
+    def trust(self, memory_id: str, event: str, *, actor: str | None = None, note: str | None = None) -> None: ...
+
+
+ChunkSearch = Callable[[str, int], list[ProjectChunk]]
+
+
+def _first(item: dict, *keys: str, default: Any = None) -> Any:
+    for key in keys:
+        if key in item and item[key] is not None:
+            return item[key]
+    return default
+
+
+def hit_from_json(item: dict) -> MemoryHit:
+    """One query result; tolerant of a flat hit or one with a nested `memory` object."""
+    memory = item.get("memory") if isinstance(item.get("memory"), dict) else item
+    return MemoryHit(
+        id=str(_first(memory, "id")),
+        content=str(_first(memory, "content", default="")),
+        score=float(_first(item, "score", "similarity", "relevance", default=0.0)),
+        trust_score=float(_first(memory, "trust_score", "trust", default=0.5)),
+        source_type=_first(memory, "source_type"),
+        superseded_by=_first(memory, "superseded_by"),
+        tags=list(_first(memory, "tags", default=[])),
+    )
+
+
+class HttpMemoryClient:
+    """memini-core over HTTP JSON, with a short timeout: a slow service must not stall routing."""
+
+    def __init__(self, base_url: str, *, token: str | None = None, timeout: float = 5.0,
+                 http: httpx.Client | None = None) -> None:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.base_url = base_url.rstrip("/")
+        # `http` lets a caller hand in a ready client (e.g. Starlette's TestClient on the real app)
+        self._http = http or httpx.Client(base_url=self.base_url, headers=headers, timeout=timeout)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _post(self, path: str, body: dict, *, ok_conflict: bool = False) -> dict:
+        try:
+            resp = self._http.post(path, json=body)
+        except httpx.HTTPError as exc:
+            raise MemoryUnavailable(f"memory service at {self.base_url} unreachable: {exc}") from exc
+        if ok_conflict and resp.status_code == 409:
+            return {}
+        if resp.status_code >= 400:
+            try:
+                detail = resp.json()
+            except ValueError:
+                detail = resp.text[:200]
+            raise MemoryUnavailable(f"memory service {path} answered {resp.status_code}: {detail}")
+        return resp.json() if resp.content else {}
+
+    def query(self, text: str, *, top_k: int = 10, project: str | None = None) -> list[MemoryHit]:
+        body: dict = {"query": text, "top_k": top_k}
+        if project:
+            body["project"] = project
+        data = self._post("/memory/query", body)
+        items = data if isinstance(data, list) else _first(data, "results", "hits", "memories", default=[])
+        return [hit_from_json(item) for item in items]
+
+    def add(self, content: str, *, source_type: str, project: str | None = None,
+            tags: list[str] | None = None, metadata: dict | None = None) -> str:
+        body: dict = {"content": content, "source_type": source_type, "tags": tags or [], "metadata": metadata or {}}
+        if project:
+            body["project"] = project
+        data = self._post("/memory/add", body)
+        memory = data.get("memory") if isinstance(data.get("memory"), dict) else data
+        return str(memory["id"])
+
+    def relate(self, source_id: str, target_id: str, relationship_type: str, confidence: float = 1.0) -> None:
+        self._post(
+            "/memory/relationship",
+            {"source_id": source_id, "target_id": target_id, "relationship_type": relationship_type, "confidence": confidence},
+            ok_conflict=True,  # the link already exists: a retried step 8 is not an error
+        )
+
+    def trust(self, memory_id: str, event: str, *, actor: str | None = None, note: str | None = None) -> None:
+        body: dict = {"event": event}
+        if actor:
+            body["actor"] = actor
+        if note:
+            body["note"] = note
+        self._post(f"/memory/{memory_id}/trust", body)
+
+
+class CallableMemory:
+    """A MemoryClient made of plain functions, for an in-process memini-core.
+
+    `recall(text, top_k, project) -> list[MemoryHit | dict]`; the writers are optional, and
+    step 8 of the protocol refuses to run without `remember`.
+    """
+
+    def __init__(
+        self,
+        recall: Callable[[str, int, str | None], list],
+        remember: Callable[..., str] | None = None,
+        relate: Callable[[str, str, str, float], None] | None = None,
+        trust: Callable[..., None] | None = None,
+    ) -> None:
+        self._recall, self._remember, self._relate, self._trust = recall, remember, relate, trust
+
+    def query(self, text: str, *, top_k: int = 10, project: str | None = None) -> list[MemoryHit]:
+        return [h if isinstance(h, MemoryHit) else hit_from_json(h) for h in self._recall(text, top_k, project)]
+
+    def add(self, content: str, *, source_type: str, project: str | None = None,
+            tags: list[str] | None = None, metadata: dict | None = None) -> str:
+        if self._remember is None:
+            raise MemoryUnavailable("this memory backend cannot store memories")
+        return self._remember(content, source_type=source_type, project=project, tags=tags or [], metadata=metadata or {})
+
+    def relate(self, source_id: str, target_id: str, relationship_type: str, confidence: float = 1.0) -> None:
+        if self._relate is not None:
+            self._relate(source_id, target_id, relationship_type, confidence)
+
+    def trust(self, memory_id: str, event: str, *, actor: str | None = None, note: str | None = None) -> None:
+        if self._trust is not None:
+            self._trust(memory_id, event, actor=actor, note=note)

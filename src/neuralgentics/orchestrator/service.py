@@ -1,0 +1,365 @@
+"""The orchestrator as one object: configuration, skills, classifier, memory, task records.
+
+The CLI and the HTTP routes both call these methods; nothing else holds logic.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from neuralgentics.orchestrator import protocol
+from neuralgentics.orchestrator.agents_md import render_agents_md
+from neuralgentics.orchestrator.classify import TaskClassifier, validate_task_text
+from neuralgentics.orchestrator.config import (
+    OrchestratorConfig, PROJECT_CONFIG_DIR, ROSTER_FILE, ROUTING_FILE, layer_paths, load_config,
+)
+from neuralgentics.orchestrator.context import DEFAULT_BUDGET, ContextPackage, build_context
+from neuralgentics.orchestrator.errors import InvalidInput, MemoryUnavailable, StepRefused
+from neuralgentics.orchestrator.memory_client import ChunkSearch, MemoryClient, MemoryHit
+from neuralgentics.orchestrator.protocol import TaskRecord
+from neuralgentics.orchestrator.routing import Allowed, RouteDecision, Router, TypeRoute
+from neuralgentics.orchestrator.skills import SkillRegistry, SkillSource, builtin_skills_dir
+from neuralgentics.orchestrator.task_store import TaskStore
+
+Embed = Callable[[list[str]], np.ndarray]
+MAX_SUMMARY_CHARS = 20_000
+MAX_SESSION_CHARS = 200
+
+
+def _default_embed(texts: list[str]) -> np.ndarray:
+    from neuralgentics.memini.embeddings import get_embedder
+
+    return get_embedder().embed(texts)
+
+
+class Orchestrator:
+    def __init__(
+        self,
+        *,
+        project_dir: Path | None = None,
+        config_dir: Path | None = None,
+        memory: MemoryClient | None = None,
+        chunks: ChunkSearch | None = None,
+        store: TaskStore | None = None,
+        embed: Embed | None = None,
+        project: str | None = None,
+    ) -> None:
+        self.project_dir = project_dir
+        self.config_dir = config_dir
+        self.memory = memory
+        self.chunks = chunks
+        self.store = store
+        self.embed = embed or _default_embed
+        self.project = project
+        self._lock = threading.Lock()
+        self._config_sig: tuple | None = None
+        self._config: OrchestratorConfig | None = None
+        self._router: Router | None = None
+        self._skills: SkillRegistry | None = None
+
+    # -- configuration, reloaded when an override file changes ------------------------------
+    def _config_signature(self) -> tuple:
+        sig = []
+        for directory in layer_paths(self.project_dir, self.config_dir):
+            for name in (ROSTER_FILE, ROUTING_FILE):
+                path = directory / name
+                try:
+                    st = path.stat()
+                    sig.append((str(path), st.st_mtime_ns, st.st_size))
+                except OSError:
+                    pass
+        return tuple(sig)
+
+    def _ensure(self) -> None:
+        with self._lock:
+            sig = self._config_signature()
+            if self._config is not None and sig == self._config_sig:
+                return
+            config = load_config(self.project_dir, self.config_dir)
+            self._config, self._config_sig = config, sig
+            self._router = Router(config, TaskClassifier(config, embed=self.embed))
+            sources = []
+            if self.project_dir is not None:
+                sources.append(SkillSource("project", self.project_dir / "skills"))
+            if self.config_dir is not None:
+                sources.append(SkillSource("user", self.config_dir / "skills"))
+            sources.append(SkillSource("builtin", builtin_skills_dir()))
+            self._skills = SkillRegistry(sources, known_agents=config.agents, known_task_types=config.task_types)
+
+    @property
+    def config(self) -> OrchestratorConfig:
+        self._ensure()
+        assert self._config is not None
+        return self._config
+
+    @property
+    def router(self) -> Router:
+        self._ensure()
+        assert self._router is not None
+        return self._router
+
+    @property
+    def skills(self) -> SkillRegistry:
+        self._ensure()
+        assert self._skills is not None
+        return self._skills
+
+    # -- routing ---------------------------------------------------------------------------
+    def route(self, task: str, agent: str | None = None) -> RouteDecision:
+        text = validate_task_text(task)
+        if agent is not None and (not isinstance(agent, str) or not agent.strip()):
+            raise InvalidInput("agent must be a non-empty name", field="agent")
+        return self.router.route(text, agent.strip() if agent else None)
+
+    def select_agent(self, task: str) -> RouteDecision:
+        return self.route(task)
+
+    def is_allowed(self, task: str, agent: str) -> Allowed:
+        return self.router.is_allowed(validate_task_text(task), agent)
+
+    # -- context ---------------------------------------------------------------------------
+    def context(
+        self, task: str, agent: str, budget_tokens: int = DEFAULT_BUDGET, *,
+        task_type: str | None = None, recalled: list[MemoryHit] | None = None,
+    ) -> ContextPackage:
+        text = validate_task_text(task)
+        confidence = None
+        if task_type is None:
+            decision = self.router.decide(text)
+            task_type, confidence = decision.task_type, decision.confidence
+        elif task_type not in self.config.task_types:
+            raise InvalidInput(f"unknown task type '{task_type}'; known: {', '.join(self.config.task_types)}", field="task_type")
+        return build_context(
+            text, agent, budget_tokens, config=self.config, skills=self.skills, task_type=task_type,
+            confidence=confidence, memory=self.memory, recalled=recalled, chunks=self.chunks,
+            embed=self.embed, project=self.project,
+        )
+
+    def agents_md(self) -> str:
+        return render_agents_md(self.config, self.skills.skills())
+
+    # -- the Boomerang protocol --------------------------------------------------------------
+    def _store(self) -> TaskStore:
+        if self.store is None:
+            raise InvalidInput("no task store configured")
+        return self.store
+
+    def start_task(self, task: str, session: str) -> TaskRecord:
+        """Step 1, intake: a new task record."""
+        text = validate_task_text(task)
+        if not isinstance(session, str) or not session.strip() or len(session) > MAX_SESSION_CHARS:
+            raise InvalidInput(f"session must be a non-empty id of at most {MAX_SESSION_CHARS} characters", field="session")
+        stamp = protocol.now()
+        record = TaskRecord(id=str(uuid.uuid4()), session=session.strip(), task=text, project=self.project,
+                            created_at=stamp, updated_at=stamp)
+        protocol.record_step(record, "intake", {"chars": len(text)})
+        self._store().insert(record)
+        return record
+
+    def get_task(self, task_id: str) -> TaskRecord:
+        return self._store().get(task_id)
+
+    def step(self, task_id: str, step: str, data: dict | None = None) -> tuple[TaskRecord, dict]:
+        """Run one step of a task. Returns the updated record and the step's output."""
+        data = dict(data or {})
+        record = self._store().get(task_id)
+        protocol.check_step(record, step)
+        handler = getattr(self, f"_step_{step}")
+        out = handler(record, data)
+        self._store().save(record)
+        return record, out
+
+    def _step_intake(self, record: TaskRecord, data: dict) -> dict:  # pragma: no cover - never reachable
+        raise StepRefused("intake happens when the task is created")
+
+    def _step_recall(self, record: TaskRecord, data: dict) -> dict:
+        top_k = data.get("top_k", 10)
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= 100:
+            raise InvalidInput("top_k must be an integer from 1 to 100", field="top_k")
+        hits: list[MemoryHit] = []
+        entry: dict = {"memory_available": self.memory is not None}
+        if self.memory is not None:
+            try:
+                hits = self.memory.query(record.task, top_k=top_k, project=record.project)
+            except MemoryUnavailable as exc:
+                # Recall degrades: the task goes on without memories, and the record says so.
+                entry = {"memory_available": False, "warning": exc.message}
+        entry["memories"] = [
+            {"id": h.id, "content": h.content, "score": h.score, "trust_score": h.trust_score,
+             "source_type": h.source_type, "superseded_by": h.superseded_by, "tags": h.tags}
+            for h in hits
+        ]
+        protocol.record_step(record, "recall", entry)
+        return {"memories": entry["memories"], "warning": entry.get("warning")}
+
+    def _step_classify(self, record: TaskRecord, data: dict) -> dict:
+        override = data.get("task_type")
+        if override is not None:
+            if override not in self.config.task_types:
+                raise InvalidInput(f"unknown task type '{override}'; known: {', '.join(self.config.task_types)}", field="task_type")
+            entry = {"task_type": override, "confidence": 1.0, "ambiguous": False, "reasons": ["set by the caller"]}
+        else:
+            c = self.router.classifier.classify(record.task)
+            entry = {"task_type": c.task_type, "confidence": c.confidence, "ambiguous": c.ambiguous,
+                     "candidates": c.top_types, "reasons": c.reasons}
+        record.task_type = entry["task_type"]
+        protocol.record_step(record, "classify", entry)
+        return entry
+
+    def _decision(self, record: TaskRecord) -> RouteDecision:
+        classified = record.last("classify")
+        assert classified is not None and record.task_type is not None
+        decision = self.router.decide(record.task)
+        if decision.task_type != record.task_type or classified.data.get("reasons") == ["set by the caller"]:
+            # the classification on record wins (it may have been set by the caller)
+            spec = self.config.task_types[record.task_type]
+            route = TypeRoute(spec.id, spec.label, 1.0, spec.primary, list(spec.forbidden), list(spec.verify_with))
+            decision.task_type, decision.label, decision.primary_agent = spec.id, spec.label, spec.primary
+            decision.forbidden_agents, decision.verify_with, decision.candidates = route.forbidden, route.verify_with, [route]
+            decision.ambiguous = False
+        return decision
+
+    def _require_allowed(self, record: TaskRecord, agent: object) -> str:
+        if not isinstance(agent, str) or not agent.strip():
+            raise InvalidInput("agent must be a non-empty name", field="agent")
+        verdict = self.router.check(self._decision(record), agent)
+        if not verdict.allowed:
+            raise StepRefused(f"agent '{agent}' refused: {verdict.reason}", field="agent")
+        return agent
+
+    def _step_route(self, record: TaskRecord, data: dict) -> dict:
+        decision = self._decision(record)
+        agent = self._require_allowed(record, data.get("agent") or decision.primary_agent)
+        entry = {"task_type": decision.task_type, "primary_agent": decision.primary_agent, "agent": agent,
+                 "forbidden_agents": decision.forbidden_agents, "verify_with": decision.verify_with}
+        record.agent = agent
+        protocol.record_step(record, "route", entry)
+        return entry
+
+    def _step_context(self, record: TaskRecord, data: dict) -> dict:
+        budget = data.get("budget_tokens", DEFAULT_BUDGET)
+        recall = record.last("recall")
+        recalled = [MemoryHit(**m) for m in recall.data.get("memories", [])] if recall else []
+        assert record.agent is not None and record.task_type is not None
+        package = self.context(record.task, record.agent, budget, task_type=record.task_type, recalled=recalled)
+        record.context_memory_ids = package.memory_ids
+        protocol.record_step(record, "context", {
+            "agent": record.agent, "budget_tokens": package.budget_tokens, "tokens": package.tokens,
+            "memory_ids": package.memory_ids, "items": [f"{i.kind}:{i.id}" for i in package.items],
+            "warnings": package.warnings,
+        })
+        return package.to_json()
+
+    def _step_delegate(self, record: TaskRecord, data: dict) -> dict:
+        agent = self._require_allowed(record, data.get("agent") or record.agent)
+        record.agent = agent
+        attempt = 1 + sum(1 for s in record.steps if s.step == "delegate")
+        entry = {"agent": agent, "attempt": attempt}
+        protocol.record_step(record, "delegate", entry)
+        return entry
+
+    def _step_verify(self, record: TaskRecord, data: dict) -> dict:
+        assert record.task_type is not None
+        verifiers = self.config.task_types[record.task_type].verify_with
+        verified_by = data.get("verified_by")
+        passed = data.get("passed")
+        if passed is not None and not isinstance(passed, bool):
+            raise InvalidInput("passed must be true or false", field="passed")
+        if verifiers:
+            if verified_by not in verifiers:
+                raise StepRefused(
+                    f"step 7 'verify' refused: {record.task_type} tasks are verified by "
+                    f"{' or '.join(verifiers)}; give verified_by as one of them", field="verified_by")
+            if passed is None:
+                raise InvalidInput("passed (true or false) is required: what did the verifier find?", field="passed")
+        elif verified_by is not None and verified_by not in self.config.agents:
+            raise InvalidInput(f"unknown agent '{verified_by}'", field="verified_by")
+        notes = data.get("notes")
+        if notes is not None and (not isinstance(notes, str) or len(notes) > MAX_SUMMARY_CHARS):
+            raise InvalidInput(f"notes must be text of at most {MAX_SUMMARY_CHARS} characters", field="notes")
+        entry = {"verified_by": verified_by, "passed": True if passed is None else passed, "notes": notes,
+                 "required": bool(verifiers)}
+        if not verifiers:
+            entry["notes"] = notes or f"verification not required for {record.task_type}"
+        protocol.record_step(record, "verify", entry)
+        return entry
+
+    def _step_return(self, record: TaskRecord, data: dict) -> dict:
+        summary = data.get("summary")
+        if not isinstance(summary, str) or not summary.strip():
+            raise InvalidInput("summary (the result to remember) is required", field="summary")
+        if len(summary) > MAX_SUMMARY_CHARS:
+            raise InvalidInput(f"summary is {len(summary)} characters; the limit is {MAX_SUMMARY_CHARS}", field="summary")
+        verification = record.last("verify")
+        failed = bool(verification and not verification.data.get("passed", True))
+        outcome = data.get("outcome", "failed" if failed else "succeeded")
+        if outcome not in ("succeeded", "failed"):
+            raise InvalidInput("outcome must be 'succeeded' or 'failed'", field="outcome")
+        if failed and outcome != "failed":
+            raise StepRefused("step 8 'return' refused: verification failed; delegate again or return with outcome 'failed'",
+                              missing_step="delegate", field="outcome")
+        if self.memory is None:
+            raise MemoryUnavailable("no memory service configured: the result cannot be remembered")
+        content = f"Task ({record.task_type}, {outcome}, by {record.agent}): {record.task}\nResult: {summary.strip()}"
+        metadata = {"task_id": record.id, "session": record.session, "agent": record.agent,
+                    "task_type": record.task_type, "outcome": outcome,
+                    "verified_by": verification.data.get("verified_by") if verification else None}
+        memory_id = self.memory.add(content, source_type="task_result", project=record.project,
+                                    tags=["task_result", record.task_type or "", record.agent or ""], metadata=metadata)
+        for used in record.context_memory_ids:
+            if used == memory_id:
+                continue
+            self.memory.relate(memory_id, used, "DERIVED_FROM", 1.0)
+            self.memory.trust(used, "agent_used", actor=record.agent, note=f"used by task {record.id}")
+        record.result_summary = summary.strip()
+        record.result_memory_id = memory_id
+        record.status = "done"
+        protocol.record_step(record, "return", {"memory_id": memory_id, "outcome": outcome,
+                                                "derived_from": list(record.context_memory_ids)})
+        return {"memory_id": memory_id, "outcome": outcome, "derived_from": list(record.context_memory_ids)}
+
+
+_default: Orchestrator | None = None
+_default_lock = threading.Lock()
+
+
+def default_orchestrator() -> Orchestrator:
+    """The orchestrator for this process: current directory as project, settings for the rest."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            from neuralgentics.config import get_settings
+            from neuralgentics.orchestrator.memory_client import HttpMemoryClient
+
+            settings = get_settings()
+            _default = Orchestrator(
+                project_dir=Path.cwd(),
+                config_dir=settings.config_dir,
+                memory=HttpMemoryClient(settings.url, token=settings.token),
+                store=TaskStore(settings.home / "orchestrator.db"),
+            )
+        return _default
+
+
+def reset_default_orchestrator() -> None:
+    global _default
+    with _default_lock:
+        if _default is not None and _default.store is not None:
+            _default.store.close()
+        _default = None
+
+
+def select_agent(task: str) -> RouteDecision:
+    return default_orchestrator().select_agent(task)
+
+
+def is_allowed(task: str, agent: str) -> Allowed:
+    return default_orchestrator().is_allowed(task, agent)
+
+
+__all__ = ["Orchestrator", "default_orchestrator", "select_agent", "is_allowed", "PROJECT_CONFIG_DIR"]
