@@ -1,0 +1,169 @@
+"""Intent matching quality and latency: hybrid vs BM25 alone vs embeddings alone, in one run.
+
+    .venv/bin/python bench/intent.py [--json] [--sweep] [--latency-tools 500] [--show-misses]
+
+Catalog: the real servers' tools/list (tests/broker_catalog/data/real_servers.json, from
+``bench/catalog.py --snapshot``) plus tool lists written for common services
+(tests/broker_catalog/data/services.txt). Intents: tests/broker_catalog/data/intents.tsv.
+Reports top-1/top-3/top-5 accuracy per mode, the confidence calibration (how often a
+confident answer is right, how often the matcher is confident), and per-intent latency p50/p90
+on a catalog of at least ``--latency-tools`` tools after warm-up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "tests" / "broker_catalog"))
+
+import evalset  # noqa: E402
+from mcp.types import Tool  # noqa: E402
+
+from neuralgentics.broker.intent import IntentMatcher  # noqa: E402
+from neuralgentics.broker.intent.embedcache import EmbeddingCache  # noqa: E402
+
+MODES = ("bm25", "embedding", "hybrid")
+
+
+def evaluate(matcher: IntentMatcher, intents, mode: str, misses: list | None = None) -> dict:
+    hits = {1: 0, 3: 0, 5: 0}
+    confident = confident_right = 0
+    for intent, server, tool in intents:
+        result = matcher.match(intent, top_k=5, mode=mode)
+        ranked = [(c.server, c.tool) for c in result.candidates]
+        for k in hits:
+            hits[k] += (server, tool) in ranked[:k]
+        if result.confident:
+            confident += 1
+            confident_right += ranked[:1] == [(server, tool)]
+        if misses is not None and ranked[:1] != [(server, tool)]:
+            misses.append((mode, intent, f"{server}/{tool}", ranked[:3], round(result.confidence, 2)))
+    n = len(intents)
+    return {
+        "top1": round(hits[1] / n, 4),
+        "top3": round(hits[3] / n, 4),
+        "top5": round(hits[5] / n, 4),
+        "confident_share": round(confident / n, 4),
+        "confident_precision": round(confident_right / confident, 4) if confident else None,
+    }
+
+
+def scaled_catalog(tools, summaries, at_least: int):
+    """Copies of the catalog under other server names until it holds ``at_least`` tools."""
+    out, sums, copy = dict(tools), dict(summaries), 1
+    while sum(len(v) for v in out.values()) < at_least:
+        copy += 1
+        for server, listed in tools.items():
+            name = f"{server}-{copy}"
+            out[name] = [
+                Tool(name=t.name, description=t.description, input_schema=t.input_schema) for t in listed
+            ]
+            if server in summaries:
+                sums[name] = summaries[server]
+    return out, sums
+
+
+def latency(tools, summaries, intents, at_least: int) -> dict:
+    big, big_sums = scaled_catalog(tools, summaries, at_least)
+    matcher = IntentMatcher(big, big_sums, cache=EmbeddingCache())
+    t0 = time.perf_counter()
+    matcher.warm()
+    warm_s = time.perf_counter() - t0
+    # Distinct intents (no query-vector cache hits): the model runs for every one.
+    samples = []
+    for i, (intent, _, _) in enumerate(intents):
+        t = time.perf_counter()
+        matcher.match(f"{intent} ({i})", top_k=5)
+        samples.append((time.perf_counter() - t) * 1000)
+    lex_samples = []
+    for intent, _, _ in intents:
+        t = time.perf_counter()
+        matcher.match(intent, top_k=5, mode="bm25")
+        lex_samples.append((time.perf_counter() - t) * 1000)
+    embed_samples = []
+    for i, (intent, _, _) in enumerate(intents[:60]):
+        t = time.perf_counter()
+        matcher.embedder.embed([f"{intent} [{i}]"])
+        embed_samples.append((time.perf_counter() - t) * 1000)
+
+    def pct(xs, q):
+        xs = sorted(xs)
+        return round(xs[min(len(xs) - 1, int(q * len(xs)))], 2)
+
+    return {
+        "tools": matcher.tool_count,
+        "warm_seconds": round(warm_s, 1),
+        "hybrid_p50_ms": round(statistics.median(samples), 2),
+        "hybrid_p90_ms": pct(samples, 0.9),
+        "bm25_only_p50_ms": round(statistics.median(lex_samples), 2),
+        "query_embedding_p50_ms": round(statistics.median(embed_samples), 2),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--sweep", action="store_true", help="also sweep the semantic weight")
+    ap.add_argument("--latency-tools", type=int, default=500)
+    ap.add_argument("--no-latency", action="store_true")
+    ap.add_argument("--show-misses", action="store_true")
+    args = ap.parse_args()
+
+    tools, summaries = evalset.catalog()
+    intents = evalset.intents()
+    cache = EmbeddingCache()
+    matcher = IntentMatcher(tools, summaries, cache=cache)
+    matcher.warm()
+    misses: list = []
+    report = {
+        "tools": matcher.tool_count,
+        "servers": len(tools),
+        "intents": len(intents),
+        "modes": {m: evaluate(matcher, intents, m, misses if args.show_misses else None) for m in MODES},
+    }
+    if args.sweep:
+        sweep = {}
+        for w in (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0):
+            m = IntentMatcher(tools, summaries, cache=cache, semantic_weight=w)
+            sweep[str(w)] = evaluate(m, intents, "hybrid")
+        report["semantic_weight_sweep"] = sweep
+    if not args.no_latency:
+        report["latency"] = latency(tools, summaries, intents, args.latency_tools)
+
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print(f"catalog: {report['tools']} tools on {report['servers']} servers; {report['intents']} intents")
+        print(f"{'mode':<11}{'top-1':>7}{'top-3':>7}{'top-5':>7}{'confident':>11}{'precision':>11}")
+        for m, r in report["modes"].items():
+            prec = f"{r['confident_precision']:.3f}" if r["confident_precision"] is not None else "-"
+            print(f"{m:<11}{r['top1']:>7.3f}{r['top3']:>7.3f}{r['top5']:>7.3f}{r['confident_share']:>11.3f}{prec:>11}")
+        h, b, e = (report["modes"][m] for m in ("hybrid", "bm25", "embedding"))
+        print(
+            f"hybrid/bm25 top-1 ratio {h['top1'] / b['top1']:.3f}, hybrid/embedding top-1 ratio "
+            f"{h['top1'] / e['top1']:.3f}"
+        )
+        if args.sweep:
+            print("semantic weight sweep (hybrid top-1 / top-3 / top-5):")
+            for w, r in report["semantic_weight_sweep"].items():
+                print(f"  w={w:<4} {r['top1']:.3f} {r['top3']:.3f} {r['top5']:.3f}")
+        if "latency" in report:
+            lat = report["latency"]
+            print(
+                f"latency on {lat['tools']} tools after warm-up ({lat['warm_seconds']} s): hybrid p50 "
+                f"{lat['hybrid_p50_ms']} ms, p90 {lat['hybrid_p90_ms']} ms; BM25 alone p50 "
+                f"{lat['bm25_only_p50_ms']} ms; of which query embedding p50 {lat['query_embedding_p50_ms']} ms"
+            )
+        for miss in misses:
+            print("MISS", *miss, sep=" | ")
+
+
+if __name__ == "__main__":
+    main()

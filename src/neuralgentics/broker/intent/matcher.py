@@ -1,0 +1,381 @@
+"""Natural-language intent -> ranked (server, tool) among what a role may call, plus skills.
+
+Two views of every tool, fused:
+
+- lexical: BM25 over the tool's name (split), description, parameters, server name and
+  summary (see :mod:`documents` for the field weights), which finds identifiers and rare words;
+- semantic: cosine between MiniLM embeddings of the intent and of the tool text, which finds
+  meaning when the words differ ("what changed since my last commit" -> git_diff_unstaged).
+
+Each is scaled to [0, 1] by its best candidate and they are added with weights; a tool named
+exactly in the intent (``git_status``, ``github_create_issue``, ``github/create_issue``) goes
+to the top, and naming a server favours its tools. The confidence is how much the winner
+stands out from the runners-up (a softmax over the fused scores) times how related the intent
+is to it at all; below the threshold a caller must ask the agent to choose.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+import bm25s
+import numpy as np
+from mcp.types import Tool
+
+from neuralgentics.broker.intent.actions import intent_action, tool_action
+from neuralgentics.broker.intent.documents import Document, skill_document, tool_document
+from neuralgentics.broker.intent.embedcache import Embedder, EmbeddingCache
+from neuralgentics.broker.intent.text import analyze, identifiers, words
+from neuralgentics.broker.skillcatalog.records import SkillRecord, skill_records
+
+Mode = Literal["hybrid", "bm25", "embedding"]
+Allowed = Callable[[str, str], bool]
+
+DEFAULT_TOP_K = 5
+DEFAULT_THRESHOLD = 0.5
+# Weight of the semantic view in the fused score (lexical gets the rest). Chosen on the bench
+# (bench/intent.py prints the sweep); the two views are close to complementary there.
+SEMANTIC_WEIGHT = 0.6
+# A tool named exactly in the intent wins over anything similar.
+EXACT_NAME_BOOST = 1.0
+# Naming the server ("on slack", "in github") favours its tools without overriding meaning.
+SERVER_MENTION_BOOST = 0.15
+# Softmax temperature over fused scores for the confidence; and the cosine below which an
+# intent is taken as unrelated to the best tool whatever the ranking says.
+CONFIDENCE_TEMPERATURE = 0.07
+UNRELATED_COSINE = 0.15
+RELATED_COSINE = 0.45
+SKILL_MIN_SCORE = 0.35
+# The intent's kind of action (read/create/update/delete) agreeing with the tool's favours it;
+# a question routed to a tool that changes things is held back.
+ACTION_MATCH_BOOST = 0.1
+READ_MISMATCH_PENALTY = 0.1
+QUERY_CACHE_SIZE = 1024
+
+
+@dataclass(frozen=True)
+class ToolMatch:
+    server: str
+    tool: str
+    score: float
+    lexical: float
+    semantic: float
+    why: str
+
+
+@dataclass(frozen=True)
+class SkillMatch:
+    id: str
+    name: str
+    score: float
+    why: str
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    intent: str
+    candidates: list[ToolMatch]
+    skills: list[SkillMatch]
+    confidence: float
+    threshold: float
+    mode: str = "hybrid"
+    considered: int = 0
+
+    @property
+    def confident(self) -> bool:
+        return bool(self.candidates) and self.confidence >= self.threshold
+
+    @property
+    def best(self) -> ToolMatch | None:
+        return self.candidates[0] if self.candidates else None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["confident"] = self.confident
+        data["confidence"] = round(self.confidence, 4)
+        for c in data["candidates"]:
+            for k in ("score", "lexical", "semantic"):
+                c[k] = round(c[k], 4)
+        for s in data["skills"]:
+            s["score"] = round(s["score"], 4)
+        return data
+
+
+@dataclass
+class _Index:
+    """BM25 and vectors over a fixed list of documents; vectors computed on first use."""
+
+    docs: list[Document]
+    bm25: bm25s.BM25 | None = None
+    vectors: np.ndarray | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        if self.docs:
+            self.bm25 = bm25s.BM25(k1=1.2, b=0.75)
+            self.bm25.index([list(d.terms) or ["\0"] for d in self.docs], show_progress=False)
+
+    def lexical(self, terms: list[str]) -> np.ndarray:
+        if self.bm25 is None or not terms:
+            return np.zeros(len(self.docs), dtype=np.float32)
+        return np.asarray(self.bm25.get_scores(terms), dtype=np.float32)
+
+    def ensure_vectors(self, embedder: Embedder, cache: EmbeddingCache) -> np.ndarray:
+        with self.lock:
+            if self.vectors is None:
+                self.vectors = cache.embed([d.embed_text for d in self.docs], embedder)
+            return self.vectors
+
+
+def _scaled(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Scale to [0, 1] by the best allowed candidate (zero stays zero: no evidence is none)."""
+    top = float(x[mask].max()) if mask.any() else 0.0
+    if top <= 0:
+        return np.zeros_like(x)
+    return np.clip(x / top, 0.0, None)
+
+
+class IntentMatcher:
+    """Build once per catalog (cheap: embeddings are cached by text), query many times."""
+
+    def __init__(
+        self,
+        tools_by_server: Mapping[str, Sequence[Tool] | None],
+        summaries: Mapping[str, str] | None = None,
+        skills: Sequence[Any] = (),
+        *,
+        embedder: Embedder | None = None,
+        cache: EmbeddingCache | None = None,
+        threshold: float = DEFAULT_THRESHOLD,
+        semantic_weight: float = SEMANTIC_WEIGHT,
+    ) -> None:
+        if not 0.0 <= semantic_weight <= 1.0:
+            raise ValueError(f"semantic_weight must be within [0, 1] (got {semantic_weight})")
+        summaries = summaries or {}
+        self.threshold = threshold
+        self.semantic_weight = semantic_weight
+        self._embedder = embedder
+        self._cache = cache if cache is not None else default_cache()
+        docs = [
+            tool_document(server, tool, summaries.get(server, ""))
+            for server in sorted(tools_by_server)
+            for tool in tools_by_server[server] or []
+        ]
+        self._tools = _Index(docs)
+        self._keys: list[tuple[str, str]] = [d.key for d in docs]
+        self._servers = np.array([k[0] for k in self._keys], dtype=object)
+        self._actions = np.array(
+            [tool_action(t) or "" for server in sorted(tools_by_server) for t in tools_by_server[server] or []],
+            dtype=object,
+        )
+        self._server_terms = {s: frozenset(analyze(s)) | {s.lower()} for s in tools_by_server}
+        # Exact names: raw tool name, and the OpenCode/MCP spellings server_tool, server/tool,
+        # server.tool, server__tool; mapped to the document index.
+        self._exact: dict[str, list[int]] = {}
+        for i, (server, tool) in enumerate(self._keys):
+            for spelling in {tool, f"{server}_{tool}", f"{server}/{tool}", f"{server}.{tool}", f"{server}__{tool}"}:
+                self._exact.setdefault(spelling.lower(), []).append(i)
+        self._skills_list = skill_records(skills)
+        self._skills = _Index([skill_document(s) for s in self._skills_list])
+        self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._qlock = threading.Lock()
+
+    @property
+    def tool_count(self) -> int:
+        return len(self._keys)
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            from neuralgentics.memini.embeddings import get_embedder
+
+            self._embedder = get_embedder()
+        return self._embedder
+
+    def warm(self) -> None:
+        """Embed every tool and skill now (model load included) instead of on the first query."""
+        self._tools.ensure_vectors(self.embedder, self._cache)
+        self._skills.ensure_vectors(self.embedder, self._cache)
+        self._query_vector("warm up")
+
+    def _query_vector(self, intent: str) -> np.ndarray:
+        with self._qlock:
+            vec = self._query_vectors.get(intent)
+            if vec is not None:
+                self._query_vectors.move_to_end(intent)
+                return vec
+        vec = np.asarray(self.embedder.embed([intent])[0], dtype=np.float32)
+        with self._qlock:
+            self._query_vectors[intent] = vec
+            while len(self._query_vectors) > QUERY_CACHE_SIZE:
+                self._query_vectors.popitem(last=False)
+        return vec
+
+    def _exact_hits(self, intent: str) -> set[int]:
+        hits: set[int] = set()
+        for ident in identifiers(intent):
+            for i in self._exact.get(ident, ()):
+                tool = self._keys[i][1]
+                # A one-word name that is also plain English ("fetch", "search") is not a
+                # name-drop; only identifiers with parts, or the server-qualified form, are.
+                if ident != tool.lower() or len(words(tool)) > 1:
+                    hits.add(i)
+        return hits
+
+    def match(
+        self,
+        intent: str,
+        *,
+        allowed: Allowed | None = None,
+        top_k: int = DEFAULT_TOP_K,
+        mode: Mode = "hybrid",
+    ) -> MatchResult:
+        """Ranked tools (and skills) for ``intent`` among those ``allowed(server, tool)`` permits."""
+        intent = " ".join(str(intent).split())
+        if not intent:
+            raise ValueError("intent must be a non-empty sentence")
+        if top_k < 1:
+            raise ValueError(f"top_k must be at least 1 (got {top_k})")
+        if mode not in ("hybrid", "bm25", "embedding"):
+            raise ValueError(f"mode must be hybrid, bm25 or embedding (got {mode!r})")
+        n = len(self._keys)
+        mask = np.ones(n, dtype=bool)
+        if allowed is not None:
+            mask = np.fromiter((allowed(s, t) for s, t in self._keys), dtype=bool, count=n)
+        terms = analyze(intent)
+        qvec = self._query_vector(intent) if mode != "bm25" and (mask.any() or self._skills.docs) else None
+
+        candidates: list[ToolMatch] = []
+        confidence = 0.0
+        if mask.any():
+            lex = self._tools.lexical(terms)
+            sem = (
+                self._tools.ensure_vectors(self.embedder, self._cache) @ qvec
+                if qvec is not None
+                else np.zeros(n, dtype=np.float32)
+            )
+            lex_s, sem_s = _scaled(lex, mask), _scaled(sem, mask)
+            if mode == "bm25":
+                fused = lex_s.copy()
+            elif mode == "embedding":
+                fused = sem.astype(np.float32).copy()
+            else:
+                w = self.semantic_weight
+                fused = w * sem_s + (1.0 - w) * lex_s
+            exact = self._exact_hits(intent) if mode == "hybrid" else set()
+            mentioned = {s for s, st in self._server_terms.items() if st & set(terms) or s.lower() in intent.lower().split()}
+            if mode == "hybrid":
+                for i in exact:
+                    fused[i] += EXACT_NAME_BOOST
+                if mentioned:
+                    fused += SERVER_MENTION_BOOST * np.isin(self._servers, list(mentioned))
+                action = intent_action(intent)
+                if action is not None and n:
+                    fused += ACTION_MATCH_BOOST * (self._actions == action)
+                    if action == "read":
+                        fused -= READ_MISMATCH_PENALTY * np.isin(self._actions, ["create", "update", "delete"])
+            fused = np.where(mask, fused, -np.inf)
+            k = min(top_k, int(mask.sum()))
+            order = np.argpartition(-fused, k - 1)[:k] if k < n else np.arange(n)
+            order = order[np.argsort(-fused[order], kind="stable")][:k]
+            for i in order:
+                server, tool = self._keys[i]
+                candidates.append(
+                    ToolMatch(
+                        server=server,
+                        tool=tool,
+                        score=float(fused[i]),
+                        lexical=float(lex[i]),
+                        semantic=float(sem[i]),
+                        why=self._why(i, terms, lex_s[i], sem[i], i in exact, server in mentioned),
+                    )
+                )
+            confidence = self._confidence(fused[np.isfinite(fused)], candidates, bool(exact & set(order.tolist())), mode)
+        skills = self._match_skills(terms, qvec, mode)
+        return MatchResult(
+            intent=intent,
+            candidates=candidates,
+            skills=skills,
+            confidence=confidence,
+            threshold=self.threshold,
+            mode=mode,
+            considered=int(mask.sum()),
+        )
+
+    def _confidence(self, fused: np.ndarray, candidates: list[ToolMatch], exact: bool, mode: str) -> float:
+        if not candidates:
+            return 0.0
+        if exact and candidates[0].score >= EXACT_NAME_BOOST:
+            return 1.0
+        # How much the winner stands out from the field.
+        top = np.sort(fused)[::-1][:10]
+        z = np.exp((top - top[0]) / CONFIDENCE_TEMPERATURE)
+        margin = float(z[0] / z.sum())
+        if mode == "bm25":
+            return margin if candidates[0].lexical > 0 else 0.0
+        # How related the intent is to the winner at all, from the cosine.
+        cos = candidates[0].semantic
+        related = min(1.0, max(0.0, (cos - UNRELATED_COSINE) / (RELATED_COSINE - UNRELATED_COSINE)))
+        return margin * related
+
+    def _why(self, i: int, terms: list[str], lex: float, cos: float, exact: bool, mentioned: bool) -> str:
+        reasons: list[str] = []
+        if exact:
+            reasons.append(f"names the tool {self._keys[i][1]}")
+        shared = sorted(set(terms) & set(self._tools.docs[i].terms))
+        if shared:
+            reasons.append("words: " + ", ".join(shared[:6]))
+        if mentioned:
+            reasons.append(f"mentions server {self._keys[i][0]}")
+        reasons.append(f"meaning {cos:.2f}")
+        return "; ".join(reasons)
+
+    def _match_skills(self, terms: list[str], qvec: np.ndarray | None, mode: str) -> list[SkillMatch]:
+        docs = self._skills.docs
+        if not docs:
+            return []
+        mask = np.ones(len(docs), dtype=bool)
+        lex = _scaled(self._skills.lexical(terms), mask)
+        if qvec is not None:
+            sem = self._skills.ensure_vectors(self.embedder, self._cache) @ qvec
+        else:
+            sem = np.zeros(len(docs), dtype=np.float32)
+        # Absolute cosine (not rescaled): a skill must be about the intent, not merely the
+        # closest of a handful.
+        score = sem if mode == "embedding" else (lex * 0.5 if mode == "bm25" else 0.5 * sem + 0.5 * lex * np.clip(sem * 2, 0, 1))
+        out = []
+        for i in np.argsort(-score)[:3]:
+            if score[i] < SKILL_MIN_SCORE:
+                break
+            rec = self._skills_list[i]
+            out.append(SkillMatch(id=rec.id, name=rec.name, score=float(score[i]), why=f"meaning {sem[i]:.2f}"))
+        return out
+
+
+_default_cache: EmbeddingCache | None = None
+_default_lock = threading.Lock()
+
+
+def default_cache() -> EmbeddingCache:
+    """The process-wide cache, persisted under ``<NEURALGENTICS_HOME>/broker/``."""
+    global _default_cache
+    with _default_lock:
+        if _default_cache is None:
+            from neuralgentics.config import get_settings
+
+            _default_cache = EmbeddingCache(get_settings().home / "broker" / "embeddings.npz")
+        return _default_cache
+
+
+def reset_default_cache() -> None:
+    """Forget the process-wide cache (tests switch NEURALGENTICS_HOME between cases)."""
+    global _default_cache
+    with _default_lock:
+        _default_cache = None
+
+
+__all__ = ["IntentMatcher", "MatchResult", "SkillMatch", "ToolMatch"]

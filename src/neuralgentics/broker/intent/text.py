@@ -1,0 +1,148 @@
+"""Text analysis shared by tool documents and intents: the same words on both sides.
+
+Identifiers are split (snake, camel, kebab), words are lower-cased and Snowball-stemmed, filler
+is dropped, and a small table folds the abbreviations developers type (repo, dir, k8s, PR) into
+the words tool descriptions use. The table is general developer vocabulary, not tuned to any
+catalog; meaning beyond it is the embeddings' job.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import Stemmer
+
+from neuralgentics.broker.catalog.names import split_identifier
+
+# Identifier-ish runs: words, snake/kebab/dotted names, camelCase.
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[_\-.][A-Za-z0-9]+)*")
+
+STOPWORDS = frozenset(
+    """a an the and or but of to in on at by for with from into onto as is are was were be been
+    being am do does did doing have has had having it its it's this that these those there here
+    i me my mine we us our you your he she they them their what which who whom whose when where
+    why how can could would should will shall may might must please want wanted need needs
+    needed like just also so then than too very some any all each every either neither both
+    let lets let's i'd i'm i've gonna wanna kindly quickly thing things something stuff via
+    using use via tool tools way able help hey ok okay""".split()
+)
+
+# Folded on both sides (documents and intents), after splitting, before stemming.
+_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "repo": ("repository",),
+    "repos": ("repository",),
+    "dir": ("directory",),
+    "dirs": ("directory",),
+    "folder": ("directory",),
+    "folders": ("directory",),
+    "k8s": ("kubernetes",),
+    "kube": ("kubernetes",),
+    "db": ("database",),
+    "dbs": ("database",),
+    "pr": ("pull", "request"),
+    "prs": ("pull", "request"),
+    "mr": ("merge", "request"),
+    "msg": ("message",),
+    "msgs": ("message",),
+    "dm": ("direct", "message"),
+    "env": ("environment",),
+    "config": ("configuration",),
+    "cfg": ("configuration",),
+    "img": ("image",),
+    "pic": ("image",),
+    "picture": ("image",),
+    "photo": ("image",),
+    "screenshot": ("screenshot", "image"),
+    "tz": ("timezone",),
+    "url": ("url", "link"),
+    "urls": ("url", "link"),
+    "webpage": ("web", "page"),
+    "website": ("web", "site"),
+    "info": ("information",),
+    "stats": ("statistics",),
+    "auth": ("authentication",),
+    "creds": ("credentials",),
+    "deps": ("dependencies",),
+    "ci": ("continuous", "integration"),
+    "rm": ("delete",),
+    "mkdir": ("create", "directory"),
+    "ls": ("list",),
+    "cd": ("change", "directory"),
+    "cwd": ("current", "directory"),
+    "cat": ("read",),
+    "grep": ("search",),
+    "vm": ("virtual", "machine"),
+    "vms": ("virtual", "machine"),
+    "ns": ("namespace",),
+    "svc": ("service",),
+    "js": ("javascript",),
+    "ts": ("typescript",),
+    "py": ("python",),
+    "sql": ("sql", "query"),
+    "todo": ("task",),
+    "todos": ("task",),
+}
+
+# Verb families whose members tool descriptions and developers use interchangeably.
+_VERBS: dict[str, str] = {
+    "remove": "delete",
+    "erase": "delete",
+    "destroy": "delete",
+    "drop": "delete",
+    "wipe": "delete",
+    "purge": "delete",
+    "display": "show",
+    "view": "show",
+    "print": "show",
+    "look": "show",
+    "retrieve": "get",
+    "obtain": "get",
+    "grab": "get",
+    "modify": "update",
+    "change": "update",
+    "edit": "update",
+    "alter": "update",
+    "make": "create",
+    "generate": "create",
+    "spin": "create",
+    "launch": "start",
+    "boot": "start",
+    "kill": "stop",
+    "halt": "stop",
+    "terminate": "stop",
+    "find": "search",
+    "lookup": "search",
+    "locate": "search",
+}
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Stemmer.Stemmer:
+    return Stemmer.Stemmer("english")
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words of ``text`` with identifiers split into their parts."""
+    out: list[str] = []
+    for raw in _TOKEN.findall(text):
+        parts = split_identifier(raw)
+        out.extend(parts if parts else [raw.lower()])
+    return out
+
+
+def analyze(text: str) -> list[str]:
+    """Index terms: split, filler dropped, abbreviations folded, verbs unified, stemmed."""
+    terms: list[str] = []
+    for word in words(text):
+        if word in STOPWORDS:
+            continue
+        for w in _SYNONYMS.get(word, (word,)):
+            w = _VERBS.get(w, w)
+            terms.append(w)
+    return _stemmer().stemWords(terms) if terms else []
+
+
+def identifiers(text: str) -> set[str]:
+    """Identifier-looking runs of ``text`` as written, lower-cased (for exact tool-name hits)."""
+    return {m.lower() for m in _TOKEN.findall(text)}

@@ -1,0 +1,216 @@
+"""The intent matcher as the broker's fronts use it: ``find_tool``, ``mcp_router_call`` with an
+``intent``, and POST /match all go through these functions.
+
+They take the broker duck-typed (``await broker.tools_by_server(role)``,
+``broker.summaries(role)``, ``broker.may_call(role, server, tool)``) so this module does not
+reach into the broker's internals, and a matcher is rebuilt only when the role's tools change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from mcp.types import Tool
+
+from neuralgentics.broker.intent.matcher import (
+    DEFAULT_THRESHOLD,
+    DEFAULT_TOP_K,
+    IntentMatcher,
+    MatchResult,
+)
+from neuralgentics.broker.skillcatalog.records import SkillRecord
+
+MAX_TOP_K = 20
+
+FIND_TOOL = Tool(
+    name="find_tool",
+    description=(
+        "Find the tool for a task described in a sentence: ranked server/tool candidates your "
+        "role may call (and matching skills), with a confidence."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "intent": {"type": "string", "minLength": 1},
+            "top_k": {"type": "integer", "minimum": 1, "maximum": MAX_TOP_K},
+        },
+        "required": ["intent"],
+    },
+)
+
+# Added to mcp_router_call's input schema: an intent instead of server + tool.
+ROUTER_INTENT_PROPERTY: dict[str, Any] = {
+    "intent": {"type": "string", "description": "instead of server+tool: the task in a sentence"}
+}
+
+
+class BrokerLike(Protocol):
+    async def tools_by_server(self, role: str | None) -> dict[str, list[Tool]]: ...
+
+    def summaries(self, role: str | None = None) -> dict[str, str]: ...
+
+    def may_call(self, role: str | None, server: str, tool: str) -> bool: ...
+
+
+class IntentError(ValueError):
+    """Bad find_tool / match input; the message names the argument."""
+
+
+def _fingerprint(tools_by_server: Mapping[str, Sequence[Tool]], summaries: Mapping[str, str], skills: Sequence[SkillRecord]) -> str:
+    h = hashlib.sha256()
+    for server in sorted(tools_by_server):
+        h.update(f"\0s{server}\0{summaries.get(server, '')}".encode())
+        for t in tools_by_server[server]:
+            h.update(f"\0t{t.name}\0{t.description or ''}\0".encode())
+            h.update(json.dumps(t.input_schema, sort_keys=True, default=str).encode())
+    for s in skills:
+        h.update(f"\0k{s.id}\0{s.name}\0{s.description}\0{hash(s.body)}".encode())
+    return h.hexdigest()
+
+
+class MatcherPool:
+    """One matcher per distinct catalog (e.g. per role), rebuilt when the tools change.
+
+    Building is cheap after the first time: tool embeddings are cached by their text.
+    """
+
+    def __init__(self, max_matchers: int = 16, threshold: float = DEFAULT_THRESHOLD) -> None:
+        self._matchers: OrderedDict[str, IntentMatcher] = OrderedDict()
+        self._lock = threading.Lock()
+        self._max = max_matchers
+        self.threshold = threshold
+
+    def get(
+        self,
+        tools_by_server: Mapping[str, Sequence[Tool]],
+        summaries: Mapping[str, str] | None = None,
+        skills: Sequence[SkillRecord] = (),
+    ) -> IntentMatcher:
+        summaries = summaries or {}
+        key = _fingerprint(tools_by_server, summaries, skills)
+        with self._lock:
+            matcher = self._matchers.get(key)
+            if matcher is not None:
+                self._matchers.move_to_end(key)
+                return matcher
+        matcher = IntentMatcher(tools_by_server, summaries, skills, threshold=self.threshold)
+        with self._lock:
+            self._matchers[key] = matcher
+            while len(self._matchers) > self._max:
+                self._matchers.popitem(last=False)
+        return matcher
+
+
+_pool = MatcherPool()
+
+
+def _check(intent: Any, top_k: Any) -> tuple[str, int]:
+    if not isinstance(intent, str) or not intent.strip():
+        raise IntentError("'intent' is required: the task in a sentence, e.g. 'list open pull requests'")
+    if top_k is None:
+        top_k = DEFAULT_TOP_K
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
+        raise IntentError(f"'top_k' must be an integer from 1 to {MAX_TOP_K} (got {top_k!r})")
+    return intent, top_k
+
+
+def _skills() -> list[SkillRecord]:
+    from neuralgentics.broker.skillcatalog.records import load_skill_records
+
+    try:
+        return load_skill_records()
+    except Exception:  # noqa: BLE001 - a broken skills dir must not break tool matching
+        return []
+
+
+async def match_for_role(
+    broker: BrokerLike,
+    role: str | None,
+    intent: Any,
+    top_k: Any = None,
+    *,
+    skills: Sequence[SkillRecord] | None = None,
+    pool: MatcherPool | None = None,
+) -> MatchResult:
+    """Rank the tools ``role`` may call for ``intent`` (the library call behind every front)."""
+    intent, top_k = _check(intent, top_k)
+    tools_by_server = await broker.tools_by_server(role)
+    matcher = (pool or _pool).get(
+        tools_by_server,
+        {n: s for n, s in broker.summaries(role).items() if n in tools_by_server},
+        _skills() if skills is None else skills,
+    )
+    return matcher.match(intent, allowed=lambda s, t: broker.may_call(role, s, t), top_k=top_k)
+
+
+def result_text(result: MatchResult) -> str:
+    """The find_tool answer: compact JSON the agent can act on."""
+    payload: dict[str, Any] = {
+        "intent": result.intent,
+        "confidence": round(result.confidence, 3),
+        "confident": result.confident,
+        "candidates": [
+            {"server": c.server, "tool": c.tool, "score": round(c.score, 3), "why": c.why}
+            for c in result.candidates
+        ],
+    }
+    if result.skills:
+        payload["skills"] = [{"id": s.id, "name": s.name, "score": round(s.score, 3)} for s in result.skills]
+    if not result.candidates:
+        payload["note"] = "no tool your role may call matches; get_tool_list shows what there is"
+    elif not result.confident:
+        payload["note"] = "low confidence: check describe_tool for the candidates before calling"
+    return json.dumps(payload, ensure_ascii=False)
+
+
+async def find_tool(broker: BrokerLike, role: str | None, arguments: Mapping[str, Any]) -> str:
+    """Handler of the ``find_tool`` meta-tool: returns the text of its CallToolResult."""
+    unknown = set(arguments) - {"intent", "top_k", "role"}
+    if unknown:
+        raise IntentError(f"find_tool: unknown argument(s) {', '.join(sorted(unknown))}; it takes intent and top_k")
+    result = await match_for_role(broker, role, arguments.get("intent"), arguments.get("top_k"))
+    return result_text(result)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What ``mcp_router_call`` with an ``intent`` should do: call ``server``/``tool``, or, when
+    not confident, return ``message`` to the agent so it chooses among the candidates."""
+
+    server: str | None
+    tool: str | None
+    result: MatchResult
+    message: str | None
+
+    @property
+    def resolved(self) -> bool:
+        return self.server is not None
+
+
+async def resolve_intent(broker: BrokerLike, role: str | None, intent: Any) -> Resolution:
+    result = await match_for_role(broker, role, intent, DEFAULT_TOP_K)
+    best = result.best
+    if best is not None and result.confident:
+        return Resolution(best.server, best.tool, result, None)
+    if best is None:
+        message = (
+            f"No tool your role may call matches {result.intent!r}. "
+            "get_tool_list shows what you may use."
+        )
+    else:
+        options = "\n".join(
+            f"{i}. {c.server}/{c.tool} — {c.why}" for i, c in enumerate(result.candidates, 1)
+        )
+        message = (
+            f"Not confident which tool fits {result.intent!r} "
+            f"(confidence {result.confidence:.2f} < {result.threshold:.2f}); nothing was called. "
+            "Choose one and call mcp_router_call with its server and tool "
+            f"(describe_tool shows its arguments):\n{options}"
+        )
+    return Resolution(None, None, result, message)

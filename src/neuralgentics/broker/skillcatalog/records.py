@@ -1,0 +1,65 @@
+"""Skills as plain records.
+
+The orchestrator owns skill files (parsing, reload, precedence); the broker only needs what a
+skill is called and what it is for. Taking plain records keeps the two areas independent: any
+object with ``id``, ``name``, ``description`` and ``body`` attributes (or a mapping with those
+keys) converts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SkillRecord:
+    id: str
+    name: str
+    description: str = ""
+    body: str = ""
+
+    @classmethod
+    def from_any(cls, skill: Any) -> SkillRecord:
+        if isinstance(skill, SkillRecord):
+            return skill
+        get = skill.get if isinstance(skill, Mapping) else lambda k, d=None: getattr(skill, k, d)
+        skill_id = get("id")
+        if not skill_id or not isinstance(skill_id, str):
+            raise ValueError(f"a skill needs a non-empty string 'id' (got {skill_id!r})")
+        return cls(
+            id=skill_id,
+            name=str(get("name") or skill_id),
+            description=str(get("description") or ""),
+            body=str(get("body") or ""),
+        )
+
+
+def skill_records(skills: Iterable[Any]) -> list[SkillRecord]:
+    """Convert skills of any shape with id/name/description/body to records; ids stay unique."""
+    out: dict[str, SkillRecord] = {}
+    for skill in skills:
+        record = SkillRecord.from_any(skill)
+        out.setdefault(record.id, record)  # first wins: callers list the highest-precedence first
+    return list(out.values())
+
+
+def load_skill_records() -> list[SkillRecord]:
+    """The orchestrator's skills when its loader is importable, else none.
+
+    Imported lazily and defensively: the orchestrator is built concurrently and a broker
+    without skills is still a working broker.
+    """
+    try:
+        from neuralgentics.orchestrator import skills as orchestrator_skills  # type: ignore
+    except ImportError:
+        return []
+    for loader in ("load_skills", "list_skills", "all_skills"):
+        fn = getattr(orchestrator_skills, loader, None)
+        if callable(fn):
+            result = fn()
+            items = result.values() if isinstance(result, Mapping) else result
+            skills = getattr(result, "skills", None) if not isinstance(result, (list, tuple, Mapping)) else None
+            return skill_records(skills if skills is not None else items)
+    return []

@@ -1,0 +1,80 @@
+"""The intent evaluation set: a static catalog of >= 300 tools and natural-language intents.
+
+- ``data/real_servers.json``: tools/list of the real servers (written by
+  ``bench/catalog.py --snapshot``), as an agent would get them today;
+- ``data/services.txt``: tool lists written for common services (GitHub, Slack, Postgres,
+  Docker, Kubernetes, Playwright, ...), in the shape of their public MCP servers;
+- ``data/intents.tsv``: ``intent<TAB>server/tool`` written the way a developer asks.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from mcp.types import Tool
+
+DATA = Path(__file__).resolve().parent / "data"
+_SERVER = re.compile(r"^##\s*(\S+)\s*\|\s*(.+)$")
+_TOOL = re.compile(r"^(\w[\w.-]*)\((.*?)\)\s+(.+)$")
+
+
+def services() -> tuple[dict[str, list[Tool]], dict[str, str]]:
+    tools: dict[str, list[Tool]] = {}
+    summaries: dict[str, str] = {}
+    server = None
+    for n, line in enumerate((DATA / "services.txt").read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or (line.startswith("#") and not line.startswith("##")):
+            continue
+        if m := _SERVER.match(line):
+            server = m.group(1)
+            summaries[server] = m.group(2)
+            tools[server] = []
+            continue
+        m = _TOOL.match(line)
+        if not m or server is None:
+            raise ValueError(f"services.txt:{n}: cannot parse {line!r}")
+        name, params, description = m.groups()
+        props: dict[str, dict[str, str]] = {}
+        required: list[str] = []
+        for p in (p.strip() for p in params.split(",") if p.strip()):
+            optional = p.endswith("?")
+            p = p.rstrip("?")
+            props[p] = {"type": "string"}
+            if not optional:
+                required.append(p)
+        schema: dict = {"type": "object", "properties": props}
+        if required:
+            schema["required"] = required
+        tools[server].append(Tool(name=name, description=description, input_schema=schema))
+    return tools, summaries
+
+
+def real_servers() -> dict[str, list[Tool]]:
+    data = json.loads((DATA / "real_servers.json").read_text())
+    return {s: [Tool.model_validate(t) for t in ts] for s, ts in data.items()}
+
+
+def catalog() -> tuple[dict[str, list[Tool]], dict[str, str]]:
+    tools, summaries = services()
+    for server, listed in real_servers().items():
+        assert server not in tools, f"{server} is both a real server and a written one"
+        tools[server] = listed
+    return tools, summaries
+
+
+def intents() -> list[tuple[str, str, str]]:
+    """(intent, server, tool) triples."""
+    out = []
+    for n, line in enumerate((DATA / "intents.tsv").read_text().splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        try:
+            intent, target = line.split("\t")
+            server, tool = target.strip().split("/", 1)
+        except ValueError:
+            raise ValueError(f"intents.tsv:{n}: expected 'intent<TAB>server/tool', got {line!r}") from None
+        out.append((intent.strip(), server, tool))
+    return out
