@@ -26,6 +26,13 @@ from neuralgentics.memini.store.base import (
     TrustEvent,
 )
 from neuralgentics.memini.store.migrations import migrations
+from neuralgentics.memini.store.validate import (
+    check_metadata,
+    check_tags,
+    check_text,
+    check_unit,
+    check_vector,
+)
 from neuralgentics.memini.store.vectors import VectorIndex, from_blob, to_blob
 
 _MEMORY_COLUMNS = (
@@ -86,9 +93,17 @@ def _trust_event(row: tuple) -> TrustEvent:
     )
 
 
+# Words that match nearly every row: scoring them costs time and ranks nothing.
+STOPWORDS = frozenset(
+    "a an and are as at be by do does for from has have how i in is it its of on or that the "
+    "this to was we what when where which who why will with you".split()
+)
+
+
 def fts_query(text: str) -> str | None:
     """Any user text as a safe FTS5 query: its words, each quoted, any of them may match."""
-    words = _WORD.findall(text)
+    all_words = _WORD.findall(text)
+    words = [w for w in all_words if w.lower() not in STOPWORDS] or all_words
     if not words:
         return None
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in dict.fromkeys(words))
@@ -225,6 +240,15 @@ class SQLiteStore:
     def add_memory(
         self, new: NewMemory, *, on_duplicate: TrustChange | None = None
     ) -> tuple[Memory, bool]:
+        check_text(new.content, "content")
+        check_text(new.content_hash, "content_hash")
+        check_vector(new.embedding)
+        check_text(new.project, "project", allow_empty=True)
+        if new.source_type is not None:
+            check_text(new.source_type, "source_type", max_len=50)
+        check_tags(new.tags)
+        check_metadata(new.metadata)
+        check_unit(new.trust_score, "trust_score")
         with self._tx() as conn:
             existing = conn.execute(
                 "SELECT id FROM memories WHERE project = ? AND content_hash = ?",
@@ -296,6 +320,16 @@ class SQLiteStore:
         return [_memory(r) for r in rows], total
 
     def update_memory(self, memory_id: str, patch: MemoryPatch) -> Memory:
+        if patch.content is not None:
+            check_text(patch.content, "content")
+        if patch.embedding is not None:
+            check_vector(patch.embedding)
+        if patch.source_type is not None:
+            check_text(patch.source_type, "source_type", max_len=50)
+        if patch.tags is not None:
+            check_tags(patch.tags)
+        if patch.metadata is not None:
+            check_metadata(patch.metadata)
         with self._tx() as conn:
             current = self._require(conn, memory_id)
             sets: list[str] = []
@@ -486,6 +520,8 @@ class SQLiteStore:
             )
         if source_id == target_id:
             raise InvalidInput("a memory cannot be related to itself", field="target_id")
+        confidence = check_unit(confidence, "confidence")
+        check_metadata(metadata or {})
         with self._tx() as conn:
             self._require(conn, source_id)
             self._require(conn, target_id)
