@@ -1,0 +1,347 @@
+"""Embeddings: the ONNX runtime against the sentence-transformers reference, the cache, the
+one-off export and its offline operation. Real model everywhere; no mocks."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from neuralgentics.memini import _onnx_cache
+from neuralgentics.memini.embeddings import (
+    DIM,
+    Embedder,
+    ModelUnavailable,
+    content_hash,
+    get_embedder,
+)
+from neuralgentics.memini.model_cli import register
+
+REPO = Path(__file__).resolve().parents[1]
+
+_WORDS = (
+    "memory agent project index query trust graph vector search token cache export model "
+    "database migration schema latency throughput embedding sentence paragraph function class "
+    "module error retry timeout server client request response route handler config setting "
+    "user session batch worker thread process queue lock file folder path commit branch merge "
+    "the a of to in and is for on with that this it as be by are from was or an"
+).split()
+_IDENTS = "user_id total items cfg ctx repo conn cursor row payload headers retries deadline".split()
+_UNICODE = [
+    "Ünïcödé façade naïve coöperate résumé",
+    "日本語のテキストを検索する",
+    "中文的句子也应该被嵌入",
+    "Привет, как дела? Всё хорошо.",
+    "مرحبا بالعالم، هذا نص عربي",
+    "שלום עולם, זה טקסט בעברית",
+    "emoji 🚀🔥✨ party 🎉 with text",
+    "zero\u200bwidth\u200bjoiners and e\u0301 combining marks",
+    "Ελληνικά γράμματα αβγδε",
+    "한국어 문장입니다",
+]
+
+
+def varied_texts(n: int = 240, seed: int = 7) -> list[str]:
+    """Code, prose, short, long (past the 256-token cut), unicode and degenerate texts."""
+    rng = random.Random(seed)
+
+    def words(k: int) -> str:
+        return " ".join(rng.choice(_WORDS) for _ in range(k))
+
+    def code() -> str:
+        name, arg, other = rng.sample(_IDENTS, 3)
+        return rng.choice(
+            [
+                f"def {name}({arg}, {other}=None):\n    return {arg}.get('{other}', {rng.randint(0, 99)})",
+                f"SELECT {name}, count(*) FROM {other} WHERE {arg} > {rng.randint(1, 500)} GROUP BY 1;",
+                f"const {name} = async ({arg}) => {{ await fetch(`/api/{other}/${{{arg}}}`); }};",
+                f"git commit -m \"fix {name} when {arg} is empty\" && pytest -q tests/test_{other}.py",
+                f'{{"{name}": [{rng.randint(0, 9)}, {rng.random():.3f}], "{arg}": null}}',
+                f"class {name.title()}Error(Exception):\n    \"\"\"Raised when {arg} {words(6)}.\"\"\"",
+            ]
+        )
+
+    makers = [
+        lambda: words(rng.randint(1, 4)),
+        lambda: words(rng.randint(8, 30)).capitalize() + ".",
+        lambda: " ".join(words(rng.randint(8, 20)).capitalize() + "." for _ in range(rng.randint(3, 8))),
+        lambda: words(rng.randint(300, 700)),  # truncated at 256 tokens, as the reference does
+        code,
+        lambda: "\n".join(code() for _ in range(rng.randint(3, 10))),
+        lambda: rng.choice(_UNICODE) + " " + words(rng.randint(0, 10)),
+    ]
+    texts = ["", " ", "\n\t", "a", "?!", "https://example.org/a/b?c=1#d", "0123456789 " * 3]
+    texts += [rng.choice(makers)() for _ in range(n - len(texts))]
+    return texts
+
+
+@pytest.fixture(scope="module")
+def texts() -> list[str]:
+    return varied_texts()
+
+
+@pytest.fixture(scope="module")
+def exported() -> None:
+    """The default cache holds the export (scripts/install.sh makes it; this makes it if not)."""
+    from neuralgentics.memini._onnx_export import export_model
+
+    export_model()
+
+
+@pytest.fixture(scope="module")
+def onnx(exported: None) -> Embedder:
+    return Embedder("onnx")
+
+
+@pytest.fixture(scope="module")
+def reference(texts: list[str]) -> np.ndarray:
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(_onnx_cache.source_dir()), device="cpu", local_files_only=True)
+    assert model.max_seq_length == 256
+    return model.encode(texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True)
+
+
+def test_onnx_agrees_with_the_sentence_transformers_reference_on_every_text(
+    onnx: Embedder, texts: list[str], reference: np.ndarray
+) -> None:
+    vectors = onnx.embed(texts)
+    cosine = (vectors * reference).sum(axis=1)
+    worst = int(cosine.argmin())
+    assert cosine.min() >= 0.99, f"cosine {cosine[worst]:.5f} for {texts[worst]!r:.80}"
+    # fp32 ONNX is the same computation: it should agree to float rounding, not just 0.99
+    assert cosine.min() >= 0.9999
+
+
+def test_vectors_are_384_float32_unit_rows_in_input_order(onnx: Embedder, texts: list[str]) -> None:
+    subset = texts[:40]
+    vectors = onnx.embed(subset)
+    assert vectors.shape == (40, DIM) and vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    reversed_vectors = Embedder("onnx", cache_size=0).embed(subset[::-1])
+    np.testing.assert_allclose(reversed_vectors[::-1], vectors, atol=1e-5)
+    one = onnx.embed_one(subset[3])
+    assert one.shape == (DIM,) and one.dtype == np.float32
+    np.testing.assert_allclose(one, vectors[3], atol=1e-6)
+
+
+def test_empty_list_gives_an_empty_matrix_without_loading_the_model() -> None:
+    embedder = Embedder("onnx")
+    result = embedder.embed([])
+    assert result.shape == (0, DIM) and result.dtype == np.float32
+    assert not embedder.loaded
+
+
+def test_a_text_is_never_embedded_twice(exported: None) -> None:
+    embedder = Embedder("onnx")
+    first = embedder.embed(["alpha beta", "gamma", "alpha beta", "delta"])
+    assert embedder.texts_encoded == 3  # the duplicate inside one call is embedded once
+    np.testing.assert_array_equal(first[0], first[2])
+    again = embedder.embed(["delta", "gamma", "alpha beta"])
+    assert embedder.texts_encoded == 3 and embedder.cache_hits == 3
+    np.testing.assert_array_equal(again, first[[3, 1, 0]])
+    embedder.embed_one("gamma")
+    embedder.embed(["gamma", "epsilon"])
+    assert embedder.texts_encoded == 4
+    again[0] += 1  # a caller scribbling on a result must not change later answers
+    np.testing.assert_array_equal(embedder.embed_one("delta"), first[3])
+
+
+def test_the_cache_is_bounded_and_evicts_least_recently_used(exported: None) -> None:
+    embedder = Embedder("onnx", cache_size=2)
+    embedder.embed(["one", "two"])
+    embedder.embed(["one"])  # "one" is now the most recent
+    embedder.embed(["three"])  # evicts "two"
+    assert embedder.texts_encoded == 3
+    embedder.embed(["one", "three"])
+    assert embedder.texts_encoded == 3
+    embedder.embed(["two"])
+    assert embedder.texts_encoded == 4
+
+
+def test_batches_sort_by_length_and_respect_the_batch_size(exported: None) -> None:
+    embedder = Embedder("onnx", batch_size=4, cache_size=0)
+    embedder.embed([f"text number {i} " * (i % 5 + 1) for i in range(10)])
+    assert embedder.model_calls == 3 and embedder.texts_encoded == 10
+
+
+def test_concurrent_callers_share_one_model_and_one_cache(exported: None) -> None:
+    embedder = Embedder("onnx")
+    batch = [f"shared sentence {i}" for i in range(12)]
+    results: list[np.ndarray] = []
+    threads = [threading.Thread(target=lambda: results.append(embedder.embed(batch))) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert len(results) == 6
+    assert embedder.texts_encoded == 12
+    for r in results[1:]:
+        np.testing.assert_array_equal(r, results[0])
+
+
+def test_the_torch_backend_is_the_reference_and_agrees(onnx: Embedder, reference: np.ndarray) -> None:
+    sample = ["torch backend check", "def f(x):\n    return x", "日本語"]
+    via_torch = Embedder("torch")
+    vectors = via_torch.embed(sample)
+    assert via_torch.backend == "torch" and vectors.shape == (3, DIM) and vectors.dtype == np.float32
+    assert ((vectors * onnx.embed(sample)).sum(axis=1) >= 0.9999).all()
+
+
+def test_a_paraphrase_is_nearer_than_an_unrelated_sentence(onnx: Embedder) -> None:
+    anchor, paraphrase, unrelated = onnx.embed(
+        [
+            "How do I reset my password?",
+            "What are the steps to change a forgotten password?",
+            "The recipe needs two cups of flour and an egg.",
+        ]
+    )
+    assert anchor @ paraphrase > anchor @ unrelated + 0.3
+    code_query, code, prose = onnx.embed(
+        [
+            "function that opens a database connection",
+            "def connect(url):\n    return psycopg.connect(url)",
+            "The weather in the mountains was cold and windy.",
+        ]
+    )
+    assert code_query @ code > code_query @ prose
+
+
+def test_content_hash_is_sha256_of_the_utf8_text() -> None:
+    assert content_hash("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    assert content_hash("é") != content_hash("e\u0301")  # no normalisation: bytes decide
+    assert len(content_hash("日本")) == 64
+
+
+def test_bad_input_and_settings_are_named_in_the_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ValueError, match="'tensorflow'.*auto, onnx, onnx-int8, torch"):
+        Embedder("tensorflow")
+    from neuralgentics.config import get_settings
+
+    monkeypatch.setenv("NEURALGENTICS_EMBEDDING_BACKEND", "gpu")
+    get_settings.cache_clear()
+    with pytest.raises(ValueError, match="NEURALGENTICS_EMBEDDING_BACKEND"):
+        Embedder()
+    embedder = Embedder("onnx")
+    with pytest.raises(TypeError, match="embed_one"):
+        embedder.embed("a string, not a list")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"texts\[1\] is int"):
+        embedder.embed(["ok", 3])  # type: ignore[list-item]
+    assert not embedder.loaded
+
+
+def test_onnx_backend_without_an_export_says_which_command_to_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NEURALGENTICS_MODEL_CACHE", str(tmp_path / "empty-cache"))
+    with pytest.raises(ModelUnavailable, match="neuralgentics model export"):
+        Embedder("onnx").embed(["needs a model"])
+
+
+def test_the_backend_setting_chooses_the_backend(monkeypatch: pytest.MonkeyPatch, exported: None) -> None:
+    from neuralgentics.config import get_settings
+
+    monkeypatch.setenv("NEURALGENTICS_EMBEDDING_BACKEND", "ONNX")
+    get_settings.cache_clear()
+    embedder = Embedder()
+    assert embedder.requested_backend == "onnx"
+    assert not embedder.loaded  # lazily: constructing costs nothing
+    assert embedder.backend == "onnx" and embedder.loaded
+
+
+def test_get_embedder_is_one_lazy_instance_per_process() -> None:
+    assert get_embedder() is get_embedder()
+    assert get_embedder().model_name == "all-MiniLM-L6-v2" and get_embedder().dim == 384
+
+
+def test_model_export_is_idempotent_and_info_reports_it(exported: None) -> None:
+    app = typer.Typer()
+    register(app)
+    app.callback()(lambda: None)
+    runner = CliRunner()
+    result = runner.invoke(app, ["model", "export"])
+    assert result.exit_code == 0, result.output
+    assert "already exported" in result.output
+    assert runner.invoke(app, ["model", "export", "--quiet"]).output == ""
+    info = runner.invoke(app, ["model", "info", "--json"])
+    report = json.loads(info.output)
+    assert report["model"] == "all-MiniLM-L6-v2" and report["max_length"] == 256
+    assert report["onnx"].startswith(str(_onnx_cache.cache_root()))
+    assert report["backend_effective"] == "onnx"
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]  # closed again when this returns: connections are refused
+
+
+def _offline_env(**extra: str) -> dict[str, str]:
+    proxy = f"http://127.0.0.1:{_closed_port()}"
+    env = {k: v for k, v in os.environ.items() if k.lower() not in ("no_proxy", "hf_endpoint")}
+    env.update(
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        http_proxy=proxy,
+        https_proxy=proxy,
+        HTTP_PROXY=proxy,
+        HTTPS_PROXY=proxy,
+        ALL_PROXY=proxy,
+        **extra,
+    )
+    return env
+
+
+_PROBE = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    from neuralgentics.memini.embeddings import get_embedder
+    e = get_embedder()
+    v = e.embed(["offline works", "no network needed"])
+    print(json.dumps({"backend": e.backend, "shape": list(v.shape), "vec": v[0].tolist()}))
+    """
+)
+
+
+def _probe(env: dict[str, str]) -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, timeout=180, cwd=REPO
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_first_use_exports_offline_over_a_crashed_partial_export(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh cache, no network, and a half-written graph left by a killed export: the `auto`
+    backend exports again by itself and then embeds the same vectors as the usual export."""
+    cache = tmp_path / "model-cache"
+    env = _offline_env(NEURALGENTICS_MODEL_CACHE=str(cache), NEURALGENTICS_EMBEDDING_BACKEND="auto")
+    monkeypatch.setenv("NEURALGENTICS_MODEL_CACHE", str(cache))
+    planted_dir = _onnx_cache.export_paths().dir
+    planted_dir.mkdir(parents=True)
+    (planted_dir / "model.onnx").write_bytes(b"\x08\x07truncated")  # no manifest: incomplete
+    auto = _probe(env)
+    assert auto["backend"] == "onnx" and auto["shape"] == [2, DIM]
+    assert (planted_dir / "manifest.json").is_file()
+    assert (planted_dir / "model.onnx").stat().st_size > 80 * 2**20
+    expected = Embedder("onnx").embed_one("offline works")
+    assert float(np.dot(auto["vec"], expected)) >= 0.9999
+
+
+def test_the_default_backend_loads_with_the_network_gone(exported: None) -> None:
+    result = _probe(_offline_env())
+    assert result["backend"] == "onnx" and result["shape"] == [2, DIM]
