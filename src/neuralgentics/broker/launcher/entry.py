@@ -113,17 +113,24 @@ class ServerEntry:
         """Unlocked read for status display only (never for calls)."""
         return self._runtime
 
+    def is_dead(self, rt: Runtime) -> bool:
+        return rt.lost.is_set() or (rt.process is not None and rt.process.returncode is not None)
+
     def note_failure(self, error: str, stderr: list[str], exit_code: int | None = None) -> None:
+        """Count a failed start or a crash; the state moves only if no newer start is underway."""
         self.consecutive_failures += 1
         self.last_error = error
         self.last_stderr = stderr[-20:]
         self.last_exit_code = exit_code
         now = time.monotonic()
+        idle = self.starting is None and self._runtime is None
         if self.consecutive_failures >= MAX_CONSECUTIVE_FAILURES:
-            self.state = "failed"
+            if idle:
+                self.state = "failed"
             self.not_before = now + FAILED_COOLDOWN
         else:
-            self.state = "cold"
+            if idle:
+                self.state = "cold"
             n = self.consecutive_failures
             self.not_before = now + (0.0 if n <= 1 else min(0.25 * 2 ** (n - 2), BACKOFF_CAP))
 

@@ -22,11 +22,12 @@ from mcp.shared.exceptions import MCPError
 from neuralgentics.broker.config import ServerConfig
 from neuralgentics.broker.errors import NotFound, ServerUnavailable
 from neuralgentics.broker.launcher.entry import (
+    MAX_CONSECUTIVE_FAILURES,
     STABLE_UPTIME,
     Runtime,
     ServerEntry,
 )
-from neuralgentics.broker.proxy import CommandNotFound, connect, list_all_tools
+from neuralgentics.broker.proxy import CommandNotFound, StdioProcess, connect, list_all_tools
 
 logger = logging.getLogger(__name__)
 
@@ -72,12 +73,15 @@ class Launcher:
         entry = self.entry(name)
         rt = await entry.get_runtime()
         if rt is not None:
-            return rt
+            if not entry.is_dead(rt):
+                return rt
+            # Died and its supervisor has not noticed yet: never hand out a dead session.
+            await entry.clear_runtime(rt)
         if self._closed:
             raise ServerUnavailable("the broker is shutting down")
         if entry.starting is None:
             now = time.monotonic()
-            if entry.state == "failed" and now < entry.not_before:
+            if entry.consecutive_failures >= MAX_CONSECUTIVE_FAILURES and now < entry.not_before:
                 raise ServerUnavailable(
                     f"server {name!r} failed {entry.consecutive_failures} times in a row and is "
                     f"paused for {entry.not_before - now:.0f} s: {entry.describe_failure()}"
@@ -102,7 +106,12 @@ class Launcher:
     async def _supervise(self, entry: ServerEntry, fut: asyncio.Future[Runtime]) -> None:
         cfg, gen = entry.config, entry.generation
         rt: Runtime | None = None
-        process = None
+        process: StdioProcess | None = None
+
+        def on_spawn(sp: StdioProcess) -> None:
+            nonlocal process
+            process = sp
+
         try:
             delay = entry.not_before - time.monotonic()
             if delay > 0:
@@ -114,12 +123,13 @@ class Launcher:
 
             async with asyncio.timeout(cfg.start_timeout) as start_deadline:
                 async with contextlib.AsyncExitStack() as stack:
-                    conn = await stack.enter_async_context(connect(cfg, on_message))
-                    process = conn.process
+                    conn = await stack.enter_async_context(connect(cfg, on_message, on_spawn))
                     tools = await list_all_tools(conn.session)
                     start_deadline.reschedule(None)
                     rt = Runtime(conn.session, conn.process, gen, tools)
                     installed = await entry.set_runtime(rt)
+                    if entry.starting is fut:
+                        entry.starting = None
                     if not fut.done():
                         fut.set_result(rt)
                     if installed:
@@ -138,6 +148,8 @@ class Launcher:
             stderr = list(process.stderr_tail) if process else []
             code = process.returncode if process else None
             if rt is None:
+                if entry.starting is fut:
+                    entry.starting = None
                 entry.note_failure(f"could not start: {reason}", stderr, code)
                 msg = f"server {entry.name!r} could not start: {entry.describe_failure()}"
                 logger.warning(msg)

@@ -33,15 +33,23 @@ class Connection:
 
 @contextlib.asynccontextmanager
 async def connect(
-    config: ServerConfig, on_message: NotificationHandler | None = None
+    config: ServerConfig,
+    on_message: NotificationHandler | None = None,
+    on_spawn: Callable[[StdioProcess], None] | None = None,
 ) -> AsyncIterator[Connection]:
-    """Open the transport and an initialized session; both close when the block exits."""
+    """Open the transport and an initialized session; both close when the block exits.
+
+    ``on_spawn`` receives a stdio server's process as soon as it exists, so a server that
+    dies during ``initialize`` can still be reported with its exit code and stderr.
+    """
     async with contextlib.AsyncExitStack() as stack:
         process: StdioProcess | None = None
         if config.transport == "stdio":
             assert config.command is not None
             read, write, process = await stack.enter_async_context(
-                stdio_transport(config.command, config.args, config.expanded_env(), config.cwd)
+                stdio_transport(
+                    config.command, config.args, config.expanded_env(), config.cwd, on_spawn
+                )
             )
         elif config.transport == "streamable_http":
             assert config.url is not None

@@ -17,7 +17,7 @@ import shutil
 import signal
 import sys
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 import anyio
@@ -86,6 +86,7 @@ async def stdio_transport(
     args: list[str],
     env: dict[str, str] | None = None,
     cwd: str | None = None,
+    on_spawn: Callable[[StdioProcess], None] | None = None,
 ) -> AsyncIterator[
     tuple[
         MemoryObjectReceiveStream[SessionMessage | Exception],
@@ -109,6 +110,8 @@ async def stdio_transport(
         limit=_LINE_LIMIT,
     )
     sp = StdioProcess(proc)
+    if on_spawn is not None:
+        on_spawn(sp)
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](16)
 
@@ -136,16 +139,21 @@ async def stdio_transport(
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     return
 
+    stderr_done = anyio.Event()
+
     async def read_stderr() -> None:
         assert proc.stderr is not None
-        while True:
-            try:
-                line = await proc.stderr.readline()
-            except (ValueError, asyncio.LimitOverrunError):
-                continue
-            if not line:
-                return
-            sp.stderr_tail.append(line.decode("utf-8", "replace").rstrip())
+        try:
+            while True:
+                try:
+                    line = await proc.stderr.readline()
+                except (ValueError, asyncio.LimitOverrunError):
+                    continue
+                if not line:
+                    return
+                sp.stderr_tail.append(line.decode("utf-8", "replace").rstrip())
+        finally:
+            stderr_done.set()
 
     async def write_stdin() -> None:
         assert proc.stdin is not None
@@ -173,6 +181,9 @@ async def stdio_transport(
             finally:
                 with anyio.CancelScope(shield=True):
                     await _terminate(sp)
+                    # Its last words (why it died) are what the launcher reports.
+                    with anyio.move_on_after(0.5):
+                        await stderr_done.wait()
                 tg.cancel_scope.cancel()
     finally:
         for s in (read_stream, write_stream):

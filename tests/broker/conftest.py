@@ -1,0 +1,152 @@
+"""Fixtures for broker tests: temp home/config, real downstream MCP servers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from neuralgentics.config import get_settings
+
+ROOT = Path(__file__).resolve().parents[2]
+PY = sys.executable
+BIN = Path(PY).parent
+NEURALGENTICS = str(BIN / "neuralgentics")
+EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
+FILESYSTEM = ROOT / "node_modules" / ".bin" / "mcp-server-filesystem"
+SERVERS = Path(__file__).parent / "servers"
+
+needs_node = pytest.mark.skipif(
+    not EVERYTHING.exists(), reason="npm test servers missing: run `npm install` in the repo root"
+)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port: int, timeout: float = 20.0, proc: subprocess.Popen[Any] | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"process exited with {proc.returncode} before listening on {port}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listening on 127.0.0.1:{port} after {timeout} s")
+
+
+def stop(proc: subprocess.Popen[Any]) -> None:
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(5)
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead for our purposes.
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def time_server() -> dict[str, Any]:
+    return {"command": PY, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"],
+            "summary": "Current time and time-zone conversion"}
+
+
+def everything_stdio() -> dict[str, Any]:
+    return {"command": str(EVERYTHING), "args": ["stdio"], "summary": "MCP feature test server"}
+
+
+def slow_server() -> dict[str, Any]:
+    return {"command": PY, "args": [str(SERVERS / "slow.py")], "summary": "answers slowly or never",
+            "call_timeout": 2}
+
+
+def base_config(**servers: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "servers": servers or {"time": time_server()},
+        "roles": {
+            "coder": {"allow": ["time/*", "everything/echo", "everything/get-tiny-image",
+                                "everything/trigger-long-running-operation", "slow/*", "fs/*",
+                                "git/*", "http/*", "sse/*"]},
+            "reviewer": {"allow": ["time/get_current_time"], "deny": ["everything/*"]},
+        },
+    }
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("NEURALGENTICS_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("NEURALGENTICS_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("NEURALGENTICS_TOKEN", raising=False)
+    monkeypatch.delenv("EGRESS_GATEWAY_URL", raising=False)
+    get_settings.cache_clear()
+    yield tmp_path
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+def write_config(home: Path):
+    def write(data: dict[str, Any], name: str = "broker.yaml") -> Path:
+        p = home / name
+        p.write_text(yaml.safe_dump(data, sort_keys=False))
+        return p
+
+    return write
+
+
+def _node_http(mode: str) -> Iterator[str]:
+    port = free_port()
+    proc = subprocess.Popen(
+        [str(EVERYTHING), mode], env={**os.environ, "PORT": str(port)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    try:
+        wait_port(port, proc=proc)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop(proc)
+
+
+@pytest.fixture(scope="session")
+def everything_http() -> Iterator[str]:
+    """server-everything over streamable HTTP; yields its /mcp URL."""
+    if not EVERYTHING.exists():
+        pytest.skip("npm test servers missing")
+    for base in _node_http("streamableHttp"):
+        yield base + "/mcp"
+
+
+@pytest.fixture(scope="session")
+def everything_sse() -> Iterator[str]:
+    """server-everything over SSE; yields its /sse URL."""
+    if not EVERYTHING.exists():
+        pytest.skip("npm test servers missing")
+    for base in _node_http("sse"):
+        yield base + "/sse"
