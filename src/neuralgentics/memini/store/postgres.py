@@ -367,7 +367,7 @@ class PostgresStore:
             try:
                 with self._pool.connection(timeout=self._timeout) as conn:
                     return fn(conn)
-            except pg_errors.TransactionRollbackError:
+            except pg_errors.TransactionRollback:
                 # a deadlock or serialization failure rolled everything back: safe to retry
                 if attempt == attempts:
                     raise StoreUnavailable("the database kept aborting the transaction") from None
@@ -797,14 +797,14 @@ class PostgresStore:
 
     def edges_of(self, ids: list[str], types: list[str] | None = None) -> list[Relationship]:
         uuids = [u for u in (_as_uuid(i) for i in ids) if u is not None]
-        if not uuids or (types is not None and not types):
+        if not uuids:
             return []
         sql = (
             f"SELECT {_REL_COLUMNS} FROM memory_relationships"
             " WHERE (source_id = ANY(%s) OR target_id = ANY(%s))"
         )
         params: list[Any] = [uuids, uuids]
-        if types is not None:
+        if types:  # None or [] means every type
             sql += " AND relationship_type = ANY(%s)"
             params.append(list(types))
         sql += " ORDER BY created_at, id"
