@@ -329,5 +329,8 @@ def serve(
 
 
 def register(app: typer.Typer) -> None:
+    from neuralgentics.memini import model_cli
+
     app.add_typer(memory_app, name="memory")
     app.command("serve")(serve)
+    model_cli.register(app)
