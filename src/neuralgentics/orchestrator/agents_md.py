@@ -25,6 +25,19 @@ def capabilities_text() -> str:
 
 
 def render_agents_md(config: OrchestratorConfig, skills: list[Skill]) -> str:
+    """The document, degraded step by step (skill descriptions, then agent purposes) when a
+    large roster or many skills would push it past MAX_TOKENS."""
+    from neuralgentics.orchestrator.tokens import count_tokens
+
+    text = ""
+    for detail in (2, 1, 0):
+        text = _render(config, skills, detail)
+        if count_tokens(text) <= MAX_TOKENS:
+            break
+    return text
+
+
+def _render(config: OrchestratorConfig, skills: list[Skill], detail: int) -> str:
     lines = [
         "# AGENTS.md — Neuralgentics capabilities",
         "",
@@ -35,16 +48,21 @@ def render_agents_md(config: OrchestratorConfig, skills: list[Skill]) -> str:
         "",
         "## Agents",
     ]
-    for agent in config.agents.values():
-        lines.append(f"- `{agent.name}` ({agent.model}) — {agent.purpose}")
+    if detail >= 1:
+        for agent in config.agents.values():
+            lines.append(f"- `{agent.name}` ({agent.model}) — {agent.purpose}")
+    else:
+        lines.append(", ".join(f"`{a.name}`" for a in config.agents.values()))
     lines += ["", "## Routing", "| task type | agent | never | verified by |", "|---|---|---|---|"]
     for spec in config.task_types.values():
         verify = ", ".join(spec.verify_with) or "—"
         lines.append(f"| {spec.label} | {spec.primary} | {', '.join(spec.forbidden) or '—'} | {verify} |")
     if skills:
         lines += ["", "## Skills"]
-        for skill in skills:
-            lines.append(f"- `{skill.id}` — {skill.description}")
+        if detail >= 2:
+            lines += [f"- `{skill.id}` — {skill.description}" for skill in skills]
+        else:
+            lines.append(", ".join(f"`{skill.id}`" for skill in skills))
     lines += ["", "## Every delegated task follows 8 steps", " → ".join(STEPS) + ".",
               "A step out of order is refused. Results are remembered with links to the memories used.", ""]
     return "\n".join(lines)

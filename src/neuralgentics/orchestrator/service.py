@@ -297,7 +297,7 @@ class Orchestrator:
             raise InvalidInput(f"summary is {len(summary)} characters; the limit is {MAX_SUMMARY_CHARS}", field="summary")
         verification = record.last("verify")
         failed = bool(verification and not verification.data.get("passed", True))
-        outcome = data.get("outcome", "failed" if failed else "succeeded")
+        outcome = data.get("outcome", "succeeded")
         if outcome not in ("succeeded", "failed"):
             raise InvalidInput("outcome must be 'succeeded' or 'failed'", field="outcome")
         if failed and outcome != "failed":

@@ -109,6 +109,9 @@ def _split_yaml(text: str) -> tuple[dict, dict[str, int], str, int]:
         data = yaml.safe_load(header) if node is not None else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
+        # an unclosed bracket is noticed at the end of the header: point at where it opened
+        if mark is not None and mark.line >= header.count("\n") and getattr(exc, "context_mark", None):
+            mark = exc.context_mark
         line = (mark.line + 2) if mark else 2
         raise SkillParseError(line, f"frontmatter is not valid YAML: {getattr(exc, 'problem', None) or exc}") from exc
     if not isinstance(data, dict):

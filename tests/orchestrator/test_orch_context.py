@@ -1,0 +1,145 @@
+"""Context packages: real tokenizer, real embeddings, memories from an in-process store."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from neuralgentics.orchestrator.errors import InvalidInput
+from neuralgentics.orchestrator.http import router
+from neuralgentics.orchestrator.tokens import count_tokens
+
+TASK = "add retry with backoff to the HTTP client used by the deploy command"
+
+
+@pytest.mark.parametrize("budget", [60, 150, 400, 1000, 4000])
+def test_package_never_exceeds_the_budget_by_the_real_tokenizer(orch, budget):
+    package = orch.context(TASK, "coder", budget)
+    assert package.tokens == count_tokens(package.markdown)
+    assert package.tokens <= budget
+    assert package.budget_tokens == budget
+
+
+def test_a_generous_budget_holds_routing_skill_capabilities_and_relevant_memories(orch):
+    package = orch.context(TASK, "coder", 4000)
+    kinds = [i.kind for i in package.items]
+    assert kinds[0] == "routing" and "skill" in kinds and "capabilities" in kinds
+    assert {i.id for i in package.items if i.kind == "skill"} == {"coder"}
+    memory_text = " ".join(i.text for i in package.items if i.kind == "memory")
+    assert "retries idempotent requests" in memory_text
+    assert "deploy command is defined in cli/deploy.py" in memory_text
+    # irrelevant memories stay out
+    assert "monolith" not in memory_text
+    # ordered by value
+    values = [i.value for i in package.items]
+    assert values == sorted(values, reverse=True)
+    assert "## Context for coder" in package.markdown and "### Skill: Implementation" in package.markdown
+    assert package.memory_ids == [i.id for i in package.items if i.kind == "memory"]
+
+
+def test_a_small_budget_keeps_the_most_valuable_items_and_reports_the_rest(orch):
+    big = orch.context(TASK, "coder", 4000)
+    small = orch.context(TASK, "coder", 150)
+    assert len(small.items) < len(big.items)
+    assert small.items[0].kind == "routing"
+    assert any("does not fit" in d.reason for d in small.dropped)
+
+
+def test_superseded_and_low_trust_memories_are_left_out(orch, memory):
+    old = memory.remember("The HTTP client retries every request 5 times with a fixed 1 s delay.", trust=0.9)
+    new = memory.remember("The HTTP client retries idempotent requests with jittered exponential backoff, max 4 tries.", trust=0.6)
+    memory.supersede(new, old)
+    shaky = memory.remember("The HTTP client might retry on 404 responses too, someone said.", trust=0.1)
+    package = orch.context(TASK, "coder", 4000)
+    ids = {i.id for i in package.items}
+    assert old not in ids and new in ids and shaky not in ids
+    reasons = {d.id: d.reason for d in package.dropped}
+    assert reasons[old] == f"superseded by {new}"
+    assert "trust 0.10" in reasons[shaky]
+
+
+def test_trust_weights_the_order_of_equally_relevant_memories(orch, memory):
+    low = memory.remember("Backoff for the HTTP client retries is configured in http/retry.py (RETRY_BASE_MS).", trust=0.3)
+    high = memory.remember("HTTP client retry backoff is configured in http/retry.py via RETRY_BASE_MS.", trust=0.95)
+    package = orch.context(TASK, "coder", 4000)
+    order = [i.id for i in package.items if i.kind == "memory"]
+    assert high in order
+    # near-duplicates: only the more valuable one is kept, the other is reported
+    assert low not in order
+    assert {d.id: d.reason for d in package.dropped}[low].startswith(("near-duplicate of", "duplicate of"))
+
+
+def test_exact_duplicates_from_memory_and_project_chunks_collapse(orch, memory, embed):
+    from neuralgentics.orchestrator.memory_client import ProjectChunk
+
+    text = "The deploy command is defined in cli/deploy.py and calls the release API."
+    orch.chunks = lambda q, k: [
+        ProjectChunk("chunk-1", "cli/deploy.py", text, 0.0),
+        ProjectChunk("chunk-2", "http/client.py", "def request_with_retry(method, url, tries=3):\n    ...", 0.0),
+    ]
+    same_memory = memory.remember(text)  # already stored: the same id
+    package = orch.context(TASK, "coder", 4000)
+    ids = [i.id for i in package.items]
+    assert "chunk-2" in ids
+    # the same fact as a memory and as a chunk appears once; the other is reported
+    assert ("chunk-1" in ids) != (same_memory in ids)
+    gone = "chunk-1" if same_memory in ids else same_memory
+    assert any(d.id == gone and "duplicate" in d.reason for d in package.dropped)
+    assert "### Code: http/client.py" in package.markdown
+    assert package.markdown.count("cli/deploy.py and calls the release API") == 1
+
+
+def test_memory_down_still_gives_a_package_with_a_warning(orch, memory):
+    memory.down = True
+    package = orch.context(TASK, "coder", 1000)
+    assert package.memory_ids == []
+    assert package.warnings and "unreachable" in package.warnings[0]
+    assert any(i.kind == "skill" for i in package.items)
+
+
+@pytest.mark.parametrize(
+    ("agent", "budget", "field"),
+    [("coder", 10, "budget_tokens"), ("coder", 10**6, "budget_tokens"), ("nobody", 1000, "agent"), ("coder", "many", "budget_tokens")],
+)
+def test_bad_context_input_is_refused(orch, agent, budget, field):
+    with pytest.raises(InvalidInput) as err:
+        orch.context(TASK, agent, budget)
+    assert err.value.field == field
+
+
+def test_context_json_round_trips(orch):
+    data = json.loads(json.dumps(orch.context(TASK, "coder", 800).to_json()))
+    assert set(data) >= {"task", "agent", "task_type", "budget_tokens", "tokens", "items", "dropped", "markdown", "memory_ids"}
+    assert all({"kind", "id", "tokens", "value", "why"} <= set(item) for item in data["items"])
+
+
+def test_http_context_json_and_markdown(orch):
+    app = FastAPI()
+    app.include_router(router)
+    app.state.orchestrator = orch
+    client = TestClient(app)
+    r = client.post("/orchestrator/context", json={"task": TASK, "agent": "coder", "budget_tokens": 500})
+    assert r.status_code == 200 and r.json()["tokens"] <= 500 and r.json()["task_type"] == "implementation"
+    md = client.post("/orchestrator/context", json={"task": TASK, "agent": "coder", "budget_tokens": 500, "format": "markdown"})
+    assert md.status_code == 200 and md.text.startswith("## Context for coder")
+    assert int(md.headers["x-token-count"]) == count_tokens(md.text)
+    bad = client.post("/orchestrator/context", json={"task": TASK, "agent": "coder", "budget_tokens": 5})
+    assert bad.status_code == 422 and "budget_tokens" in bad.text
+
+
+def test_cli_context_works_with_the_memory_service_down(tmp_path, monkeypatch):
+    from neuralgentics.cli import app
+    from neuralgentics.config import get_settings
+
+    monkeypatch.setenv("NEURALGENTICS_SERVICE_URL", "http://127.0.0.1:9")  # nothing listens there
+    get_settings.cache_clear()
+    res = CliRunner().invoke(app, ["context", "--project", str(tmp_path), "--agent", "coder", "--budget", "300", TASK])
+    assert res.exit_code == 0, res.output
+    assert "warning: memories left out" in res.output
+    assert "## Context for coder" in res.output and "/300 tokens" in res.output
+    js = CliRunner().invoke(app, ["context", "--project", str(tmp_path), "--agent", "coder", "--json", TASK])
+    assert json.loads(js.output[js.output.index("{"):])["tokens"] <= 2000
