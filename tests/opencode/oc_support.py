@@ -49,15 +49,10 @@ def stop(proc: subprocess.Popen) -> None:
             proc.wait(timeout=5)
 
 
-def real_memini_available() -> bool:
-    """memini-core is being built alongside; use it as soon as its app and routes exist."""
-    try:
-        from neuralgentics.memini import app as memini_app  # noqa: F401
-        from neuralgentics.orchestrator import http as orch_http
-
-        return any(getattr(r, "path", "") == "/orchestrator/route" for r in orch_http.router.routes)
-    except Exception:
-        return False
+def warm_up(url: str) -> None:
+    """Load the embedding model and classifier once, as `neuralgentics up` leaves a service."""
+    httpx.post(url + "/memory/query", json={"query": "warm up", "top_k": 1}, timeout=120).raise_for_status()
+    httpx.post(url + "/orchestrator/route", json={"task": "warm up the model"}, timeout=120).raise_for_status()
 
 
 @pytest.fixture
@@ -87,20 +82,15 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, s
 
 @pytest.fixture
 def service(isolated_env: dict[str, str]) -> Iterator[tuple[str, str]]:
-    """(base URL, kind): the real memini-core when it exists, else the recording stand-in."""
+    """(base URL, kind) of a real memini-core (`neuralgentics serve`, SQLite in a temp home)."""
     port = free_port()
-    if real_memini_available():
-        kind = "memini-core"
-        cmd = [str(Path(sys.executable).parent / "neuralgentics"), "serve", "--port", str(port)]
-    else:
-        kind = "recorder"
-        cmd = [sys.executable, "-m", "uvicorn", "--app-dir", str(HERE), "--factory",
-               "recorder_app:create_app", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
-    proc = subprocess.Popen(cmd, env={**os.environ, **isolated_env})
+    cmd = [str(Path(sys.executable).parent / "neuralgentics"), "serve", "--port", str(port)]
+    proc = subprocess.Popen(cmd, env={**os.environ, **isolated_env}, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_http(url + "/health", proc)
-        yield url, kind
+        warm_up(url)
+        yield url, "memini-core"
     finally:
         stop(proc)
 

@@ -57,7 +57,7 @@ test("a task delegated to a forbidden agent is blocked with the agent to use ins
   }
   await assert.rejects(hooks["tool.execute.before"]({ tool: "task", sessionID: "s-block", callID: "c1" }, { args }), (err: Error) => {
     assert.match(err.message, /"coder" may not take this task/)
-    assert.match(err.message, /Delegate it to "architect"/)
+    assert.match(err.message, /Delegate it to "architect": call the task tool again with subagent_type "architect"/)
     return true
   })
 })

@@ -70,6 +70,15 @@ def _wait_healthy(svc: Service, timeout: float) -> None:
     raise UpError(f"{svc.name} did not answer {svc.health_url} within {timeout:.0f}s")
 
 
+def _warm_up(svc: Service) -> None:
+    """Load the embedding model now, so the plugin's first routing check does not time out."""
+    base = svc.health_url.removesuffix("/health")
+    try:
+        httpx.post(base + "/orchestrator/route", json={"task": "warm up the routing model"}, timeout=120.0)
+    except httpx.HTTPError:
+        pass  # the service answers /health; a slow first call is not a reason to refuse to start
+
+
 def stop_all(services: list[Service]) -> None:
     running = [s for s in services if s.proc is not None and s.proc.poll() is None]
     for s in running:
@@ -109,6 +118,8 @@ def up(
             # Own process group: the terminal's Ctrl-C reaches us once, and we stop the children in order.
             svc.proc = subprocess.Popen(svc.args, start_new_session=True, env=os.environ.copy())
             _wait_healthy(svc, start_timeout)
+            if svc.name == "memini-core":
+                _warm_up(svc)
             echo(f"{svc.name:<12} {svc.shown_url}")
             if stopping:
                 break

@@ -8,7 +8,8 @@
  * Environment (read once when OpenCode loads the plugin):
  *   NEURALGENTICS_SERVICE_URL    memini-core base URL (default http://127.0.0.1:8900)
  *   NEURALGENTICS_TOKEN          sent as a bearer token when set
- *   NEURALGENTICS_PLUGIN_TIMEOUT_MS  per-call timeout for calls on the hot path (default 2000)
+ *   NEURALGENTICS_PLUGIN_TIMEOUT_MS  per-call timeout on the hot path (default 5000: a cold
+ *                                    service loads its embedding model on the first routing call)
  *   NEURALGENTICS_PROJECT        project name stored with memories (default: worktree folder name)
  */
 import type { Plugin } from "@opencode-ai/plugin"
@@ -32,7 +33,7 @@ const MAX_MEMORY_CHARS = 8000
 export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree }) => {
   const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {}
   const base = (env.NEURALGENTICS_SERVICE_URL || "http://127.0.0.1:8900").replace(/\/+$/, "")
-  const timeoutMs = Number(env.NEURALGENTICS_PLUGIN_TIMEOUT_MS) > 0 ? Number(env.NEURALGENTICS_PLUGIN_TIMEOUT_MS) : 2000
+  const timeoutMs = Number(env.NEURALGENTICS_PLUGIN_TIMEOUT_MS) > 0 ? Number(env.NEURALGENTICS_PLUGIN_TIMEOUT_MS) : 5000
   // Storing a memory embeds it; the first embedding of a fresh service loads the model.
   const writeTimeoutMs = Math.max(timeoutMs, 10000)
   const root = worktree && worktree !== "/" ? worktree : directory
@@ -62,9 +63,9 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
     console.warn(line)
   }
 
-  /** POST/GET JSON; `undefined` (after a logged warning) when the service is down or refuses. */
-  const call = async (method: "GET" | "POST", path: string, body?: Json, ms = timeoutMs): Promise<Json | undefined> => {
-    const headers: Record<string, string> = { accept: "application/json" }
+  /** One HTTP call; the body text, or `undefined` (after a logged warning) when the service is down or refuses. */
+  const request = async (method: "GET" | "POST", path: string, body?: Json, ms = timeoutMs): Promise<string | undefined> => {
+    const headers: Record<string, string> = { accept: "application/json, text/markdown, text/plain" }
     if (body !== undefined) headers["content-type"] = "application/json"
     if (env.NEURALGENTICS_TOKEN) headers.authorization = `Bearer ${env.NEURALGENTICS_TOKEN}`
     try {
@@ -76,13 +77,24 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
       })
       const text = await res.text()
       if (!res.ok) {
-        await warn(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`)
+        await warn(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}; continuing without Neuralgentics`)
         return undefined
       }
-      return text ? (JSON.parse(text) as Json) : {}
+      return text
     } catch (err) {
       const why = err instanceof Error ? `${err.name}: ${err.message}` : String(err)
       await warn(`${method} ${base}${path} failed (${why}); continuing without Neuralgentics`)
+      return undefined
+    }
+  }
+
+  const call = async (method: "GET" | "POST", path: string, body?: Json, ms = timeoutMs): Promise<Json | undefined> => {
+    const text = await request(method, path, body, ms)
+    if (text === undefined) return undefined
+    try {
+      return text ? (JSON.parse(text) as Json) : {}
+    } catch {
+      await warn(`${method} ${path} answered something that is not JSON; continuing without Neuralgentics`)
       return undefined
     }
   }
@@ -129,16 +141,14 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
       const agent = s.agent ?? "build"
       const key = `${agent}\u0000${s.task ?? ""}`
       if (s.contextKey !== key) {
-        const res = await call("POST", "/orchestrator/context", {
-          agent,
-          task: s.task ?? "",
-          project,
-          session_id: input.sessionID ?? null,
-        })
-        const text = typeof res?.text === "string" ? res.text : typeof res?.system === "string" ? res.system : undefined
-        if (res === undefined) return // service down: try again on the next step
+        // The context package (capabilities, skills, memories, code) is built for a task; before
+        // the first user message there is none, so only the capability declarations go in.
+        const text = s.task
+          ? await request("POST", "/orchestrator/context", { task: s.task.slice(0, 20000), agent, format: "markdown" }, writeTimeoutMs)
+          : await request("GET", "/orchestrator/agents-md")
+        if (text === undefined) return // service down: try again on the next step
         s.contextKey = key
-        s.contextText = text
+        s.contextText = text.trim() || undefined
       }
       if (s.contextText) output.system.push(s.contextText)
     },
@@ -149,13 +159,8 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
         const args = (output.args ?? {}) as Json
         const target = typeof args.subagent_type === "string" ? args.subagent_type : ""
         const task = [args.description, args.prompt].filter((x) => typeof x === "string" && x).join("\n\n")
-        const res = await call("POST", "/orchestrator/route", {
-          task,
-          agent: target,
-          caller: s.agent ?? null,
-          session_id: input.sessionID,
-          project,
-        })
+        if (!task || !target) return // OpenCode itself rejects a task call without them
+        const res = await call("POST", "/orchestrator/route", { task: task.slice(0, 20000), agent: target })
         if (res && res.allowed === false) {
           const suggested = Array.isArray(res.suggested_agents) ? res.suggested_agents.filter((a) => typeof a === "string") : []
           const instead = (suggested[0] as string | undefined) ?? (typeof res.primary_agent === "string" ? res.primary_agent : undefined)
@@ -164,9 +169,9 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
           throw new Error(
             `Neuralgentics routing: agent "${target}" may not take this task` +
               (kind ? ` (task type: ${kind})` : "") +
-              (reason ? `: ${reason}.` : ".") +
+              (reason ? `: ${reason.replace(/\.$/, "")}.` : ".") +
               (instead && instead !== target
-                ? ` Delegate it to "${instead}" instead (task tool, subagent_type "${instead}").`
+                ? ` Delegate it to "${instead}": call the task tool again with subagent_type "${instead}".`
                 : ""),
           )
         }
