@@ -107,10 +107,12 @@ def create_app(
 
     app = FastAPI(title="neuralgentics broker", lifespan=lifespan)
 
-    async def mcp_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
-        await StreamableHTTPASGIApp(manager_holder["m"])(scope, receive, send)
+    class _MCPEndpoint:
+        # An object, not a function: Starlette then routes every method to it as raw ASGI.
+        async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+            await StreamableHTTPASGIApp(manager_holder["m"])(scope, receive, send)
 
-    app.router.routes.append(Route("/mcp", endpoint=mcp_endpoint))
+    app.router.routes.append(Route("/mcp", endpoint=_MCPEndpoint()))
 
     def broker() -> Broker:
         return state["broker"]

@@ -1,0 +1,181 @@
+"""`neuralgentics broker serve`: streamable HTTP at /mcp for MCP clients, REST for native ones."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import httpx2
+import mcp.types as types
+import pytest
+import yaml
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from neuralgentics.broker.config import load_config
+from tests.broker.conftest import (
+    NEURALGENTICS,
+    base_config,
+    free_port,
+    pid_alive,
+    slow_server,
+    stop,
+    time_server,
+    wait_port,
+)
+
+
+@contextlib.contextmanager
+def serve(config: Path, home: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    port = free_port()
+    env = {**os.environ, "NEURALGENTICS_HOME": str(home / "home"),
+           "NEURALGENTICS_CONFIG_DIR": str(home / "config")}
+    env.pop("NEURALGENTICS_TOKEN", None)
+    proc = subprocess.Popen([NEURALGENTICS, "broker", "serve", "--config", str(config), "--port", str(port)],
+                            env=env, start_new_session=True, stderr=subprocess.PIPE)
+    try:
+        wait_port(port, timeout=30, proc=proc)
+        yield f"http://127.0.0.1:{port}", proc
+    finally:
+        stop(proc)
+
+
+@pytest.fixture
+def config(write_config) -> Path:
+    return write_config(base_config(time=time_server(), slow=slow_server()))
+
+
+def text(result: types.CallToolResult) -> str:
+    return "".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+async def test_mcp_clients_over_streamable_http_share_warm_servers(config: Path, home: Path) -> None:
+    with serve(config, home) as (base, _):
+        pids = set()
+        for role in ("coder", "coder"):
+            async with (
+                httpx2.AsyncClient(headers={"X-Neuralgentics-Role": role}) as http,
+                streamable_http_client(base + "/mcp", http_client=http) as (r, w),
+                ClientSession(r, w) as s,
+            ):
+                await s.initialize()
+                assert [t.name for t in (await s.list_tools()).tools] == [
+                    "get_tool_list", "mcp_router_call", "describe_tool"]
+                assert "slow:" in text(await s.call_tool("get_tool_list", {}))
+                pids.add(text(await s.call_tool("mcp_router_call", {"server": "slow", "tool": "pid"})))
+        assert len(pids) == 1  # the second client reused the first one's warm server
+        async with (
+            httpx2.AsyncClient(headers={"X-Neuralgentics-Role": "reviewer"}) as http,
+            streamable_http_client(base + "/mcp", http_client=http) as (r, w),
+            ClientSession(r, w) as s,
+        ):
+            await s.initialize()
+            with pytest.raises(MCPError) as exc:
+                await s.call_tool("mcp_router_call", {"server": "slow", "tool": "pid"})
+            assert exc.value.code == -32003 and "no pattern in roles.reviewer.allow" in exc.value.message
+
+
+def test_rest_routes(write_config, home: Path) -> None:
+    config = write_config(base_config(time=time_server(), slow=slow_server(), unused=slow_server()))
+    with serve(config, home) as (base, _), httpx.Client(base_url=base, timeout=30) as c:
+        assert c.get("/health").json()["status"] == "ok"
+        coder = {"X-Neuralgentics-Role": "coder"}
+        tools = c.get("/tools", headers=coder).json()
+        assert {t["name"] for t in tools["servers"]["time"]["tools"]} == {"get_current_time", "convert_time"}
+        assert tools["servers"]["time"]["summary"].startswith("Current time")
+        reviewer = c.get("/tools", headers={"X-Neuralgentics-Role": "reviewer"}).json()
+        assert [t["name"] for t in reviewer["servers"]["time"]["tools"]] == ["get_current_time"]
+
+        r = c.post("/call", headers={**coder, "X-Neuralgentics-Session": "opencode-s1"},
+                   json={"server": "time", "tool": "get_current_time", "arguments": {"timezone": "UTC"}})
+        assert r.status_code == 200 and r.json()["structuredContent"]["timezone"] == "UTC"
+
+        r = c.post("/call", headers={"X-Neuralgentics-Role": "reviewer"},
+                   json={"server": "time", "tool": "convert_time", "arguments": {}})
+        assert r.status_code == 403 and "roles.reviewer.allow" in r.json()["error"]["rule"]
+        r = c.post("/call", headers=coder, json={"server": "time"})
+        assert r.status_code == 422 and "tool" in r.text
+        r = c.post("/call", headers=coder, json={"server": "time", "tool": "nope"})
+        assert r.status_code == 404 and "has no tool 'nope'" in r.json()["error"]["message"]
+        r = c.post("/call", headers=coder, json={"server": "time", "tool": "get_current_time",
+                                                 "arguments": {"timezone": 5}})
+        assert r.status_code == 400 and "timezone: 5 is not of type 'string'" in r.json()["error"]["message"]
+
+        servers = {s["name"]: s for s in c.get("/servers").json()}
+        assert servers["time"]["state"] == "warm" and servers["time"]["pid"]
+        assert servers["slow"]["state"] == "warm" and servers["slow"]["tools"] == 3  # listed for /tools
+        assert servers["unused"]["state"] == "cold" and servers["unused"]["pid"] is None  # no role sees it
+
+        # Register and unregister on the running broker; the file follows; bad entries change nothing.
+        before = config.read_text()
+        r = c.post("/servers", json={"name": "broken", "transport": "sse"})
+        assert r.status_code == 400 and "transport 'sse' needs 'url'" in r.json()["error"]["message"]
+        assert config.read_text() == before
+        r = c.post("/servers", json={"name": "slow2", **slow_server()})
+        assert r.status_code == 201
+        assert "slow2" in load_config(config).servers
+        assert "slow2" in {s["name"] for s in c.get("/servers").json()}
+        assert c.delete("/servers/slow2").status_code == 200
+        assert "slow2" not in load_config(config).servers
+        assert c.delete("/servers/slow2").status_code == 404
+
+        audit = (home / "home" / "broker" / "audit.jsonl").read_text()
+        assert '"session_id":"opencode-s1"' in audit and '"front":"rest"' in audit
+
+
+def test_malformed_json_rpc_gets_an_error_and_the_broker_survives(config: Path, home: Path) -> None:
+    with serve(config, home) as (base, _), httpx.Client(base_url=base, timeout=30) as c:
+        h = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        r = c.post("/mcp", content=b"{not json", headers=h)
+        assert r.status_code == 400 and "Parse error" in r.text
+        r = c.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": 42}, headers=h)
+        assert r.status_code >= 400
+        assert c.get("/health").status_code == 200
+
+
+def _pid_of_slow(base: str) -> int:
+    r = httpx.post(base + "/call", headers={"X-Neuralgentics-Role": "coder"},
+                   json={"server": "slow", "tool": "pid"}, timeout=30)
+    return int(r.json()["content"][0]["text"])
+
+
+def _wait_dead(pid: int, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not pid_alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_sighup_reload_and_no_orphans_on_sigterm(config: Path, home: Path) -> None:
+    with serve(config, home) as (base, proc):
+        pid = _pid_of_slow(base)
+        data: dict[str, Any] = yaml.safe_load(config.read_text())
+        data["servers"]["extra"] = time_server()
+        config.write_text(yaml.safe_dump(data))
+        os.kill(proc.pid, signal.SIGHUP)
+        deadline = time.monotonic() + 10
+        while "extra" not in {s["name"] for s in httpx.get(base + "/servers").json()}:
+            assert time.monotonic() < deadline, "SIGHUP did not reload the config"
+            time.sleep(0.1)
+        assert _pid_of_slow(base) == pid  # unchanged server kept its process
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait(20)
+        assert _wait_dead(pid)
+
+
+def test_no_orphans_when_the_broker_is_killed(config: Path, home: Path) -> None:
+    with serve(config, home) as (base, proc):
+        pid = _pid_of_slow(base)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        assert _wait_dead(pid)
