@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
+from neuralgentics.orchestrator.memini_direct import DirectMemory
 from neuralgentics.orchestrator.memory_client import HttpMemoryClient
 from neuralgentics.orchestrator.protocol import STEPS
 from neuralgentics.orchestrator.service import Orchestrator
@@ -27,7 +28,8 @@ def memini():
         yield client
 
 
-def test_full_cycle_against_real_memini_core(memini, tmp_path, embed):
+@pytest.mark.parametrize("access", ["http", "direct"])
+def test_full_cycle_against_real_memini_core(memini, tmp_path, embed, access):
     ids = []
     for fact in FACTS:
         r = memini.post("/memory/add", json={"content": fact, "source_type": "fact", "project": "demo"})
@@ -38,7 +40,10 @@ def test_full_cycle_against_real_memini_core(memini, tmp_path, embed):
     r = memini.post("/memory/relationship", json={"source_id": ids[0], "target_id": old, "relationship_type": "SUPERSEDES"})
     assert r.status_code == 201, r.text
 
-    client = HttpMemoryClient("http://testserver", http=memini)
+    if access == "http":
+        client = HttpMemoryClient("http://testserver", http=memini)
+    else:  # in memini-core's process: direct calls into its MemoryService
+        client = DirectMemory(memini.app.state.service)
     orch = Orchestrator(project_dir=tmp_path, memory=client, embed=embed, project="demo",
                         store=TaskStore(tmp_path / "tasks.db"))
     task_id = orch.start_task("add retry with backoff to the HTTP client used by the deploy command", "s1").id

@@ -19,9 +19,14 @@ from neuralgentics.orchestrator.service import Orchestrator, default_orchestrato
 router = APIRouter(prefix="/orchestrator", tags=["orchestrator"])
 
 
-def _orchestrator(request: Request) -> Orchestrator:
+def _orchestrator(request: Request, project_dir: str | None = None) -> Orchestrator:
     found = getattr(request.app.state, "orchestrator", None)
-    return found if isinstance(found, Orchestrator) else default_orchestrator()
+    base = found if isinstance(found, Orchestrator) else default_orchestrator()
+    return base.for_project(project_dir)
+
+
+PROJECT_DIR = Field(default=None, max_length=4096,
+                    description="Absolute path of the project whose overrides and skills apply (default: the service's)")
 
 
 def _error(exc: OrchestratorError) -> JSONResponse:
@@ -30,12 +35,14 @@ def _error(exc: OrchestratorError) -> JSONResponse:
 
 class RouteRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    project_dir: str | None = PROJECT_DIR
     task: str = Field(min_length=1, max_length=20_000)
     agent: str | None = Field(default=None, min_length=1, max_length=64)
 
 
 class ContextRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    project_dir: str | None = PROJECT_DIR
     task: str = Field(min_length=1, max_length=20_000)
     agent: str = Field(min_length=1, max_length=64)
     budget_tokens: int = Field(default=DEFAULT_BUDGET, ge=MIN_BUDGET, le=MAX_BUDGET)
@@ -45,6 +52,7 @@ class ContextRequest(BaseModel):
 
 class TaskRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    project_dir: str | None = PROJECT_DIR
     task: str = Field(min_length=1, max_length=20_000)
     session: str = Field(min_length=1, max_length=200)
 
@@ -58,15 +66,15 @@ class StepRequest(BaseModel):
 @router.post("/route")
 def route(body: RouteRequest, request: Request) -> Any:
     try:
-        return _orchestrator(request).route(body.task, body.agent).to_json()
+        return _orchestrator(request, body.project_dir).route(body.task, body.agent).to_json()
     except OrchestratorError as exc:
         return _error(exc)
 
 
 @router.get("/skills")
-def list_skills(request: Request) -> Any:
+def list_skills(request: Request, project_dir: str | None = None) -> Any:
     try:
-        registry = _orchestrator(request).skills
+        registry = _orchestrator(request, project_dir).skills
         return {
             "skills": [s.to_json(with_body=False) for s in registry.skills()],
             "problems": [p.__dict__ for p in registry.problems()],
@@ -76,9 +84,9 @@ def list_skills(request: Request) -> Any:
 
 
 @router.get("/skills/{skill_id}")
-def show_skill(skill_id: str, request: Request) -> Any:
+def show_skill(skill_id: str, request: Request, project_dir: str | None = None) -> Any:
     try:
-        return _orchestrator(request).skills.get(skill_id).to_json()
+        return _orchestrator(request, project_dir).skills.get(skill_id).to_json()
     except OrchestratorError as exc:
         return _error(exc)
 
@@ -86,7 +94,7 @@ def show_skill(skill_id: str, request: Request) -> Any:
 @router.post("/context")
 def context(body: ContextRequest, request: Request) -> Any:
     try:
-        package = _orchestrator(request).context(body.task, body.agent, body.budget_tokens, task_type=body.task_type)
+        package = _orchestrator(request, body.project_dir).context(body.task, body.agent, body.budget_tokens, task_type=body.task_type)
     except OrchestratorError as exc:
         return _error(exc)
     if body.format == "markdown":
@@ -97,19 +105,19 @@ def context(body: ContextRequest, request: Request) -> Any:
 
 
 @router.get("/agents-md")
-def agents_md(request: Request) -> Any:
+def agents_md(request: Request, project_dir: str | None = None) -> Any:
     from fastapi.responses import PlainTextResponse
 
     try:
-        return PlainTextResponse(_orchestrator(request).agents_md(), media_type="text/markdown")
+        return PlainTextResponse(_orchestrator(request, project_dir).agents_md(), media_type="text/markdown")
     except OrchestratorError as exc:
         return _error(exc)
 
 
 @router.get("/roster")
-def roster(request: Request) -> Any:
+def roster(request: Request, project_dir: str | None = None) -> Any:
     try:
-        config = _orchestrator(request).config
+        config = _orchestrator(request, project_dir).config
         return {
             "agents": [a.model_dump() for a in config.agents.values()],
             "task_types": [t.model_dump(exclude={"keywords", "examples"}) for t in config.task_types.values()],
@@ -121,7 +129,7 @@ def roster(request: Request) -> Any:
 @router.post("/tasks", status_code=201)
 def create_task(body: TaskRequest, request: Request) -> Any:
     try:
-        return _orchestrator(request).start_task(body.task, body.session).to_json()
+        return _orchestrator(request, body.project_dir).start_task(body.task, body.session).to_json()
     except OrchestratorError as exc:
         return _error(exc)
 
@@ -129,7 +137,7 @@ def create_task(body: TaskRequest, request: Request) -> Any:
 @router.post("/tasks/{task_id}/step")
 def task_step(task_id: str, body: StepRequest, request: Request) -> Any:
     try:
-        record, output = _orchestrator(request).step(task_id, body.step, body.data)
+        record, output = _orchestrator(request).for_task(task_id).step(task_id, body.step, body.data)
     except OrchestratorError as exc:
         return _error(exc)
     return {"task": record.to_json(), "output": output}

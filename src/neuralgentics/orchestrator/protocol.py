@@ -53,6 +53,8 @@ class TaskRecord:
     context_memory_ids: list[str] = field(default_factory=list)
     result_summary: str | None = None
     result_memory_id: str | None = None
+    # the project whose roster/routing/skills overrides apply (None: the service's own)
+    project_dir: str | None = None
     version: int = 0
 
     @property

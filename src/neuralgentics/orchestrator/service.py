@@ -29,6 +29,7 @@ from neuralgentics.orchestrator.task_store import TaskStore
 Embed = Callable[[list[str]], np.ndarray]
 MAX_SUMMARY_CHARS = 20_000
 MAX_SESSION_CHARS = 200
+MAX_SIBLINGS = 16
 
 
 def _default_embed(texts: list[str]) -> np.ndarray:
@@ -61,6 +62,7 @@ class Orchestrator:
         self._config: OrchestratorConfig | None = None
         self._router: Router | None = None
         self._skills: SkillRegistry | None = None
+        self._siblings: dict[Path, Orchestrator] = {}
 
     # -- configuration, reloaded when an override file changes ------------------------------
     def _config_signature(self) -> tuple:
@@ -149,6 +151,30 @@ class Orchestrator:
             raise InvalidInput("no task store configured")
         return self.store
 
+    def for_project(self, project_dir: str | Path | None) -> "Orchestrator":
+        """The orchestrator for another project directory: its own overrides and skills, the
+        same memory, task store and embedder. Cached; the directory must exist."""
+        if project_dir is None:
+            return self
+        path = Path(project_dir)
+        if not path.is_absolute() or not path.is_dir():
+            raise InvalidInput(f"project_dir must be an existing absolute directory, not {str(project_dir)!r}", field="project_dir")
+        resolved = path.resolve()
+        if self.project_dir is not None and self.project_dir.resolve() == resolved:
+            return self
+        with self._lock:
+            found = self._siblings.get(resolved)
+            if found is None:
+                if len(self._siblings) >= MAX_SIBLINGS:
+                    self._siblings.pop(next(iter(self._siblings)))
+                found = Orchestrator(project_dir=resolved, config_dir=self.config_dir, memory=self.memory,
+                                     chunks=self.chunks, store=self.store, embed=self.embed, project=self.project)
+                self._siblings[resolved] = found
+            return found
+
+    def for_task(self, task_id: str) -> "Orchestrator":
+        return self.for_project(self._store().get(task_id).project_dir)
+
     def start_task(self, task: str, session: str) -> TaskRecord:
         """Step 1, intake: a new task record."""
         text = validate_task_text(task)
@@ -156,7 +182,8 @@ class Orchestrator:
             raise InvalidInput(f"session must be a non-empty id of at most {MAX_SESSION_CHARS} characters", field="session")
         stamp = protocol.now()
         record = TaskRecord(id=str(uuid.uuid4()), session=session.strip(), task=text, project=self.project,
-                            created_at=stamp, updated_at=stamp)
+                            created_at=stamp, updated_at=stamp,
+                            project_dir=str(self.project_dir) if self.project_dir else None)
         protocol.record_step(record, "intake", {"chars": len(text)})
         self._store().insert(record)
         return record
@@ -310,7 +337,7 @@ class Orchestrator:
                     "task_type": record.task_type, "outcome": outcome,
                     "verified_by": verification.data.get("verified_by") if verification else None}
         memory_id = self.memory.add(content, source_type="task_result", project=record.project,
-                                    tags=["task_result", record.task_type or "", record.agent or ""], metadata=metadata)
+                                    tags=[t for t in ("task_result", record.task_type, record.agent) if t], metadata=metadata)
         for used in record.context_memory_ids:
             if used == memory_id:
                 continue
