@@ -12,6 +12,7 @@ import hashlib
 import logging
 import math
 import re
+import threading
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -320,30 +321,15 @@ class PostgresStore:
         self.url = url
         self.ef_search = int(ef_search)
         self._timeout = float(timeout)
+        self._connect_timeout = int(connect_timeout)
         self._statement_timeout_ms = int(statement_timeout_ms)
+        self._min_size, self._max_size = int(min_size), int(max_size)
+        self._pool_lock = threading.Lock()
+        self._closed = False
+        self._down_reason: str | None = None
         if run_migrations:
             migrate(url, connect_timeout=connect_timeout)
-        self._pool = ConnectionPool(
-            url,
-            min_size=min_size,
-            max_size=max_size,
-            timeout=self._timeout,
-            kwargs={"connect_timeout": connect_timeout},
-            configure=self._configure,
-            # a connection broken by a server restart is replaced instead of failing a request
-            check=ConnectionPool.check_connection,
-            # give up quickly on a dead server; the pool keeps retrying in the background
-            reconnect_timeout=max(self._timeout * 6, 30.0),
-            name="memini",
-            open=False,
-        )
-        try:
-            self._pool.open(wait=True, timeout=self._timeout + connect_timeout)
-        except PoolTimeout as exc:
-            self._pool.close(timeout=1)
-            raise StoreUnavailable(
-                f"cannot open a connection pool to PostgreSQL ({describe_url(url)})"
-            ) from exc
+        self._pool = self._open_pool()
         self._iterative_scan = self._pgvector_version() >= (0, 8)
 
     # --- plumbing ---------------------------------------------------------------------------
@@ -353,6 +339,55 @@ class PostgresStore:
         conn.execute(f"SET statement_timeout = {self._statement_timeout_ms}")
         conn.execute("SET TimeZone = 'UTC'")
         conn.commit()
+
+    def _open_pool(self) -> ConnectionPool:
+        pool = ConnectionPool(
+            self.url,
+            min_size=self._min_size,
+            max_size=self._max_size,
+            timeout=self._timeout,
+            kwargs={"connect_timeout": self._connect_timeout},
+            configure=self._configure,
+            # a connection broken by a server restart is replaced instead of failing a request
+            check=ConnectionPool.check_connection,
+            reconnect_timeout=max(self._timeout * 6, 30.0),
+            name="memini",
+            open=False,
+        )
+        try:
+            pool.open(wait=True, timeout=self._timeout + self._connect_timeout)
+        except PoolTimeout as exc:
+            pool.close(timeout=1)
+            raise StoreUnavailable(
+                f"cannot connect to PostgreSQL ({describe_url(self.url)})"
+            ) from exc
+        return pool
+
+    def _recover(self, failed: ConnectionPool) -> bool:
+        """After a pool timeout: True when a fresh pool now serves requests.
+
+        The pool reconnects to a restarted server only on its exponential back-off schedule;
+        when a direct connection works and the pool is not simply saturated, start a new pool.
+        """
+        with self._pool_lock:
+            if self._closed:
+                return False
+            if self._pool is not failed:
+                return True  # another thread already replaced it
+            stats = failed.get_stats()
+            if stats.get("pool_size", 0) - stats.get("pool_available", 0) >= self._max_size:
+                return False  # every connection is busy: the server is up, just saturated
+            try:
+                psycopg.connect(self.url, connect_timeout=self._connect_timeout).close()
+            except psycopg.Error as exc:
+                self._down_reason = _first_line(exc)
+                return False
+            try:
+                self._pool = self._open_pool()
+            except StoreUnavailable:
+                return False
+        failed.close(timeout=0)
+        return True
 
     def _pgvector_version(self) -> tuple[int, ...]:
         row = self._run(
@@ -364,17 +399,21 @@ class PostgresStore:
     def _run(self, fn: Callable[[psycopg.Connection], T], *, attempts: int = 3) -> T:
         """Run fn in one transaction; map driver failures onto the memini errors."""
         for attempt in range(1, attempts + 1):
+            pool = self._pool
             try:
-                with self._pool.connection(timeout=self._timeout) as conn:
+                with pool.connection(timeout=self._timeout) as conn:
                     return fn(conn)
             except pg_errors.TransactionRollback:
                 # a deadlock or serialization failure rolled everything back: safe to retry
                 if attempt == attempts:
                     raise StoreUnavailable("the database kept aborting the transaction") from None
             except (PoolTimeout, PoolClosed) as exc:
+                self._down_reason = None
+                if attempt < attempts and self._recover(pool):
+                    continue
+                reason = self._down_reason or f"no free connection ({_first_line(exc)})"
                 raise StoreUnavailable(
-                    f"PostgreSQL ({describe_url(self.url)}) is unreachable or saturated:"
-                    f" {_first_line(exc)}"
+                    f"PostgreSQL ({describe_url(self.url)}) is unavailable: {reason}"
                 ) from exc
             except pg_errors.CheckViolation as exc:
                 raise InvalidInput(f"rejected by the database: {_first_line(exc)}") from exc
@@ -828,6 +867,8 @@ class PostgresStore:
         self._run(lambda c: c.execute("SELECT 1").fetchone())
 
     def close(self) -> None:
+        with self._pool_lock:
+            self._closed = True
         self._pool.close(timeout=5)
 
     def __enter__(self) -> PostgresStore:
