@@ -159,7 +159,7 @@ def _collect(
         if kind == "function" and scope and spec.name != "markdown":
             kind = "method"
         symbol = " › ".join([*scope, name]) if spec.name == "markdown" else ".".join([*scope, name])
-        start, end = child.start_point.row, _last_row(child)
+        start, end = _leading_comments(child), _last_row(child)
         if inner.type in spec.containers and _too_big(source, child, start, end):
             body = inner.child_by_field_name("body") or inner
             before = len(leaves)
@@ -175,6 +175,20 @@ def _collect(
             if sig_end > start and not source[line_start : body.start_byte].strip():
                 sig_end -= 1  # the body opens its own line (Python): the signature ends above
         leaves.append(_Piece(start, end, symbol, kind, min(sig_end, start + SIGNATURE_LINES - 1)))
+
+
+_ATTACHED = ("comment", "line_comment", "block_comment", "attribute_item", "decorator",
+             "annotation", "marker_annotation")
+
+
+def _leading_comments(node: Node) -> int:
+    """First row of a definition counting the doc comments and attributes right above it."""
+    start = node.start_point.row
+    prev = node.prev_named_sibling
+    while prev is not None and prev.type in _ATTACHED and _last_row(prev) >= start - 1:
+        start = prev.start_point.row
+        prev = prev.prev_named_sibling
+    return start
 
 
 def _too_big(source: bytes, node: Node, start: int, end: int) -> bool:

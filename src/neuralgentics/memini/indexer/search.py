@@ -92,7 +92,8 @@ def search_project(
     for ranks in (k_rank, v_rank):
         for cid, rank in ranks.items():
             fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank)
-    best = sorted(fused, key=lambda cid: -fused[cid])[:top_k]
+    # ties (one ranking's #1 is the other's #2, and back) go to the closer meaning
+    best = sorted(fused, key=lambda cid: (-fused[cid], -v_score.get(cid, -2.0)))[:top_k]
     chunks = store.chunks(best)
     words = keyword_words(query)
     hits = []
@@ -104,7 +105,7 @@ def search_project(
         if cid in k_rank:
             found = _matched(chunk.content, words)
             reasons.append(
-                f"keyword #{k_rank[cid]} (bm25 {k_score[cid]:.2f}"
+                f"keyword #{k_rank[cid]} (score {k_score[cid]:.2f}"
                 + (f"; matched {', '.join(found)}" if found else "") + ")"
             )
         if cid in v_rank:
