@@ -3,9 +3,9 @@
     .venv/bin/python bench/routing.py [--quick]
 
 Baselines measured in the same run: keyword rules alone and MiniLM similarity alone, against
-the combined classifier the orchestrator uses. Texts: tests/orchestrator/routing_tasks.yaml
-(the set the keyword rules and weights were tuned on) and routing_tasks_heldout.yaml (written
-after tuning, never tuned on).
+the combined classifier the orchestrator uses. Texts (tests/orchestrator/): routing_tasks.yaml
+and routing_tasks_round2.yaml, the two sets the keyword rules and weights were tuned on, and
+routing_tasks_heldout.yaml, written after tuning and never tuned on.
 """
 
 from __future__ import annotations
@@ -27,7 +27,11 @@ from neuralgentics.orchestrator.classify import TaskClassifier, Weights  # noqa:
 from neuralgentics.orchestrator.config import load_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-SETS = {"tuning": "routing_tasks.yaml", "held-out": "routing_tasks_heldout.yaml"}
+SETS = {
+    "tuning round 1": "routing_tasks.yaml",
+    "tuning round 2": "routing_tasks_round2.yaml",
+    "held-out": "routing_tasks_heldout.yaml",
+}
 
 
 def labelled(name: str) -> list[tuple[str, str]]:
