@@ -57,11 +57,26 @@ def real_servers() -> dict[str, list[Tool]]:
     return {s: [Tool.model_validate(t) for t in ts] for s, ts in data.items()}
 
 
-def catalog() -> tuple[dict[str, list[Tool]], dict[str, str]]:
+# One-line summaries a user would put in the broker config for the real servers (the config's
+# `summary` key); the servers' own tool lists are used as they come.
+REAL_SUMMARIES = {
+    "time": "Current time in any time zone and conversion between zones",
+    "git": "Local git repository: status, diffs, staging, commits, branches, log",
+    "fetch": "Fetch a web page by URL and return it as markdown",
+    "everything": "MCP test server exercising protocol features (echo, sums, images, progress)",
+    "filesystem": "Read, write, edit, move and search files and directories on this machine",
+    "memory": "Persistent knowledge-graph memory: entities, relations and observations",
+    "sequential-thinking": "Structured step-by-step reasoning for hard problems",
+}
+
+
+def catalog(with_summaries: bool = True) -> tuple[dict[str, list[Tool]], dict[str, str]]:
     tools, summaries = services()
     for server, listed in real_servers().items():
         assert server not in tools, f"{server} is both a real server and a written one"
         tools[server] = listed
+        if with_summaries:
+            summaries[server] = REAL_SUMMARIES[server]
     return tools, summaries
 
 

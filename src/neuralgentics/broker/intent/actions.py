@@ -21,14 +21,14 @@ _FAMILIES: dict[Action, frozenset[str]] = {
     "read": frozenset(
         """get list read show describe search find query fetch view download retrieve count
         check inspect explain analyze lookup scan infer report recommend validate plan diff
-        status tree logs log history top stats info open browse see display print lookup
+        status tree logs log history top stats info browse see display print lookup
         compare tell look summarize summarise tail watch monitor evaluate""".split()
     ),
     "create": frozenset(
         """create add new make post send insert upload write push run start book invite reply
         append publish generate build install fork invoke trigger pull commit file spin
         schedule register draft save copy clone deploy launch submit put record remember
-        init initialize echo""".split()
+        init initialize echo email message dm ping notify""".split()
     ),
     "update": frozenset(
         """update edit modify set change rename move transition assign merge scale restart
@@ -92,3 +92,7 @@ def intent_action(intent: str) -> Action | None:
             continue
         return _VERB_FAMILY.get(w)
     return None
+
+
+# "open" reads a file but creates an issue, a PR or a ticket: it has no family of its own.
+assert "open" not in _VERB_FAMILY

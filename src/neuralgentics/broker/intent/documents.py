@@ -31,7 +31,9 @@ class Document:
     kind: str  # "tool" | "skill"
     key: tuple[str, str]  # (server, tool) or ("skill", id)
     terms: tuple[str, ...]
-    embed_text: str
+    # Several phrasings of what the tool does; its vector is their mean (one dot product per
+    # query), which ranks better than any single phrasing.
+    embed_texts: tuple[str, ...]
     name_terms: frozenset[str]
 
 
@@ -75,14 +77,19 @@ def tool_document(server: str, tool: Tool, summary: str = "") -> Document:
     readable = " ".join(split_identifier(tool.name))
     head = first_sentence(description, 60) if description else ""
     param_names = ", ".join(" ".join(split_identifier(p)) for p, _ in params[:8])
-    embed_text = f"{readable} ({' '.join(split_identifier(server))}): {head}"
+    server_words = " ".join(split_identifier(server))
+    full = f"{readable} ({server_words}): {head}"
     if param_names:
-        embed_text += f" Parameters: {param_names}."
+        full += f" Parameters: {param_names}."
+    views = [full]
+    if head:
+        views.append(head)
+        views.append(f"{head} ({summary or server_words})")
     return Document(
         kind="tool",
         key=(server, tool.name),
         terms=tuple(terms),
-        embed_text=embed_text,
+        embed_texts=tuple(views),
         name_terms=frozenset(name_terms),
     )
 
@@ -91,13 +98,15 @@ def skill_document(skill: SkillRecord) -> Document:
     name_terms = analyze(skill.name) + analyze(skill.id)
     body_head = skill.body[:MAX_DESCRIPTION_CHARS]
     terms = name_terms * NAME_WEIGHT + analyze(skill.description) * 2 + analyze(body_head)
-    embed_text = f"{skill.name}: {first_sentence(skill.description, 60)}" if skill.description else (
-        f"{skill.name}: {first_sentence(body_head, 60)}"
-    )
+    views = [f"{skill.name}: {first_sentence(skill.description or body_head, 60)}"]
+    if skill.description:
+        views.append(first_sentence(skill.description, 60))
+    if body_head.strip():
+        views.append(first_sentence(body_head, 60))
     return Document(
         kind="skill",
         key=("skill", skill.id),
         terms=tuple(terms),
-        embed_text=embed_text,
+        embed_texts=tuple(views),
         name_terms=frozenset(name_terms),
     )

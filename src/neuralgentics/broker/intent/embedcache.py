@@ -29,6 +29,13 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> np.ndarray: ...
 
 
+def model_key(embedder: Embedder) -> str:
+    """Which vectors an embedder makes: int8 ONNX drifts from fp32/torch, so it is keyed apart."""
+    name = str(getattr(embedder, "model_name", type(embedder).__name__))
+    backend = str(getattr(embedder, "requested_backend", "") or "")
+    return f"{name}+int8" if "int8" in backend else name
+
+
 def text_key(model_name: str, text: str) -> str:
     return hashlib.sha256(f"{model_name}\0{text}".encode()).hexdigest()[:32]
 
@@ -62,7 +69,7 @@ class EmbeddingCache:
         dim = int(getattr(embedder, "dim", 384))
         if not texts:
             return np.zeros((0, dim), dtype=np.float32)
-        model = str(getattr(embedder, "model_name", type(embedder).__name__))
+        model = model_key(embedder)
         keys = [text_key(model, t) for t in texts]
         with self._lock:
             self._load()

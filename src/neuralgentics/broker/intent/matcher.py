@@ -39,11 +39,11 @@ DEFAULT_TOP_K = 5
 DEFAULT_THRESHOLD = 0.5
 # Weight of the semantic view in the fused score (lexical gets the rest). Chosen on the bench
 # (bench/intent.py prints the sweep); the two views are close to complementary there.
-SEMANTIC_WEIGHT = 0.6
+SEMANTIC_WEIGHT = 0.65
 # A tool named exactly in the intent wins over anything similar.
 EXACT_NAME_BOOST = 1.0
 # Naming the server ("on slack", "in github") favours its tools without overriding meaning.
-SERVER_MENTION_BOOST = 0.15
+SERVER_MENTION_BOOST = 0.2
 # Softmax temperature over fused scores for the confidence; and the cosine below which an
 # intent is taken as unrelated to the best tool whatever the ranking says.
 CONFIDENCE_TEMPERATURE = 0.07
@@ -127,7 +127,16 @@ class _Index:
     def ensure_vectors(self, embedder: Embedder, cache: EmbeddingCache) -> np.ndarray:
         with self.lock:
             if self.vectors is None:
-                self.vectors = cache.embed([d.embed_text for d in self.docs], embedder)
+                texts = [t for d in self.docs for t in d.embed_texts]
+                flat = cache.embed(texts, embedder)
+                vectors = np.zeros((len(self.docs), flat.shape[1] if len(flat) else 384), dtype=np.float32)
+                row = 0
+                for i, d in enumerate(self.docs):
+                    k = len(d.embed_texts)
+                    # The mean of the views' vectors: its dot product is the views' mean cosine.
+                    vectors[i] = flat[row : row + k].mean(axis=0)
+                    row += k
+                self.vectors = vectors
             return self.vectors
 
 
@@ -172,7 +181,7 @@ class IntentMatcher:
             [tool_action(t) or "" for server in sorted(tools_by_server) for t in tools_by_server[server] or []],
             dtype=object,
         )
-        self._server_terms = {s: frozenset(analyze(s)) | {s.lower()} for s in tools_by_server}
+        self._server_terms = {s: frozenset(analyze(s)) for s in tools_by_server}
         # Exact names: raw tool name, and the OpenCode/MCP spellings server_tool, server/tool,
         # server.tool, server__tool; mapped to the document index.
         self._exact: dict[str, list[int]] = {}
@@ -252,7 +261,12 @@ class IntentMatcher:
         candidates: list[ToolMatch] = []
         confidence = 0.0
         if mask.any():
-            lex = self._tools.lexical(terms)
+            mentioned = self._mentioned_servers(intent, terms) if mode == "hybrid" else set()
+            # A named server counts once, through SERVER_MENTION_BOOST: left in the BM25 query
+            # it would also lift every tool that merely names the service in its description.
+            named = set().union(*(self._server_terms[s] for s in mentioned)) if mentioned else set()
+            lex_terms = [t for t in terms if t not in named] or terms
+            lex = self._tools.lexical(lex_terms)
             sem = (
                 self._tools.ensure_vectors(self.embedder, self._cache) @ qvec
                 if qvec is not None
@@ -267,7 +281,6 @@ class IntentMatcher:
                 w = self.semantic_weight
                 fused = w * sem_s + (1.0 - w) * lex_s
             exact = self._exact_hits(intent) if mode == "hybrid" else set()
-            mentioned = {s for s, st in self._server_terms.items() if st & set(terms) or s.lower() in intent.lower().split()}
             if mode == "hybrid":
                 for i in exact:
                     fused[i] += EXACT_NAME_BOOST
@@ -291,7 +304,7 @@ class IntentMatcher:
                         score=float(fused[i]),
                         lexical=float(lex[i]),
                         semantic=float(sem[i]),
-                        why=self._why(i, terms, lex_s[i], sem[i], i in exact, server in mentioned),
+                        why=self._why(i, lex_terms, lex_s[i], sem[i], i in exact, server in mentioned),
                     )
                 )
             confidence = self._confidence(fused[np.isfinite(fused)], candidates, bool(exact & set(order.tolist())), mode)
@@ -305,6 +318,14 @@ class IntentMatcher:
             mode=mode,
             considered=int(mask.sum()),
         )
+
+    def _mentioned_servers(self, intent: str, terms: list[str]) -> set[str]:
+        """Servers the intent names ("on slack", "in github", "k8s")."""
+        term_set = set(terms)
+        lowered = set(intent.lower().split())
+        return {
+            s for s, st in self._server_terms.items() if (st and st <= term_set) or s.lower() in lowered
+        }
 
     def _confidence(self, fused: np.ndarray, candidates: list[ToolMatch], exact: bool, mode: str) -> float:
         if not candidates:

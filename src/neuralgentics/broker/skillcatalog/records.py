@@ -45,21 +45,33 @@ def skill_records(skills: Iterable[Any]) -> list[SkillRecord]:
     return list(out.values())
 
 
-def load_skill_records() -> list[SkillRecord]:
-    """The orchestrator's skills when its loader is importable, else none.
+_registry: Any = None
+_registry_key: tuple[str, str] | None = None
 
-    Imported lazily and defensively: the orchestrator is built concurrently and a broker
-    without skills is still a working broker.
+
+def load_skill_records() -> list[SkillRecord]:
+    """The markdown skills the orchestrator loads (project ``skills/``, the user's config dir,
+    the package's built-ins; project wins), as records; none when that loader is unavailable.
+
+    Uses the orchestrator's own registry class (which reloads when a file changes) rather than
+    the orchestrator service, which would open its task store as a side effect.
     """
+    global _registry, _registry_key
     try:
-        from neuralgentics.orchestrator import skills as orchestrator_skills  # type: ignore
+        from pathlib import Path
+
+        from neuralgentics.config import get_settings
+        from neuralgentics.orchestrator.skills import SkillRegistry, SkillSource, builtin_skills_dir
     except ImportError:
         return []
-    for loader in ("load_skills", "list_skills", "all_skills"):
-        fn = getattr(orchestrator_skills, loader, None)
-        if callable(fn):
-            result = fn()
-            items = result.values() if isinstance(result, Mapping) else result
-            skills = getattr(result, "skills", None) if not isinstance(result, (list, tuple, Mapping)) else None
-            return skill_records(skills if skills is not None else items)
-    return []
+    key = (str(Path.cwd()), str(get_settings().config_dir))
+    if _registry is None or _registry_key != key:
+        _registry = SkillRegistry(
+            [
+                SkillSource("project", Path.cwd() / "skills"),
+                SkillSource("user", get_settings().config_dir / "skills"),
+                SkillSource("builtin", builtin_skills_dir()),
+            ]
+        )
+        _registry_key = key
+    return skill_records(_registry.skills())

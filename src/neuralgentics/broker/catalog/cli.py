@@ -1,0 +1,167 @@
+"""``neuralgentics broker catalog | refresh | match``: thin commands over the catalog and matcher.
+
+Registered on the broker's sub-app: ``register(broker_app)`` from ``broker/cli.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+from neuralgentics.broker.catalog.render import DEFAULT_BUDGET_TOKENS
+
+ConfigOpt = typer.Option(None, "--config", "-c", help="broker YAML (default: <config dir>/broker.yaml)")
+ToolsFileOpt = typer.Option(
+    None,
+    "--tools-file",
+    help="static catalog: JSON/YAML mapping server -> tools/list tools (or {summary, tools})",
+)
+
+
+def _fail(message: str, code: int = 1) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _source(tools_file: Path | None, config: Path | None, role: str | None):
+    from neuralgentics.broker.catalog.sources import load_source
+    from neuralgentics.broker.catalog.toolsfile import ToolsFileError
+    from neuralgentics.broker.config import ConfigError
+
+    try:
+        return load_source(tools_file=tools_file, config_path=config, role=role)
+    except (ToolsFileError, ConfigError) as exc:
+        _fail(str(exc))
+        raise  # unreachable: _fail exits
+
+
+def catalog_cmd(
+    role: str | None = typer.Option(None, "--role", help="the view of this role (default: every server)"),
+    as_json: bool = typer.Option(False, "--json", help="the view as JSON, with its token counts"),
+    budget: int = typer.Option(DEFAULT_BUDGET_TOKENS, "--budget", min=1, help="token budget of the catalog"),
+    config: Path | None = ConfigOpt,
+    tools_file: Path | None = ToolsFileOpt,
+) -> None:
+    """Print the catalog get_tool_list returns, its token count and that of the full schemas."""
+    from neuralgentics.broker.catalog.render import render_catalog
+    from neuralgentics.broker.skillcatalog.records import load_skill_records
+
+    src = _source(tools_file, config, role)
+    view = render_catalog(src.visible(), src.summaries, budget_tokens=budget, skills=load_skill_records())
+    if as_json:
+        data = view.to_dict()
+        data["role"] = src.role
+        typer.echo(json.dumps(data, indent=1, ensure_ascii=False))
+        return
+    typer.echo(view.text)
+    typer.echo("")
+    saved = f" ({view.saved_ratio:.1%} fewer)" if view.full_schema_tokens else ""
+    typer.echo(
+        f"-- catalog: {view.tokens} tokens ({view.level}, budget {view.budget_tokens}) vs "
+        f"{view.full_schema_tokens} tokens of full tools/list schemas for {view.tool_count} tools"
+        f"{saved}; counted with {view.encoding}"
+    )
+    unlisted = [s.name for s in view.servers if s.tools is None]
+    if unlisted:
+        typer.echo(f"-- not listed yet: {', '.join(unlisted)} (run `neuralgentics broker refresh`)")
+    if view.over_budget:
+        typer.echo(f"-- over budget: even server names alone take {view.tokens} tokens", err=True)
+
+
+def refresh_cmd(
+    servers: list[str] | None = typer.Argument(None, help="servers to list (default: all)"),
+    config: Path | None = ConfigOpt,
+    timeout: float = typer.Option(60.0, "--timeout", min=1, help="seconds per server"),
+) -> None:
+    """Start each server, list its tools into the on-disk cache, stop it."""
+    import anyio
+
+    from neuralgentics.broker.catalog.cache import ToolListCache
+    from neuralgentics.broker.catalog.fetch import fetch_tools
+    from neuralgentics.broker.config import ConfigError, load_config
+
+    try:
+        cfg = load_config(config)
+    except ConfigError as exc:
+        _fail(str(exc))
+    brokered = cfg.brokered()
+    names = list(servers) if servers else sorted(brokered)
+    unknown = [n for n in names if n not in brokered]
+    if unknown:
+        _fail(f"no brokered server named {', '.join(map(repr, unknown))} (servers: {', '.join(sorted(brokered)) or 'none'})")
+    cache = ToolListCache()
+    failed = 0
+    for name in names:
+        try:
+            tools = anyio.run(lambda: fetch_tools(brokered[name], timeout=timeout))
+        except Exception as exc:  # noqa: BLE001 - report every server, then fail once
+            failed += 1
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            typer.echo(f"{name}: failed: {reason[:300]}", err=True)
+            continue
+        cache.save(name, brokered[name], tools)
+        typer.echo(f"{name}: {len(tools)} tools")
+    if failed:
+        raise typer.Exit(1)
+
+
+def match_cmd(
+    intent: str | None = typer.Argument(None, help="what you want done, in a sentence"),
+    tools_file: Path | None = ToolsFileOpt,
+    role: str | None = typer.Option(None, "--role", help="only tools this role may call (roles from --config)"),
+    top: int = typer.Option(5, "--top", min=1, max=50, help="candidates to return"),
+    as_json: bool = typer.Option(False, "--json", help="JSON answer(s)"),
+    queries_file: Path | None = typer.Option(
+        None, "--queries-file", help="one intent a line ('-' for stdin) -> one JSON line each"
+    ),
+    mode: str = typer.Option("hybrid", "--mode", help="hybrid | bm25 | embedding"),
+    config: Path | None = ConfigOpt,
+) -> None:
+    """Rank the tools (and skills) that fit an intent."""
+    from neuralgentics.broker.intent.matcher import IntentMatcher
+    from neuralgentics.broker.skillcatalog.records import load_skill_records
+
+    if mode not in ("hybrid", "bm25", "embedding"):
+        _fail(f"--mode must be hybrid, bm25 or embedding (got {mode!r})")
+    if (intent is None) == (queries_file is None):
+        _fail("give either an INTENT or --queries-file FILE")
+    src = _source(tools_file, config, role)
+    matcher = IntentMatcher(src.known(), src.summaries, load_skill_records())
+
+    def answer(text: str) -> dict:
+        data = matcher.match(text, allowed=src.allowed, top_k=top, mode=mode).to_dict()  # type: ignore[arg-type]
+        data["role"] = src.role
+        return data
+
+    if queries_file is not None:
+        try:
+            lines = (sys.stdin if str(queries_file) == "-" else queries_file.open(encoding="utf-8")).read().splitlines()
+        except OSError as exc:
+            _fail(f"{queries_file}: cannot read queries file ({exc.strerror or exc})")
+        for line in lines:
+            if line.strip():
+                typer.echo(json.dumps(answer(line.strip()), ensure_ascii=False))
+        return
+    assert intent is not None
+    if not intent.strip():
+        _fail("the intent is empty: describe the task in a sentence")
+    data = answer(intent)
+    if as_json:
+        typer.echo(json.dumps(data, indent=1, ensure_ascii=False))
+        return
+    flag = "confident" if data["confident"] else "not confident: choose among these"
+    typer.echo(f"confidence {data['confidence']:.2f} ({flag}); {data['considered']} tools considered")
+    for i, c in enumerate(data["candidates"], 1):
+        typer.echo(f"{i}. {c['server']}/{c['tool']}  {c['score']:.3f}  {c['why']}")
+    for s in data["skills"]:
+        typer.echo(f"skill: {s['id']} ({s['name']})  {s['score']:.3f}")
+
+
+def register(broker_app: typer.Typer) -> None:
+    """Add ``catalog``, ``refresh`` and ``match`` to the ``neuralgentics broker`` sub-app."""
+    broker_app.command("catalog")(catalog_cmd)
+    broker_app.command("refresh")(refresh_cmd)
+    broker_app.command("match")(match_cmd)

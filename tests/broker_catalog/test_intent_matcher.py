@@ -1,0 +1,191 @@
+"""The intent matcher on the evaluation set (311 tools, ~200 intents) and its contract."""
+
+from __future__ import annotations
+
+import evalset
+import numpy as np
+import pytest
+from mcp.types import Tool
+
+from neuralgentics.broker.intent import IntentMatcher
+from neuralgentics.broker.intent.embedcache import EmbeddingCache
+from neuralgentics.broker.skillcatalog import SkillRecord
+
+# Floors a few points under what bench/intent.py measured (hybrid top-1 0.745, top-3 0.903,
+# top-5 0.918; BM25 alone 0.602 top-1, embeddings alone 0.684): a regression fails here.
+HYBRID_TOP1_FLOOR = 0.70
+HYBRID_TOP3_FLOOR = 0.87
+HYBRID_TOP5_FLOOR = 0.89
+
+
+def _accuracy(matcher: IntentMatcher, mode: str) -> dict[int, float]:
+    intents = evalset.intents()
+    hits = {1: 0, 3: 0, 5: 0}
+    for intent, server, tool in intents:
+        ranked = [(c.server, c.tool) for c in matcher.match(intent, top_k=5, mode=mode).candidates]
+        for k in hits:
+            hits[k] += (server, tool) in ranked[:k]
+    return {k: v / len(intents) for k, v in hits.items()}
+
+
+def test_evaluation_set_is_large_and_consistent(eval_catalog) -> None:
+    tools, _ = eval_catalog
+    intents = evalset.intents()
+    assert sum(len(v) for v in tools.values()) >= 300
+    assert len(intents) >= 150
+    names = {(s, t.name) for s, ts in tools.items() for t in ts}
+    for intent, server, tool in intents:
+        assert (server, tool) in names, f"{intent!r} expects {server}/{tool}, not in the catalog"
+
+
+def test_hybrid_beats_each_view_alone_and_stays_above_its_floor(eval_matcher) -> None:
+    hybrid = _accuracy(eval_matcher, "hybrid")
+    bm25 = _accuracy(eval_matcher, "bm25")
+    embedding = _accuracy(eval_matcher, "embedding")
+    assert hybrid[1] >= HYBRID_TOP1_FLOOR, hybrid
+    assert hybrid[3] >= HYBRID_TOP3_FLOOR, hybrid
+    assert hybrid[5] >= HYBRID_TOP5_FLOOR, hybrid
+    assert hybrid[1] > bm25[1] and hybrid[1] > embedding[1], (hybrid, bm25, embedding)
+    assert hybrid[3] > bm25[3] and hybrid[3] > embedding[3], (hybrid, bm25, embedding)
+
+
+def test_a_named_tool_wins_with_full_confidence(eval_matcher) -> None:
+    for intent, expected in [
+        ("run git_status please", ("git", "git_status")),
+        ("use github_create_issue for this", ("github", "create_issue")),
+        ("call kubernetes/pods_log on api-1", ("kubernetes", "pods_log")),
+        ("list_directory_with_sizes of /tmp", ("filesystem", "list_directory_with_sizes")),
+    ]:
+        result = eval_matcher.match(intent)
+        assert (result.best.server, result.best.tool) == expected, intent
+        assert result.confidence == 1.0 and result.confident
+        assert "names the tool" in result.best.why
+
+
+def test_naming_the_service_picks_its_tool(eval_matcher) -> None:
+    for intent, server in [
+        ("create an issue in jira for the login bug", "jira"),
+        ("create an issue on github for the login bug", "github"),
+        ("create a linear issue for the login bug", "linear"),
+    ]:
+        assert eval_matcher.match(intent).best.server == server, intent
+
+
+def test_only_what_the_role_may_call_is_returned(eval_matcher) -> None:
+    def allowed(server: str, tool: str) -> bool:
+        return server == "git" and tool != "git_commit"
+
+    result = eval_matcher.match("commit my staged changes", allowed=allowed, top_k=10)
+    assert result.candidates and all(c.server == "git" for c in result.candidates)
+    assert all(c.tool != "git_commit" for c in result.candidates)
+    assert result.considered == 11
+    # Naming a forbidden tool does not reveal it either.
+    named = eval_matcher.match("git_commit now", allowed=allowed)
+    assert all(c.tool != "git_commit" for c in named.candidates) and named.confidence < 1.0
+    nothing = eval_matcher.match("commit my changes", allowed=lambda s, t: False)
+    assert nothing.candidates == [] and nothing.confidence == 0.0 and not nothing.confident
+
+
+def test_an_unrelated_intent_is_not_confident(eval_matcher) -> None:
+    for intent in ("bake a chocolate cake for grandma", "what is the meaning of life"):
+        result = eval_matcher.match(intent)
+        assert not result.confident, (intent, result.confidence, result.best)
+
+
+def test_a_clear_intent_is_confident_and_explained(eval_matcher) -> None:
+    result = eval_matcher.match("scale the checkout deployment to 5 replicas")
+    assert (result.best.server, result.best.tool) == ("kubernetes", "deployment_scale")
+    assert result.confident
+    assert "scale" in result.best.why and "meaning" in result.best.why
+    data = result.to_dict()
+    assert data["confident"] is True and data["candidates"][0]["tool"] == "deployment_scale"
+
+
+def test_results_are_ranked_and_bounded(eval_matcher) -> None:
+    result = eval_matcher.match("show the logs of a pod", top_k=7)
+    assert len(result.candidates) == 7
+    scores = [c.score for c in result.candidates]
+    assert scores == sorted(scores, reverse=True)
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "\n"])
+def test_an_empty_intent_is_refused(eval_matcher, bad: str) -> None:
+    with pytest.raises(ValueError, match="intent must be a non-empty sentence"):
+        eval_matcher.match(bad)
+
+
+def test_bad_parameters_are_refused(eval_matcher) -> None:
+    with pytest.raises(ValueError, match="top_k must be at least 1"):
+        eval_matcher.match("list pods", top_k=0)
+    with pytest.raises(ValueError, match="mode must be"):
+        eval_matcher.match("list pods", mode="magic")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="semantic_weight"):
+        IntentMatcher({}, semantic_weight=2.0)
+
+
+def test_an_empty_catalog_answers_with_no_candidates(shared_embeddings) -> None:
+    result = IntentMatcher({}, cache=shared_embeddings).match("list pods")
+    assert result.candidates == [] and result.confidence == 0.0
+
+
+SKILLS = [
+    SkillRecord("reviewer", "Code Review", "Reviews changes for correctness, security and maintainability.", "Check the diff."),
+    SkillRecord("tester", "Test Engineering", "Writes unit, integration and end-to-end tests.", "Write failing tests first."),
+    SkillRecord("architect", "Architecture Review", "Reviews system design and trade-offs.", ""),
+]
+
+
+def test_skills_come_back_as_a_secondary_list(eval_catalog, shared_embeddings) -> None:
+    tools, summaries = eval_catalog
+    matcher = IntentMatcher(tools, summaries, SKILLS, cache=shared_embeddings)
+    result = matcher.match("review this change for security problems")
+    assert result.skills and result.skills[0].id == "reviewer"
+    assert result.candidates  # tools are still ranked alongside
+    tests = matcher.match("write integration tests for the payment module")
+    assert tests.skills and tests.skills[0].id == "tester"
+    assert not matcher.match("what time is it in Tokyo").skills  # unrelated: no skill
+
+
+def test_skills_accept_any_object_with_the_fields(shared_embeddings) -> None:
+    class Skill:  # the orchestrator's Skill has these attributes among others
+        def __init__(self) -> None:
+            self.id, self.name, self.description, self.body = "coder", "Implementation", "Implements features", ""
+
+    matcher = IntentMatcher({}, skills=[Skill(), {"id": "tester", "name": "Tests"}], cache=shared_embeddings)
+    assert matcher.match("implement the feature").skills[0].id == "coder"
+    with pytest.raises(ValueError, match="non-empty string 'id'"):
+        IntentMatcher({}, skills=[{"name": "no id"}], cache=shared_embeddings)
+
+
+class CountingEmbedder:
+    """The real MiniLM embedder, counting the texts that reach it."""
+
+    def __init__(self) -> None:
+        from neuralgentics.memini.embeddings import get_embedder
+
+        self.inner = get_embedder()
+        self.model_name = self.inner.model_name
+        self.dim = self.inner.dim
+        self.texts = 0
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.texts += len(texts)
+        return self.inner.embed(texts)
+
+
+def test_tool_texts_are_embedded_once_and_persist_across_processes(tmp_path) -> None:
+    tools = {"time": [Tool(name="get_current_time", description="Current time in a zone", input_schema={"type": "object"})]}
+    path = tmp_path / "emb.npz"
+    embedder = CountingEmbedder()
+    first = IntentMatcher(tools, embedder=embedder, cache=EmbeddingCache(path))
+    first.warm()
+    after_first = embedder.texts
+    assert after_first > 0 and path.exists()
+    # A new matcher over the same tools, with a cache read back from disk: no tool text embedded.
+    second = IntentMatcher(tools, embedder=embedder, cache=EmbeddingCache(path))
+    second.match("what time is it")
+    assert embedder.texts == after_first + 1  # just the intent
+    # A changed description is embedded again.
+    changed = {"time": [Tool(name="get_current_time", description="Now, anywhere", input_schema={"type": "object"})]}
+    IntentMatcher(changed, embedder=embedder, cache=EmbeddingCache(path)).warm()
+    assert embedder.texts > after_first + 1
