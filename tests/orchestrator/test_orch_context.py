@@ -103,12 +103,21 @@ def test_memory_down_still_gives_a_package_with_a_warning(orch, memory):
 
 @pytest.mark.parametrize(
     ("agent", "budget", "field"),
-    [("coder", 10, "budget_tokens"), ("coder", 10**6, "budget_tokens"), ("nobody", 1000, "agent"), ("coder", "many", "budget_tokens")],
+    [("coder", 10, "budget_tokens"), ("coder", 10**6, "budget_tokens"), ("../x", 1000, "agent"), ("", 1000, "agent"), ("coder", "many", "budget_tokens")],
 )
 def test_bad_context_input_is_refused(orch, agent, budget, field):
     with pytest.raises(InvalidInput) as err:
         orch.context(TASK, agent, budget)
     assert err.value.field == field
+
+
+def test_an_agent_outside_the_roster_gets_routing_advice_and_the_primary_agents_skills(orch):
+    # OpenCode's own primary agent is `build`; the plugin asks for its context too
+    package = orch.context("write unit tests for the slugify helper", "build", 2000)
+    routing = package.items[0]
+    assert routing.kind == "routing" and "not in the roster" in routing.text and "subagent_type `tester`" in routing.text
+    skills = [i for i in package.items if i.kind == "skill"]
+    assert [s.id for s in skills] == ["tester"] and "primary agent" in skills[0].why
 
 
 def test_context_json_round_trips(orch):

@@ -58,7 +58,7 @@ def test_a_task_keeps_the_project_it_was_started_in(client, rust_project):
 @pytest.mark.parametrize("bad", ["relative/path", "/no/such/dir/anywhere"])
 def test_bad_project_dir_is_refused(client, bad):
     r = client.post("/orchestrator/route", json={"task": "fix the bug", "project_dir": bad})
-    assert r.status_code == 422 and r.json()["field"] == "project_dir"
+    assert r.status_code == 422 and r.json()["error"]["field"] == "project_dir"
 
 
 def test_roster_and_agents_md_routes(client):

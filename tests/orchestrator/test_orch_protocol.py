@@ -232,13 +232,13 @@ def test_http_refusals_and_errors(client):
     task_id = client.post("/orchestrator/tasks", json={"task": TASK, "session": "s"}).json()["id"]
     r = client.post(f"/orchestrator/tasks/{task_id}/step", json={"step": "route"})
     assert r.status_code == 409
-    body = r.json()
-    assert body["error"] == "step_refused" and body["missing_step"] == "recall"
-    assert "step 2 'recall'" in body["message"]
+    body = r.json()["error"]
+    assert body["code"] == "step_refused" and body["missing_step"] == "recall"
+    assert "step 2 'recall'" in body["message"] and body["field"] == "step"
     assert client.get("/orchestrator/tasks/nope").status_code == 404
     assert client.post("/orchestrator/tasks/nope/step", json={"step": "recall"}).status_code == 404
     bad = client.post(f"/orchestrator/tasks/{task_id}/step", json={"step": "lunch"})
-    assert bad.status_code == 422 and bad.json()["field"] == "step"
+    assert bad.status_code == 422 and bad.json()["error"]["field"] == "step"
     assert client.post("/orchestrator/tasks", json={"task": TASK}).status_code == 422
     # nothing changed by any of those
     assert [s["step"] for s in client.get(f"/orchestrator/tasks/{task_id}").json()["steps"]] == ["intake"]

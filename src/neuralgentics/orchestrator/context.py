@@ -10,6 +10,7 @@ exceeds the budget.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
@@ -23,6 +24,7 @@ from neuralgentics.orchestrator.skills import SkillRegistry
 from neuralgentics.orchestrator.tokens import count_tokens, truncate_to_tokens
 
 MIN_BUDGET, MAX_BUDGET, DEFAULT_BUDGET = 50, 100_000, 2000
+AGENT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 NEAR_DUPLICATE = 0.95
 MIN_RELEVANCE = 0.20
 MIN_TRUST = 0.20
@@ -107,27 +109,36 @@ def build_context(
     project: str | None = None,
 ) -> ContextPackage:
     budget = validate_budget(budget_tokens)
-    if agent not in config.agents:
-        raise InvalidInput(f"unknown agent '{agent}'; the roster has: {', '.join(config.agents)}", field="agent")
+    if not isinstance(agent, str) or not AGENT_NAME_RE.match(agent):
+        raise InvalidInput(f"agent {agent!r} is not a valid agent name", field="agent")
     spec = config.task_types[task_type]
     warnings: list[str] = []
     dropped: list[DroppedItem] = []
     candidates: list[ContextItem] = []
 
-    role = config.agents[agent]
     conf = f" (confidence {confidence:.2f})" if confidence is not None else ""
+    role = config.agents.get(agent)
+    # An agent outside the roster is typically OpenCode's own primary agent (`build`, `plan`):
+    # it gets the routing advice and the skills of the agent the task belongs to.
+    skills_for = agent if role is not None else spec.primary
+    you = f"You are `{agent}`: {role.purpose}" if role else (
+        f"You are `{agent}` (not in the roster). This task belongs to `{spec.primary}`: "
+        f"delegate it with the task tool, subagent_type `{spec.primary}`."
+    )
     routing = (
-        f"Task type: {spec.label}{conf}. You are `{agent}`: {role.purpose}\n"
+        f"Task type: {spec.label}{conf}. {you}\n"
         f"Routed to {spec.primary}; never to {', '.join(spec.forbidden) or 'nobody'}. "
         f"Verified by: {', '.join(spec.verify_with) or 'no one (not required)'}."
     )
     candidates.append(ContextItem("routing", "routing", "Routing", routing, 1.0, why="always first"))
 
-    for skill in skills.applicable(agent, task_type):
+    for skill in skills.applicable(skills_for, task_type):
         explicit = task_type in skill.task_types
+        why = f"applies to {skills_for}" + (f" and {task_type}" if explicit else "")
+        if role is None:
+            why += f" (the task's primary agent; {agent} is not in the roster)"
         candidates.append(ContextItem(
-            "skill", skill.id, f"Skill: {skill.name}", skill.body, 0.95 if explicit else 0.9,
-            why=f"applies to {agent}" + (f" and {task_type}" if explicit else ""),
+            "skill", skill.id, f"Skill: {skill.name}", skill.body, 0.95 if explicit else 0.9, why=why,
         ))
     candidates.append(ContextItem("capabilities", "capabilities", "What the system does for you",
                                   capabilities_text(), 0.6, why="AGENTS.md capability declarations"))

@@ -12,11 +12,12 @@ class OrchestratorError(Exception):
         self.message = message
         self.field = field
 
+    def detail(self) -> dict:
+        return {"code": self.code, "message": self.message, "field": self.field}
+
     def to_json(self) -> dict:
-        body: dict = {"error": self.code, "message": self.message}
-        if self.field:
-            body["field"] = self.field
-        return body
+        """The same error body as memini-core's: {"error": {"code", "message", "field"}}."""
+        return {"error": self.detail()}
 
 
 class InvalidInput(OrchestratorError):
@@ -46,11 +47,8 @@ class StepRefused(OrchestratorError):
         super().__init__(message, field=field)
         self.missing_step = missing_step
 
-    def to_json(self) -> dict:
-        body = super().to_json()
-        if self.missing_step:
-            body["missing_step"] = self.missing_step
-        return body
+    def detail(self) -> dict:
+        return {**super().detail(), "missing_step": self.missing_step}
 
 
 class MemoryUnavailable(OrchestratorError):
