@@ -1,0 +1,130 @@
+"""memini-core as the browser's single origin for the broker's REST front.
+
+The page never talks to the broker itself: memini-core forwards a fixed set of read-only
+routes (plus POST /match, which reads too) to the broker URL from the settings, adding the
+bearer token the two services share. So the browser needs one origin, one token, and no
+CORS rules on the broker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+import httpx
+from mcp.types import Tool
+
+from neuralgentics.config import Settings
+
+# (method, path pattern) the dashboard may reach on the broker.
+ALLOWED: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("GET", re.compile(r"health|servers|tools|tools/[^/]+/[^/]+|audit|catalog")),
+    ("POST", re.compile(r"match")),
+)
+TIMEOUT = httpx.Timeout(40.0, connect=2.0)  # /tools may cold-start servers (start_timeout 30 s)
+DESCRIBE_CONCURRENCY = 8
+
+
+class BrokerUnreachable(Exception):
+    def __init__(self, url: str, detail: str) -> None:
+        super().__init__(detail)
+        self.url = url
+        self.detail = detail
+
+
+def broker_url(settings: Settings) -> str:
+    explicit = getattr(settings, "broker_url", None)
+    if explicit:
+        return str(explicit).rstrip("/")
+    # `neuralgentics up` binds the broker to memini-core's host; a wildcard bind is reached
+    # on loopback.
+    host = settings.host if settings.host not in ("0.0.0.0", "::", "") else "127.0.0.1"
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{settings.broker_port}"
+
+
+def allowed(method: str, path: str) -> bool:
+    return any(method == m and pattern.fullmatch(path) for m, pattern in ALLOWED)
+
+
+class BrokerClient:
+    def __init__(self, settings: Settings) -> None:
+        self.base = broker_url(settings)
+        self.headers = {"Authorization": f"Bearer {settings.token}"} if settings.token else {}
+
+    def _client(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(base_url=self.base, headers=self.headers, timeout=TIMEOUT)
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Any = None,
+        json: Any = None,
+        headers: dict[str, str] | None = None,
+    ) -> httpx.Response:
+        try:
+            async with self._client() as client:
+                return await client.request(method, "/" + path, params=params, json=json,
+                                            headers=headers)
+        except httpx.TransportError as exc:
+            raise BrokerUnreachable(self.base, str(exc) or exc.__class__.__name__) from None
+
+    async def catalog(self, role: str | None) -> dict[str, Any]:
+        """The role's catalog (GET /tools) with its token count next to the full schemas'."""
+        from neuralgentics.broker.catalog import count_tokens, tool_schema_tokens
+
+        params = {"role": role} if role else None
+        async with self._client() as client:
+            try:
+                resp = await client.get("/tools", params=params)
+            except httpx.TransportError as exc:
+                raise BrokerUnreachable(self.base, str(exc) or exc.__class__.__name__) from None
+            if resp.status_code != 200:
+                return {"status": resp.status_code, "body": _json(resp)}
+            body = resp.json()
+            servers = body.get("servers") or {}
+            sem = asyncio.Semaphore(DESCRIBE_CONCURRENCY)
+
+            async def schema_tokens(server: str, tool: str) -> int | None:
+                # The broker's describe route returns the tool exactly as tools/list gave it.
+                async with sem:
+                    r = await client.get(f"/tools/{server}/{tool}", params=params)
+                if r.status_code != 200:
+                    return None
+                d = r.json()
+                t = Tool(name=d["name"], description=d.get("description") or None,
+                         input_schema=d.get("inputSchema") or {"type": "object"})
+                return tool_schema_tokens(server, t)
+
+            rows = []
+            for name, entry in sorted(servers.items()):
+                tools = [t["name"] for t in entry.get("tools", [])]
+                counts = await asyncio.gather(*(schema_tokens(name, t) for t in tools))
+                rows.append({
+                    "name": name,
+                    "summary": entry.get("summary", ""),
+                    "tools": tools,
+                    "schema_tokens": sum(c for c in counts if c is not None),
+                })
+        text = body.get("text", "")
+        return {
+            "status": 200,
+            "body": {
+                "role": body.get("role"),
+                "text": text,
+                "tokens": body.get("tokens") if isinstance(body.get("tokens"), int) else count_tokens(text),
+                "full_schema_tokens": sum(r["schema_tokens"] for r in rows),
+                "servers": rows,
+            },
+        }
+
+
+def _json(resp: httpx.Response) -> Any:
+    try:
+        return resp.json()
+    except ValueError:
+        return {"error": {"code": "bad_gateway", "message": resp.text[:500]}}

@@ -1,0 +1,164 @@
+"""The dashboard's routes, all under /ui.
+
+- ``GET /ui`` and ``GET /ui/assets/{name}``: the page and its static files. They hold no
+  data, so they are open even when NEURALGENTICS_TOKEN is set (``PUBLIC_PATHS``); the page
+  sends the token on every data request.
+- ``/ui/api/...``: read-only JSON the pages need beyond memini-core's own routes, behind the
+  same token as the rest of the API.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query, Request, Response
+from fastapi.responses import JSONResponse, RedirectResponse
+
+from neuralgentics import __version__
+from neuralgentics.config import Settings, get_settings
+from neuralgentics.ui import audit_view, project_view
+from neuralgentics.ui.assets import ASSETS
+from neuralgentics.ui.broker_client import BrokerClient, BrokerUnreachable, allowed
+
+router = APIRouter(prefix="/ui", tags=["dashboard"], include_in_schema=False)
+
+PUBLIC_PATHS: frozenset[str] = frozenset(
+    {"/ui", "/ui/"} | {f"/ui/assets/{name}" for name in ASSETS}
+)
+
+
+def _settings(request: Request) -> Settings:
+    service = getattr(request.app.state, "service", None)
+    return getattr(service, "settings", None) or get_settings()
+
+
+def _error(status: int, code: str, message: str, field: str | None = None) -> JSONResponse:
+    return JSONResponse(
+        status_code=status, content={"error": {"code": code, "message": message, "field": field}}
+    )
+
+
+def _unreachable(exc: BrokerUnreachable) -> JSONResponse:
+    return _error(
+        502,
+        "broker_unreachable",
+        f"the broker is not reachable at {exc.url} ({exc.detail}); start it with "
+        "`neuralgentics broker serve` or `neuralgentics up`",
+    )
+
+
+# -- page and static files -------------------------------------------------------------------
+
+
+@router.get("")
+def index_redirect() -> RedirectResponse:
+    # Keep the query (?token=...) so the page can pick the token up.
+    return RedirectResponse("/ui/", status_code=307)
+
+
+@router.get("/")
+def index() -> Response:
+    page = ASSETS["index.html"]
+    return Response(page.body, media_type=page.media_type, headers={"Cache-Control": "no-store"})
+
+
+@router.get("/assets/{name:path}")
+def asset(name: str) -> Response:
+    found = ASSETS.get(name)
+    if found is None or name == "index.html":
+        return _error(404, "not_found", f"no dashboard file {name!r}")
+    return Response(found.body, media_type=found.media_type, headers={"Cache-Control": "no-cache"})
+
+
+# -- JSON for the pages ----------------------------------------------------------------------
+
+
+@router.get("/api/info")
+def info(request: Request) -> dict[str, Any]:
+    """What the page needs to know about where it runs."""
+    settings = _settings(request)
+    paths = {getattr(r, "path", "") for r in request.app.routes}
+    return {
+        "version": __version__,
+        "token_required": bool(settings.token),
+        "broker_url": BrokerClient(settings).base,
+        "indexer": "/project/list" in paths,
+        "orchestrator": any(p.startswith("/orchestrator") for p in paths),
+    }
+
+
+@router.get("/api/audit")
+def audit(
+    role: str | None = None,
+    server: str | None = None,
+    outcome: str | None = None,
+    tool: str | None = None,
+    limit: int = Query(200, ge=1, le=5000),
+) -> dict[str, Any]:
+    """The broker's audit records, newest first, filtered; facets and a latency histogram."""
+    flt = audit_view.AuditFilter(role or None, server or None, outcome or None, tool or None)
+    try:
+        view = audit_view.read_audit(flt, limit=limit)
+    except Exception as exc:  # noqa: BLE001 - a bad broker config is shown, not a 500
+        return {"source": None, "total": 0, "matched": 0, "records": [], "facets": {},
+                "histogram": audit_view.histogram([]), "outcomes": {},
+                "error": f"cannot read the audit log: {exc}"}
+    return view.__dict__
+
+
+@router.get("/api/roles")
+def roles() -> dict[str, Any]:
+    """Roles from the broker config memini-core sees (the catalog's role menu)."""
+    from neuralgentics.broker.config import ConfigError, load_config
+
+    try:
+        cfg = load_config(None)
+    except ConfigError as exc:
+        return {"roles": [], "default_role": None, "error": str(exc)}
+    return {"roles": sorted(cfg.roles), "default_role": cfg.default_role}
+
+
+@router.get("/api/catalog")
+async def catalog(request: Request, role: str | None = None) -> Response:
+    try:
+        result = await BrokerClient(_settings(request)).catalog(role or None)
+    except BrokerUnreachable as exc:
+        return _unreachable(exc)
+    return JSONResponse(result["body"], status_code=result["status"])
+
+
+@router.api_route("/api/broker/{path:path}", methods=["GET", "POST"])
+async def broker_proxy(request: Request, path: str) -> Response:
+    """Forward one of the broker's read routes (and POST /match)."""
+    if not allowed(request.method, path):
+        return _error(404, "not_found", f"{request.method} /{path} is not forwarded to the broker")
+    body = None
+    if request.method == "POST":
+        try:
+            body = await request.json()
+        except ValueError:
+            return _error(422, "invalid_input", "the request body is not JSON")
+    headers = {k: v for k, v in request.headers.items() if k.lower() == "x-neuralgentics-role"}
+    try:
+        resp = await BrokerClient(_settings(request)).request(
+            request.method, path, params=list(request.query_params.multi_items()), json=body,
+            headers=headers,
+        )
+    except BrokerUnreachable as exc:
+        return _unreachable(exc)
+    return Response(resp.content, status_code=resp.status_code,
+                    media_type=resp.headers.get("content-type", "application/json"))
+
+
+@router.get("/api/project/files")
+def project_files(request: Request, root: str = Query(..., min_length=1),
+                  limit: int = Query(project_view.MAX_LISTED, ge=1, le=50_000)) -> dict[str, Any]:
+    cs = project_view.chunk_store(request.app.state.service().store)
+    return project_view.project_files(cs, root, limit)
+
+
+@router.get("/api/project/skipped")
+def project_skipped(request: Request, root: str = Query(..., min_length=1),
+                    limit: int = Query(project_view.MAX_LISTED, ge=1, le=50_000)) -> dict[str, Any]:
+    cs = project_view.chunk_store(request.app.state.service().store)
+    return project_view.skipped_files(cs, root, limit)

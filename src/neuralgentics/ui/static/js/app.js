@@ -1,0 +1,66 @@
+// Hash routes: #/overview, #/memories?q=…, #/memory/<id>, #/graph/<id>?depth=2, #/broker, #/project
+import { api, captureToken, getToken, setToken } from './api.js';
+import { h, clear, errorBox } from './dom.js';
+import * as overview from './pages/overview.js';
+import * as memories from './pages/memories.js';
+import * as memory from './pages/memory.js';
+import * as graph from './pages/graph.js';
+import * as broker from './pages/broker.js';
+import * as project from './pages/project.js';
+
+const PAGES = { overview, memories, memory, graph, broker, project };
+const NAV = { memory: 'memories' };
+const main = document.getElementById('main');
+const banner = document.getElementById('banner');
+let generation = 0;
+
+export function parseHash() {
+  const raw = location.hash.replace(/^#\/?/, '');
+  const [path, query = ''] = raw.split('?');
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  return { page: parts[0] || 'overview', args: parts.slice(1), query: new URLSearchParams(query) };
+}
+
+export function go(page, args = [], query = {}) {
+  const q = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== '' && v != null && v !== false));
+  const hash = `#/${[page, ...args].map(encodeURIComponent).join('/')}${q.toString() ? `?${q}` : ''}`;
+  if (location.hash === hash) route();
+  else location.hash = hash;
+}
+
+function showTokenBanner(message) {
+  banner.hidden = false;
+  const input = h('input', { type: 'password', placeholder: 'NEURALGENTICS_TOKEN', autocomplete: 'off', 'aria-label': 'token' });
+  clear(banner, h('form', { onsubmit: (ev) => { ev.preventDefault(); setToken(input.value.trim()); banner.hidden = true; route(); } },
+    h('b', {}, 'This service needs its token. '), message, ' ', input, ' ', h('button', { type: 'submit' }, 'Use token'),
+    h('span', { class: 'muted small' }, ' (kept for this tab only; or open /ui?token=… once)')));
+}
+
+window.addEventListener('ng-unauthorized', () => showTokenBanner(getToken() ? 'The token given was refused.' : ''));
+
+async function route() {
+  const mine = ++generation;
+  const { page, args, query } = parseHash();
+  const mod = PAGES[page] || overview;
+  for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('active', a.dataset.page === (NAV[page] || page));
+  document.body.dataset.page = page;
+  delete main.dataset.ready;
+  clear(main, h('p', { class: 'muted' }, 'Loading…'));
+  try {
+    const el = await mod.render({ args, query, go, stale: () => mine !== generation });
+    if (mine !== generation) return; // the user moved on while this page loaded
+    clear(main, el);
+    main.dataset.ready = page;
+  } catch (err) {
+    if (mine !== generation) return;
+    clear(main, errorBox(err));
+    main.dataset.ready = page;
+  }
+}
+
+captureToken();
+window.addEventListener('hashchange', route);
+api('/ui/api/info').then((info) => {
+  document.getElementById('whoami').textContent = `memini-core ${info.version}${info.token_required ? ' · token' : ''}`;
+}).catch(() => {});
+route();

@@ -1,0 +1,57 @@
+import { api } from '../api.js';
+import { h, table, fmtTime, clip, trustBar, num } from '../dom.js';
+import { trustChart } from '../charts.js';
+import { EDGE_COLORS } from '../graphview.js';
+
+export async function render({ args }) {
+  const id = args[0];
+  if (!id) return h('div', { class: 'notice' }, 'No memory chosen: pick one on the Memories page.');
+  const [detail, neighbours] = await Promise.all([
+    api(`/memory/${encodeURIComponent(id)}`),
+    api(`/memory/related/${encodeURIComponent(id)}`, { params: { depth: 1 } }).catch(() => null),
+  ]);
+  const m = detail.memory;
+  const others = new Map((neighbours?.nodes || []).map((n) => [n.memory.id, n.memory]));
+  const otherLink = (oid) => {
+    const o = others.get(oid);
+    return h('a', { href: `#/memory/${oid}` }, o ? clip(o.content, 110) : oid);
+  };
+  const rels = detail.relationships.map((r) => ({ ...r, outgoing: r.source_id === m.id }));
+  return h('div', {},
+    h('h1', {}, 'Memory ', h('span', { class: 'muted small' }, m.id)),
+    h('div', { class: 'cols' },
+      h('section', { class: 'panel', id: 'memory-detail' },
+        m.superseded_by ? h('div', { class: 'notice' }, 'Superseded by ', otherLink(m.superseded_by), ': left out of queries and lists.') : null,
+        h('pre', { id: 'memory-content' }, m.content),
+        h('dl', { class: 'kv', style: { marginTop: '12px' } },
+          h('dt', {}, 'trust'), h('dd', {}, trustBar(m.trust_score)),
+          h('dt', {}, 'project'), h('dd', {}, m.project || '—'),
+          h('dt', {}, 'source type'), h('dd', {}, m.source_type || '—'),
+          h('dt', {}, 'tags'), h('dd', {}, m.tags.length ? m.tags.map((t) => h('span', { class: 'tag' }, t)) : '—'),
+          h('dt', {}, 'created'), h('dd', {}, fmtTime(m.created_at)),
+          h('dt', {}, 'updated'), h('dd', {}, fmtTime(m.updated_at)),
+          h('dt', {}, 'metadata'), h('dd', {}, Object.keys(m.metadata).length ? h('pre', {}, JSON.stringify(m.metadata, null, 2)) : '—'),
+        ),
+        h('p', {}, h('a', { href: `#/graph/${m.id}?depth=2` }, 'Show in the graph →'))),
+      h('section', { class: 'panel', id: 'trust-history' },
+        h('h2', {}, 'Trust history'),
+        trustChart(detail.trust_history, { createdAt: m.created_at }),
+        table([
+          { label: 'when', cls: 'nowrap', render: (e) => fmtTime(e.created_at) },
+          { label: 'event', render: (e) => e.event },
+          { label: 'Δ', num: true, render: (e) => `${e.delta > 0 ? '+' : ''}${num(e.delta, 2)}` },
+          { label: 'after', num: true, render: (e) => num(e.score_after, 2) },
+          { label: 'by', render: (e) => e.actor || '—' },
+          { label: 'note', render: (e) => e.note || '' },
+        ], [...detail.trust_history].reverse(), { empty: 'No trust events yet: trust is the default 0.50.' }))),
+    h('section', { class: 'panel', id: 'relationships', style: { marginTop: '16px' } },
+      h('h2', {}, `Relationships (${rels.length})`),
+      table([
+        { label: 'type', render: (r) => h('span', { class: 'badge', style: { background: EDGE_COLORS[r.relationship_type] || '#868e96', color: '#fff' } }, r.relationship_type) },
+        { label: 'direction', render: (r) => (r.outgoing ? 'this → other' : 'other → this') },
+        { label: 'other memory', cls: 'content', render: (r) => otherLink(r.outgoing ? r.target_id : r.source_id) },
+        { label: 'confidence', num: true, render: (r) => num(r.confidence, 2) },
+        { label: 'since', cls: 'nowrap', render: (r) => fmtTime(r.created_at) },
+      ], rels, { empty: 'Not linked to any other memory.' })),
+  );
+}
