@@ -55,8 +55,14 @@ def warm_up(url: str) -> None:
     httpx.post(url + "/orchestrator/route", json={"task": "warm up the model"}, timeout=120).raise_for_status()
 
 
+@pytest.fixture(scope="session")
+def shared_models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One ONNX export of the embedding model for the whole run (each export takes ~20 s here)."""
+    return tmp_path_factory.mktemp("ng-models")
+
+
 @pytest.fixture
-def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_models_dir: Path) -> dict[str, str]:
     """NEURALGENTICS_* and HOME/XDG dirs pointing into tmp_path (for this process and children)."""
     from neuralgentics.config import get_settings
 
@@ -68,12 +74,13 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, s
         "XDG_DATA_HOME": str(tmp_path / "home" / ".local" / "share"),
         "XDG_CACHE_HOME": str(tmp_path / "home" / ".cache"),
         "XDG_STATE_HOME": str(tmp_path / "home" / ".local" / "state"),
+        "NEURALGENTICS_MODEL_CACHE": str(shared_models_dir),
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
     }
     for k, v in env.items():
         monkeypatch.setenv(k, v)
-        if k != "HF_HUB_OFFLINE" and k != "TRANSFORMERS_OFFLINE":
+        if k.startswith(("NEURALGENTICS_", "HOME", "XDG_")):
             Path(v).mkdir(parents=True, exist_ok=True)
     get_settings.cache_clear()
     yield env
