@@ -13,18 +13,20 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from neuralgentics.memini.errors import MeminiError
 
-out = Console()
-err = Console(stderr=True)
+out = Console(soft_wrap=True)
+# soft_wrap: a long path in a message stays on one line, for people and for grep
+err = Console(stderr=True, soft_wrap=True)
 log = logging.getLogger("neuralgentics.indexer")
 
 
 def _fail(exc: MeminiError) -> typer.Exit:
-    err.print(f"[red]error:[/red] {exc.message}")
+    err.print(f"[red]error:[/red] {escape(exc.message)}")
     return typer.Exit(2)
 
 
@@ -103,16 +105,16 @@ def index(
         if forget is not None:
             root = str(forget.expanduser().resolve())
             if not store.forget(root):
-                err.print(f"[red]error:[/red] {root} is not indexed (see `neuralgentics index --list`)")
+                err.print(f"[red]error:[/red] {escape(root)} is not indexed (see `neuralgentics index --list`)")
                 raise typer.Exit(1)
-            out.print(f"forgot {root}")
+            out.print(f"forgot {root}", markup=False, highlight=False)
             return
         root_path = path if path is not None else default_root()
         if watch:
             from neuralgentics.memini.indexer.watch import watch_project
 
             def report(rep) -> None:
-                out.print(rep.summary())
+                out.print(rep.summary(), markup=False, highlight=False)
 
             try:
                 watch_project(root_path, store, on_report=report, max_file_bytes=max_file_bytes)
@@ -130,7 +132,7 @@ def index(
             return
         if explain:
             _print_skipped(rep.skipped)
-        out.print(rep.summary(), soft_wrap=True, highlight=False)
+        out.print(rep.summary(), markup=False, highlight=False)
     except MeminiError as exc:
         raise _fail(exc) from None
     except KeyboardInterrupt:
@@ -142,12 +144,12 @@ def index(
 
 def _print_skipped(skipped) -> None:
     if not out.is_terminal:
-        for item in skipped:
-            out.print(f"skipped\t{item.path}\t{item.reason}", soft_wrap=True, highlight=False)
+        for item in skipped:  # tab-separated, for scripts
+            typer.echo(f"skipped\t{item.path}\t{item.reason}")
         return
     table = Table("skipped", "why", title=f"{len(skipped)} skipped")
     for item in skipped:
-        table.add_row(item.path, item.reason)
+        table.add_row(escape(item.path), escape(item.reason))
     out.print(table)
 
 
@@ -189,7 +191,7 @@ def search(
         try:
             text = queries_file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            err.print(f"[red]error:[/red] cannot read {queries_file}: {exc}")
+            err.print(f"[red]error:[/red] cannot read {escape(str(queries_file))}: {escape(str(exc))}")
             raise typer.Exit(2) from None
         queries += [line.strip() for line in text.splitlines() if line.strip()]
         as_json = True
@@ -215,14 +217,14 @@ def search(
 
 def _print_hits(query: str, hits) -> None:
     if not hits:
-        out.print(f"no match for {query!r}")
+        out.print(f"no match for {query!r}", markup=False, highlight=False)
         return
     for i, h in enumerate(hits, 1):
-        where = f"{h.file_path}:{h.start_line}-{h.end_line}"
-        symbol = f"  {h.kind} {h.symbol}" if h.symbol else ""
+        where = escape(f"{h.file_path}:{h.start_line}-{h.end_line}")
+        symbol = escape(f"  {h.kind} {h.symbol}") if h.symbol else ""
         out.print(f"[bold]{i}. {where}[/bold]{symbol}  [dim]({h.language}, score {h.score:.4f})[/dim]",
                   highlight=False, soft_wrap=True)
-        out.print(f"   [dim]{h.why}[/dim]", highlight=False, soft_wrap=True)
+        out.print(f"   [dim]{escape(h.why)}[/dim]", highlight=False, soft_wrap=True)
         body = h.content.split("\n")[1:7]
         for line in body:
             out.print("   │ " + line, highlight=False, markup=False, soft_wrap=True)
