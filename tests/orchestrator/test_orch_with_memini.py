@@ -79,3 +79,36 @@ def test_memini_down_is_a_clear_error_not_a_crash(tmp_path, embed):
     package = orch.context("fix the flaky upload test", "coder", 500)
     assert package.warnings and "127.0.0.1:9 unreachable" in package.warnings[0]
     orch.store.close()
+
+
+@pytest.mark.parametrize("access", ["http", "direct"])
+def test_context_includes_project_chunks_from_the_real_index(tmp_path, embed, access):
+    indexer = pytest.importorskip("neuralgentics.memini.indexer")
+    from neuralgentics.memini.indexer.routes import create_router
+
+    project = tmp_path / "shop"
+    (project / "shop").mkdir(parents=True)
+    (project / "shop/retry.py").write_text(
+        "def request_with_retry(send, tries=3, base_ms=200):\n"
+        "    \"\"\"Retry an idempotent HTTP request with exponential backoff.\"\"\"\n"
+        "    for attempt in range(tries):\n"
+        "        try:\n            return send()\n"
+        "        except ConnectionError:\n            sleep(base_ms * 2 ** attempt / 1000)\n")
+    (project / "shop/colours.py").write_text("PALETTE = {'red': '#f00', 'green': '#0f0'}\n")
+    app = create_app()
+    app.include_router(create_router())  # memini-core mounts the indexer's routes the same way
+    with TestClient(app) as memini:
+        indexer.index_project(project, indexer.chunk_store_for(app.state.service().store))
+        memory = HttpMemoryClient("http://testserver", http=memini) if access == "http" else DirectMemory(app.state.service)
+        orch = Orchestrator(project_dir=project, memory=memory, embed=embed)
+        package = orch.context("add exponential backoff retry to the HTTP requests", "coder", 2000)
+        chunks = [i for i in package.items if i.kind == "chunk"]
+        assert chunks and chunks[0].id.startswith("shop/retry.py:"), package.dropped
+        assert "request_with_retry" in package.markdown and "PALETTE" not in package.markdown
+        assert package.tokens <= 2000
+
+        # a project that was never indexed: the package is built, and says why code is missing
+        other = tmp_path / "unindexed"
+        other.mkdir()
+        bare = Orchestrator(project_dir=other, memory=memory, embed=embed).context("add retries", "coder", 500)
+        assert any("not indexed" in w or "no indexed project" in w for w in bare.warnings), bare.warnings

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from neuralgentics.orchestrator.errors import MemoryUnavailable
-from neuralgentics.orchestrator.memory_client import MemoryHit
+from neuralgentics.orchestrator.memory_client import MemoryHit, ProjectChunk, chunk_from_json
 
 
 class DirectMemory:
@@ -61,3 +61,16 @@ class DirectMemory:
     def trust(self, memory_id: str, event: str, *, actor: str | None = None, note: str | None = None) -> None:
         svc = self._service()
         self._call(lambda: svc.apply_trust(memory_id, event, actor=actor, note=note))
+
+    def search_project(self, text: str, top_k: int, project_dir: str) -> list[ProjectChunk]:
+        from neuralgentics.memini.errors import MeminiError
+        from neuralgentics.memini.indexer import chunk_store_for, find_project, search_project
+
+        svc = self._service()
+        try:
+            store = chunk_store_for(svc.store)
+            project = find_project(store, project_dir)
+            hits = search_project(store, project, text[:4000], top_k=top_k, embedder=getattr(svc, "embedder", None))
+        except MeminiError as exc:
+            raise MemoryUnavailable(f"project search: {exc.message}") from exc
+        return [chunk_from_json(h.as_dict()) for h in hits]

@@ -74,6 +74,13 @@ def hit_from_json(item: dict) -> MemoryHit:
     )
 
 
+def chunk_from_json(hit: dict) -> ProjectChunk:
+    where = f"{hit['file_path']}:{hit.get('start_line', '?')}-{hit.get('end_line', '?')}"
+    symbol = hit.get("symbol")
+    return ProjectChunk(id=where, file_path=where + (f" ({symbol})" if symbol else ""),
+                        content=str(hit.get("content", "")), score=float(hit.get("score", 0.0)))
+
+
 class HttpMemoryClient:
     """memini-core over HTTP JSON, with a short timeout: a slow service must not stall routing."""
 
@@ -125,6 +132,18 @@ class HttpMemoryClient:
             {"source_id": source_id, "target_id": target_id, "relationship_type": relationship_type, "confidence": confidence},
             ok_conflict=True,  # the link already exists: a retried step 8 is not an error
         )
+
+    def search_project(self, text: str, top_k: int, project_dir: str) -> list[ProjectChunk]:
+        """Code chunks from memini-core's project index (POST /project/search)."""
+        try:
+            resp = self._http.post("/project/search", json={"query": text[:4000], "project": project_dir, "top_k": top_k})
+        except httpx.HTTPError as exc:
+            raise MemoryUnavailable(f"memory service at {self.base_url} unreachable: {exc}") from exc
+        if resp.status_code in (404, 501):
+            raise MemoryUnavailable(f"project {project_dir} is not indexed (run `neuralgentics index {project_dir}`)")
+        if resp.status_code >= 400:
+            raise MemoryUnavailable(f"memory service /project/search answered {resp.status_code}: {resp.text[:200]}")
+        return [chunk_from_json(h) for h in resp.json().get("hits", [])]
 
     def trust(self, memory_id: str, event: str, *, actor: str | None = None, note: str | None = None) -> None:
         body: dict = {"event": event}

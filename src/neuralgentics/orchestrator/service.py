@@ -53,7 +53,8 @@ class Orchestrator:
         self.project_dir = project_dir
         self.config_dir = config_dir
         self.memory = memory
-        self.chunks = chunks
+        # explicit chunk search, else the memory client's project search for this project dir
+        self._chunks = chunks
         self.store = store
         self.embed = embed or _default_embed
         self.project = project
@@ -92,6 +93,20 @@ class Orchestrator:
                 sources.append(SkillSource("user", self.config_dir / "skills"))
             sources.append(SkillSource("builtin", builtin_skills_dir()))
             self._skills = SkillRegistry(sources, known_agents=config.agents, known_task_types=config.task_types)
+
+    @property
+    def chunks(self) -> ChunkSearch | None:
+        if self._chunks is not None:
+            return self._chunks
+        search = getattr(self.memory, "search_project", None)
+        if search is None or self.project_dir is None:
+            return None
+        project_dir = str(self.project_dir)
+        return lambda text, k: search(text, k, project_dir)
+
+    @chunks.setter
+    def chunks(self, value: ChunkSearch | None) -> None:
+        self._chunks = value
 
     @property
     def config(self) -> OrchestratorConfig:
@@ -168,7 +183,7 @@ class Orchestrator:
                 if len(self._siblings) >= MAX_SIBLINGS:
                     self._siblings.pop(next(iter(self._siblings)))
                 found = Orchestrator(project_dir=resolved, config_dir=self.config_dir, memory=self.memory,
-                                     chunks=self.chunks, store=self.store, embed=self.embed, project=self.project)
+                                     chunks=self._chunks, store=self.store, embed=self.embed, project=self.project)
                 self._siblings[resolved] = found
             return found
 
