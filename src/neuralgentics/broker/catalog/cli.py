@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 import typer
@@ -95,13 +96,20 @@ def refresh_cmd(
     cache = ToolListCache()
     failed = 0
     for name in names:
-        try:
-            tools = anyio.run(lambda: fetch_tools(brokered[name], timeout=timeout))
-        except Exception as exc:  # noqa: BLE001 - report every server, then fail once
-            failed += 1
-            reason = " ".join(str(exc).split()) or type(exc).__name__
-            typer.echo(f"{name}: failed: {reason[:300]}", err=True)
-            continue
+        # The server's stderr goes to a file (a terminal would interleave it with our output);
+        # its last lines explain a failure.
+        with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
+            try:
+                tools = anyio.run(lambda: fetch_tools(brokered[name], timeout=timeout, errlog=errlog))
+            except Exception as exc:  # noqa: BLE001 - report every server, then fail once
+                failed += 1
+                reason = " ".join(str(exc).split()) or type(exc).__name__
+                errlog.seek(0)
+                tail = [line.rstrip() for line in errlog.read().splitlines() if line.strip()][-5:]
+                typer.echo(f"{name}: failed: {reason[:300]}", err=True)
+                for line in tail:
+                    typer.echo(f"  {name} stderr: {line[:300]}", err=True)
+                continue
         cache.save(name, brokered[name], tools)
         typer.echo(f"{name}: {len(tools)} tools")
     if failed:

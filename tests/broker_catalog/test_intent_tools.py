@@ -1,0 +1,130 @@
+"""find_tool, mcp_router_call with an intent, and POST /match against the real broker with real
+downstream servers (mcp-server-time, mcp-server-git)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import httpx
+import pytest
+from conftest import git_server, time_server
+from fastapi import FastAPI
+
+from neuralgentics.broker.config import BrokerConfig
+from neuralgentics.broker.intent.http import match_router
+from neuralgentics.broker.intent.tools import (
+    FIND_TOOL,
+    IntentError,
+    MatcherPool,
+    find_tool,
+    match_for_role,
+    resolve_intent,
+)
+from neuralgentics.broker.service import Broker
+
+
+def _config(repo) -> BrokerConfig:
+    return BrokerConfig.model_validate(
+        {
+            "servers": {"time": time_server(), "git": git_server(repo)},
+            "roles": {
+                "coder": {"allow": ["time/*", "git/*"]},
+                "reviewer": {"allow": ["time/get_current_time", "git/*"], "deny": ["git/git_commit"]},
+                "nobody": {"allow": []},
+            },
+        }
+    )
+
+
+@asynccontextmanager
+async def _broker(repo) -> AsyncIterator[Broker]:
+    async with Broker.open(config=_config(repo)) as broker:
+        yield broker
+
+
+async def test_find_tool_ranks_what_the_role_may_call(git_repo) -> None:
+    async with _broker(git_repo) as broker:
+        text = await find_tool(broker, "coder", {"intent": "which files did I modify but not stage yet"})
+        data = json.loads(text)
+        assert data["candidates"][0]["server"] == "git"
+        assert data["candidates"][0]["tool"] in ("git_status", "git_diff_unstaged")
+        assert all({"server", "tool", "score", "why"} <= set(c) for c in data["candidates"])
+
+        denied = json.loads(await find_tool(broker, "reviewer", {"intent": "commit the staged changes", "top_k": 20}))
+        assert all(c["tool"] != "git_commit" for c in denied["candidates"])
+        assert all(c["tool"] != "convert_time" for c in denied["candidates"])
+
+        none = json.loads(await find_tool(broker, "nobody", {"intent": "what time is it"}))
+        assert none["candidates"] == [] and "no tool your role may call" in none["note"]
+
+
+async def test_find_tool_rejects_bad_arguments(git_repo) -> None:
+    async with _broker(git_repo) as broker:
+        with pytest.raises(IntentError, match="'intent' is required"):
+            await find_tool(broker, "coder", {})
+        with pytest.raises(IntentError, match="'top_k' must be an integer from 1 to 20"):
+            await find_tool(broker, "coder", {"intent": "x", "top_k": 0})
+        with pytest.raises(IntentError, match="unknown argument"):
+            await find_tool(broker, "coder", {"intent": "x", "server": "git"})
+    assert FIND_TOOL.input_schema["required"] == ["intent"]
+
+
+async def test_router_intent_resolves_when_confident_and_asks_when_not(git_repo) -> None:
+    async with _broker(git_repo) as broker:
+        named = await resolve_intent(broker, "coder", "run git_status on the repo")
+        assert named.resolved and (named.server, named.tool) == ("git", "git_status")
+        # The resolved pair is a real call through the broker.
+        result = await broker.call(role="coder", server=named.server, tool=named.tool,
+                                   arguments={"repo_path": str(git_repo)})
+        assert not result.is_error
+
+        vague = await resolve_intent(broker, "coder", "do the thing with the stuff")
+        assert not vague.resolved and vague.message is not None
+        assert "nothing was called" in vague.message and "mcp_router_call" in vague.message
+        assert "1. " in vague.message and "/" in vague.message  # numbered server/tool choices
+
+        nobody = await resolve_intent(broker, "nobody", "what time is it")
+        assert not nobody.resolved and "No tool your role may call" in nobody.message
+
+
+async def test_the_pool_rebuilds_only_when_tools_change(git_repo) -> None:
+    pool = MatcherPool()
+    async with _broker(git_repo) as broker:
+        await match_for_role(broker, "coder", "what time is it", pool=pool, skills=[])
+        first = pool.get(await broker.tools_by_server("coder"), broker.summaries("coder"))
+        await match_for_role(broker, "coder", "show the log", pool=pool, skills=[])
+        assert pool.get(await broker.tools_by_server("coder"), broker.summaries("coder")) is first
+        other = pool.get(await broker.tools_by_server("reviewer"), broker.summaries("reviewer"))
+        assert other is not first
+
+
+async def test_post_match_route(git_repo) -> None:
+    holder: dict[str, Broker] = {}
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with _broker(git_repo) as broker:
+            holder["b"] = broker
+            yield
+
+    app = FastAPI(lifespan=lifespan)
+    app.include_router(match_router(lambda: holder["b"], lambda h, b: holder["b"].resolve_role(h, b)))
+    async with lifespan(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            r = await client.post("/match", json={"intent": "convert 9am Berlin time to New York"},
+                                  headers={"X-Neuralgentics-Role": "coder"})
+            assert r.status_code == 200, r.text
+            body = r.json()
+            assert body["role"] == "coder"
+            assert (body["candidates"][0]["server"], body["candidates"][0]["tool"]) == ("time", "convert_time")
+            assert {"confidence", "confident", "skills"} <= set(body)
+
+            r = await client.post("/match", json={"intent": "", "role": "coder"})
+            assert r.status_code == 422 and "intent" in r.text
+            r = await client.post("/match", json={"intent": "x", "role": "coder", "top_k": 99})
+            assert r.status_code == 422 and "top_k" in r.text
+            r = await client.post("/match", json={"intent": "x", "role": "coder", "bogus": 1})
+            assert r.status_code == 422 and "bogus" in r.text
