@@ -112,3 +112,23 @@ def test_context_includes_project_chunks_from_the_real_index(tmp_path, embed, ac
         other.mkdir()
         bare = Orchestrator(project_dir=other, memory=memory, embed=embed).context("add retries", "coder", 500)
         assert any("not indexed" in w or "no indexed project" in w for w in bare.warnings), bare.warnings
+
+
+def test_mounted_in_memini_core_the_routes_use_its_memory_directly(tmp_path, monkeypatch):
+    """The production shape: memini-core's own app serves /orchestrator; a whole task runs
+    through HTTP and its result lands in that app's memory."""
+    monkeypatch.chdir(tmp_path)
+    with TestClient(create_app()) as app:
+        fact = app.post("/memory/add", json={"content": FACTS[0], "source_type": "fact"}).json()["memory"]["id"]
+        task = app.post("/orchestrator/tasks", json={"task": "add retry with backoff to the HTTP client", "session": "s"}).json()
+        data = {"context": {"budget_tokens": 1200}, "verify": {"verified_by": "reviewer", "passed": True},
+                "return": {"summary": "Retry with backoff added."}}
+        for step in STEPS[1:]:
+            r = app.post(f"/orchestrator/tasks/{task['id']}/step", json={"step": step, "data": data.get(step, {})})
+            assert r.status_code == 200, (step, r.text)
+        done = app.get(f"/orchestrator/tasks/{task['id']}").json()
+        assert fact in done["context_memory_ids"]
+        result = app.get(f"/memory/{done['result_memory_id']}").json()
+        assert result["memory"]["source_type"] == "task_result"
+        assert any(e["relationship_type"] == "DERIVED_FROM" and e["target_id"] == fact for e in result["relationships"])
+        assert app.post("/orchestrator/route", json={"task": "rebase onto main"}).json()["primary_agent"] == "git"

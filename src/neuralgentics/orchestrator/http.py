@@ -1,11 +1,14 @@
 """HTTP routes of the orchestrator, mounted by memini-core under /orchestrator.
 
 The orchestrator object comes from `request.app.state.orchestrator` when the host app sets
-one (memini-core in-process: direct memory calls), else the process default (memory over HTTP).
+one; inside memini-core one is made that calls its MemoryService directly; in any other app
+the process default (memory over HTTP) is used.
 """
 
 from __future__ import annotations
 
+import threading
+from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request
@@ -19,10 +22,36 @@ from neuralgentics.orchestrator.service import Orchestrator, default_orchestrato
 router = APIRouter(prefix="/orchestrator", tags=["orchestrator"])
 
 
+_host_lock = threading.Lock()
+
+
+def _host_orchestrator(request: Request) -> Orchestrator:
+    """The app's orchestrator: the one the host set, or, inside memini-core (which exposes its
+    MemoryService as `app.state.service`), one that calls memory directly instead of over HTTP."""
+    state = request.app.state
+    found = getattr(state, "orchestrator", None)
+    if isinstance(found, Orchestrator):
+        return found
+    service = getattr(state, "service", None)
+    if not callable(service):
+        return default_orchestrator()
+    with _host_lock:
+        found = getattr(state, "orchestrator", None)
+        if not isinstance(found, Orchestrator):
+            from neuralgentics.config import get_settings
+            from neuralgentics.orchestrator.memini_direct import DirectMemory
+            from neuralgentics.orchestrator.task_store import TaskStore
+
+            settings = get_settings()
+            found = Orchestrator(project_dir=Path.cwd(), config_dir=settings.config_dir,
+                                 memory=DirectMemory(service),
+                                 store=TaskStore(settings.home / "orchestrator.db"))
+            state.orchestrator = found
+        return found
+
+
 def _orchestrator(request: Request, project_dir: str | None = None) -> Orchestrator:
-    found = getattr(request.app.state, "orchestrator", None)
-    base = found if isinstance(found, Orchestrator) else default_orchestrator()
-    return base.for_project(project_dir)
+    return _host_orchestrator(request).for_project(project_dir)
 
 
 PROJECT_DIR = Field(default=None, max_length=4096,
