@@ -34,7 +34,7 @@ export function histogramChart(bins, { width = 900, height = 190 } = {}) {
   const hgt = height - pad.t - pad.b;
   const max = Math.max(1, ...bins.map((b) => b.count));
   const bw = w / bins.length;
-  return s('svg', { class: 'chart latency-histogram', viewBox: `0 0 ${width} ${height}`, width: '100%', height, role: 'img',
+  return s('svg', { class: 'chart latency-histogram', viewBox: `0 0 ${width} ${height}`, width: '100%', style: { maxHeight: '260px' }, role: 'img',
     'aria-label': 'latency histogram' },
     s('line', { class: 'axis', x1: pad.l, x2: width - pad.r, y1: pad.t + hgt, y2: pad.t + hgt }),
     s('text', { x: pad.l - 6, y: pad.t + 4, 'text-anchor': 'end' }, String(max)),

@@ -1,0 +1,267 @@
+"""The dashboard in a real browser against real services, with data made through the API."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from conftest import Stack
+
+
+def add(stack: Stack, content: str, **extra) -> dict:
+    with stack.api() as c:
+        r = c.post("/memory/add", json={"content": content, **extra})
+        assert r.status_code in (200, 201), r.text
+        return r.json()["memory"]
+
+
+def relate(stack: Stack, source: str, target: str, kind: str, confidence: float = 1.0) -> dict:
+    with stack.api() as c:
+        r = c.post("/memory/relationship", json={"source_id": source, "target_id": target,
+                                                  "relationship_type": kind, "confidence": confidence})
+        assert r.status_code == 201, r.text
+        return r.json()
+
+
+def call_tool(stack: Stack, tool: str, arguments: dict, role: str | None = None) -> int:
+    headers = {"X-Neuralgentics-Role": role} if role else {}
+    with stack.broker_api() as b:
+        return b.post("/call", json={"server": "time", "tool": tool, "arguments": arguments},
+                      headers=headers).status_code
+
+
+def index_project(stack: Stack, root: Path) -> dict:
+    with stack.api() as c:
+        job = c.get("/project/index", params={"path": str(root)}).json()
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            job = c.get(f"/project/index/{job['id']}").json()
+            if job["status"] in ("done", "failed"):
+                break
+            time.sleep(0.2)
+    assert job["status"] == "done", job
+    return job
+
+
+@pytest.fixture(scope="module")
+def seeded(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A little of everything each page shows."""
+    ci = add(stack, "The CI pipeline runs pytest on two cores; keep the suite under three minutes.",
+             project="/repo/app", source_type="user", tags=["ci"])
+    ruff = add(stack, "Use ruff for linting and formatting Python code.", project="/repo/app",
+               source_type="agent", tags=["style"])
+    flake = add(stack, "Lint Python with flake8 and black.", project="/repo/app", source_type="agent")
+    relate(stack, ruff["id"], flake["id"], "SUPERSEDES")
+    relate(stack, ci["id"], ruff["id"], "RELATED_TO", 0.7)
+    with stack.api() as c:
+        for event in ("agent_used", "user_confirmed", "user_rejected"):
+            assert c.post(f"/memory/{ci['id']}/trust", json={"event": event, "actor": "coder"}).status_code == 200
+    assert call_tool(stack, "get_current_time", {"timezone": "Europe/Paris"}) == 200
+    assert call_tool(stack, "convert_time", {"source_timezone": "UTC", "time": "12:00",
+                                             "target_timezone": "Asia/Tokyo"}, role="reviewer") == 403
+    root = tmp_path_factory.mktemp("proj")
+    (root / ".gitignore").write_text("build/\n")
+    (root / "build").mkdir()
+    (root / "build" / "out.py").write_text("x = 1\n")
+    (root / "billing.py").write_text(
+        "def compute_invoice_total(lines):\n    \"\"\"Sum of the invoice lines with tax.\"\"\"\n"
+        "    return sum(l.price * l.qty for l in lines) * 1.2\n")
+    (root / "README.md").write_text("# Billing\n\nInvoices and their totals.\n")
+    (root / "logo.bin").write_bytes(bytes(range(256)) * 8)
+    index_project(stack, root)
+    return {"ci": ci, "ruff": ruff, "flake": flake, "root": str(root)}
+
+
+def test_every_page_loads_without_console_errors(stack: Stack, seeded: dict) -> None:
+    ci = seeded["ci"]["id"]
+    pages = [
+        ("overview", "#/overview", "#recent-calls"),
+        ("memories", "#/memories", "#results"),
+        ("memory", f"#/memory/{ci}", "#trust-history svg"),
+        ("graph", f"#/graph/{ci}?depth=2", ".graphwrap svg .node"),
+        ("broker", "#/broker", "#catalog-tokens"),
+        ("project", "#/project", "#project-files"),
+    ]
+    steps = [{"name": n, "goto": f"/ui/{h}", "wait": f"main[data-ready={n}] {sel}",
+              "screenshot": f"{n}.png", "timeout": 45000,
+              "eval": "document.querySelector('main').innerText"} for n, h, sel in pages]
+    result = stack.browse(steps, name="pages")
+    for name, *_ in pages:
+        assert result[name]["errors"] == [], f"{name}: {result[name]['errors']}"
+        assert Path(result[name]["screenshot"]).stat().st_size > 10_000
+    overview = result["overview"]["value"]
+    assert "sqlite" in overview and "all-MiniLM-L6-v2" in overview
+    assert "time/get_current_time" in overview  # the recent broker call
+    assert "warm" in overview  # the time server, started by that call
+    assert "Lint Python" not in result["memories"]["value"]  # superseded: left out of the list
+    detail = result["memory"]["value"]
+    assert "user_rejected" in detail and "RELATED_TO" in detail
+    assert "0.50" in detail  # trust after +0.05 +0.10 -0.15
+
+
+def test_search_returns_the_memory_just_added_and_says_why(stack: Stack, seeded: dict) -> None:
+    word = f"zebrafish{uuid.uuid4().hex[:6]}"
+    new = add(stack, f"The {word} aquarium pump is restarted every night by cron.", project="/repo/app")
+    steps = [
+        {"name": "open", "goto": "/ui/#/memories", "wait": "main[data-ready=memories] #results"},
+        {"name": "search", "fill": ["input[name=q]", f"{word} pump"], "press": ["input[name=q]", "Enter"],
+         "wait": "main[data-ready=memories] #results tr.hit", "screenshot": "search.png",
+         "eval": "[...document.querySelectorAll('#results tr.hit')].map(r => ({id: r.dataset.id, text: r.innerText}))"},
+    ]
+    result = stack.browse(steps, name="search")
+    hits = result["search"]["value"]
+    assert hits[0]["id"] == new["id"]
+    assert "keyword #1" in hits[0]["text"] and "vector #1" in hits[0]["text"]
+    assert result["search"]["errors"] == []
+
+
+def test_memory_filters_narrow_the_list(stack: Stack, seeded: dict) -> None:
+    add(stack, "Deploys go out on Tuesdays.", project="/repo/other", source_type="user")
+    steps = [{"name": "filtered", "goto": "/ui/#/memories?project=%2Frepo%2Fother&source_type=user",
+              "wait": "main[data-ready=memories] #results",
+              "eval": "[...document.querySelectorAll('#results tbody tr')].map(r => r.innerText)"},
+             {"name": "trusted", "goto": "/ui/#/memories?min_trust=0.55&project=%2Frepo%2Fapp",
+              "wait": "main[data-ready=memories] #results",
+              "eval": "document.querySelector('#results').innerText"}]
+    result = stack.browse(steps, name="filters")
+    rows = result["filtered"]["value"]
+    assert len(rows) == 1 and "Deploys go out on Tuesdays." in rows[0]
+    assert "No memories match" in result["trusted"]["value"]  # nothing in /repo/app is above 0.55
+
+
+def test_graph_shows_the_edge_just_created_and_pans(stack: Stack, seeded: dict) -> None:
+    a = add(stack, "Releases are tagged vMAJOR.MINOR.PATCH.")
+    b = add(stack, "Tags are signed with the release key.")
+    old = add(stack, "Releases are tagged by date.")
+    edge = relate(stack, a["id"], b["id"], "DERIVED_FROM")
+    relate(stack, a["id"], old["id"], "SUPERSEDES")
+    far = add(stack, "The release key lives in the team vault.")
+    relate(stack, b["id"], far["id"], "RELATED_TO")
+    edges_js = ("[...document.querySelectorAll('.graphwrap line.edge')].map(e => ({id: e.dataset.edgeId, "
+                "type: e.dataset.type, color: e.getAttribute('stroke')}))")
+    nodes_js = ("[...document.querySelectorAll('.graphwrap .node')].map(n => ({id: n.dataset.id, "
+                "cls: n.getAttribute('class')}))")
+    transform_js = "document.querySelector('.graphwrap g.stage').getAttribute('transform')"
+    steps = [
+        {"name": "depth1", "goto": f"/ui/#/graph/{a['id']}?depth=1", "wait": "main[data-ready=graph] .graphwrap line.edge",
+         "eval": f"({{edges: {edges_js}, nodes: {nodes_js}}})"},
+        {"name": "depth2", "select": ["select[name=depth]", "2"], "wait": "main[data-ready=graph] .graphwrap .node",
+         "eval": f"({{nodes: {nodes_js}, url: location.hash, transform: {transform_js}}})", "screenshot": "graph.png"},
+        {"name": "pan", "drag": [".graphwrap svg", 120, -60],
+         "eval": transform_js},
+    ]
+    result = stack.browse(steps, name="graph")
+    edges = {e["id"]: e for e in result["depth1"]["value"]["edges"]}
+    assert edges[edge["id"]]["type"] == "DERIVED_FROM"
+    assert edges[edge["id"]]["color"] == "#2f9e44"
+    assert {e["type"] for e in edges.values()} == {"DERIVED_FROM", "SUPERSEDES"}
+    nodes = {n["id"]: n["cls"] for n in result["depth1"]["value"]["nodes"]}
+    assert set(nodes) == {a["id"], b["id"], old["id"]}  # depth 1 does not reach the vault
+    assert "superseded" in nodes[old["id"]] and "superseded" not in nodes[b["id"]]
+    assert "root" in nodes[a["id"]]
+    deeper = {n["id"] for n in result["depth2"]["value"]["nodes"]}
+    assert far["id"] in deeper and "depth=2" in result["depth2"]["value"]["url"]
+    # dragging the background moved the view
+    before, after = result["depth2"]["value"]["transform"], result["pan"]["value"]
+    assert before.startswith("translate(") and after.startswith("translate(") and after != before
+    assert all(not r["errors"] for r in result.values()), {k: r["errors"] for k, r in result.items()}
+
+
+def test_audit_table_shows_the_call_just_made(stack: Stack, seeded: dict) -> None:
+    assert call_tool(stack, "get_current_time", {"timezone": "Asia/Kathmandu"}) == 200
+    rows_js = ("[...document.querySelectorAll('#audit tr.audit-row')].map(r => ({tool: r.dataset.tool, "
+               "outcome: r.dataset.outcome, text: r.innerText}))")
+    hist_js = "[...document.querySelectorAll('.latency-histogram g.bin')].reduce((s, g) => s + Number(g.dataset.count), 0)"
+    steps = [
+        {"name": "audit", "goto": "/ui/#/broker", "wait": "main[data-ready=broker] #audit tr.audit-row",
+         "eval": f"({{rows: {rows_js}, binned: {hist_js}}})", "screenshot": "broker.png"},
+        {"name": "denied", "select": ["select[name=outcome]", "denied"], "click": "#audit button[type=submit]",
+         "wait": "main[data-ready=broker] #audit tr.audit-row[data-outcome=denied]",
+         "eval": f"({{rows: {rows_js}, binned: {hist_js}}})"},
+    ]
+    result = stack.browse(steps, name="audit")
+    rows = result["audit"]["value"]["rows"]
+    assert rows[0]["tool"] == "time/get_current_time" and rows[0]["outcome"] == "ok"
+    assert "Asia/Kathmandu" in rows[0]["text"]
+    assert result["audit"]["value"]["binned"] == len(rows)  # every call is in the histogram
+    denied = result["denied"]["value"]["rows"]
+    assert denied and all(r["outcome"] == "denied" for r in denied)
+    assert "reviewer" in denied[0]["text"] and "time/convert_time" == denied[0]["tool"]
+    assert result["denied"]["value"]["binned"] == len(denied)
+
+
+def test_catalog_per_role_with_token_counts(stack: Stack, seeded: dict) -> None:
+    js = ("({tokens: Number(document.querySelector('#catalog-tokens [data-tokens]').dataset.tokens), "
+          "text: document.querySelector('#catalog').innerText})")
+    steps = [
+        {"name": "coder", "goto": "/ui/#/broker", "wait": "#catalog-tokens", "eval": js, "timeout": 45000},
+        {"name": "reviewer", "goto": "/ui/#/broker?role=reviewer", "wait": "#catalog-tokens", "eval": js},
+    ]
+    result = stack.browse(steps, name="catalog")
+    coder, reviewer = result["coder"]["value"], result["reviewer"]["value"]
+    assert "convert_time" in coder["text"] and "get_current_time" in coder["text"]
+    assert "convert_time" not in reviewer["text"]
+    assert 0 < reviewer["tokens"] <= coder["tokens"]
+    assert "tokens as full schemas" in coder["text"]
+
+
+def test_intent_box_ranks_the_tools(stack: Stack, seeded: dict) -> None:
+    with stack.broker_api() as b:
+        paths = b.get("/openapi.json").json().get("paths", {})
+    if "/match" not in paths:
+        pytest.skip("this broker build has no POST /match yet")
+    steps = [
+        {"name": "open", "goto": "/ui/#/broker", "wait": "#intent input[name=intent]"},
+        {"name": "match", "fill": ["input[name=intent]", "convert 3pm in London to Tokyo time"],
+         "click": "#intent button[type=submit]", "wait": "#intent-results tr.candidate",
+         "eval": "[...document.querySelectorAll('#intent-results tr.candidate')].map(r => r.dataset.tool)",
+         "screenshot": "intent.png"},
+    ]
+    result = stack.browse(steps, name="intent")
+    assert result["match"]["value"][0] == "time/convert_time"
+    assert result["match"]["errors"] == []
+
+
+def test_project_index_page(stack: Stack, seeded: dict) -> None:
+    root = seeded["root"]
+    from urllib.parse import quote
+
+    q = quote(root, safe="")
+    steps = [
+        {"name": "files", "goto": f"/ui/#/project?root={q}", "wait": "main[data-ready=project] #project-files",
+         "eval": "({projects: document.querySelector('#projects').innerText, files: document.querySelector('#project-files').innerText})"},
+        {"name": "skipped", "goto": f"/ui/#/project?root={q}&tab=skipped", "wait": "main[data-ready=project] #project-skipped",
+         "eval": "document.querySelector('#project-skipped').innerText", "screenshot": "skipped.png"},
+        {"name": "search", "goto": f"/ui/#/project?root={q}&tab=search&q=invoice%20total%20with%20tax",
+         "wait": "#project-hits .hit", "eval": "[...document.querySelectorAll('#project-hits .hit')].map(h => h.innerText)",
+         "screenshot": "project-search.png"},
+    ]
+    result = stack.browse(steps, name="project")
+    projects = result["files"]["value"]["projects"]
+    assert root in projects and "ready" in projects
+    files = result["files"]["value"]["files"]
+    assert "billing.py" in files and "README.md" in files and "logo.bin" not in files
+    skipped = result["skipped"]["value"]
+    assert "build/" in skipped and ".gitignore" in skipped  # ignored by the project's .gitignore
+    assert "logo.bin" in skipped
+    hits = result["search"]["value"]
+    assert "billing.py" in hits[0] and "compute_invoice_total" in hits[0]
+    assert all(not r["errors"] for r in result.values()), {k: r["errors"] for k, r in result.items()}
+
+
+def test_without_the_token_the_page_asks_for_it(stack: Stack, seeded: dict) -> None:
+    steps = [
+        {"name": "locked", "goto": "/ui/#/overview", "wait": "#banner:not([hidden]) input[type=password]",
+         "eval": "({banner: document.querySelector('#banner').innerText, main: document.querySelector('main').innerText})"},
+        {"name": "unlocked", "fill": ["#banner input[type=password]", stack.token],
+         "press": ["#banner input[type=password]", "Enter"], "wait": "main[data-ready=overview] #counts",
+         "eval": "({banner: document.querySelector('#banner').hidden, stored: sessionStorage.getItem('neuralgentics.token') !== null})"},
+    ]
+    result = stack.browse(steps, name="token", login=False)
+    assert "needs its token" in result["locked"]["value"]["banner"]
+    assert "missing or wrong bearer token" in result["locked"]["value"]["main"]
+    assert result["unlocked"]["value"] == {"banner": True, "stored": True}
+    assert result["unlocked"]["errors"] == []

@@ -1,0 +1,136 @@
+"""The dashboard's own HTTP routes, in-process: what is open, what is guarded, what is refused."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+TOKEN = "routes-token"
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]  # closed again when the socket goes
+
+
+@pytest.fixture
+def client(monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+    from neuralgentics.config import get_settings
+    from neuralgentics.memini import app as memini_app
+    from neuralgentics.memini.indexer.routes import create_router
+    from neuralgentics.ui import PUBLIC_PATHS, router
+
+    monkeypatch.setenv("NEURALGENTICS_TOKEN", TOKEN)
+    monkeypatch.setenv("NEURALGENTICS_BROKER_PORT", str(_closed_port()))
+    get_settings.cache_clear()
+    # what the integrator's app.py does: mount the router and open the page's static paths
+    monkeypatch.setattr(memini_app, "OPEN_PATHS", memini_app.OPEN_PATHS | PUBLIC_PATHS)
+    app = memini_app.create_app()
+    app.include_router(router)
+    app.include_router(create_router())
+    with TestClient(app) as c:
+        yield c
+
+
+def auth() -> dict[str, str]:
+    return {"Authorization": f"Bearer {TOKEN}"}
+
+
+def test_page_and_assets_are_open_but_data_needs_the_token(client: TestClient) -> None:
+    page = client.get("/ui/")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert '<script type="module" src="/ui/assets/js/app.js">' in page.text
+    js = client.get("/ui/assets/js/app.js")
+    assert js.status_code == 200 and js.headers["content-type"].startswith("text/javascript")
+    assert client.get("/ui/assets/app.css").headers["content-type"].startswith("text/css")
+    # ?token= survives the redirect, so the page can pick it up
+    moved = client.get("/ui?token=abc", follow_redirects=False)
+    assert moved.status_code == 307 and moved.headers["location"].startswith("/ui/")
+    for path in ("/ui/api/info", "/ui/api/audit", "/ui/api/broker/servers", "/memory"):
+        refused = client.get(path)
+        assert refused.status_code == 401, path
+        assert refused.json()["error"]["code"] == "unauthorized"
+    assert client.get("/ui/api/info", headers=auth()).json()["token_required"] is True
+
+
+def test_every_module_the_page_imports_is_served(client: TestClient) -> None:
+    import re
+
+    seen, todo = set(), ["js/app.js"]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        r = client.get(f"/ui/assets/{name}")
+        assert r.status_code == 200, name
+        base = name.rsplit("/", 1)[0]
+        for rel in re.findall(r"from '(\.{1,2}/[^']+)'", r.text):
+            parts = base.split("/") if base else []
+            for piece in rel.split("/"):
+                if piece == "..":
+                    parts.pop()
+                elif piece != ".":
+                    parts.append(piece)
+            todo.append("/".join(parts))
+    assert {"js/pages/overview.js", "js/pages/graph.js", "js/graphview.js", "js/charts.js"} <= seen
+
+
+@pytest.mark.parametrize("name", ["../routes.py", "..%2Froutes.py", "index.html", "nope.js", "js/../../assets.py"])
+def test_no_file_outside_the_shipped_assets(client: TestClient, name: str) -> None:
+    r = client.get(f"/ui/assets/{name}", headers=auth())
+    assert r.status_code == 404
+    assert "def " not in r.text
+    assert client.get(f"/ui/assets/{name}").status_code in (401, 404)  # never the file
+
+
+def test_only_read_routes_are_forwarded_to_the_broker(client: TestClient) -> None:
+    r = client.post("/ui/api/broker/call", headers=auth(),
+                    json={"server": "time", "tool": "get_current_time", "arguments": {}})
+    assert r.status_code == 404
+    assert "not forwarded" in r.json()["error"]["message"]
+    assert client.delete("/ui/api/broker/servers/time", headers=auth()).status_code == 405
+
+
+def test_a_stopped_broker_is_a_clear_502(client: TestClient) -> None:
+    r = client.get("/ui/api/broker/servers", headers=auth())
+    assert r.status_code == 502
+    err = r.json()["error"]
+    assert err["code"] == "broker_unreachable"
+    assert "http://127.0.0.1:" in err["message"] and "neuralgentics broker serve" in err["message"]
+    assert client.get("/ui/api/catalog", headers=auth()).status_code == 502
+
+
+def test_audit_filters_and_histogram(client: TestClient) -> None:
+    from neuralgentics.broker.audit import AuditRecord, JsonlAuditSink, default_audit_path
+
+    sink = JsonlAuditSink(default_audit_path())
+    for i, (outcome, ms) in enumerate([("ok", 0.5), ("ok", 3.0), ("denied", 0.2), ("error", 7000.0)]):
+        sink.write_sync(AuditRecord.for_call(role="coder" if i % 2 else "reviewer", server="time",
+                                             tool="get_current_time", arguments={"n": i, "api_key": "sk-secret"},
+                                             outcome=outcome, latency_ms=ms))
+    body = client.get("/ui/api/audit", headers=auth()).json()
+    assert body["total"] == body["matched"] == 4
+    assert [r["args"]["n"] for r in body["records"]] == [3, 2, 1, 0]  # newest first
+    assert all(r["args"]["api_key"] == "[REDACTED]" for r in body["records"])
+    counts = {(b["from_ms"], b["to_ms"]): b["count"] for b in body["histogram"]}
+    assert counts[(0.0, 1)] == 2 and counts[(2, 5)] == 1 and counts[(5000, 10000)] == 1
+    assert sum(counts.values()) == 4
+    assert body["outcomes"] == {"ok": 2, "denied": 1, "error": 1}
+    assert "reviewer" in body["facets"]["role"] and "time" in body["facets"]["server"]
+    denied = client.get("/ui/api/audit", headers=auth(), params={"outcome": "denied"}).json()
+    assert denied["matched"] == 1 and denied["total"] == 4
+    assert denied["records"][0]["outcome"] == "denied"
+    limited = client.get("/ui/api/audit", headers=auth(), params={"limit": 1}).json()
+    assert len(limited["records"]) == 1 and limited["matched"] == 4
+
+
+def test_project_details_only_for_indexed_projects(client: TestClient, tmp_path) -> None:
+    r = client.get("/ui/api/project/skipped", headers=auth(), params={"root": str(tmp_path)})
+    assert r.status_code == 404
+    assert "is not an indexed project" in r.json()["error"]["message"]
+    assert client.get("/ui/api/project/files", headers=auth()).status_code == 422
