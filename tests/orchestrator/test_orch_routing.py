@@ -139,6 +139,10 @@ def test_module_level_select_agent_and_is_allowed(monkeypatch, tmp_path):
     try:
         assert orchestrator.select_agent("squash the last three commits").primary_agent == "git"
         assert not orchestrator.is_allowed("update the README install section", "general")
+        # routing alone writes nothing to the user's data dir
+        from neuralgentics.config import get_settings
+
+        assert not (get_settings().home / "orchestrator.db").exists()
     finally:
         service.reset_default_orchestrator()
 
@@ -161,6 +165,13 @@ def test_cli_route_prints_type_agent_forbidden_and_verdict(tmp_path):
 
     ok = _cli("route", "--project", str(tmp_path), "--agent", "tester", "add unit tests for the slugify helper")
     assert ok.exit_code == 0 and "tester: allowed" in ok.output
+
+
+def test_cli_route_creates_no_files(tmp_path):
+    from neuralgentics.config import get_settings
+
+    assert _cli("route", "--project", str(tmp_path), "fix the flaky login test").exit_code == 0
+    assert not get_settings().home.exists() or not any(get_settings().home.iterdir())
 
 
 def test_cli_route_json_and_bad_input(tmp_path):

@@ -18,18 +18,18 @@ ProjectOpt = typer.Option(None, "--project", help="Project directory (default: c
 JsonOpt = typer.Option(False, "--json", help="Machine-readable output.")
 
 
-def _orchestrator(project: Optional[Path]):
+def _orchestrator(project: Optional[Path], *, tasks: bool = False):
     from neuralgentics.config import get_settings
     from neuralgentics.orchestrator.memory_client import HttpMemoryClient
     from neuralgentics.orchestrator.service import Orchestrator
-    from neuralgentics.orchestrator.task_store import TaskStore
 
     settings = get_settings()
     return Orchestrator(
         project_dir=(project or Path.cwd()).resolve(),
         config_dir=settings.config_dir,
         memory=HttpMemoryClient(settings.url, token=settings.token),
-        store=TaskStore(settings.home / "orchestrator.db"),
+        # only the task commands touch the task file: `route` must not create files
+        store_path=settings.home / "orchestrator.db" if tasks else None,
     )
 
 
@@ -172,7 +172,7 @@ def agents_md(
 def task_start(task: str = typer.Argument(...), session: str = typer.Option(..., "--session"), project: Optional[Path] = ProjectOpt) -> None:
     """Step 1 (intake): create a task record and print it."""
     try:
-        _print_json(_orchestrator(project).start_task(task, session).to_json())
+        _print_json(_orchestrator(project, tasks=True).start_task(task, session).to_json())
     except OrchestratorError as exc:
         _fail(exc)
 
@@ -194,7 +194,7 @@ def task_step(
         typer.echo("error: --data must be a JSON object", err=True)
         raise typer.Exit(2)
     try:
-        record, output = _orchestrator(project).step(task_id, step, payload)
+        record, output = _orchestrator(project, tasks=True).step(task_id, step, payload)
     except OrchestratorError as exc:
         _fail(exc)
         return
@@ -205,7 +205,7 @@ def task_step(
 def task_show(task_id: str = typer.Argument(...), project: Optional[Path] = ProjectOpt) -> None:
     """Print a task record with its steps and timestamps."""
     try:
-        _print_json(_orchestrator(project).get_task(task_id).to_json())
+        _print_json(_orchestrator(project, tasks=True).get_task(task_id).to_json())
     except OrchestratorError as exc:
         _fail(exc)
 

@@ -40,12 +40,11 @@ def _host_orchestrator(request: Request) -> Orchestrator:
         if not isinstance(found, Orchestrator):
             from neuralgentics.config import get_settings
             from neuralgentics.orchestrator.memini_direct import DirectMemory
-            from neuralgentics.orchestrator.task_store import TaskStore
 
             settings = get_settings()
             found = Orchestrator(project_dir=Path.cwd(), config_dir=settings.config_dir,
                                  memory=DirectMemory(service),
-                                 store=TaskStore(settings.home / "orchestrator.db"))
+                                 store_path=settings.home / "orchestrator.db")
             state.orchestrator = found
         return found
 

@@ -47,6 +47,7 @@ class Orchestrator:
         memory: MemoryClient | None = None,
         chunks: ChunkSearch | None = None,
         store: TaskStore | None = None,
+        store_path: Path | None = None,
         embed: Embed | None = None,
         project: str | None = None,
     ) -> None:
@@ -56,6 +57,8 @@ class Orchestrator:
         # explicit chunk search, else the memory client's project search for this project dir
         self._chunks = chunks
         self.store = store
+        # opened on the first task call, so routing alone never creates a file
+        self.store_path = store_path
         self.embed = embed or _default_embed
         self.project = project
         self._lock = threading.Lock()
@@ -162,6 +165,10 @@ class Orchestrator:
 
     # -- the Boomerang protocol --------------------------------------------------------------
     def _store(self) -> TaskStore:
+        if self.store is None and self.store_path is not None:
+            with self._lock:
+                if self.store is None:
+                    self.store = TaskStore(self.store_path)
         if self.store is None:
             raise InvalidInput("no task store configured")
         return self.store
@@ -183,7 +190,8 @@ class Orchestrator:
                 if len(self._siblings) >= MAX_SIBLINGS:
                     self._siblings.pop(next(iter(self._siblings)))
                 found = Orchestrator(project_dir=resolved, config_dir=self.config_dir, memory=self.memory,
-                                     chunks=self._chunks, store=self.store, embed=self.embed, project=self.project)
+                                     chunks=self._chunks, store=self.store, store_path=self.store_path,
+                                     embed=self.embed, project=self.project)
                 self._siblings[resolved] = found
             return found
 
@@ -383,7 +391,7 @@ def default_orchestrator() -> Orchestrator:
                 project_dir=Path.cwd(),
                 config_dir=settings.config_dir,
                 memory=HttpMemoryClient(settings.url, token=settings.token),
-                store=TaskStore(settings.home / "orchestrator.db"),
+                store_path=settings.home / "orchestrator.db",
             )
         return _default
 
