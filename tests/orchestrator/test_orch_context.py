@@ -152,3 +152,26 @@ def test_cli_context_works_with_the_memory_service_down(tmp_path, monkeypatch):
     assert "## Context for coder" in res.output and "/300 tokens" in res.output
     js = CliRunner().invoke(app, ["context", "--project", str(tmp_path), "--agent", "coder", "--json", TASK])
     assert json.loads(js.output[js.output.index("{"):])["tokens"] <= 2000
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+WORDS = ["retry", "backoff", "deploy", "client", "http", "timeout", "config", "cursor", "page", "token",
+         "the", "a", "uses", "is", "never", "always", "with", "in", "api/", "cli/deploy.py", "é", "🙂", "\n"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    memories=st.lists(st.tuples(st.lists(st.sampled_from(WORDS), min_size=1, max_size=400).map(" ".join),
+                                st.floats(0, 1)), max_size=8),
+    budget=st.integers(50, 3000),
+)
+def test_any_memories_any_budget_the_package_fits(orch, embed, memories, budget):
+    from neuralgentics.orchestrator.memory_client import CallableMemory, MemoryHit
+
+    hits = [MemoryHit(f"m{i}", text, 0.5, trust) for i, (text, trust) in enumerate(memories)]
+    orch.memory = CallableMemory(lambda q, k, p: hits)
+    package = orch.context(TASK, "coder", budget, task_type="implementation")
+    assert package.tokens == count_tokens(package.markdown) <= budget
+    assert len({i.id for i in package.items}) == len(package.items)

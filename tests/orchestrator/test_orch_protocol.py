@@ -262,3 +262,37 @@ def test_cli_task_start_step_show(tmp_path, monkeypatch):
     assert bad.exit_code == 2 and "not valid JSON" in bad.output
     shown = runner.invoke(app, ["task", "show", "--project", str(tmp_path), task_id])
     assert [s["step"] for s in json.loads(shown.output)["steps"]] == ["intake", "recall"]
+
+
+def test_two_concurrent_calls_cannot_both_take_the_same_step(orch):
+    import threading
+
+    task_id = orch.start_task(TASK, "ses").id
+    _advance(orch, task_id, 3)  # next: route
+    outcomes: list[str] = []
+    barrier = threading.Barrier(4)
+
+    def attempt() -> None:
+        barrier.wait(timeout=30)
+        try:
+            orch.step(task_id, "route", {})
+            outcomes.append("ok")
+        except StepRefused:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=attempt) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert sorted(outcomes) == ["ok", "refused", "refused", "refused"]
+    assert [s.step for s in orch.get_task(task_id).steps].count("route") == 1
+
+
+def test_tasks_are_listed_by_session(client):
+    ids = [client.post("/orchestrator/tasks", json={"task": f"{TASK} #{i}", "session": s}).json()["id"]
+           for i, s in enumerate(["a", "b", "a"])]
+    listed = client.get("/orchestrator/tasks", params={"session": "a"}).json()["tasks"]
+    assert {t["id"] for t in listed} == {ids[0], ids[2]}
+    assert len(client.get("/orchestrator/tasks").json()["tasks"]) == 3
+    assert client.get("/orchestrator/tasks", params={"limit": 0}).status_code == 422

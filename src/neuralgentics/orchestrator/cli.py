@@ -201,6 +201,23 @@ def task_step(
     _print_json({"task": record.to_json(), "output": output})
 
 
+@task_app.command("list")
+def task_list(
+    session: Optional[str] = typer.Option(None, "--session"),
+    limit: int = typer.Option(20, "--limit"),
+    project: Optional[Path] = ProjectOpt,
+) -> None:
+    """Recent tasks (newest first): id, session, next step, agent, task."""
+    try:
+        tasks = _orchestrator(project, tasks=True).list_tasks(session=session, limit=limit)
+    except OrchestratorError as exc:
+        _fail(exc)
+        return
+    for t in tasks:
+        data = t.to_json()
+        typer.echo(f"{t.id}  {t.session:<12} {data['next_step'] or 'done':<9} {t.agent or '-':<10} {t.task[:60]}")
+
+
 @task_app.command("show")
 def task_show(task_id: str = typer.Argument(...), project: Optional[Path] = ProjectOpt) -> None:
     """Print a task record with its steps and timestamps."""

@@ -171,6 +171,14 @@ def task_step(task_id: str, body: StepRequest, request: Request) -> Any:
     return {"task": record.to_json(), "output": output}
 
 
+@router.get("/tasks")
+def list_tasks(request: Request, session: str | None = None, limit: int = 50) -> Any:
+    try:
+        return {"tasks": [t.to_json() for t in _orchestrator(request).list_tasks(session=session, limit=limit)]}
+    except OrchestratorError as exc:
+        return _error(exc)
+
+
 @router.get("/tasks/{task_id}")
 def get_task(task_id: str, request: Request) -> Any:
     try:

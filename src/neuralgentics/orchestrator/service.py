@@ -214,6 +214,11 @@ class Orchestrator:
     def get_task(self, task_id: str) -> TaskRecord:
         return self._store().get(task_id)
 
+    def list_tasks(self, *, session: str | None = None, limit: int = 50) -> list[TaskRecord]:
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 500:
+            raise InvalidInput("limit must be an integer from 1 to 500", field="limit")
+        return self._store().list(session=session, limit=limit)
+
     def step(self, task_id: str, step: str, data: dict | None = None) -> tuple[TaskRecord, dict]:
         """Run one step of a task. Returns the updated record and the step's output."""
         data = dict(data or {})
