@@ -75,12 +75,12 @@ async def list_all(servers: dict[str, ServerConfig]) -> dict[str, list[Tool]]:
 
 
 def meta_tools() -> list[Tool]:
-    """The broker's meta-tools as the agent sees them (from the broker's MCP front)."""
-    from neuralgentics.broker.intent.tools import FIND_TOOL
+    """The broker's meta-tools as the agent sees them: the MCP front's, with find_tool and
+    mcp_router_call's intent argument added (intent/tools.py)."""
+    from neuralgentics.broker.intent.tools import with_intent_tools
     from neuralgentics.broker.server import META_TOOLS
 
-    names = {t.name for t in META_TOOLS}
-    return list(META_TOOLS) + ([FIND_TOOL] if FIND_TOOL.name not in names else [])
+    return with_intent_tools(META_TOOLS)
 
 
 def main() -> None:

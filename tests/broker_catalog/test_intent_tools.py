@@ -128,3 +128,41 @@ async def test_post_match_route(git_repo) -> None:
             assert r.status_code == 422 and "top_k" in r.text
             r = await client.post("/match", json={"intent": "x", "role": "coder", "bogus": 1})
             assert r.status_code == 422 and "bogus" in r.text
+
+
+async def test_router_call_with_an_intent_calls_only_when_confident(git_repo) -> None:
+    from neuralgentics.broker.intent.tools import call_by_intent
+
+    async with _broker(git_repo) as broker:
+        audited: list = []
+        real_write = broker.audit.write
+
+        async def record(rec):
+            audited.append((rec.server, rec.tool, rec.outcome))
+            await real_write(rec)
+
+        broker.audit.write = record  # type: ignore[method-assign]
+        done = await call_by_intent(broker, role="coder", intent="get_current_time in Tokyo",
+                                    arguments={"timezone": "Asia/Tokyo"}, front="test")
+        assert not done.is_error
+        assert "Asia/Tokyo" in done.content[0].text
+        assert done.meta["neuralgentics/resolved"] == {"server": "time", "tool": "get_current_time", "confidence": 1.0}
+        assert audited == [("time", "get_current_time", "ok")]
+
+        unsure = await call_by_intent(broker, role="coder", intent="do the thing with the stuff", arguments={})
+        assert unsure.is_error and "nothing was called" in unsure.content[0].text
+        assert unsure.structured_content["resolved"] is False and unsure.structured_content["candidates"]
+        assert len(audited) == 1  # no call went downstream
+
+
+def test_meta_tools_gain_find_tool_and_an_intent_argument() -> None:
+    from neuralgentics.broker.intent.tools import with_intent_tools
+    from neuralgentics.broker.server import META_TOOLS
+
+    tools = {t.name: t for t in with_intent_tools(META_TOOLS)}
+    assert "find_tool" in tools
+    router = tools["mcp_router_call"].input_schema
+    assert "intent" in router["properties"] and "required" not in router
+    # Idempotent: the broker may already have wrapped its meta-tools.
+    again = {t.name: t for t in with_intent_tools(list(tools.values()))}
+    assert again == tools

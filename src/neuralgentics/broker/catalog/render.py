@@ -32,8 +32,8 @@ LEVELS: tuple[Level, ...] = ("full", "grouped", "no_summaries", "truncated", "na
 
 DEFAULT_BUDGET_TOKENS = 600
 DEFAULT_HEADER = (
-    "MCP tools by server. mcp_router_call(server, tool, arguments) calls one; "
-    "describe_tool(server, tool) shows its schema; find_tool(intent) searches."
+    "Tools by server; call with mcp_router_call, see arguments with describe_tool, "
+    "search with find_tool."
 )
 DEFAULT_MORE_HINT = (
     "Not every tool name is shown: get_tool_list(server=NAME) lists one server in full, "

@@ -8,6 +8,7 @@ reach into the broker's internals, and a matcher is rebuilt only when the role's
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import threading
@@ -16,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from mcp.types import Tool
+from mcp.types import CallToolResult, TextContent, Tool
 
 from neuralgentics.broker.intent.matcher import (
     DEFAULT_THRESHOLD,
@@ -30,10 +31,7 @@ MAX_TOP_K = 20
 
 FIND_TOOL = Tool(
     name="find_tool",
-    description=(
-        "Find the tool for a task described in a sentence: ranked server/tool candidates your "
-        "role may call (and matching skills), with a confidence."
-    ),
+    description="Rank the tools (and skills) your role may use for a task described in a sentence.",
     input_schema={
         "type": "object",
         "properties": {
@@ -214,3 +212,65 @@ async def resolve_intent(broker: BrokerLike, role: str | None, intent: Any) -> R
             f"(describe_tool shows its arguments):\n{options}"
         )
     return Resolution(None, None, result, message)
+
+
+def with_intent_tools(meta_tools: Sequence[Tool]) -> list[Tool]:
+    """The broker's meta-tools plus ``find_tool``, with ``mcp_router_call`` also taking an
+    ``intent`` (server and tool then become optional)."""
+    out: list[Tool] = []
+    for tool in meta_tools:
+        already = "intent" in ((tool.input_schema or {}).get("properties") or {})
+        if tool.name == "mcp_router_call" and not already:  # idempotent: wrapping twice is once
+            schema = copy.deepcopy(tool.input_schema)
+            schema.setdefault("properties", {}).update(ROUTER_INTENT_PROPERTY)
+            schema.pop("required", None)
+            description = (tool.description or "").rstrip()
+            tool = tool.model_copy(
+                update={
+                    "input_schema": schema,
+                    "description": f"{description} Or give intent instead of server and tool.".strip(),
+                }
+            )
+        out.append(tool)
+    if not any(t.name == FIND_TOOL.name for t in out):
+        out.append(FIND_TOOL)
+    return out
+
+
+async def call_by_intent(
+    broker: Any,
+    *,
+    role: str | None,
+    intent: Any,
+    arguments: Any = None,
+    **call_kwargs: Any,
+) -> CallToolResult:
+    """``mcp_router_call`` with an ``intent``: call the matched tool when confident; otherwise
+    call nothing and return the candidates for the agent to choose from (``isError``, so the
+    model reads it as "not done" and retries with server and tool).
+
+    ``call_kwargs`` go to ``broker.call`` unchanged (session_id, front, progress).
+    """
+    resolution = await resolve_intent(broker, role, intent)
+    if not resolution.resolved:
+        return CallToolResult(
+            content=[TextContent(type="text", text=resolution.message or "")],
+            is_error=True,
+            structured_content={
+                "resolved": False,
+                "candidates": [
+                    {"server": c.server, "tool": c.tool, "score": round(c.score, 3)}
+                    for c in resolution.result.candidates
+                ],
+            },
+        )
+    result = await broker.call(
+        role=role, server=resolution.server, tool=resolution.tool, arguments=arguments, **call_kwargs
+    )
+    meta = dict(result.meta or {})
+    meta["neuralgentics/resolved"] = {
+        "server": resolution.server,
+        "tool": resolution.tool,
+        "confidence": round(resolution.result.confidence, 3),
+    }
+    return result.model_copy(update={"meta": meta})
