@@ -28,13 +28,13 @@ export function trustChart(history, { createdAt, width = 520, height = 160 } = {
 const msLabel = (v) => (v >= 1000 ? `${v / 1000} s` : `${v} ms`);
 const shortLabel = (v) => (v >= 1000 ? `${v / 1000}s` : `${v}ms`);
 
-export function histogramChart(bins, { width = 900, height = 190 } = {}) {
-  const pad = { l: 36, r: 8, t: 16, b: 30 };
+export function histogramChart(bins, { width = 900, height = 200 } = {}) {
+  const pad = { l: 36, r: 8, t: 16, b: 36 };
   const w = width - pad.l - pad.r;
   const hgt = height - pad.t - pad.b;
   const max = Math.max(1, ...bins.map((b) => b.count));
   const bw = w / bins.length;
-  return s('svg', { class: 'chart latency-histogram', viewBox: `0 0 ${width} ${height}`, width: '100%', style: { maxHeight: '260px' }, role: 'img',
+  return s('svg', { class: 'chart latency-histogram', viewBox: `0 0 ${width} ${height}`, width: '100%', style: { maxHeight: '220px' }, role: 'img',
     'aria-label': 'latency histogram' },
     s('line', { class: 'axis', x1: pad.l, x2: width - pad.r, y1: pad.t + hgt, y2: pad.t + hgt }),
     s('text', { x: pad.l - 6, y: pad.t + 4, 'text-anchor': 'end' }, String(max)),
@@ -47,7 +47,7 @@ export function histogramChart(bins, { width = 900, height = 190 } = {}) {
         s('rect', { class: `bar${b.from_ms >= 1000 ? ' slow' : ''}`, x: bx + 2, y: pad.t + hgt - bh, width: Math.max(1, bw - 4), height: bh },
           s('title', {}, `${label}: ${b.count} call${b.count === 1 ? '' : 's'}`)),
         b.count ? s('text', { x: bx + bw / 2, y: pad.t + hgt - bh - 3, 'text-anchor': 'middle' }, String(b.count)) : null,
-        s('text', { x: bx + bw / 2, y: height - 14, 'text-anchor': 'middle' }, b.to_ms == null ? `>${shortLabel(b.from_ms)}` : `≤${shortLabel(b.to_ms)}`));
+        s('text', { x: bx + bw / 2, y: height - 20, 'text-anchor': 'middle' }, b.to_ms == null ? `>${shortLabel(b.from_ms)}` : `≤${shortLabel(b.to_ms)}`));
     }),
     s('text', { x: pad.l + w / 2, y: height - 1, 'text-anchor': 'middle' }, 'latency per call'),
   );
