@@ -201,6 +201,13 @@ def test_same_content_in_a_project_returns_the_existing_memory(store: Store) -> 
     assert store.counts()["memories"] == 2
 
 
+def test_find_by_hash_looks_within_one_project(store: Store) -> None:
+    m, _ = store.add_memory(new("hash me", project="p"))
+    assert store.find_by_hash("p", sha("hash me")) == m
+    assert store.find_by_hash("q", sha("hash me")) is None
+    assert store.find_by_hash("p", sha("something else")) is None
+
+
 def test_concurrent_adds_of_the_same_content_make_one_row(store: Store) -> None:
     def add(_: int):
         return store.add_memory(
