@@ -40,7 +40,7 @@ def serve(config: Path, home: Path) -> Iterator[tuple[str, subprocess.Popen[byte
            "NEURALGENTICS_CONFIG_DIR": str(home / "config")}
     env.pop("NEURALGENTICS_TOKEN", None)
     proc = subprocess.Popen([NEURALGENTICS, "broker", "serve", "--config", str(config), "--port", str(port)],
-                            env=env, start_new_session=True, stderr=subprocess.PIPE)
+                            env=env, start_new_session=True, stderr=(home / "serve.log").open("wb"))
     try:
         wait_port(port, timeout=30, proc=proc)
         yield f"http://127.0.0.1:{port}", proc
@@ -62,18 +62,18 @@ async def test_mcp_clients_over_streamable_http_share_warm_servers(config: Path,
         pids = set()
         for role in ("coder", "coder"):
             async with (
-                httpx2.AsyncClient(headers={"X-Neuralgentics-Role": role}) as http,
+                httpx2.AsyncClient(headers={"X-Neuralgentics-Role": role}, timeout=60) as http,
                 streamable_http_client(base + "/mcp", http_client=http) as (r, w),
                 ClientSession(r, w) as s,
             ):
                 await s.initialize()
                 assert [t.name for t in (await s.list_tools()).tools] == [
-                    "get_tool_list", "mcp_router_call", "describe_tool"]
+                    "get_tool_list", "mcp_router_call", "describe_tool", "find_tool"]
                 assert "slow:" in text(await s.call_tool("get_tool_list", {}))
                 pids.add(text(await s.call_tool("mcp_router_call", {"server": "slow", "tool": "pid"})))
         assert len(pids) == 1  # the second client reused the first one's warm server
         async with (
-            httpx2.AsyncClient(headers={"X-Neuralgentics-Role": "reviewer"}) as http,
+            httpx2.AsyncClient(headers={"X-Neuralgentics-Role": "reviewer"}, timeout=60) as http,
             streamable_http_client(base + "/mcp", http_client=http) as (r, w),
             ClientSession(r, w) as s,
         ):

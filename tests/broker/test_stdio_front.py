@@ -47,7 +47,7 @@ def audit_lines(home: Path) -> list[dict]:
 async def test_meta_tools_catalog_and_calls(config: Path, home: Path) -> None:
     async with broker_stdio(config, home, "coder") as s:
         tools = (await s.list_tools()).tools
-        assert [t.name for t in tools] == ["get_tool_list", "mcp_router_call", "describe_tool"]
+        assert [t.name for t in tools] == ["get_tool_list", "mcp_router_call", "describe_tool", "find_tool"]
         assert len(json.dumps([t.model_dump(mode="json") for t in tools])) < 2500  # small, not 8k tokens
 
         catalog = text(await s.call_tool("get_tool_list", {}))

@@ -207,4 +207,7 @@ def audit_cmd(
 
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the main `neuralgentics` app."""
+    from neuralgentics.broker.catalog.cli import register as register_catalog
+
+    register_catalog(broker_app)  # broker catalog | refresh | match (issue 5)
     app.add_typer(broker_app, name="broker")

@@ -99,6 +99,9 @@ class AuditConfig(BaseModel):
     # Rotate the JSONL file when it grows past this many bytes.
     max_bytes: int = Field(default=50_000_000, gt=0)
     keep: int = Field(default=5, ge=1)
+    # batch: fsync in the background within 0.2 s (a broker crash still loses nothing:
+    # every record is written before its call is answered); always: each call waits for it.
+    fsync: Literal["batch", "always"] = "batch"
     # postgres sink; default: NEURALGENTICS_DATABASE_URL (the memini-core database)
     database_url: str | None = None
 

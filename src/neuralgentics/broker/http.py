@@ -2,7 +2,7 @@
 
 Many clients share one set of warm servers. REST routes:
 ``GET /tools`` (the role's catalog), ``POST /call``, ``GET /servers``, ``POST /servers``,
-``DELETE /servers/{name}``, ``POST /reload``, ``GET /health``. The caller's role comes
+``DELETE /servers/{name}``, ``POST /reload``, ``POST /match`` (intent), ``GET /health``. The caller's role comes
 from the ``X-Neuralgentics-Role`` header (or ``role`` in the body/query when no header).
 """
 
@@ -26,6 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from neuralgentics.broker.config import BrokerConfig, ConfigError
 from neuralgentics.broker.errors import BrokerError
+from neuralgentics.broker.intent.http import match_router
 from neuralgentics.broker.server import build_server, http_caller
 from neuralgentics.broker.service import Broker
 from neuralgentics.broker.stdio import install_reload_handler
@@ -185,6 +186,8 @@ def create_app(
             front="rest",
         )
         return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    app.include_router(match_router(broker, role_of))  # POST /match (issue 5)
 
     @app.get("/servers")
     async def servers() -> list[dict[str, Any]]:

@@ -20,7 +20,8 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from neuralgentics import __version__
-from neuralgentics.broker.errors import BrokerError
+from neuralgentics.broker.errors import BrokerError, InvalidRequest
+from neuralgentics.broker.intent.tools import IntentError, call_by_intent, find_tool, with_intent_tools
 from neuralgentics.broker.service import Broker
 
 ROLE_HEADER = "x-neuralgentics-role"
@@ -61,6 +62,8 @@ META_TOOLS = [
         },
     ),
 ]
+# The intent layer (issue 5) adds find_tool and lets mcp_router_call take an `intent`.
+META_TOOLS = with_intent_tools(META_TOOLS)
 META_NAMES = [t.name for t in META_TOOLS]
 
 
@@ -128,10 +131,24 @@ def build_server(broker: Broker, caller_of: Callable[[ServerRequestContext[Any, 
         try:
             if params.name == "mcp_router_call":
                 role = broker.resolve_role(caller.role, args.get("role"))
-                unknown = set(args) - {"server", "tool", "arguments", "role"}
+                unknown = set(args) - {"server", "tool", "arguments", "role", "intent"}
                 if unknown:
-                    raise _bad(f"mcp_router_call: unknown argument(s) {', '.join(sorted(unknown))}; "
-                               "put the tool's own arguments inside 'arguments'")
+                    raise InvalidRequest(
+                        f"mcp_router_call: unknown argument(s) {', '.join(sorted(unknown))}; "
+                        "put the tool's own arguments inside 'arguments'"
+                    )
+                if "intent" in args and "server" not in args and "tool" not in args:
+                    return await call_by_intent(
+                        broker,
+                        role=role,
+                        intent=args["intent"],
+                        arguments=args.get("arguments"),
+                        session_id=caller.session_id,
+                        front=caller.front,
+                        progress=_progress_fn(ctx),
+                    )
+                if "intent" in args:
+                    raise InvalidRequest("mcp_router_call: give either 'intent' or 'server' and 'tool', not both")
                 return await broker.call(
                     role=role,
                     server=args.get("server"),
@@ -144,12 +161,17 @@ def build_server(broker: Broker, caller_of: Callable[[ServerRequestContext[Any, 
             if params.name == "get_tool_list":
                 role = broker.resolve_role(caller.role, args.get("role"))
                 return _text(await broker.catalog_text(role))
+            if params.name == "find_tool":
+                role = broker.resolve_role(caller.role, args.pop("role", None))
+                return _text(await find_tool(broker, role, args))
             if params.name == "describe_tool":
                 role = broker.resolve_role(caller.role, args.get("role"))
                 info = await broker.describe_tool(role, args.get("server"), args.get("tool"))
                 return _text(json.dumps(info, indent=1))
         except BrokerError as exc:
             raise _as_mcp_error(exc) from None
+        except IntentError as exc:
+            raise _as_mcp_error(InvalidRequest(str(exc))) from None
         raise MCPError(
             code=-32602,
             message=f"unknown tool {params.name!r}; this broker offers {', '.join(META_NAMES)}",
@@ -161,14 +183,8 @@ def build_server(broker: Broker, caller_of: Callable[[ServerRequestContext[Any, 
         instructions=(
             "Tools of other MCP servers are reached through this broker: get_tool_list shows "
             "what your role may use, describe_tool shows one tool's arguments, "
-            "mcp_router_call calls it."
+            "mcp_router_call calls it; find_tool finds one from a sentence."
         ),
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )
-
-
-def _bad(message: str) -> BrokerError:
-    from neuralgentics.broker.errors import InvalidRequest
-
-    return InvalidRequest(message)

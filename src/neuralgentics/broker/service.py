@@ -30,6 +30,7 @@ from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from neuralgentics.broker import access
 from neuralgentics.broker.access import AccessPolicy
 from neuralgentics.broker.audit import AuditRecord, AuditSink, open_sink
+from neuralgentics.broker.catalog import ToolListCache, render_catalog
 from neuralgentics.broker.config import (
     BrokerConfig,
     ConfigError,
@@ -76,7 +77,9 @@ class Broker:
         self.config = config
         self.config_path = config_path
         self.policy = AccessPolicy(config.roles)
-        self.launcher = Launcher(config.brokered(), on_tools_changed=self._tools_changed)
+        self.launcher = Launcher(
+            config.brokered(), on_tools_changed=self._tools_changed, tool_cache=ToolListCache()
+        )
         self.audit: AuditSink = open_sink(config.audit)
         self._edit_lock = asyncio.Lock()
         self._validators: dict[tuple[str, str], tuple[types.Tool, Any]] = {}
@@ -153,20 +156,7 @@ class Broker:
     async def catalog_text(self, role: str | None, budget_tokens: int = 600) -> str:
         tbs = await self.tools_by_server(role)
         summaries = {n: s for n, s in self.summaries(role).items() if n in tbs}
-        try:
-            from neuralgentics.broker.catalog import render_catalog  # issue 5
-        except ImportError:
-            render_catalog = None
-        if render_catalog is not None:
-            return render_catalog(tbs, summaries, budget_tokens=budget_tokens).text
-        if not tbs:
-            return f"No tools are available to role {role!r}."
-        lines = [
-            f"{name}: {summaries.get(name) or '(no summary)'} — tools: {', '.join(t.name for t in tools)}"
-            for name, tools in sorted(tbs.items())
-        ]
-        lines.append("Call one with mcp_router_call(server, tool, arguments); describe_tool shows its schema.")
-        return "\n".join(lines)
+        return render_catalog(tbs, summaries, budget_tokens=budget_tokens).text
 
     async def find_tool(self, role: str | None, server: str, tool: str) -> types.Tool:
         _require_name("server", server)

@@ -9,9 +9,9 @@ import signal
 from pathlib import Path
 
 from mcp.server.lowlevel.server import NotificationOptions
-from mcp.server.stdio import stdio_server
 
 from neuralgentics.broker.config import ConfigError
+from neuralgentics.broker.front_stdio import broker_stdio_transport
 from neuralgentics.broker.server import build_server, stdio_caller
 from neuralgentics.broker.service import Broker
 
@@ -50,7 +50,7 @@ async def serve_stdio(config_path: Path | str | None, role: str | None) -> None:
     async with Broker.open(config_path) as broker:
         install_reload_handler(broker)
         server = build_server(broker, stdio_caller(role))
-        async with stdio_server() as (read, write):
+        async with broker_stdio_transport() as (read, write):
             await server.run(
                 read, write, server.create_initialization_options(NotificationOptions(tools_changed=True))
             )

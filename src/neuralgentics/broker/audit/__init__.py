@@ -38,7 +38,7 @@ def open_sink(config: AuditConfig) -> AuditSink:
 
         return PostgresAuditSink(url)
     path = Path(config.path).expanduser() if config.path else default_audit_path()
-    return JsonlAuditSink(path, max_bytes=config.max_bytes, keep=config.keep)
+    return JsonlAuditSink(path, max_bytes=config.max_bytes, keep=config.keep, fsync=config.fsync)
 
 
 def query(

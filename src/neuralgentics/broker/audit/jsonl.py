@@ -1,7 +1,12 @@
-"""Append-only JSONL audit sink: rotated by size, fsync'd before a call is acknowledged.
+"""Append-only JSONL audit sink, rotated by size.
 
-Writes go through one thread that group-commits: every record queued while a write+fsync
-was running is written and fsync'd together, so 16 concurrent calls cost one fsync, not 16.
+Every record is ``write(2)``-appended before the call's response is sent, so a crash of
+the broker process loses nothing already acknowledged (the kernel holds the bytes). When
+the disk itself must have it (power loss, kernel crash) is the ``fsync`` policy:
+
+- ``batch`` (default): a background thread fsyncs at most ``fsync_interval`` after a write;
+  group commit keeps the call path free of the disk's latency (~8 ms per fsync measured here).
+- ``always``: the call waits until its record is fsync'd (group-committed with concurrent calls).
 """
 
 from __future__ import annotations
@@ -9,95 +14,141 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import queue
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 
 from neuralgentics.broker.audit.record import AuditRecord
 
-_STOP = object()
+FsyncPolicy = Literal["batch", "always"]
 
 
 class JsonlAuditSink:
-    def __init__(self, path: Path, max_bytes: int = 50_000_000, keep: int = 5) -> None:
+    def __init__(
+        self,
+        path: Path,
+        max_bytes: int = 50_000_000,
+        keep: int = 5,
+        fsync: FsyncPolicy = "batch",
+        fsync_interval: float = 0.2,
+    ) -> None:
         self.path = path
         self.max_bytes = max_bytes
         self.keep = keep
-        self._q: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self.fsync = fsync
+        self.fsync_interval = fsync_interval
+        self._fd: int | None = None
+        self._size = 0
+        self._written = 0  # sequence number of the last record written
+        self._synced = 0  # ... and of the last one known to be on disk
+        # fds of rotated files; only the syncer (or flush) fsyncs and closes them.
+        self._retired: list[int] = []
+        # The hot path takes no lock the syncer holds: a lock shared with a thread that
+        # waits for the GIL would make every call wait a thread switch.
+        self._lock = threading.Lock()  # waiters only (fsync: always)
+        self._waiters: list[tuple[int, asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        self._wake = threading.Event()
+        self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
 
-    def _ensure_thread(self) -> None:
-        with self._lock:
-            if self._thread is None or not self._thread.is_alive():
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._thread = threading.Thread(target=self._run, name="audit-jsonl", daemon=True)
-                self._thread.start()
+    # -- writing ---------------------------------------------------------------------
 
-    async def write(self, record: AuditRecord) -> None:
-        """Return once the record is on disk (written and fsync'd)."""
-        self._ensure_thread()
-        loop = asyncio.get_running_loop()
-        fut: asyncio.Future[None] = loop.create_future()
-        self._q.put((record.to_json(), loop, fut))
-        await fut
+    def _open(self) -> int:
+        if self._fd is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            self._size = os.fstat(self._fd).st_size
+        return self._fd
+
+    def _append(self, line: str) -> int:
+        # Called from one thread at a time (the broker's event loop).
+        data = (line + "\n").encode("utf-8")
+        fd = self._open()
+        if self._size and self._size + len(data) > self.max_bytes:
+            self._rotate()
+            fd = self._open()
+        os.write(fd, data)
+        self._size += len(data)
+        self._written += 1
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._syncer, name="audit-fsync", daemon=True)
+            self._thread.start()
+        return self._written
 
     def write_sync(self, record: AuditRecord) -> None:
-        self._append([record.to_json()])
+        """Append and fsync (for tools and tests outside an event loop)."""
+        self._append(record.to_json())
+        self.flush()
 
-    def close(self) -> None:
+    async def write(self, record: AuditRecord) -> None:
+        seq = self._append(record.to_json())
+        if self.fsync != "always":
+            return
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
         with self._lock:
-            t = self._thread
-            self._thread = None
-        if t is not None and t.is_alive():
-            self._q.put(_STOP)
-            t.join(timeout=5)
+            self._waiters.append((seq, loop, fut))
+        self._wake.set()
+        await fut
 
-    def _run(self) -> None:
+    def flush(self) -> None:
+        """fsync everything written so far, now."""
+        fd, seq = self._fd, self._written
+        while self._retired:
+            r = self._retired.pop(0)
+            os.fsync(r)
+            os.close(r)
+        if fd is not None:
+            os.fsync(fd)
+        self._synced = max(self._synced, seq)
+
+    def _syncer(self) -> None:
         while True:
-            item = self._q.get()
-            batch = [item]
-            while True:
-                try:
-                    batch.append(self._q.get_nowait())
-                except queue.Empty:
-                    break
-            stop = any(b is _STOP for b in batch)
-            jobs = [b for b in batch if b is not _STOP]
+            self._wake.wait(self.fsync_interval)
+            self._wake.clear()
+            stopping = self._stop.is_set()
             error: BaseException | None = None
-            try:
-                if jobs:
-                    self._append([j[0] for j in jobs])  # type: ignore[index]
-            except BaseException as exc:  # noqa: BLE001 - handed to every waiter
-                error = exc
-            for _, loop, fut in jobs:  # type: ignore[misc]
+            if self._synced < self._written or self._retired:
+                try:
+                    self.flush()
+                except OSError as exc:
+                    error = exc
+            with self._lock:
+                done = [w for w in self._waiters if w[0] <= self._synced or error is not None]
+                self._waiters = [w for w in self._waiters if w not in done]
+            for _, loop, fut in done:
                 loop.call_soon_threadsafe(_settle, fut, error)
-            if stop:
+            if stopping:
                 return
 
-    def _append(self, lines: list[str]) -> None:
-        self._rotate_if_needed()
-        data = ("\n".join(lines) + "\n").encode("utf-8")
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-    def _rotate_if_needed(self) -> None:
-        try:
-            size = self.path.stat().st_size
-        except FileNotFoundError:
-            return
-        if size < self.max_bytes:
-            return
+    def _rotate(self) -> None:
+        # The old fd stays open until the syncer has fsync'd it.
+        if self._fd is not None:
+            self._retired.append(self._fd)
+            self._fd = None
         for i in range(self.keep - 1, 0, -1):
             src = self.path.with_name(f"{self.path.name}.{i}")
             if src.exists():
                 os.replace(src, self.path.with_name(f"{self.path.name}.{i + 1}"))
         os.replace(self.path, self.path.with_name(f"{self.path.name}.1"))
+        oldest = self.path.with_name(f"{self.path.name}.{self.keep + 1}")
+        oldest.unlink(missing_ok=True)
+
+    def close(self) -> None:
+        t = self._thread
+        if t is not None:
+            self._stop.set()
+            self._wake.set()
+            t.join(timeout=10)
+        self.flush()
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        self._thread = None
+        self._stop.clear()
+
+    # -- reading ---------------------------------------------------------------------
 
     def files(self) -> list[Path]:
         """Oldest first: audit.jsonl.N … audit.jsonl.1, audit.jsonl."""

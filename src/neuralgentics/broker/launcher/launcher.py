@@ -14,7 +14,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
 import mcp.types as types
 from mcp.shared.exceptions import MCPError
@@ -37,6 +37,11 @@ DRAIN_SECONDS = 5.0
 ToolsChanged = Callable[[str], Awaitable[None]]
 
 
+class ToolCache(Protocol):
+    def load(self, server: str, server_config: ServerConfig) -> list[types.Tool] | None: ...
+    def save(self, server: str, server_config: ServerConfig, tools: list[types.Tool]) -> object: ...
+
+
 def _describe(exc: BaseException) -> str:
     """A one-line reason, digging through anyio's exception groups."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -53,9 +58,15 @@ def _describe(exc: BaseException) -> str:
 
 class Launcher:
     def __init__(
-        self, servers: dict[str, ServerConfig], on_tools_changed: ToolsChanged | None = None
+        self,
+        servers: dict[str, ServerConfig],
+        on_tools_changed: ToolsChanged | None = None,
+        tool_cache: ToolCache | None = None,
     ) -> None:
         self.entries: dict[str, ServerEntry] = {n: ServerEntry(n, c) for n, c in servers.items()}
+        # Tool lists on disk (keyed by each server's launch config): the catalog of a cold
+        # server is read from here instead of starting it.
+        self.tool_cache = tool_cache
         self._tasks: set[asyncio.Task[Any]] = set()
         self._on_tools_changed = on_tools_changed
         self._closed = False
@@ -133,6 +144,7 @@ class Launcher:
                     if not fut.done():
                         fut.set_result(rt)
                     if installed:
+                        self._save_tools(entry.name, cfg, tools)
                         logger.info("server %s warm (pid %s, %d tools)", entry.name, rt.pid, len(tools))
                         await self._watch(entry, rt)
                     else:
@@ -215,6 +227,7 @@ class Launcher:
             return
         if await entry.get_runtime() is rt:
             entry.tools = rt.tools
+            self._save_tools(entry.name, entry.config, rt.tools)
         if self._on_tools_changed is not None:
             await self._on_tools_changed(entry.name)
 
@@ -234,12 +247,28 @@ class Launcher:
                 entry.last_used = time.monotonic()
 
     async def tools(self, name: str) -> list[types.Tool]:
-        """The server's tools: the last listing if known, else start it and list."""
+        """The server's tools: the last listing (in memory, then on disk), else start and list."""
         entry = self.entry(name)
         if entry.tools is not None:
             return entry.tools
+        if self.tool_cache is not None:
+            try:
+                cached = self.tool_cache.load(name, entry.config)
+            except Exception:  # noqa: BLE001 - a broken cache only costs a start
+                cached = None
+            if cached is not None:
+                entry.tools = cached
+                return cached
         rt = await self.acquire(name)
         return rt.tools
+
+    def _save_tools(self, name: str, config: ServerConfig, tools: list[types.Tool]) -> None:
+        if self.tool_cache is None:
+            return
+        try:
+            self.tool_cache.save(name, config, tools)
+        except Exception as exc:  # noqa: BLE001
+            logger.warning("could not cache the tool list of %s: %s", name, exc)
 
     # -- reload / stop ---------------------------------------------------------------
 
