@@ -1,0 +1,33 @@
+"""Reliability fixtures: real memini-core processes on a real SQLite file or PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _postgres import drop_database, fresh_database, postgres_url
+
+# Load and soak durations: short in CI, 60 s by hand (bench/load.py).
+LOAD_SECONDS = float(os.environ.get("NEURALGENTICS_LOAD_SECONDS", "8"))
+
+
+@pytest.fixture(scope="session")
+def pg_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    return postgres_url(tmp_path_factory, request.config)
+
+
+@pytest.fixture
+def pg_url(pg_server: str) -> Iterator[str]:
+    url = fresh_database(pg_server, "rel")
+    yield url
+    drop_database(url)
+
+
+@pytest.fixture
+def store_env(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
+    """Extra environment for `neuralgentics serve`: nothing for SQLite, a fresh database for PostgreSQL."""
+    if getattr(request, "param", "sqlite") == "postgres":
+        return {"NEURALGENTICS_DATABASE_URL": request.getfixturevalue("pg_url")}
+    return {}

@@ -1,0 +1,90 @@
+"""A real `neuralgentics serve` process for reliability tests and bench/load.py."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+EXE = [sys.executable, "-m", "neuralgentics.cli"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def clean_env(home: Path, **extra: str) -> dict[str, str]:
+    """The caller's environment minus every NEURALGENTICS_ setting, plus a private home."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")}
+    env["NEURALGENTICS_HOME"] = str(home)
+    env["NEURALGENTICS_CONFIG_DIR"] = str(home / "config")
+    env.update(extra)
+    return env
+
+
+@dataclass
+class Memini:
+    url: str
+    proc: subprocess.Popen[bytes]
+    log: Path
+
+
+def wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 90.0, ok: tuple[int, ...] = (200,)) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"memini-core exited with {proc.returncode} before answering")
+        try:
+            if httpx.get(url + "/health", timeout=5).status_code in ok:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise TimeoutError(f"memini-core at {url} did not answer /health within {timeout} s")
+
+
+def start(env: dict[str, str], log: Path, port: int | None = None, ok: tuple[int, ...] = (200,)) -> Memini:
+    port = port or free_port()
+    proc = subprocess.Popen(
+        [*EXE, "serve", "--port", str(port)],
+        env=env, stdout=subprocess.DEVNULL, stderr=log.open("ab"), start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc, ok=ok)
+    except BaseException:
+        stop(proc)
+        raise
+    return Memini(url, proc, log)
+
+
+def stop(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+
+
+@contextlib.contextmanager
+def running(env: dict[str, str], log: Path) -> Iterator[Memini]:
+    m = start(env, log)
+    try:
+        yield m
+    finally:
+        stop(m.proc)
