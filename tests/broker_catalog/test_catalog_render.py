@@ -76,7 +76,7 @@ def test_over_budget_it_degrades_but_never_drops_a_server(eval_catalog) -> None:
     for server in tools:
         assert f"- {server}" in view.text, f"{server} was dropped"
     if view.level in ("truncated", "names_only"):
-        assert "get_tool_list(server=NAME)" in view.text  # says how to ask for more
+        assert "find_tool(intent) searches them all" in view.text  # says how to ask for more
     assert view.full_schema_tokens == full.full_schema_tokens > 10 * view.tokens
 
 
@@ -90,6 +90,14 @@ def test_levels_are_taken_in_order_as_the_budget_shrinks(eval_catalog) -> None:
         if not view.over_budget:
             assert view.tokens <= budget
     assert seen == sorted(seen)
+
+
+def test_a_front_that_lists_one_server_can_say_so(eval_catalog) -> None:
+    from neuralgentics.broker.catalog.render import SERVER_DETAIL_HINT
+
+    tools, summaries = eval_catalog
+    view = render_catalog(tools, summaries, budget_tokens=400, more_hint=SERVER_DETAIL_HINT)
+    assert "get_tool_list(server=NAME)" in view.text and view.tokens <= 400
 
 
 def test_a_budget_too_small_for_names_still_lists_every_server(eval_catalog) -> None:

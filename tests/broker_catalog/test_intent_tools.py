@@ -85,6 +85,13 @@ async def test_router_intent_resolves_when_confident_and_asks_when_not(git_repo)
         assert "nothing was called" in vague.message and "mcp_router_call" in vague.message
         assert "1. " in vague.message and "/" in vague.message  # numbered server/tool choices
 
+        # A tool that deletes or resets runs from an intent only when the intent names it.
+        reset = await resolve_intent(broker, "coder", "reset the staging area")
+        assert reset.result.best.tool == "git_reset" and reset.result.best.action == "delete"
+        assert not reset.resolved and "deletes or stops something" in reset.message
+        named_reset = await resolve_intent(broker, "coder", "git_reset please")
+        assert named_reset.resolved and named_reset.tool == "git_reset"
+
         nobody = await resolve_intent(broker, "nobody", "what time is it")
         assert not nobody.resolved and "No tool your role may call" in nobody.message
 

@@ -9,6 +9,7 @@
 from neuralgentics.broker.catalog.cache import ToolListCache, config_hash
 from neuralgentics.broker.catalog.render import (
     DEFAULT_BUDGET_TOKENS,
+    SERVER_DETAIL_HINT,
     CatalogServer,
     CatalogView,
     render_catalog,
@@ -20,6 +21,7 @@ from neuralgentics.broker.catalog.tokens import ENCODING_NAME, count_json_tokens
 __all__ = [
     "DEFAULT_BUDGET_TOKENS",
     "ENCODING_NAME",
+    "SERVER_DETAIL_HINT",
     "CatalogServer",
     "CatalogView",
     "ToolListCache",

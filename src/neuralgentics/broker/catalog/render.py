@@ -35,7 +35,9 @@ DEFAULT_HEADER = (
     "Tools by server; call with mcp_router_call, see arguments with describe_tool, "
     "search with find_tool."
 )
-DEFAULT_MORE_HINT = (
+DEFAULT_MORE_HINT = "Not every tool name is shown: find_tool(intent) searches them all."
+# For a front whose get_tool_list takes a server (rendered with render_server): pass as more_hint.
+SERVER_DETAIL_HINT = (
     "Not every tool name is shown: get_tool_list(server=NAME) lists one server in full, "
     "find_tool(intent) searches them all."
 )

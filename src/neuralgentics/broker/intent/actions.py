@@ -38,7 +38,8 @@ _FAMILIES: dict[Action, frozenset[str]] = {
     ),
     "delete": frozenset(
         """delete remove close cancel drop stop kill uninstall reset unstage destroy purge
-        erase wipe terminate archive revoke clear clean tear prune forget""".split()
+        erase wipe terminate archive revoke clear clean tear prune forget undo revert
+        rollback discard""".split()
     ),
 }
 _VERB_FAMILY: dict[str, Action] = {w: fam for fam, ws in _FAMILIES.items() for w in ws}

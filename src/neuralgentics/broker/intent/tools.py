@@ -194,7 +194,9 @@ class Resolution:
 async def resolve_intent(broker: BrokerLike, role: str | None, intent: Any) -> Resolution:
     result = await match_for_role(broker, role, intent, DEFAULT_TOP_K)
     best = result.best
-    if best is not None and result.confident:
+    # A tool that deletes or stops something runs from an intent only when the intent names it.
+    destructive = best is not None and best.action == "delete" and result.confidence < 1.0
+    if best is not None and result.confident and not destructive:
         return Resolution(best.server, best.tool, result, None)
     if best is None:
         message = (
@@ -205,9 +207,13 @@ async def resolve_intent(broker: BrokerLike, role: str | None, intent: Any) -> R
         options = "\n".join(
             f"{i}. {c.server}/{c.tool} — {c.why}" for i, c in enumerate(result.candidates, 1)
         )
+        why_not = (
+            f"{best.server}/{best.tool} deletes or stops something and was not named"
+            if destructive and result.confident
+            else f"confidence {result.confidence:.2f} < {result.threshold:.2f}"
+        )
         message = (
-            f"Not confident which tool fits {result.intent!r} "
-            f"(confidence {result.confidence:.2f} < {result.threshold:.2f}); nothing was called. "
+            f"Not sure which tool fits {result.intent!r} ({why_not}); nothing was called. "
             "Choose one and call mcp_router_call with its server and tool "
             f"(describe_tool shows its arguments):\n{options}"
         )
