@@ -78,6 +78,12 @@ test("broker calls carry the calling agent as role, whatever the model wrote", a
   await hooks["tool.execute.before"]({ tool: "neuralgentics_mcp_router_call", sessionID: "s-role", callID: "c3" }, output)
   assert.equal(output.args.role, "coder")
   assert.deepEqual(output.args.arguments, { timezone: "Asia/Tokyo" })
+  const list = { args: {} as Record<string, unknown> }
+  await hooks["tool.execute.before"]({ tool: "neuralgentics_get_tool_list", sessionID: "s-role", callID: "c3b" }, list)
+  assert.deepEqual(list.args, { role: "coder" })
+  const other = { args: { path: "/x" } }
+  await hooks["tool.execute.before"]({ tool: "read", sessionID: "s-role", callID: "c3c" }, other)
+  assert.deepEqual(other.args, { path: "/x" })
 })
 
 test("a task result is stored in memory with session, agent and tool", async () => {

@@ -24,10 +24,13 @@ def listening(port: int) -> bool:
 
 
 def start_up(env: dict[str, str], port: int, broker_port: int) -> tuple[subprocess.Popen[str], list[str]]:
-    proc = subprocess.Popen(
-        [NEURALGENTICS, "up", "--port", str(port), "--broker-port", str(broker_port)],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={**os.environ, **env},
-    )
+    log = Path(env["NEURALGENTICS_HOME"]) / "up.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            [NEURALGENTICS, "up", "--port", str(port), "--broker-port", str(broker_port)],
+            stdout=subprocess.PIPE, stderr=err, text=True, env={**os.environ, **env},
+        )
     lines: list[str] = []
     deadline = time.monotonic() + 120
     assert proc.stdout is not None
@@ -39,7 +42,7 @@ def start_up(env: dict[str, str], port: int, broker_port: int) -> tuple[subproce
         if line.startswith("ready"):
             return proc, lines
     stop(proc)
-    pytest.fail(f"`neuralgentics up` did not get ready: {lines}")
+    pytest.fail(f"`neuralgentics up` did not get ready: {lines}\n{log.read_text()[-3000:]}")
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])

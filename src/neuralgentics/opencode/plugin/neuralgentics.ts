@@ -26,8 +26,10 @@ type SessionState = {
 
 // Tools whose results are worth keeping besides `task` (step 8 of the protocol stores them).
 const REMEMBERED_TOOLS = new Set(["task"])
-// The broker's meta-tool as OpenCode names it: `<mcp server>_<tool>`.
-const ROUTER_CALL_SUFFIX = "mcp_router_call"
+// The broker's meta-tools as OpenCode names them: `<mcp server>_<tool>` (the installer names the
+// server "neuralgentics"). Each answers for a role: the catalog it lists, the calls it allows.
+const BROKER_PREFIX = "neuralgentics_"
+const BROKER_META_TOOLS = new Set(["get_tool_list", "mcp_router_call", "describe_tool", "find_tool"])
 const MAX_MEMORY_CHARS = 8000
 
 export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree }) => {
@@ -177,9 +179,10 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
         }
         return
       }
-      if (input.tool === ROUTER_CALL_SUFFIX || input.tool.endsWith(`_${ROUTER_CALL_SUFFIX}`)) {
+      if (input.tool.startsWith(BROKER_PREFIX) && BROKER_META_TOOLS.has(input.tool.slice(BROKER_PREFIX.length))) {
         // The broker checks every call against the role; the model must not pick its own.
-        if (output.args && typeof output.args === "object") output.args.role = s.agent ?? "build"
+        if (output.args === undefined || output.args === null) output.args = {}
+        if (typeof output.args === "object") output.args.role = s.agent ?? "build"
       }
     },
 
