@@ -36,6 +36,7 @@ class Ledger:
     hot: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     elapsed: float = 0.0
+    stop: threading.Event = field(default_factory=threading.Event)  # ends the run early
 
     def record(self, op: str, status: int, seconds: float) -> None:
         with self.lock:
@@ -138,7 +139,7 @@ class Worker:
     def run(self) -> None:
         ops = [self.add] * 3 + [self.query] * 3 + [self.trust] * 3 + [self.relate]
         try:
-            while time.monotonic() < self.deadline:
+            while time.monotonic() < self.deadline and not self.ledger.stop.is_set():
                 self.rng.choice(ops)()
                 if not self.tolerate_5xx and self.ledger.failures:
                     return
@@ -196,7 +197,9 @@ def verify(url: str, ledger: Ledger, headers: dict[str, str] | None = None,
         for mid in ledger.hot:
             detail = c.get(f"/memory/{mid}").json()
             history = [e for e in detail["trust_history"] if e["event"] in EVENTS]
-            assert len(history) == ledger.trust_calls[mid], (
+            # after a crash a write may land whose reply was cut: more is fine, fewer is loss
+            stored_ok = len(history) == ledger.trust_calls[mid] if exact_rows else len(history) >= ledger.trust_calls[mid]
+            assert stored_ok, (
                 f"{mid}: {ledger.trust_calls[mid]} trust events acknowledged, {len(history)} stored"
             )
             assert abs(_replay(history) - detail["memory"]["trust_score"]) < 1e-9
@@ -208,6 +211,10 @@ def verify(url: str, ledger: Ledger, headers: dict[str, str] | None = None,
         assert not lost, f"{len(lost)} acknowledged relationships are gone"
         # Every stored memory is findable by meaning: no row without its vector.
         for mid in list(ledger.added)[:: max(1, len(ledger.added) // 20)]:
-            hits = c.post("/memory/query", json={"query": ledger.added[mid], "top_k": 3, "project": "load"}).json()["hits"]
-            assert mid in [h["memory"]["id"] for h in hits], f"{mid} is stored but not found by its own text"
+            hits = c.post("/memory/query", json={"query": ledger.added[mid], "top_k": 100, "project": "load"}).json()["hits"]
+            mine = [h for h in hits if h["memory"]["id"] == mid]
+            # similarity 1.0: the vector is indexed (trusted look-alikes may still rank above it)
+            assert mine and (mine[0]["why"]["similarity"] or 0) > 0.999, (
+                f"{mid} is stored but its vector is not searchable: {mine[:1]} / top {[h['why'] for h in hits[:2]]}"
+            )
     return {"memories": len(stored), "trust_events_checked": events, "relationships": len(ledger.relations)}
