@@ -310,7 +310,8 @@ _PROBE = textwrap.dedent(
     from neuralgentics.memini.embeddings import get_embedder
     e = get_embedder()
     v = e.embed(["offline works", "no network needed"])
-    print(json.dumps({"backend": e.backend, "shape": list(v.shape), "vec": v[0].tolist()}))
+    torch = "torch" in sys.modules
+    print(json.dumps({"backend": e.backend, "shape": list(v.shape), "vec": v[0].tolist(), "torch": torch}))
     """
 )
 
@@ -342,6 +343,7 @@ def test_first_use_exports_offline_over_a_crashed_partial_export(
     assert float(np.dot(auto["vec"], expected)) >= 0.9999
 
 
-def test_the_default_backend_loads_with_the_network_gone(exported: None) -> None:
+def test_the_default_backend_loads_with_the_network_gone_and_without_torch(exported: None) -> None:
     result = _probe(_offline_env())
     assert result["backend"] == "onnx" and result["shape"] == [2, DIM]
+    assert result["torch"] is False  # the runtime path never imports torch (~350 MiB less RSS)

@@ -40,9 +40,10 @@ __all__ = [
 
 DIM = 384
 BACKENDS = ("auto", "onnx", "onnx-int8", "torch")
-# Texts per model call. Sorting by length keeps padding low, so throughput is flat from 16 to
-# 64 here (bench/embeddings.py); 32 bounds the activations of a batch of 256-token texts.
-BATCH_SIZE = 32
+# Texts per model call, after sorting by length so a batch pads little. On this 2-core machine
+# short texts ran most texts per CPU-second at 8-16 and long ones were flat from 4 to 32
+# (bench/embeddings.py); the ONNX runner also caps a batch's padded tokens to bound memory.
+BATCH_SIZE = 16
 # Distinct texts remembered per process: 384 float32 = 1.5 KiB each, so ~12 MiB at most.
 CACHE_SIZE = 8192
 
@@ -71,11 +72,13 @@ class _TorchEncoder:
         source = source_dir()
         try:
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
         except ImportError as exc:
             raise ModelUnavailable(
                 "NEURALGENTICS_EMBEDDING_BACKEND=torch needs sentence-transformers: "
                 f"pip install 'neuralgentics[torch]' ({exc})"
             ) from exc
+        hf_logging.disable_progress_bar()  # a "Loading weights" bar per start is log noise
         self._model = SentenceTransformer(str(source), device="cpu", local_files_only=True)
 
     def encode(self, texts: list[str]) -> np.ndarray:
