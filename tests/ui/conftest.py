@@ -1,178 +1,18 @@
-"""A real memini-core (with the dashboard) and a real broker in front of mcp-server-time,
-driven by headless Debian Chromium through playwright-core (tests/ui/browser.mjs).
-
-One stack per test module: starting the services and the embedding model once keeps the
-suite short. The stack runs with NEURALGENTICS_TOKEN set, so every page must send it.
-"""
+"""Fixtures of the dashboard tests; the machinery is in ui_stack.py."""
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = REPO / "test-artifacts" / "ui"
-TOKEN = "ui-test-token-7f3a"
-PY = sys.executable
-
-
-def _missing_browser() -> str | None:
-    if not Path(CHROMIUM).exists():
-        return f"{CHROMIUM} is missing (apt-get install -y chromium)"
-    if not (REPO / "node_modules" / "playwright-core").exists():
-        return "node_modules/playwright-core is missing (npm install)"
-    if shutil.which("node") is None:
-        return "node is not on PATH"
-    return None
-
-
-def require_browser() -> None:
-    why = _missing_browser()
-    if why:
-        # In CI a missing browser is a broken install step, not a reason to pass.
-        if os.environ.get("CI"):
-            pytest.fail(f"dashboard tests cannot run: {why}")
-        pytest.skip(f"dashboard tests need a browser: {why}")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{url} exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            if httpx.get(url, timeout=1.0).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"{url} not healthy after {timeout} s:\n{log.read_text()[-3000:]}")
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
-
-
-@dataclass
-class Stack:
-    base: str
-    broker: str
-    home: Path
-    token: str
-    procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
-
-    @property
-    def headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.token}"}
-
-    def api(self) -> httpx.Client:
-        return httpx.Client(base_url=self.base, headers=self.headers, timeout=60.0)
-
-    def broker_api(self) -> httpx.Client:
-        return httpx.Client(base_url=self.broker, headers=self.headers, timeout=60.0)
-
-    def browse(self, steps: list[dict[str, Any]], *, name: str, login: bool = True) -> dict[str, Any]:
-        """Run the steps in one fresh browser; the first page load carries ?token= unless
-        `login` is False. Returns {step name: step result}."""
-        require_browser()
-        out_dir = ARTIFACTS / name
-        out_dir.mkdir(parents=True, exist_ok=True)
-        if login:
-            steps = [{"name": "login", "goto": f"/ui/?token={self.token}#/overview",
-                      "wait": "main[data-ready]"}, *steps]
-        plan = {"base": self.base, "out_dir": str(out_dir), "chromium": CHROMIUM, "steps": steps}
-        proc = subprocess.run(
-            ["node", str(Path(__file__).with_name("browser.mjs"))],
-            input=json.dumps(plan), capture_output=True, text=True, timeout=150, cwd=REPO,
-        )
-        assert proc.stdout, f"browser driver printed nothing; stderr:\n{proc.stderr[-3000:]}"
-        result = json.loads(proc.stdout)
-        assert "launch_failure" not in result, result["launch_failure"]
-        by_name = {s["name"]: s for s in result["steps"]}
-        failed = [s for s in result["steps"] if s.get("failure")]
-        assert not failed, (
-            f"step {failed[0]['name']!r} failed: {failed[0]['failure']}\n"
-            f"console: {failed[0]['errors']}\nscreenshot: {failed[0].get('screenshot')}"
-        )
-        assert len(by_name) == len(steps), "the browser stopped early"
-        return by_name
-
-
-BROKER_YAML = """\
-servers:
-  time:
-    command: {py}
-    args: [-m, mcp_server_time, --local-timezone, UTC]
-    summary: Current time and time-zone conversion
-roles:
-  coder:
-    allow: ["time/*"]
-  reviewer:
-    allow: ["time/get_current_time"]
-default_role: coder
-"""
+from ui_stack import Stack, start_stack
 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    base_dir = tmp_path_factory.mktemp("ui-stack")
-    home, config = base_dir / "home", base_dir / "config"
-    home.mkdir()
-    config.mkdir()
-    (config / "broker.yaml").write_text(BROKER_YAML.format(py=PY))
-    port, broker_port = free_port(), free_port()
-    env = {
-        **os.environ,
-        "NEURALGENTICS_HOME": str(home),
-        "NEURALGENTICS_CONFIG_DIR": str(config),
-        "NEURALGENTICS_BROKER_PORT": str(broker_port),
-        "NEURALGENTICS_TOKEN": TOKEN,
-        "HF_HUB_OFFLINE": "1",
-    }
-    env.pop("NEURALGENTICS_DATABASE_URL", None)
-    env.pop("NEURALGENTICS_SERVICE_URL", None)
-    procs: list[subprocess.Popen[bytes]] = []
+    s = start_stack(tmp_path_factory.mktemp("ui-stack"))
     try:
-        broker_log = base_dir / "broker.log"
-        procs.append(subprocess.Popen(
-            [PY, "-c", "from neuralgentics.cli import main; main()", "broker", "serve",
-             "--port", str(broker_port)],
-            env=env, stdout=broker_log.open("wb"), stderr=subprocess.STDOUT, cwd=REPO,
-        ))
-        memini_log = base_dir / "memini.log"
-        procs.append(subprocess.Popen(
-            [PY, str(Path(__file__).with_name("serve_app.py")), str(port)],
-            env=env, stdout=memini_log.open("wb"), stderr=subprocess.STDOUT, cwd=REPO,
-        ))
-        _wait_healthy(f"http://127.0.0.1:{broker_port}/health", procs[0], broker_log)
-        _wait_healthy(f"http://127.0.0.1:{port}/health", procs[1], memini_log)
-        yield Stack(f"http://127.0.0.1:{port}", f"http://127.0.0.1:{broker_port}", home, TOKEN, procs)
+        yield s
     finally:
-        for p in reversed(procs):
-            _stop(p)
+        s.stop()

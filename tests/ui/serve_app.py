@@ -14,17 +14,26 @@ import sys
 import uvicorn
 
 
+def _mounted(app, route_name: str) -> bool:
+    from starlette.routing import NoMatchFound
+
+    try:
+        app.url_path_for(route_name)
+    except NoMatchFound:
+        return False
+    return True
+
+
 def build():
     from neuralgentics.memini import app as memini_app
     from neuralgentics.ui import PUBLIC_PATHS, router
 
     app = memini_app.create_app()
-    paths = {getattr(r, "path", None) for r in app.routes}
-    if "/ui/" not in paths:
+    if not _mounted(app, "ui_index"):
         app.include_router(router)
         # the page and its assets carry no data; the integrator opens them the same way
         memini_app.OPEN_PATHS.update(PUBLIC_PATHS)
-    if "/project/list" not in paths:
+    if not _mounted(app, "list_projects"):
         from neuralgentics.memini.indexer.routes import create_router
 
         # drop the 501 placeholder so the indexer's own GET /project/index answers

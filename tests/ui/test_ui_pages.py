@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Stack
+from ui_stack import Stack
 
 
 def add(stack: Stack, content: str, **extra) -> dict:
@@ -94,6 +94,7 @@ def test_every_page_loads_without_console_errors(stack: Stack, seeded: dict) -> 
         assert Path(result[name]["screenshot"]).stat().st_size > 10_000
     overview = result["overview"]["value"]
     assert "sqlite" in overview and "all-MiniLM-L6-v2" in overview
+    assert "not mounted" not in overview and "not reachable" not in overview
     assert "time/get_current_time" in overview  # the recent broker call
     assert "warm" in overview  # the time server, started by that call
     assert "Lint Python" not in result["memories"]["value"]  # superseded: left out of the list

@@ -103,6 +103,16 @@ def test_a_stopped_broker_is_a_clear_502(client: TestClient) -> None:
     assert err["code"] == "broker_unreachable"
     assert "http://127.0.0.1:" in err["message"] and "neuralgentics broker serve" in err["message"]
     assert client.get("/ui/api/catalog", headers=auth()).status_code == 502
+    # the overview's probe is a state, not an error: the page logs no failed request for it
+    status = client.get("/ui/api/broker-status", headers=auth())
+    assert status.status_code == 200
+    assert status.json()["reachable"] is False and "not reachable at http://127.0.0.1:" in status.json()["error"]
+
+
+def test_info_says_what_is_mounted(client: TestClient) -> None:
+    info = client.get("/ui/api/info", headers=auth()).json()
+    assert info["indexer"] is True and info["orchestrator"] is True
+    assert info["broker_url"].startswith("http://127.0.0.1:")
 
 
 def test_audit_filters_and_histogram(client: TestClient) -> None:

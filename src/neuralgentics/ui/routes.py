@@ -56,7 +56,7 @@ def index_redirect() -> RedirectResponse:
     return RedirectResponse("/ui/", status_code=307)
 
 
-@router.get("/")
+@router.get("/", name="ui_index")
 def index() -> Response:
     page = ASSETS["index.html"]
     return Response(page.body, media_type=page.media_type, headers={"Cache-Control": "no-store"})
@@ -77,7 +77,8 @@ def asset(name: str) -> Response:
 def info(request: Request) -> dict[str, Any]:
     """What the page needs to know about where it runs."""
     settings = _settings(request)
-    paths = {getattr(r, "path", "") for r in request.app.routes}
+    # Included routers are not flat in app.routes (FastAPI wraps them); the schema lists all.
+    paths = set(request.app.openapi().get("paths", {}))
     return {
         "version": __version__,
         "token_required": bool(settings.token),
@@ -104,6 +105,31 @@ def audit(
                 "histogram": audit_view.histogram([]), "outcomes": {},
                 "error": f"cannot read the audit log: {exc}"}
     return view.__dict__
+
+
+@router.get("/api/broker-status")
+async def broker_status(request: Request) -> dict[str, Any]:
+    """Whether the broker answers, and its servers. Always 200: a stopped broker is a state
+    the overview shows, not an error of this request."""
+    client = BrokerClient(_settings(request))
+    out: dict[str, Any] = {"url": client.base, "reachable": False, "error": None,
+                           "health": None, "servers": []}
+    try:
+        health = await client.request("GET", "health")
+        servers = await client.request("GET", "servers")
+    except BrokerUnreachable as exc:
+        out["error"] = (f"not reachable at {exc.url} ({exc.detail}); start it with "
+                        "`neuralgentics broker serve` or `neuralgentics up`")
+        return out
+    out["reachable"] = True
+    if health.status_code != 200 or servers.status_code != 200:
+        bad = servers if servers.status_code != 200 else health
+        message = bad.json().get("error", {}).get("message") if bad.headers.get(
+            "content-type", "").startswith("application/json") else bad.text[:300]
+        out["error"] = f"the broker answered {bad.status_code}: {message}"
+        return out
+    out["health"], out["servers"] = health.json(), servers.json()
+    return out
 
 
 @router.get("/api/roles")

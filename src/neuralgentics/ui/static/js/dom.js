@@ -64,3 +64,5 @@ export function table(columns, rows, { empty = 'Nothing here yet.', rowAttrs } =
     h('tbody', {}, rows.map((r) => h('tr', rowAttrs ? rowAttrs(r) : {},
       columns.map((c) => h('td', { class: c.num ? 'num' : c.cls || null }, c.render(r)))))));
 }
+
+export const isUuid = (text) => /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(text);

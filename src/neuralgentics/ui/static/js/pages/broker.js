@@ -5,7 +5,7 @@ import { histogramChart } from '../charts.js';
 function serversPanel(servers) {
   return h('section', { class: 'panel', id: 'servers' },
     h('h2', {}, 'Servers'),
-    !servers.ok ? errorBox(servers.error) : table([
+    !servers.ok ? h('div', { class: 'notice', id: 'broker-down' }, servers.error.message) : table([
       { label: 'server', render: (s) => [h('b', {}, s.name), s.summary ? h('div', { class: 'muted small' }, s.summary) : null] },
       { label: 'state', render: (s) => badge(s.state) },
       { label: 'transport', render: (s) => s.transport },
@@ -122,12 +122,14 @@ function auditPanel(audit, query, go) {
 
 export async function render({ query, go }) {
   const role = query.get('role') || '';
-  const [servers, roles, audit] = await all([
-    api('/ui/api/broker/servers'),
+  const [status, roles, audit] = await all([
+    api('/ui/api/broker-status'),
     api('/ui/api/roles'),
     api('/ui/api/audit', { params: { role: query.get('a_role'), server: query.get('a_server'), outcome: query.get('a_outcome'), tool: query.get('a_tool'), limit: 200 } }),
   ]);
-  const brokerDown = !servers.ok && servers.error.code === 'broker_unreachable';
+  const st = status.ok ? status.value : { error: status.error.message, servers: [] };
+  const servers = st.error ? { ok: false, error: { message: `Broker ${st.error}` } } : { ok: true, value: st.servers };
+  const brokerDown = !st.reachable;
   return h('div', {},
     h('h1', {}, 'Broker'),
     serversPanel(servers),

@@ -1,5 +1,5 @@
 import { api } from '../api.js';
-import { h, clip, clear, table, trustBar, fmtTime, ago } from '../dom.js';
+import { h, clip, clear, table, trustBar, fmtTime, ago, isUuid } from '../dom.js';
 import { graphView, EDGE_COLORS } from '../graphview.js';
 
 const TYPES = Object.keys(EDGE_COLORS);
@@ -24,6 +24,7 @@ async function picker(go, q) {
 export async function render({ args, query, go }) {
   const id = args[0];
   if (!id) return picker(go, query.get('q') || '');
+  if (!isUuid(id)) return h('div', { class: 'notice error' }, `“${id}” is not a memory id (a UUID).`);
   const depth = Math.min(5, Math.max(1, Number(query.get('depth') || 2)));
   const types = (query.get('types') || '').split(',').filter((t) => TYPES.includes(t));
   const [res, root] = await Promise.all([

@@ -1,11 +1,12 @@
 import { api } from '../api.js';
-import { h, table, fmtTime, clip, trustBar, num } from '../dom.js';
+import { h, table, fmtTime, clip, trustBar, num, isUuid } from '../dom.js';
 import { trustChart } from '../charts.js';
 import { EDGE_COLORS } from '../graphview.js';
 
 export async function render({ args }) {
   const id = args[0];
   if (!id) return h('div', { class: 'notice' }, 'No memory chosen: pick one on the Memories page.');
+  if (!isUuid(id)) return h('div', { class: 'notice error' }, `“${id}” is not a memory id (a UUID).`);
   const [detail, neighbours] = await Promise.all([
     api(`/memory/${encodeURIComponent(id)}`),
     api(`/memory/related/${encodeURIComponent(id)}`, { params: { depth: 1 } }).catch(() => null),

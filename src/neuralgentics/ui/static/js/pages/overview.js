@@ -6,20 +6,22 @@ function stat(label, value) {
 }
 
 export async function render() {
-  const [health, info, projects, bHealth, servers, recent, audit] = await all([
+  const info = await api('/ui/api/info');
+  const [health, projects, broker, recent, audit] = await all([
     api('/health'),
-    api('/ui/api/info'),
-    api('/project/list'),
-    api('/ui/api/broker/health'),
-    api('/ui/api/broker/servers'),
+    // asked only where the indexer is mounted, so a build without it logs no failed request
+    info.indexer ? api('/project/list') : Promise.reject(Object.assign(new Error('not mounted in this build'), { status: 404 })),
+    api('/ui/api/broker-status'),
     api('/memory', { params: { limit: 8 } }),
     api('/ui/api/audit', { params: { limit: 8 } }),
   ]);
   if (!health.ok) throw health.error;
   const hv = health.value;
   const counts = hv.counts || {};
-  const brokerUp = bHealth.ok;
-  const states = brokerUp ? bHealth.value.servers || {} : {};
+  const b = broker.ok ? broker.value : { reachable: false, error: broker.error.message, servers: [] };
+  const brokerUp = b.reachable && !b.error;
+  const states = brokerUp ? b.health.servers || {} : {};
+  const servers = b.error ? { ok: false, error: { message: `Broker ${b.error}` } } : { ok: true, value: b.servers };
 
   const services = h('section', { class: 'panel', id: 'services' },
     h('h2', {}, 'Services'),
@@ -28,7 +30,7 @@ export async function render() {
       h('dt', {}, 'store'), h('dd', { id: 'store-kind' }, hv.store),
       h('dt', {}, 'embedding model'), h('dd', {}, `${hv.embedding_model} (${hv.embedding_dim} dimensions)`),
       h('dt', {}, 'project indexer'), h('dd', {}, projects.ok ? badge('ok') : h('span', { class: 'muted' }, projects.error.status === 404 || projects.error.status === 501 ? 'not mounted in this build' : projects.error.message)),
-      h('dt', {}, 'broker'), h('dd', { id: 'broker-state' }, brokerUp ? [badge('ok'), ` ${info.ok ? info.value.broker_url : ''}`] : [badge('down'), ' ', h('span', { class: 'muted small' }, bHealth.error.message)]),
+      h('dt', {}, 'broker'), h('dd', { id: 'broker-state' }, brokerUp ? [badge('ok'), ` ${b.url}`] : [badge('down'), ' ', h('span', { class: 'muted small' }, b.error)]),
     ));
 
   const countsPanel = h('section', { class: 'panel', id: 'counts' },
@@ -45,7 +47,7 @@ export async function render() {
   const serverPanel = h('section', { class: 'panel', id: 'broker-servers' },
     h('h2', {}, 'Broker servers ', brokerUp ? h('span', { class: 'muted small' },
       Object.entries(states).map(([k, v]) => `${v} ${k}`).join(' · ')) : null),
-    !servers.ok ? errorBox(servers.error) : table([
+    !servers.ok ? h('div', { class: 'notice' }, servers.error.message) : table([
       { label: 'server', render: (s) => h('b', {}, s.name) },
       { label: 'state', render: (s) => badge(s.state) },
       { label: 'transport', render: (s) => s.transport },

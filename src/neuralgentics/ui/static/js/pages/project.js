@@ -57,15 +57,11 @@ function searchTab(root, q, go, modeWanted) {
 }
 
 export async function render({ query, go }) {
-  let projects;
-  try {
-    projects = await api('/project/list');
-  } catch (err) {
-    if (err.status === 404 || err.status === 501) {
-      return h('div', {}, h('h1', {}, 'Project index'), h('div', { class: 'notice' }, 'The project indexer is not mounted in this build of memini-core.'));
-    }
-    throw err;
+  const info = await api('/ui/api/info');
+  if (!info.indexer) {
+    return h('div', {}, h('h1', {}, 'Project index'), h('div', { class: 'notice' }, 'The project indexer is not mounted in this build of memini-core.'));
   }
+  const projects = await api('/project/list');
   const root = query.get('root') || (projects[0] && projects[0].root) || '';
   const tab = query.get('tab') || 'files';
   const list = h('section', { class: 'panel', id: 'projects' },
