@@ -15,6 +15,7 @@ import re
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -330,6 +331,9 @@ class PostgresStore:
         self._pool_lock = threading.Lock()
         self._closed = False
         self._down_reason: str | None = None
+        self._last_used: weakref.WeakKeyDictionary[psycopg.Connection, float] = (
+            weakref.WeakKeyDictionary()
+        )
         # keyword search: see keyword_search
         self.common_word_share = 0.05
         self.keyword_candidates = 5000
@@ -345,7 +349,22 @@ class PostgresStore:
         register_vector(conn)
         conn.execute(f"SET statement_timeout = {self._statement_timeout_ms}")
         conn.execute("SET TimeZone = 'UTC'")
+        # session-wide so a query needs no extra round trip to set them
+        conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(self.ef_search)])
+        row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+        if row and tuple(int(p) for p in re.findall(r"\d+", row[0])[:2]) >= (0, 8):
+            # filtered queries keep walking the graph until enough rows pass the filter
+            conn.execute("SET hnsw.iterative_scan = relaxed_order")
         conn.commit()
+
+    def _check(self, conn: psycopg.Connection) -> None:
+        """Check a connection idle for a while before lending it (a recently used one is alive).
+
+        The check costs a round trip; skipping it for busy connections keeps hot paths at one
+        statement plus COMMIT, and a connection that died since is discarded after one failure.
+        """
+        if time.monotonic() - self._last_used.get(conn, 0.0) >= 2.0:
+            ConnectionPool.check_connection(conn)
 
     def _open_pool(self) -> ConnectionPool:
         pool = ConnectionPool(
@@ -356,7 +375,7 @@ class PostgresStore:
             kwargs={"connect_timeout": self._connect_timeout},
             configure=self._configure,
             # a connection broken by a server restart is replaced instead of failing a request
-            check=ConnectionPool.check_connection,
+            check=self._check,
             reconnect_timeout=max(self._timeout * 6, 30.0),
             name="memini",
             open=False,
@@ -409,7 +428,9 @@ class PostgresStore:
             pool = self._pool
             try:
                 with pool.connection(timeout=self._timeout) as conn:
-                    return fn(conn)
+                    result = fn(conn)
+                self._last_used[conn] = time.monotonic()
+                return result
             except pg_errors.TransactionRollback:
                 # a deadlock or serialization failure rolled everything back: safe to retry
                 if attempt == attempts:
@@ -645,19 +666,12 @@ class PostgresStore:
             return []
         k = min(int(k), _MAX_K)
         where, params = _where(flt)
-        ef_search = max(self.ef_search, k)
 
         def op(conn: psycopg.Connection) -> list[tuple[str, float]]:
-            if self._iterative_scan:
-                # relaxed_order keeps scanning the graph until enough rows pass the filter;
-                # the outer ORDER BY restores exact order among what was found
-                conn.execute(
-                    "SELECT set_config('hnsw.ef_search', %s, true),"
-                    " set_config('hnsw.iterative_scan', 'relaxed_order', true)",
-                    [str(ef_search)],
-                )
-            else:
-                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
+            # hnsw.ef_search and hnsw.iterative_scan are set per session (_configure); the outer
+            # ORDER BY restores exact order among what relaxed_order found
+            if k > self.ef_search:
+                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(k)])
             rows = conn.execute(
                 "WITH nn AS MATERIALIZED ("
                 f" SELECT id, embedding <=> %s AS dist FROM memories WHERE {where}"
