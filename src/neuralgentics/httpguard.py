@@ -1,0 +1,130 @@
+"""Two checks every HTTP front needs before a route runs: a request-size limit (413, decided
+before the body is read whole) and Host/Origin checks against DNS rebinding (421 / 403).
+
+A browser page on an attacker's domain can re-point that domain at 127.0.0.1 and then talk
+to a loopback service as "same origin"; the Host header still carries the attacker's name,
+so a service bound to loopback answers only requests addressed to a loopback name. This is
+the rule the MCP SDK applies to /mcp (``TransportSecuritySettings``), here for every route.
+
+Mount on a FastAPI/Starlette app::
+
+    app.add_middleware(HTTPGuard, bind_host=settings.host)
+
+Pure ASGI (no BaseHTTPMiddleware), so streaming responses and /mcp pass through untouched.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from neuralgentics.netguard import is_loopback
+
+DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+# "testserver" is the Host of Starlette's TestClient; it never resolves through public DNS.
+LOOPBACK_HOSTS = ("127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]", "[::1]:*", "testserver")
+LOOPBACK_ORIGINS = ("http://127.0.0.1", "http://127.0.0.1:*", "http://localhost", "http://localhost:*",
+                    "http://[::1]", "http://[::1]:*")
+
+
+async def _refuse(send: Send, status: int, code: str, message: str) -> None:
+    body = json.dumps({"error": {"code": code, "message": message, "field": None}}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode()),
+                            (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _matches(value: str, patterns: Iterable[str]) -> bool:
+    """Exact names, or `name:*` for the name with any port (brackets of IPv6 are literal)."""
+    value = value.lower()
+    for p in patterns:
+        p = p.lower()
+        if p.endswith(":*"):
+            base = p[:-2]
+            if value == base or (value.startswith(base + ":") and value[len(base) + 1 :].isdigit()):
+                return True
+        elif value == p:
+            return True
+    return False
+
+
+class HTTPGuard:
+    """`bind_host`: the address the service listens on. On loopback, only loopback Host names
+    (and loopback Origins, when a browser sends one) are served; elsewhere the bearer token is
+    the gate and `allowed_hosts` (None = any) may narrow the names further."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        bind_host: str = "127.0.0.1",
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        allowed_hosts: Iterable[str] | None = None,
+        allowed_origins: Iterable[str] | None = None,
+    ) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+        loopback = is_loopback(bind_host)
+        self.hosts = tuple(allowed_hosts) if allowed_hosts is not None else (LOOPBACK_HOSTS if loopback else None)
+        self.origins = tuple(allowed_origins) if allowed_origins is not None else (LOOPBACK_ORIGINS if loopback else None)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
+        host = headers.get("host", "")
+        if self.hosts is not None and not _matches(host, self.hosts):
+            await _refuse(send, 421, "misdirected_request",
+                          f"Host {host[:100]!r} is not a name this service answers to (DNS rebinding protection)")
+            return
+        origin = headers.get("origin")
+        if origin is not None and self.origins is not None and not _matches(origin, self.origins):
+            await _refuse(send, 403, "forbidden_origin", f"Origin {origin[:100]!r} may not call this service")
+            return
+        length = headers.get("content-length")
+        if length is not None:
+            if not length.isdigit():
+                await _refuse(send, 400, "bad_request", "Content-Length is not a number")
+                return
+            if int(length) > self.max_body_bytes:
+                await _refuse(send, 413, "request_too_large",
+                              f"request body of {length} bytes is over the limit of {self.max_body_bytes}")
+                return
+
+        # A chunked body has no length up front: count while it streams in, and at the limit
+        # answer 413 ourselves and tell the app the client left (so it stops reading).
+        seen = 0
+        started = refused = False
+
+        async def counted_receive() -> Message:
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_body_bytes and not started:
+                    refused = True
+                    await _refuse(send, 413, "request_too_large",
+                                  f"request body is over the limit of {self.max_body_bytes} bytes")
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def tracked_send(message: Message) -> None:
+            nonlocal started
+            if refused:
+                return  # the 413 is already out; whatever the app says now is moot
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, counted_receive, tracked_send)
+        except Exception:
+            if not refused:
+                raise

@@ -1,0 +1,136 @@
+"""Oversized requests are refused with 413 before being read whole; requests addressed to a
+foreign Host (DNS rebinding) or from a foreign browser Origin are refused. Checked on a real
+uvicorn server with memini-core's app behind neuralgentics.httpguard.HTTPGuard."""
+
+from __future__ import annotations
+
+import socket
+import time
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from neuralgentics.config import Settings
+from neuralgentics.httpguard import HTTPGuard
+from neuralgentics.memini.app import create_app
+from reliability.asgi_server import serving
+
+LIMIT = 256 * 1024
+
+
+@pytest.fixture
+def guarded(tmp_path, embedder_once):
+    app = create_app(Settings(home=tmp_path / "home"), embedder=embedder_once)
+    app.add_middleware(HTTPGuard, bind_host="127.0.0.1", max_body_bytes=LIMIT)
+    with serving(app) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def embedder_once():
+    from neuralgentics.memini.embeddings import get_embedder
+
+    return get_embedder()
+
+
+def _raw(url: str, head: bytes, chunks: list[bytes], wait: float = 15.0) -> tuple[bytes, int]:
+    """Send a request by hand; returns (response bytes, how many body bytes were accepted)."""
+    parts = urlsplit(url)
+    sent = 0
+    with socket.create_connection((parts.hostname, parts.port), timeout=wait) as s:
+        s.sendall(head)
+        for chunk in chunks:
+            try:
+                s.sendall(chunk)
+            except (BrokenPipeError, ConnectionResetError):
+                break
+            sent += len(chunk)
+        data = b""
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:  # the refusal closes the connection
+            try:
+                got = s.recv(65536)
+            except (ConnectionResetError, TimeoutError):
+                break
+            if not got:
+                break
+            data += got
+    return data, sent
+
+
+def _count(url: str) -> int:
+    return httpx.get(url + "/memory").json()["total"]
+
+
+def test_a_huge_content_length_is_refused_before_any_body_is_sent(guarded) -> None:
+    head = (b"POST /memory/add HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 104857600\r\n\r\n")
+    reply, _ = _raw(guarded, head, [])  # not one body byte: the answer cannot wait for them
+    assert reply.startswith(b"HTTP/1.1 413"), reply[:200]
+    assert b"request_too_large" in reply
+    assert _count(guarded) == 0
+
+
+def test_a_chunked_body_is_cut_off_at_the_limit(guarded) -> None:
+    head = (b"POST /memory/add HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n")
+    piece = b'{"content": "' + b"x" * 65536
+    chunk = b"%x\r\n" % len(piece) + piece + b"\r\n"
+    reply, _ = _raw(guarded, head, [chunk] * 160)  # 10 MiB offered
+    assert reply.startswith(b"HTTP/1.1 413"), reply[:200]
+    assert _count(guarded) == 0
+
+
+def test_a_body_under_the_limit_is_served(guarded) -> None:
+    r = httpx.post(guarded + "/memory/add", json={"content": "fits: " + "y" * 20000})
+    assert r.status_code == 201
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8900", "attacker.test:80", "10.0.0.5"])
+def test_a_foreign_host_header_is_refused_and_changes_nothing(guarded, host) -> None:
+    r = httpx.post(guarded + "/memory/add", json={"content": "rebound"}, headers={"host": host})
+    assert r.status_code == 421 and "DNS rebinding" in r.json()["error"]["message"]
+    assert httpx.get(guarded + "/health", headers={"host": host}).status_code == 421
+    assert _count(guarded) == 0
+
+
+def test_loopback_names_and_a_foreign_origin(guarded) -> None:
+    port = urlsplit(guarded).port
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"):
+        assert httpx.get(guarded + "/memory", headers={"host": host}).status_code == 200
+    r = httpx.post(guarded + "/memory/add", json={"content": "cross-site"},
+                   headers={"origin": "https://evil.example"})
+    assert r.status_code == 403
+    ok = httpx.post(guarded + "/memory/add", json={"content": "same-site"},
+                    headers={"origin": f"http://localhost:{port}"})
+    assert ok.status_code == 201
+
+
+def test_bound_beyond_loopback_the_token_is_the_gate_not_the_host(tmp_path, embedder_once) -> None:
+    app = create_app(Settings(home=tmp_path / "home", token="t0k"), embedder=embedder_once)
+    app.add_middleware(HTTPGuard, bind_host="0.0.0.0")
+    with TestClient(app) as c:
+        assert c.get("/memory", headers={"host": "memini.team.lan"}).status_code == 401
+        ok = c.get("/memory", headers={"host": "memini.team.lan", "authorization": "Bearer t0k"})
+        assert ok.status_code == 200
+
+
+# memini-core as `create_app` builds it today. These turn green (and strict xfail then fails,
+# so drop the marker) once memini/app.py mounts HTTPGuard: see docs/reliability.md.
+MOUNT = "memini/app.py does not mount neuralgentics.httpguard.HTTPGuard yet"
+
+
+@pytest.mark.xfail(strict=True, reason=MOUNT)
+def test_memini_core_as_built_refuses_a_foreign_host(tmp_path, embedder_once) -> None:
+    with TestClient(create_app(Settings(home=tmp_path / "home"), embedder=embedder_once)) as c:
+        assert c.get("/memory", headers={"host": "evil.example"}).status_code == 421
+
+
+@pytest.mark.xfail(strict=True, reason=MOUNT)
+def test_memini_core_as_built_refuses_an_oversized_body(tmp_path, embedder_once) -> None:
+    with TestClient(create_app(Settings(home=tmp_path / "home"), embedder=embedder_once)) as c:
+        r = c.post("/memory/add", content=b"{" + b" " * (8 * 1024 * 1024) + b"}",
+                   headers={"content-type": "application/json"})
+        assert r.status_code == 413
