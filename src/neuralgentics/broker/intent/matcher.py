@@ -57,6 +57,9 @@ SKILL_MIN_SCORE = 0.35
 ACTION_MATCH_BOOST = 0.1
 READ_MISMATCH_PENALTY = 0.1
 QUERY_CACHE_SIZE = 1024
+# Verbs that ask to see something without saying what: left out of the BM25 query (the action
+# kind already uses them) so "show the last commits" does not favour a tool named git_show.
+GENERIC_VERBS = frozenset(analyze("show get give tell see display view print look"))
 BM25_K1 = 1.2
 BM25_B = 0.75
 
@@ -271,7 +274,7 @@ class IntentMatcher:
             # A named server counts once, through SERVER_MENTION_BOOST: left in the BM25 query
             # it would also lift every tool that merely names the service in its description.
             named = set().union(*(self._server_terms[s] for s in mentioned)) if mentioned else set()
-            lex_terms = [t for t in terms if t not in named] or terms
+            lex_terms = [t for t in terms if t not in named and t not in GENERIC_VERBS] or terms
             lex = self._tools.lexical(lex_terms)
             sem = (
                 self._tools.ensure_vectors(self.embedder, self._cache) @ qvec
