@@ -106,6 +106,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("NEURALGENTICS_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.delenv("NEURALGENTICS_TOKEN", raising=False)
     monkeypatch.delenv("EGRESS_GATEWAY_URL", raising=False)
+    # `broker add/remove` nudge a broker on this port to reload: never a real one.
+    monkeypatch.setenv("NEURALGENTICS_BROKER_PORT", str(free_port()))
     get_settings.cache_clear()
     yield tmp_path
     get_settings.cache_clear()
@@ -150,3 +152,18 @@ def everything_sse() -> Iterator[str]:
         pytest.skip("npm test servers missing")
     for base in _node_http("sse"):
         yield base + "/sse"
+
+
+class CliResult:
+    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def cli(*args: str) -> CliResult:
+    """Run `neuralgentics ARGS…` in-process (the same Typer app the console script runs)."""
+    from typer.testing import CliRunner
+
+    from neuralgentics.cli import app
+
+    r = CliRunner().invoke(app, list(args))
+    return CliResult(r.exit_code, r.stdout, r.stderr)

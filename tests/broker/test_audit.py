@@ -6,12 +6,11 @@ import asyncio
 
 import pytest
 import json
-import subprocess
 from pathlib import Path
 
 from neuralgentics.broker.audit import JsonlAuditSink, argument_digest, query, redact
 from neuralgentics.broker.audit.record import AuditRecord
-from tests.broker.conftest import NEURALGENTICS, base_config
+from tests.broker.conftest import base_config, cli
 
 
 def test_secret_keys_and_values_are_redacted() -> None:
@@ -71,12 +70,35 @@ def test_audit_command_filters(home, write_config) -> None:
     sink.write_sync(AuditRecord.for_call(role="coder", server="time", tool="t", arguments={}, outcome="ok"))
     sink.write_sync(AuditRecord.for_call(role="reviewer", server="git", tool="g", arguments={},
                                          outcome="denied", error="denied by x"))
-    r = subprocess.run([NEURALGENTICS, "broker", "audit", "--config", str(path), "--role", "reviewer",
-                        "--json"], capture_output=True, text=True, timeout=60)
+    r = cli("broker", "audit", "--config", str(path), "--role", "reviewer", "--json")
     assert r.returncode == 0, r.stderr
     lines = [json.loads(x) for x in r.stdout.splitlines()]
     assert [(x["server"], x["outcome"]) for x in lines] == [("git", "denied")]
-    r = subprocess.run([NEURALGENTICS, "broker", "audit", "--config", str(path), "--since", "1h"],
-                       capture_output=True, text=True, timeout=60)
+    r = cli("broker", "audit", "--config", str(path), "--since", "1h")
     assert "time/t" in r.stdout and "git/g" in r.stdout
     assert len(query(sink.read(), server="time")) == 1
+
+
+@pytest.mark.postgres
+async def test_postgres_sink_through_a_broker_call(home, write_config, request, tmp_path_factory) -> None:
+    from _postgres import drop_database, fresh_database, postgres_url
+
+    from neuralgentics.broker.errors import AccessDenied
+    from neuralgentics.broker.service import Broker
+    from tests.broker.conftest import slow_server
+
+    url = fresh_database(postgres_url(tmp_path_factory, request.config))
+    try:
+        cfg = base_config(slow=slow_server())
+        cfg["audit"] = {"sink": "postgres", "database_url": url}
+        async with Broker.open(write_config(cfg)) as broker:
+            await broker.call(role="coder", server="slow", tool="pid", arguments={"token": "t0p"},
+                              session_id="s-1")
+            with pytest.raises(AccessDenied):
+                await broker.call(role="reviewer", server="slow", tool="pid", arguments={})
+            rows = list(broker.audit.read())
+        assert [(r.role, r.outcome) for r in rows] == [("coder", "ok"), ("reviewer", "denied")]
+        assert rows[0].args == {"token": "[REDACTED]"} and rows[0].session_id == "s-1"
+        assert "no pattern in roles.reviewer.allow" in (rows[1].rule or "")
+    finally:
+        drop_database(url)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
 from neuralgentics.broker.config import ConfigError, expand_env, load_config, parse_config
-from tests.broker.conftest import NEURALGENTICS, base_config, time_server
+from tests.broker.conftest import CliResult, base_config, cli, time_server
 
 GOOD = """\
 servers:
@@ -69,22 +67,19 @@ def test_env_references_expand_only_at_launch(monkeypatch: pytest.MonkeyPatch) -
 
 def test_check_command(write_config, home) -> None:
     good = write_config(base_config())
-    r = subprocess.run([NEURALGENTICS, "broker", "check", "--config", str(good)],
-                       capture_output=True, text=True, timeout=60)
+    r = cli("broker", "check", "--config", str(good))
     assert r.returncode == 0 and "1 server(s) (time)" in r.stdout
     bad = home / "bad.yaml"
     bad.write_text("servers:\n  t:\n    transport: stdio\n")
-    r = subprocess.run([NEURALGENTICS, "broker", "check", "--config", str(bad)],
-                       capture_output=True, text=True, timeout=60)
+    r = cli("broker", "check", "--config", str(bad))
     assert r.returncode == 1
     assert "bad.yaml:3: servers.t: transport 'stdio' needs 'command'" in r.stderr
 
 
 def test_add_and_remove_persist_and_bad_entry_changes_nothing(write_config, home) -> None:
     path = write_config(base_config())
-    def run(cmd: str, *a: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([NEURALGENTICS, "broker", cmd, "--config", str(path), *a],
-                              capture_output=True, text=True, timeout=60)
+    def run(cmd: str, *a: str) -> CliResult:
+        return cli("broker", cmd, "--config", str(path), *a)
 
     r = run("add", "git", "--summary", "git repo tools", "--", "python3", "-m", "mcp_server_git")
     assert r.returncode == 0, r.stderr

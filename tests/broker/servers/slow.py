@@ -1,32 +1,74 @@
-"""A deliberately misbehaving stdio MCP server for fault tests (timeouts, cancellation).
+"""A deliberately misbehaving stdio MCP server for fault tests (timeouts, crashes, drains).
 
-`wait` sleeps for the given seconds; `hang` never answers; `pid` reports its process id.
+Raw newline-delimited JSON-RPC on asyncio (no SDK import, so it starts in milliseconds).
+Tools: `wait` sleeps for the given seconds, `hang` never answers, `pid` reports its pid.
+Requests run concurrently, as a real server's would.
 """
 
 import asyncio
+import json
 import os
+import sys
 
-from mcp.server.mcpserver import MCPServer
-
-app = MCPServer("slow")
-
-
-@app.tool()
-async def wait(seconds: float) -> str:
-    await asyncio.sleep(seconds)
-    return f"waited {seconds}"
-
-
-@app.tool()
-async def hang() -> str:
-    await asyncio.Event().wait()
-    return "never"
+TOOLS = [
+    {"name": "wait", "description": "Sleep, then answer",
+     "inputSchema": {"type": "object", "properties": {"seconds": {"type": "number"}},
+                     "required": ["seconds"]}},
+    {"name": "hang", "description": "Never answer", "inputSchema": {"type": "object"}},
+    {"name": "pid", "description": "The server's process id", "inputSchema": {"type": "object"}},
+]
 
 
-@app.tool()
-def pid() -> str:
-    return str(os.getpid())
+def text(t: str) -> dict:
+    return {"content": [{"type": "text", "text": t}], "isError": False}
+
+
+async def handle(req: dict, write) -> None:
+    method, rid, params = req.get("method"), req.get("id"), req.get("params") or {}
+    if rid is None:
+        return
+    if method == "initialize":
+        result = {"protocolVersion": params.get("protocolVersion", "2025-06-18"),
+                  "capabilities": {"tools": {}}, "serverInfo": {"name": "slow", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": TOOLS}
+    elif method == "ping":
+        result = {}
+    elif method == "tools/call":
+        name, args = params.get("name"), params.get("arguments") or {}
+        if name == "wait":
+            await asyncio.sleep(float(args["seconds"]))
+            result = text(f"waited {float(args['seconds'])}")
+        elif name == "hang":
+            await asyncio.Event().wait()
+            return
+        elif name == "pid":
+            result = text(str(os.getpid()))
+        else:
+            write({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": f"no tool {name}"}})
+            return
+    else:
+        write({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"no method {method}"}})
+        return
+    write({"jsonrpc": "2.0", "id": rid, "result": result})
+
+
+async def main() -> None:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+
+    def write(msg: dict) -> None:
+        sys.stdout.write(json.dumps(msg) + "\n")
+        sys.stdout.flush()
+
+    tasks = set()
+    while line := await reader.readline():
+        if line.strip():
+            t = asyncio.ensure_future(handle(json.loads(line), write))
+            tasks.add(t)
+            t.add_done_callback(tasks.discard)
 
 
 if __name__ == "__main__":
-    app.run()
+    asyncio.run(main())

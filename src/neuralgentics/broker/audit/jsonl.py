@@ -46,7 +46,7 @@ class JsonlAuditSink:
         self._retired: list[int] = []
         # The hot path takes no lock the syncer holds: a lock shared with a thread that
         # waits for the GIL would make every call wait a thread switch.
-        self._lock = threading.Lock()  # waiters only (fsync: always)
+        self._lock = threading.Lock()  # waiters and retired fds; never held across I/O
         self._waiters: list[tuple[int, asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -94,9 +94,12 @@ class JsonlAuditSink:
 
     def flush(self) -> None:
         """fsync everything written so far, now."""
-        fd, seq = self._fd, self._written
-        while self._retired:
-            r = self._retired.pop(0)
+        # One snapshot under the lock rotation also takes: every record up to `seq` is in a
+        # retired fd or in `fd`, and `fd` is closed only by a later pass.
+        with self._lock:
+            retired, self._retired = self._retired, []
+            fd, seq = self._fd, self._written
+        for r in retired:
             os.fsync(r)
             os.close(r)
         if fd is not None:
@@ -124,9 +127,10 @@ class JsonlAuditSink:
 
     def _rotate(self) -> None:
         # The old fd stays open until the syncer has fsync'd it.
-        if self._fd is not None:
-            self._retired.append(self._fd)
-            self._fd = None
+        with self._lock:
+            if self._fd is not None:
+                self._retired.append(self._fd)
+                self._fd = None
         for i in range(self.keep - 1, 0, -1):
             src = self.path.with_name(f"{self.path.name}.{i}")
             if src.exists():
