@@ -250,7 +250,19 @@ class Embedder:
             self._cache.popitem(last=False)
 
 
+_singleton_lock = threading.Lock()
+
+
 @lru_cache(maxsize=1)
-def get_embedder() -> Embedder:
-    """The process-wide embedder (the backend is read from settings on first call)."""
+def _process_embedder() -> Embedder:
     return Embedder()
+
+
+def get_embedder() -> Embedder:
+    """The process-wide embedder (the backend is read from settings on first call). The lock
+    matters: lru_cache alone lets two threads racing at start-up build, and load, two models."""
+    with _singleton_lock:
+        return _process_embedder()
+
+
+get_embedder.cache_clear = _process_embedder.cache_clear  # type: ignore[attr-defined]
