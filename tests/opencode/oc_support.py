@@ -61,38 +61,46 @@ def shared_models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("ng-models")
 
 
-@pytest.fixture
-def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_models_dir: Path) -> dict[str, str]:
-    """NEURALGENTICS_* and HOME/XDG dirs pointing into tmp_path (for this process and children)."""
-    from neuralgentics.config import get_settings
-
+def env_under(root: Path, models: Path) -> dict[str, str]:
+    """NEURALGENTICS_* and HOME/XDG dirs under root (created), the model cache shared."""
     env = {
-        "NEURALGENTICS_HOME": str(tmp_path / "ng-home"),
-        "NEURALGENTICS_CONFIG_DIR": str(tmp_path / "ng-config"),
-        "HOME": str(tmp_path / "home"),
-        "XDG_CONFIG_HOME": str(tmp_path / "home" / ".config"),
-        "XDG_DATA_HOME": str(tmp_path / "home" / ".local" / "share"),
-        "XDG_CACHE_HOME": str(tmp_path / "home" / ".cache"),
-        "XDG_STATE_HOME": str(tmp_path / "home" / ".local" / "state"),
-        "NEURALGENTICS_MODEL_CACHE": str(shared_models_dir),
+        "NEURALGENTICS_HOME": str(root / "ng-home"),
+        "NEURALGENTICS_CONFIG_DIR": str(root / "ng-config"),
+        "HOME": str(root / "home"),
+        "XDG_CONFIG_HOME": str(root / "home" / ".config"),
+        "XDG_DATA_HOME": str(root / "home" / ".local" / "share"),
+        "XDG_CACHE_HOME": str(root / "home" / ".cache"),
+        "XDG_STATE_HOME": str(root / "home" / ".local" / "state"),
+        "NEURALGENTICS_MODEL_CACHE": str(models),
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
     }
     for k, v in env.items():
-        monkeypatch.setenv(k, v)
         if k.startswith(("NEURALGENTICS_", "HOME", "XDG_")):
             Path(v).mkdir(parents=True, exist_ok=True)
+    return env
+
+
+@pytest.fixture
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_models_dir: Path) -> dict[str, str]:
+    """A temporary home for this test, in this process's environment and its children's."""
+    from neuralgentics.config import get_settings
+
+    env = env_under(tmp_path, shared_models_dir)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
     get_settings.cache_clear()
     yield env
     get_settings.cache_clear()
 
 
-@pytest.fixture
-def service(isolated_env: dict[str, str]) -> Iterator[tuple[str, str]]:
-    """(base URL, kind) of a real memini-core (`neuralgentics serve`, SQLite in a temp home)."""
+@pytest.fixture(scope="session")
+def service(tmp_path_factory: pytest.TempPathFactory, shared_models_dir: Path) -> Iterator[tuple[str, str]]:
+    """(base URL, kind) of one real memini-core for the run (`neuralgentics serve`, SQLite, own temp home)."""
+    env = env_under(tmp_path_factory.mktemp("memini-service"), shared_models_dir)
     port = free_port()
     cmd = [str(Path(sys.executable).parent / "neuralgentics"), "serve", "--port", str(port)]
-    proc = subprocess.Popen(cmd, env={**os.environ, **isolated_env}, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, env={**os.environ, **env}, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_http(url + "/health", proc)

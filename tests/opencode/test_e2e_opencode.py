@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +23,7 @@ import yaml
 
 from fake_llm import FakeLLM, Reply, ToolCall, system_text, tool_names, tool_results
 from oc_support import NODE_BIN, free_port, stop
-from test_up import start_up
+from test_up import listening, start_up
 
 pytestmark = pytest.mark.slow
 
@@ -55,7 +56,9 @@ def script(req: dict) -> Reply:
     return Reply(text="The CSV exporter is in place.")
 
 
-def test_opencode_runs_the_plugin_routing_broker_and_memory(tmp_path: Path, isolated_env: dict[str, str]) -> None:
+def test_opencode_runs_the_plugin_routing_broker_and_memory(
+    tmp_path: Path, isolated_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     opencode = NODE_BIN / "opencode"
     if not opencode.exists():
         pytest.fail("node_modules/.bin/opencode is missing: run `npm install` (scripts/install.sh --test)")
@@ -72,7 +75,8 @@ def test_opencode_runs_the_plugin_routing_broker_and_memory(tmp_path: Path, isol
 
     port, broker_port = free_port(), free_port()
     env = {**isolated_env, "NEURALGENTICS_PORT": str(port), "NEURALGENTICS_BROKER_PORT": str(broker_port)}
-    os.environ.update(env)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
     from neuralgentics.config import get_settings
 
     get_settings.cache_clear()
@@ -140,6 +144,10 @@ def test_opencode_runs_the_plugin_routing_broker_and_memory(tmp_path: Path, isol
             assert m["metadata"]["subagent_type"] == "coder" and m["metadata"]["agent"] == "orchestrator"
             assert m["metadata"]["tool"] == "task" and m["metadata"]["session_id"].startswith("ses_")
             assert any(e.get("type") == "text" for e in events)
+        # `neuralgentics up` stops both services cleanly on SIGTERM
+        up_proc.send_signal(signal.SIGTERM)
+        assert up_proc.wait(timeout=30) == 0
+        assert not listening(port) and not listening(broker_port)
     finally:
         stop(up_proc)
         get_settings.cache_clear()

@@ -82,7 +82,32 @@ def up_cmd(
     raise typer.Exit(code)
 
 
+def doctor_cmd(
+    project: Path | None = _PROJECT,
+    global_: bool = _GLOBAL,
+    no_model: bool = typer.Option(False, "--no-model", help="Skip loading the embedding model."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per check."),
+) -> None:
+    """Check services, versions, the OpenCode install and the model; say what to fix."""
+    import json
+
+    from neuralgentics.opencode.doctor import run_checks
+
+    checks = run_checks(project, global_, model=not no_model)
+    if as_json:
+        typer.echo(json.dumps([c.to_json() for c in checks], indent=2))
+    else:
+        marks = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
+        for c in checks:
+            typer.echo(f"{marks[c.status]} {c.name}: {c.detail}" + (f"\n     fix: {c.fix}" if c.fix and c.status != "ok" else ""))
+    failed = [c for c in checks if c.status == "fail"]
+    if not as_json:
+        typer.echo(f"{len(failed)} problem(s)" if failed else "all good")
+    raise typer.Exit(1 if failed else 0)
+
+
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the main `neuralgentics` app."""
     app.add_typer(opencode_app, name="opencode")
     app.command("up")(up_cmd)
+    app.command("doctor")(doctor_cmd)

@@ -1,0 +1,190 @@
+"""`neuralgentics doctor`: is everything Neuralgentics needs in place, and what to do if not."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Literal
+
+import httpx
+
+from neuralgentics import __version__
+
+Status = Literal["ok", "warn", "fail"]
+MIN_OPENCODE = (1, 18)
+
+
+@dataclass
+class Check:
+    name: str
+    status: Status
+    detail: str
+    fix: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return asdict(self)
+
+
+def _get(url: str, timeout: float = 3.0) -> httpx.Response:
+    return httpx.get(url, timeout=timeout)
+
+
+def check_memini(base_url: str) -> Check:
+    try:
+        r = _get(base_url + "/health")
+        body = r.json()
+    except (httpx.HTTPError, ValueError) as exc:
+        return Check("memini-core", "fail", f"{base_url} does not answer ({type(exc).__name__})",
+                     "start it: neuralgentics up")
+    if r.status_code != 200 or body.get("status") != "ok":
+        return Check("memini-core", "fail", f"{base_url}/health answered {r.status_code}: {str(body)[:200]}",
+                     "see the memini-core log; a database URL that is down answers 503")
+    version = body.get("version")
+    detail = f"{base_url} ({body.get('store')}, {body.get('counts', {}).get('memories', '?')} memories)"
+    if version and version != __version__:
+        return Check("memini-core", "warn", f"{detail} runs version {version}, this CLI is {__version__}",
+                     "restart it: neuralgentics up")
+    return Check("memini-core", "ok", detail)
+
+
+def check_broker_http(url: str, required: bool) -> Check:
+    try:
+        r = _get(url + "/health")
+        ok = r.status_code == 200
+    except httpx.HTTPError:
+        ok = False
+    if ok:
+        return Check("broker (http)", "ok", f"{url}/mcp")
+    status: Status = "fail" if required else "warn"
+    why = "opencode.json points OpenCode at it" if required else "only needed with --broker http"
+    return Check("broker (http)", status, f"{url} does not answer ({why})", "start it: neuralgentics up")
+
+
+def check_broker_config() -> Check:
+    from neuralgentics.broker.config import ConfigError, default_config_path, load_config
+
+    try:
+        cfg = load_config()
+    except ConfigError as exc:
+        return Check("broker config", "fail", str(exc), "fix the file; `neuralgentics broker check` validates it")
+    path = default_config_path()
+    where = str(path) if path.exists() else f"{path} (absent: no servers yet)"
+    return Check("broker config", "ok", f"{where}: {len(cfg.servers)} server(s)")
+
+
+def find_opencode() -> str | None:
+    found = shutil.which("opencode")
+    if found:
+        return found
+    local = Path(__file__).resolve().parents[3] / "node_modules" / ".bin" / "opencode"
+    return str(local) if local.exists() else None
+
+
+def check_opencode() -> Check:
+    exe = find_opencode()
+    if exe is None:
+        return Check("opencode", "fail", "the opencode program is not on PATH",
+                     "npm install -g opencode-ai (1.18 or newer)")
+    try:
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Check("opencode", "fail", f"{exe} --version failed: {exc}", "reinstall: npm install -g opencode-ai")
+    m = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
+    if not m:
+        return Check("opencode", "warn", f"{exe}: cannot read a version from {out!r}")
+    if (int(m.group(1)), int(m.group(2))) < MIN_OPENCODE:
+        return Check("opencode", "fail", f"{exe} is {m.group(0)}; the plugin hooks need 1.18+",
+                     "npm install -g opencode-ai@latest")
+    return Check("opencode", "ok", f"{m.group(0)} ({exe})")
+
+
+def check_install(project: Path | None, global_: bool) -> list[Check]:
+    from neuralgentics.opencode.installer import MCP_NAME, PLUGIN_FILE, InstallError, plugin_source, resolve_target
+    from neuralgentics.opencode.jsonedit import JsonFileError, read_json_file
+
+    try:
+        target = resolve_target(project, global_)
+    except InstallError as exc:
+        return [Check("plugin", "fail", str(exc))]
+    where = "--global" if global_ else f"--project {target.project_dir}"
+    plugin = target.plugin_dir / PLUGIN_FILE
+    checks: list[Check] = []
+    if not plugin.exists():
+        checks.append(Check("plugin", "fail", f"{plugin} is missing", f"neuralgentics opencode install {where}"))
+    elif plugin.read_text("utf-8") != plugin_source():
+        checks.append(Check("plugin", "warn", f"{plugin} differs from this version's plugin",
+                            f"neuralgentics opencode install {where} (updates it unless you edited it: then delete it first)"))
+    else:
+        checks.append(Check("plugin", "ok", str(plugin)))
+    try:
+        cfg = read_json_file(target.config_file)
+    except JsonFileError as exc:
+        checks.append(Check("opencode.json", "fail", str(exc), "fix the JSON"))
+        return checks
+    entry = cfg.get("mcp", {}).get(MCP_NAME) if isinstance(cfg.get("mcp"), dict) else None
+    if not entry:
+        checks.append(Check("opencode.json", "fail", f"{target.config_file} has no mcp.{MCP_NAME}",
+                            f"neuralgentics opencode install {where}"))
+    else:
+        how = entry.get("url") or " ".join(entry.get("command", []))
+        checks.append(Check("opencode.json", "ok", f"mcp.{MCP_NAME}: {entry.get('type')} {how}"))
+    return checks
+
+
+def remote_broker_url(project: Path | None, global_: bool) -> str | None:
+    """The broker URL opencode.json sends OpenCode to, when it is installed as a remote server."""
+    from neuralgentics.opencode.installer import MCP_NAME, InstallError, resolve_target
+    from neuralgentics.opencode.jsonedit import JsonFileError, read_json_file
+
+    try:
+        cfg = read_json_file(resolve_target(project, global_).config_file)
+    except (InstallError, JsonFileError, OSError):
+        return None
+    entry = cfg.get("mcp", {}).get(MCP_NAME) if isinstance(cfg.get("mcp"), dict) else None
+    if isinstance(entry, dict) and entry.get("type") == "remote" and isinstance(entry.get("url"), str):
+        return entry["url"].removesuffix("/").removesuffix("/mcp")
+    return None
+
+
+def check_model() -> Check:
+    try:
+        from neuralgentics.memini.embeddings import get_embedder
+
+        start = time.perf_counter()
+        vec = get_embedder().embed_one("neuralgentics doctor")
+        ms = (time.perf_counter() - start) * 1000
+    except Exception as exc:  # any failure to load is what the user needs to see
+        return Check("embedding model", "fail", f"{type(exc).__name__}: {exc}",
+                     "reinstall: scripts/install.sh (it exports the model once)")
+    return Check("embedding model", "ok", f"all-MiniLM-L6-v2, {len(vec)} dims, first embedding in {ms:.0f} ms")
+
+
+def check_routing(project: Path | None) -> Check:
+    try:
+        from neuralgentics.orchestrator.config import load_config
+        from neuralgentics.config import get_settings
+
+        cfg = load_config(project_dir=project or Path.cwd(), config_dir=get_settings().config_dir)
+    except Exception as exc:
+        return Check("routing matrix", "fail", str(exc), "fix the roster/routing YAML it names")
+    return Check("routing matrix", "ok", f"{len(cfg.agents)} agents, {len(cfg.task_types)} task types")
+
+
+def run_checks(project: Path | None = None, global_: bool = False, *, model: bool = True) -> list[Check]:
+    from neuralgentics.config import get_settings
+
+    s = get_settings()
+    checks = [Check("neuralgentics", "ok", __version__), check_memini(s.url)]
+    remote = remote_broker_url(project, global_)
+    checks.append(check_broker_http(remote or f"http://127.0.0.1:{s.broker_port}", required=remote is not None))
+    checks.append(check_broker_config())
+    checks.append(check_routing(project))
+    checks.append(check_opencode())
+    checks += check_install(project, global_)
+    if model:
+        checks.append(check_model())
+    return checks
