@@ -191,6 +191,10 @@ class IntentMatcher:
             dtype=object,
         )
         self._server_terms = {s: frozenset(analyze(s)) for s in tools_by_server}
+        self._server_only_terms = {
+            s: st - {w for d in docs if d.key[0] == s for w in d.name_terms}
+            for s, st in self._server_terms.items()
+        }
         # Exact names: raw tool name, and the OpenCode/MCP spellings server_tool, server/tool,
         # server.tool, server__tool; mapped to the document index.
         self._exact: dict[str, list[int]] = {}
@@ -273,7 +277,9 @@ class IntentMatcher:
             mentioned = self._mentioned_servers(intent, terms) if mode == "hybrid" else set()
             # A named server counts once, through SERVER_MENTION_BOOST: left in the BM25 query
             # it would also lift every tool that merely names the service in its description.
-            named = set().union(*(self._server_terms[s] for s in mentioned)) if mentioned else set()
+            # Unless its tools carry the word in their names ("time" in get_current_time):
+            # then it says what the tool does, not only where it lives.
+            named = set().union(*(self._server_only_terms[s] for s in mentioned)) if mentioned else set()
             lex_terms = [t for t in terms if t not in named and t not in GENERIC_VERBS] or terms
             lex = self._tools.lexical(lex_terms)
             sem = (
