@@ -106,8 +106,34 @@ def doctor_cmd(
     raise typer.Exit(1 if failed else 0)
 
 
+def update_cmd(
+    check_only: bool = typer.Option(False, "--check", help="Only compare with the latest release."),
+    releases_url: str | None = typer.Option(
+        None, "--releases-url", help="GitHub-style releases JSON (default: NEURALGENTICS_RELEASES_URL)."),
+) -> None:
+    """Compare the installed version with the latest release and upgrade in place."""
+    from neuralgentics.opencode.update import UpdateError, check, source_checkout, update
+
+    try:
+        if check_only:
+            st = check(releases_url)
+            if st.available:
+                typer.echo(f"{st.latest.version} is available (installed {st.installed})"
+                           + (f": {st.latest.page}" if st.latest.page else ""))
+            elif st.latest.version < st.installed:
+                typer.echo(f"installed {st.installed} is newer than the latest release {st.latest.version}")
+            else:
+                typer.echo(f"up to date ({st.installed})")
+            return
+        typer.echo(update(releases_url, repo=source_checkout()))
+    except UpdateError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the main `neuralgentics` app."""
     app.add_typer(opencode_app, name="opencode")
     app.command("up")(up_cmd)
     app.command("doctor")(doctor_cmd)
+    app.command("update")(update_cmd)
