@@ -136,6 +136,12 @@ def test_skills_are_named_in_the_catalog(real_tools) -> None:
     assert view.skills == ("reviewer",)
 
 
+def test_a_role_with_nothing_gets_a_plain_sentence() -> None:
+    view = render_catalog({}, {})
+    assert view.text.startswith("No MCP tools are available to your role")
+    assert view.servers == () and view.full_schema_tokens == 0 and view.saved_ratio == 0.0
+
+
 def test_bad_budget_is_refused() -> None:
     with pytest.raises(ValueError, match="budget_tokens must be positive"):
         render_catalog({}, {}, budget_tokens=0)

@@ -41,6 +41,7 @@ SERVER_DETAIL_HINT = (
     "Not every tool name is shown: get_tool_list(server=NAME) lists one server in full, "
     "find_tool(intent) searches them all."
 )
+NO_TOOLS = "No MCP tools are available to your role (the broker's config grants it none)."
 NOT_LISTED = "tools not listed yet (the first call or `neuralgentics broker refresh` lists them)"
 
 
@@ -134,6 +135,11 @@ def _line(s: _Server, level: Level, k: int | None) -> tuple[str, int]:
     return f"- {s.name}: {listed}", len(names)
 
 
+def _skills_line(skills: Sequence[SkillRecord]) -> str:
+    ids = ", ".join(sk.id for sk in skills)
+    return f"Skills (instructions to load, not tools; find_tool matches them too): {ids}"
+
+
 def _compose(
     servers: Sequence[_Server],
     level: Level,
@@ -143,14 +149,18 @@ def _compose(
     skills: Sequence[SkillRecord],
 ) -> tuple[str, list[tuple[str, int]]]:
     lines = [_line(s, level, k) for s in servers]
+    if not servers:
+        parts = [NO_TOOLS]
+        if skills:
+            parts.append(_skills_line(skills))
+        return "\n".join(parts), lines
     parts = [header] if header else []
     parts.extend(line for line, _ in lines)
     elided = any(
         s.tools is not None and shown < len(s.tools) for s, (_, shown) in zip(servers, lines)
     )
     if skills:
-        ids = ", ".join(sk.id for sk in skills)
-        parts.append(f"Skills (instructions to load, not tools; find_tool matches them too): {ids}")
+        parts.append(_skills_line(skills))
     if elided and more_hint:
         parts.append(more_hint)
     return "\n".join(parts), lines

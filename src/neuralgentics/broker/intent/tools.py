@@ -80,9 +80,36 @@ class MatcherPool:
 
     def __init__(self, max_matchers: int = 16, threshold: float = DEFAULT_THRESHOLD) -> None:
         self._matchers: OrderedDict[str, IntentMatcher] = OrderedDict()
+        self._fingerprints: OrderedDict[tuple[Any, ...], tuple[list[Tool], str]] = OrderedDict()
         self._lock = threading.Lock()
         self._max = max_matchers
         self.threshold = threshold
+
+    def _key(
+        self,
+        tools_by_server: Mapping[str, Sequence[Tool]],
+        summaries: Mapping[str, str],
+        skills: Sequence[SkillRecord],
+    ) -> str:
+        # Hashing every schema costs milliseconds per call; the broker hands back the same Tool
+        # objects until a server's list changes, so remember the hash by object identity. The
+        # entry holds the objects themselves, so their ids cannot be reused while it lives.
+        ident = (
+            tuple((server, tuple(map(id, tools_by_server[server]))) for server in sorted(tools_by_server)),
+            tuple(sorted(summaries.items())),
+            tuple(skills),
+        )
+        with self._lock:
+            hit = self._fingerprints.get(ident)
+            if hit is not None:
+                return hit[1]
+        key = _fingerprint(tools_by_server, summaries, skills)
+        held = [t for tools in tools_by_server.values() for t in tools]
+        with self._lock:
+            self._fingerprints[ident] = (held, key)
+            while len(self._fingerprints) > 4 * self._max:
+                self._fingerprints.popitem(last=False)
+        return key
 
     def get(
         self,
@@ -91,7 +118,7 @@ class MatcherPool:
         skills: Sequence[SkillRecord] = (),
     ) -> IntentMatcher:
         summaries = summaries or {}
-        key = _fingerprint(tools_by_server, summaries, skills)
+        key = self._key(tools_by_server, summaries, skills)
         with self._lock:
             matcher = self._matchers.get(key)
             if matcher is not None:
