@@ -2,7 +2,7 @@
 // one JSON object: per step, what it collected, its console errors and its screenshot.
 //
 // step: {name, goto?, wait?, fill?: [sel, value], select?: [sel, value], click?, press?: [sel, key],
-//        drag?: [sel, dx, dy], eval?: "js expression", screenshot?: "file.png", timeout?: ms}
+//        drag?: [sel, dx, dy, 'centre'?], eval?: "js expression", screenshot?: "file.png", timeout?: ms}
 import { chromium } from 'playwright-core';
 import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,7 +41,10 @@ try {
       if (step.press) await page.press(step.press[0], step.press[1], { timeout });
       if (step.drag) {
         const box = await page.locator(step.drag[0]).boundingBox({ timeout });
-        const x = box.x + 20, y = box.y + box.height - 40;
+        // from the element's centre, or (for a background) near its bottom-left corner
+        const centre = step.drag[3] === 'centre';
+        const x = centre ? box.x + box.width / 2 : box.x + 20;
+        const y = centre ? box.y + box.height / 2 : box.y + box.height - 40;
         await page.mouse.move(x, y);
         await page.mouse.down();
         await page.mouse.move(x + step.drag[1], y + step.drag[2], { steps: 8 });

@@ -153,6 +153,13 @@ def test_graph_shows_the_edge_just_created_and_pans(stack: Stack, seeded: dict) 
          "eval": f"({{nodes: {nodes_js}, url: location.hash, transform: {transform_js}}})", "screenshot": "graph.png"},
         {"name": "pan", "drag": [".graphwrap svg", 120, -60],
          "eval": transform_js},
+        {"name": "before-move", "eval": f"document.querySelector(\".graphwrap .node[data-id='{far['id']}']\").getAttribute('transform')"},
+        {"name": "move-node", "drag": [f".graphwrap .node[data-id='{far['id']}'] circle", 0, 90, "centre"],
+         "eval": f"({{node: document.querySelector(\".graphwrap .node[data-id='{far['id']}']\").getAttribute('transform'), "
+                 f"edge: document.querySelector(\".graphwrap line.edge[data-target='{far['id']}']\").getAttribute('y2')}})"},
+        {"name": "click", "click": f".graphwrap .node[data-id='{b['id']}'] circle",
+         "wait": f".graphwrap .node.selected[data-id='{b['id']}']",
+         "eval": "document.querySelector('#graph-side').innerText"},
     ]
     result = stack.browse(steps, name="graph")
     edges = {e["id"]: e for e in result["depth1"]["value"]["edges"]}
@@ -168,6 +175,15 @@ def test_graph_shows_the_edge_just_created_and_pans(stack: Stack, seeded: dict) 
     # dragging the background moved the view
     before, after = result["depth2"]["value"]["transform"], result["pan"]["value"]
     assert before.startswith("translate(") and after.startswith("translate(") and after != before
+    # dragging a memory moves it and the edge into it follows
+    moved = result["move-node"]["value"]
+    assert moved["node"].startswith("translate(")
+    node_y = float(moved["node"].split(",")[1].rstrip(")"))
+    assert node_y > float(result["before-move"]["value"].split(",")[1].rstrip(")")) + 10
+    assert abs(float(moved["edge"]) - node_y) < 20  # the arrow ends at the moved node's rim
+    # clicking a memory shows it beside the graph, with a way to re-centre there
+    assert "Tags are signed with the release key." in result["click"]["value"]
+    assert "Centre the graph here" in result["click"]["value"]
     assert all(not r["errors"] for r in result.values()), {k: r["errors"] for k, r in result.items()}
 
 

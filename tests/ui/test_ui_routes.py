@@ -47,6 +47,10 @@ def test_page_and_assets_are_open_but_data_needs_the_token(client: TestClient) -
     js = client.get("/ui/assets/js/app.js")
     assert js.status_code == 200 and js.headers["content-type"].startswith("text/javascript")
     assert client.get("/ui/assets/app.css").headers["content-type"].startswith("text/css")
+    # only the dashboard's own scripts may run, and it may not be framed
+    csp = page.headers["content-security-policy"]
+    assert "default-src 'self'" in csp and "frame-ancestors 'none'" in csp
+    assert page.headers["x-content-type-options"] == "nosniff"
     # ?token= survives the redirect, so the page can pick it up
     moved = client.get("/ui?token=abc", follow_redirects=False)
     assert moved.status_code == 307 and moved.headers["location"].startswith("/ui/")

@@ -56,10 +56,22 @@ def index_redirect() -> RedirectResponse:
     return RedirectResponse("/ui/", status_code=307)
 
 
+# Only the dashboard's own files may run or load; no framing (clickjacking), no plug-ins.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
 @router.get("/", name="ui_index")
 def index() -> Response:
     page = ASSETS["index.html"]
-    return Response(page.body, media_type=page.media_type, headers={"Cache-Control": "no-store"})
+    return Response(page.body, media_type=page.media_type,
+                    headers={"Cache-Control": "no-store", **SECURITY_HEADERS})
 
 
 @router.get("/assets/{name:path}")
@@ -67,7 +79,8 @@ def asset(name: str) -> Response:
     found = ASSETS.get(name)
     if found is None or name == "index.html":
         return _error(404, "not_found", f"no dashboard file {name!r}")
-    return Response(found.body, media_type=found.media_type, headers={"Cache-Control": "no-cache"})
+    return Response(found.body, media_type=found.media_type,
+                    headers={"Cache-Control": "no-cache", **SECURITY_HEADERS})
 
 
 # -- JSON for the pages ----------------------------------------------------------------------

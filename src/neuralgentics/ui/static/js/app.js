@@ -60,6 +60,7 @@ async function route() {
 
 captureToken();
 window.addEventListener('hashchange', route);
+document.getElementById('refresh').addEventListener('click', () => route());
 api('/ui/api/info').then((info) => {
   document.getElementById('whoami').textContent = `memini-core ${info.version}${info.token_required ? ' · token' : ''}`;
 }).catch(() => {});

@@ -81,18 +81,26 @@ export function graphView({ nodes, edges, rootId, selected, onSelect }) {
   const edgeLayer = s('g', { class: 'edges' });
   const nodeLayer = s('g', { class: 'nodes' });
   stage.append(edgeLayer, nodeLayer);
+  const lines = []; // [line element, source node, target node]
+  // stop at the target circle's rim so the arrow head shows
+  const place = (line, a, b) => {
+    const dx = b.x - a.x, dy = b.y - a.y;
+    const d = Math.max(1, Math.sqrt(dx * dx + dy * dy));
+    const rim = (b.id === rootId ? R + 3 : R) + 3;
+    line.setAttribute('x1', a.x); line.setAttribute('y1', a.y);
+    line.setAttribute('x2', b.x - (dx / d) * rim); line.setAttribute('y2', b.y - (dy / d) * rim);
+  };
   for (const e of edges) {
     const a = index.get(e.source_id), b = index.get(e.target_id);
     if (!a || !b) continue;
-    const dx = b.x - a.x, dy = b.y - a.y;
-    const d = Math.max(1, Math.sqrt(dx * dx + dy * dy));
-    // stop at the target circle's rim so the arrow head shows
-    const x2 = b.x - (dx / d) * (R + 3), y2 = b.y - (dy / d) * (R + 3);
-    edgeLayer.append(s('line', {
-      class: 'edge', x1: a.x, y1: a.y, x2, y2, stroke: EDGE_COLORS[e.relationship_type] || '#868e96',
+    const line = s('line', {
+      class: 'edge', stroke: EDGE_COLORS[e.relationship_type] || '#868e96',
       'stroke-opacity': 0.35 + 0.65 * (e.confidence ?? 1), 'marker-end': `url(#arrow-${e.relationship_type})`,
       dataset: { edgeId: e.id, type: e.relationship_type, source: e.source_id, target: e.target_id },
-    }, s('title', {}, `${e.relationship_type} (confidence ${Number(e.confidence ?? 1).toFixed(2)})`)));
+    }, s('title', {}, `${e.relationship_type} (confidence ${Number(e.confidence ?? 1).toFixed(2)})`));
+    place(line, a, b);
+    lines.push([line, a, b]);
+    edgeLayer.append(line);
   }
   const nodeEls = new Map();
   for (const n of nodes) {
@@ -101,7 +109,26 @@ export function graphView({ nodes, edges, rootId, selected, onSelect }) {
       s('circle', { r: n.id === rootId ? R + 3 : R, fill: RING_COLORS[Math.min(n.distance, RING_COLORS.length - 1)] }),
       s('text', { x: R + 5, y: 4 }, clip(n.label, 42)),
       s('title', {}, `${n.superseded ? '[superseded] ' : ''}${n.label}\ntrust ${Number(n.trust).toFixed(2)} · distance ${n.distance}`));
-    g.addEventListener('click', (ev) => { ev.stopPropagation(); select(n.id); });
+    // drag a node to move it (its edges follow); a click without a move selects it
+    g.addEventListener('pointerdown', (ev) => {
+      ev.stopPropagation();
+      const start = { x: ev.clientX, y: ev.clientY, nx: n.x, ny: n.y, moved: false };
+      g.setPointerCapture(ev.pointerId);
+      const move = (mv) => {
+        const dx = (mv.clientX - start.x) / view.k, dy = (mv.clientY - start.y) / view.k;
+        if (Math.abs(dx) + Math.abs(dy) > 3) start.moved = true;
+        n.x = start.nx + dx; n.y = start.ny + dy;
+        g.setAttribute('transform', `translate(${n.x},${n.y})`);
+        for (const [line, a, b] of lines) if (a === n || b === n) place(line, a, b);
+      };
+      const up = () => {
+        g.removeEventListener('pointermove', move);
+        g.removeEventListener('pointerup', up);
+        if (!start.moved) select(n.id);
+      };
+      g.addEventListener('pointermove', move);
+      g.addEventListener('pointerup', up);
+    });
     g.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') select(n.id); });
     nodeEls.set(n.id, g);
     nodeLayer.append(g);
@@ -131,7 +158,6 @@ export function graphView({ nodes, edges, rootId, selected, onSelect }) {
   }
   let drag = null;
   svg.addEventListener('pointerdown', (ev) => {
-    if (ev.target.closest('.node')) return;
     drag = { x: ev.clientX, y: ev.clientY, vx: view.x, vy: view.y };
     svg.setPointerCapture(ev.pointerId);
     svg.classList.add('dragging');
@@ -157,7 +183,7 @@ export function graphView({ nodes, edges, rootId, selected, onSelect }) {
       h('button', { class: 'secondary', type: 'button', title: 'zoom in', onclick: () => zoomAt(1.25, ...centre()) }, '+'),
       h('button', { class: 'secondary', type: 'button', title: 'zoom out', onclick: () => zoomAt(0.8, ...centre()) }, '−'),
       h('button', { class: 'secondary', type: 'button', title: 'fit the graph to the view', onclick: fit }, 'fit')),
-    h('div', { class: 'hint' }, 'drag to pan · wheel to zoom · click a memory'));
+    h('div', { class: 'hint' }, 'drag the background to pan · drag a memory to move it · wheel to zoom · click a memory'));
   // fit once the element is in the page and has a size
   requestAnimationFrame(fit);
   return { element: wrap, fit, view };

@@ -3,6 +3,12 @@ import { h, table, fmtTime, clip, trustBar, num, isUuid } from '../dom.js';
 import { trustChart } from '../charts.js';
 import { EDGE_COLORS } from '../graphview.js';
 
+// Memory ids inside a note (e.g. "contradicted by <id>") become links.
+function linkIds(text) {
+  return text.split(/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/i)
+    .map((part, i) => (i % 2 ? h('a', { href: `#/memory/${part}` }, part.slice(0, 8) + '…') : part));
+}
+
 export async function render({ args }) {
   const id = args[0];
   if (!id) return h('div', { class: 'notice' }, 'No memory chosen: pick one on the Memories page.');
@@ -43,7 +49,7 @@ export async function render({ args }) {
           { label: 'Δ', num: true, render: (e) => `${e.delta > 0 ? '+' : ''}${num(e.delta, 2)}` },
           { label: 'after', num: true, render: (e) => num(e.score_after, 2) },
           { label: 'by', render: (e) => e.actor || '—' },
-          { label: 'note', render: (e) => e.note || '' },
+          { label: 'note', render: (e) => linkIds(e.note || '') },
         ], [...detail.trust_history].reverse(), { empty: 'No trust events yet: trust is the default 0.50.' }))),
     h('section', { class: 'panel', id: 'relationships', style: { marginTop: '16px' } },
       h('h2', {}, `Relationships (${rels.length})`),
