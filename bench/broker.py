@@ -9,6 +9,10 @@ For each downstream (a minimal raw-JSON-RPC Python stdio server, and server-ever
   broker   client -> `neuralgentics broker stdio` -> server     (via mcp_router_call)
   fastmcp  client -> FastMCP 4 `create_proxy` over stdio -> server   (own venv; skipped if absent)
 
+"cpu ms/call" is the CPU time of the process the client talks to (the server itself for
+direct, the broker or the proxy otherwise) per call during the latency rounds: on a busy
+machine it is the steadier figure, since wall time then mostly measures waiting for a core.
+
 Latency is measured in interleaved rounds (every path gets a slice of each round, so load on
 the machine hits all paths alike); throughput is N calls from `--concurrency` tasks sharing
 each path's session. Prints medians/p99, added latency over direct, and ratios.
@@ -64,6 +68,34 @@ class Path_:
     latencies: list[float] = field(default_factory=list)
     throughput: float = 0.0
     errors: int = 0
+    pid: int | None = None  # the process the client talks to (server, broker or proxy)
+    cpu: float = 0.0  # its CPU seconds during the latency rounds
+
+
+def _children() -> set[int]:
+    """Direct children of this process (the stdio peers the SDK client spawned)."""
+    out = set()
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == os.getpid():
+                        out.add(int(d))
+            except (OSError, ValueError, IndexError):
+                pass
+    return out
+
+
+def _cpu_seconds(pid: int | None) -> float:
+    """utime + stime of one process: load on the machine does not inflate it like wall time."""
+    if pid is None:
+        return 0.0
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -118,7 +150,12 @@ async def bench_target(label: str, command: str, args: list[str], opts: argparse
         print(f"  (fastmcp skipped: {FASTMCP_PY} not found)")
 
     async with contextlib.AsyncExitStack() as stack:
-        sessions = [await stack.enter_async_context(session(p.params)) for p in paths]
+        sessions = []
+        for p in paths:
+            before = _children()
+            sessions.append(await stack.enter_async_context(session(p.params)))
+            new = _children() - before
+            p.pid = min(new) if new else None
         for s, p in zip(sessions, paths, strict=True):
             if not p.wrap:
                 names = [t.name for t in (await s.list_tools()).tools]
@@ -130,8 +167,10 @@ async def bench_target(label: str, command: str, args: list[str], opts: argparse
             if rnd % 2:
                 order.reverse()
             for s, p in order:
+                c0 = _cpu_seconds(p.pid)
                 for i in range(opts.calls):
                     p.latencies.append(await one_call(s, p, i))
+                p.cpu += _cpu_seconds(p.pid) - c0
         for s, p in zip(sessions, paths, strict=True):
             n = opts.concurrency * opts.per_task
             t0 = time.perf_counter()
@@ -150,14 +189,14 @@ def report(label: str, paths: list[Path_], concurrency: int) -> None:
     d50, d99 = statistics.median(direct.latencies), pct(direct.latencies, 99)
     print(f"\n## {label}  ({len(direct.latencies)} calls per path, interleaved)")
     print(f"{'path':<9} {'p50 ms':>8} {'p99 ms':>8} {'+p50 ms':>8} {'+p99 ms':>8} "
-          f"{'calls/s@' + str(concurrency):>12} {'vs direct':>9} {'errors':>6}")
+          f"{'calls/s@' + str(concurrency):>12} {'vs direct':>9} {'cpu ms/call':>11} {'errors':>6}")
     added = {}
     for p in paths:
         p50, p99 = statistics.median(p.latencies), pct(p.latencies, 99)
         added[p.name] = p50 - d50
         print(f"{p.name:<9} {p50 * 1e3:8.2f} {p99 * 1e3:8.2f} {(p50 - d50) * 1e3:8.2f} "
               f"{(p99 - d99) * 1e3:8.2f} {p.throughput:12.0f} {p.throughput / direct.throughput:9.2f} "
-              f"{p.errors:6d}")
+              f"{p.cpu / len(p.latencies) * 1e3:11.3f} {p.errors:6d}")
     if "fastmcp" in added and added["fastmcp"] > 0:
         print(f"broker added p50 / fastmcp added p50 = {added['broker'] / added['fastmcp']:.2f}")
 

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import httpx2
 import mcp.types as types
@@ -72,6 +73,26 @@ async def test_mcp_clients_over_streamable_http_share_warm_servers(config: Path,
                 assert "slow:" in text(await s.call_tool("get_tool_list", {}))
                 pids.add(text(await s.call_tool("mcp_router_call", {"server": "slow", "tool": "pid"})))
         assert len(pids) == 1  # the second client reused the first one's warm server
+
+        # A caller that gives up cancels the downstream call too (nothing left in flight).
+        async with (
+            httpx2.AsyncClient(headers={"X-Neuralgentics-Role": "coder"}, timeout=60) as http,
+            streamable_http_client(base + "/mcp", http_client=http) as (r, w),
+            ClientSession(r, w) as s,
+        ):
+            await s.initialize()
+            with anyio.move_on_after(1.0):
+                await s.call_tool("mcp_router_call", {"server": "slow", "tool": "wait",
+                                                      "arguments": {"seconds": 30}})
+            async with httpx2.AsyncClient(base_url=base) as rest:
+                with anyio.fail_after(10):
+                    while True:
+                        slow = [x for x in (await rest.get("/servers")).json() if x["name"] == "slow"][0]
+                        if slow["inflight"] == 0:
+                            break
+                        await anyio.sleep(0.1)
+        audit = (home / "home" / "broker" / "audit.jsonl").read_text()
+        assert '"tool":"wait","outcome":"cancelled"' in audit
         async with (
             httpx2.AsyncClient(headers={"X-Neuralgentics-Role": "reviewer"}, timeout=60) as http,
             streamable_http_client(base + "/mcp", http_client=http) as (r, w),
@@ -111,7 +132,7 @@ def test_rest_routes(write_config, home: Path) -> None:
 
         servers = {s["name"]: s for s in c.get("/servers").json()}
         assert servers["time"]["state"] == "warm" and servers["time"]["pid"]
-        assert servers["slow"]["state"] == "warm" and servers["slow"]["tools"] == 3  # listed for /tools
+        assert servers["slow"]["state"] == "warm" and servers["slow"]["tools"] == 4  # listed for /tools
         assert servers["unused"]["state"] == "cold" and servers["unused"]["pid"] is None  # no role sees it
 
         # Register and unregister on the running broker; the file follows; bad entries change nothing.

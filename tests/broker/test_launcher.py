@@ -208,3 +208,12 @@ async def test_streamable_http_and_sse_downstream(write_config, everything_http,
         assert any(isinstance(c, types.ImageContent) and c.mime_type == "image/png" for c in img.content)
         tools = await broker.tools_by_server("coder")
         assert {"echo", "get-tiny-image"} <= {t.name for t in tools["http"]}
+
+
+async def test_list_changed_refreshes_the_catalog(write_config) -> None:
+    async with running(write_config, base_config(slow=slow_server())) as broker:
+        before = {t.name for t in (await broker.tools_by_server("coder"))["slow"]}
+        await call(broker, "slow", "grow")
+        await wait_for(lambda: len(broker.launcher.entry("slow").tools or []) == len(before) + 1)
+        after = {t.name for t in (await broker.tools_by_server("coder"))["slow"]}
+        assert after - before == {"grown4"}

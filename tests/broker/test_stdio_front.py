@@ -124,3 +124,43 @@ async def test_role_stamped_on_the_call_when_the_connection_has_none(config: Pat
         r = await s.call_tool("mcp_router_call", {"server": "time", "tool": "get_current_time",
                                                   "role": "reviewer", "arguments": {"timezone": "UTC"}})
         assert "datetime" in text(r)
+
+
+def test_malformed_json_rpc_on_stdio_gets_an_error_and_the_broker_survives(write_config, home: Path) -> None:
+    import subprocess
+
+    config = write_config(base_config(time=time_server()))
+    env = {**os.environ, "NEURALGENTICS_HOME": str(home / "home")}
+    proc = subprocess.Popen([NEURALGENTICS, "broker", "stdio", "--config", str(config), "--role", "coder"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(obj: object) -> None:
+        raw = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
+        proc.stdin.write(raw + b"\n")
+        proc.stdin.flush()
+
+    def receive() -> dict:
+        return json.loads(proc.stdout.readline())
+
+    try:
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "raw", "version": "1"}}})
+        assert receive()["result"]["serverInfo"]["name"] == "neuralgentics-broker"
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send(b"{this is not json")
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": 42}})
+        send({"jsonrpc": "2.0", "id": 3, "method": "no/such/method"})
+        send({"jsonrpc": "2.0", "id": 4, "method": "tools/list"})
+        replies = {}
+        while 4 not in replies:
+            msg = receive()
+            replies[msg.get("id")] = msg
+        assert replies[2]["error"]["code"] == -32602
+        assert replies[3]["error"]["code"] == -32601
+        assert "mcp_router_call" in {t["name"] for t in replies[4]["result"]["tools"]}
+    finally:
+        proc.stdin.close()
+        proc.wait(20)
+    assert proc.returncode == 0

@@ -1,7 +1,8 @@
 """A deliberately misbehaving stdio MCP server for fault tests (timeouts, crashes, drains).
 
 Raw newline-delimited JSON-RPC on asyncio (no SDK import, so it starts in milliseconds).
-Tools: `wait` sleeps for the given seconds, `hang` never answers, `pid` reports its pid.
+Tools: `wait` sleeps for the given seconds, `hang` never answers, `pid` reports its pid,
+`grow` adds a tool and sends notifications/tools/list_changed.
 Requests run concurrently, as a real server's would.
 """
 
@@ -16,6 +17,8 @@ TOOLS = [
                      "required": ["seconds"]}},
     {"name": "hang", "description": "Never answer", "inputSchema": {"type": "object"}},
     {"name": "pid", "description": "The server's process id", "inputSchema": {"type": "object"}},
+    {"name": "grow", "description": "Add a tool and announce it (tools/list_changed)",
+     "inputSchema": {"type": "object"}},
 ]
 
 
@@ -44,6 +47,10 @@ async def handle(req: dict, write) -> None:
             return
         elif name == "pid":
             result = text(str(os.getpid()))
+        elif name == "grow":
+            TOOLS.append({"name": f"grown{len(TOOLS)}", "inputSchema": {"type": "object"}})
+            write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            result = text("grown")
         else:
             write({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": f"no tool {name}"}})
             return
