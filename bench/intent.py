@@ -44,7 +44,9 @@ def evaluate(matcher: IntentMatcher, intents, mode: str, misses: list | None = N
             confident += 1
             confident_right += ranked[:1] == [(server, tool)]
         if misses is not None and ranked[:1] != [(server, tool)]:
-            misses.append((mode, intent, f"{server}/{tool}", ranked[:3], round(result.confidence, 2)))
+            misses.append(
+                (mode, intent, f"{server}/{tool}", ranked[:3], round(result.confidence, 2))
+            )
     n = len(intents)
     return {
         "top1": round(hits[1] / n, 4),
@@ -60,23 +62,32 @@ def calibration(matcher: IntentMatcher, intents) -> list[dict]:
     rows = []
     for intent, server, tool in intents:
         r = matcher.match(intent, top_k=1)
-        rows.append((r.confidence, (r.best.server, r.best.tool) == (server, tool) if r.best else False))
+        rows.append(
+            (r.confidence, (r.best.server, r.best.tool) == (server, tool) if r.best else False)
+        )
     out = []
     for t in (0.3, 0.5, 0.6, 0.7, 0.8, 0.9):
         kept = [ok for conf, ok in rows if conf >= t]
-        out.append({
-            "threshold": t,
-            "confident_share": round(len(kept) / len(rows), 3),
-            "precision": round(sum(kept) / len(kept), 3) if kept else None,
-        })
+        out.append(
+            {
+                "threshold": t,
+                "confident_share": round(len(kept) / len(rows), 3),
+                "precision": round(sum(kept) / len(kept), 3) if kept else None,
+            }
+        )
     return out
 
 
 # Requests no tool in the catalog serves: a good matcher is not confident about any of them.
 UNRELATED = [
-    "bake a chocolate cake", "what is the meaning of life", "book a flight to Paris",
-    "play some jazz music", "translate this paragraph into French", "tell me a joke about cats",
-    "water the plants at 6pm", "what is the capital of Australia",
+    "bake a chocolate cake",
+    "what is the meaning of life",
+    "book a flight to Paris",
+    "play some jazz music",
+    "translate this paragraph into French",
+    "tell me a joke about cats",
+    "water the plants at 6pm",
+    "what is the capital of Australia",
 ]
 
 
@@ -88,7 +99,8 @@ def scaled_catalog(tools, summaries, at_least: int):
         for server, listed in tools.items():
             name = f"{server}-{copy}"
             out[name] = [
-                Tool(name=t.name, description=t.description, input_schema=t.input_schema) for t in listed
+                Tool(name=t.name, description=t.description, input_schema=t.input_schema)
+                for t in listed
             ]
             if server in summaries:
                 sums[name] = summaries[server]
@@ -159,7 +171,9 @@ def main() -> None:
         "tools": matcher.tool_count,
         "servers": len(tools),
         "intents": len(intents),
-        "modes": {m: evaluate(matcher, intents, m, misses if args.show_misses else None) for m in MODES},
+        "modes": {
+            m: evaluate(matcher, intents, m, misses if args.show_misses else None) for m in MODES
+        },
     }
     report["calibration"] = calibration(matcher, intents)
     report["unrelated_confident"] = sum(matcher.match(q).confident for q in UNRELATED)
@@ -176,11 +190,17 @@ def main() -> None:
     if args.json:
         print(json.dumps(report, indent=1))
     else:
-        print(f"catalog: {report['tools']} tools on {report['servers']} servers; {report['intents']} intents")
+        print(
+            f"catalog: {report['tools']} tools on {report['servers']} servers; {report['intents']} intents"
+        )
         print(f"{'mode':<11}{'top-1':>7}{'top-3':>7}{'top-5':>7}{'confident':>11}{'precision':>11}")
         for m, r in report["modes"].items():
-            prec = f"{r['confident_precision']:.3f}" if r["confident_precision"] is not None else "-"
-            print(f"{m:<11}{r['top1']:>7.3f}{r['top3']:>7.3f}{r['top5']:>7.3f}{r['confident_share']:>11.3f}{prec:>11}")
+            prec = (
+                f"{r['confident_precision']:.3f}" if r["confident_precision"] is not None else "-"
+            )
+            print(
+                f"{m:<11}{r['top1']:>7.3f}{r['top3']:>7.3f}{r['top5']:>7.3f}{r['confident_share']:>11.3f}{prec:>11}"
+            )
         h, b, e = (report["modes"][m] for m in ("hybrid", "bm25", "embedding"))
         print(
             f"hybrid/bm25 top-1 ratio {h['top1'] / b['top1']:.3f}, hybrid/embedding top-1 ratio "
@@ -200,10 +220,11 @@ def main() -> None:
         if "latency" in report:
             lat = report["latency"]
             print(
-                f"latency ({lat['embedding_backend']} embeddings) on {lat['tools']} tools after warm-up ({lat['warm_seconds']} s): hybrid p50 "
-                f"{lat['hybrid_p50_ms']} ms, p90 {lat['hybrid_p90_ms']} ms; with the intent's vector cached "
-                f"{lat['hybrid_cached_query_p50_ms']} ms; BM25 alone p50 "
-                f"{lat['bm25_only_p50_ms']} ms; of which query embedding p50 {lat['query_embedding_p50_ms']} ms"
+                f"latency ({lat['embedding_backend']} embeddings) on {lat['tools']} tools "
+                f"after warm-up ({lat['warm_seconds']} s): hybrid p50 {lat['hybrid_p50_ms']} ms, "
+                f"p90 {lat['hybrid_p90_ms']} ms; with the intent's vector cached "
+                f"{lat['hybrid_cached_query_p50_ms']} ms; BM25 alone p50 {lat['bm25_only_p50_ms']} ms; "
+                f"query embedding alone p50 {lat['query_embedding_p50_ms']} ms"
             )
         for miss in misses:
             print("MISS", *miss, sep=" | ")

@@ -90,6 +90,8 @@ def intents() -> list[tuple[str, str, str]]:
             intent, target = line.split("\t")
             server, tool = target.strip().split("/", 1)
         except ValueError:
-            raise ValueError(f"intents.tsv:{n}: expected 'intent<TAB>server/tool', got {line!r}") from None
+            raise ValueError(
+                f"intents.tsv:{n}: expected 'intent<TAB>server/tool', got {line!r}"
+            ) from None
         out.append((intent.strip(), server, tool))
     return out

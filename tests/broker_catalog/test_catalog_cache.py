@@ -40,7 +40,10 @@ def test_a_changed_launch_config_misses_but_a_new_summary_does_not(tmp_path) -> 
     cache = ToolListCache(tmp_path)
     tools = [Tool(name="get_current_time", input_schema={"type": "object"})]
     cache.save("time", cfg, tools)
-    assert cache.load("time", cfg.model_copy(update={"summary": "new words", "idle_timeout": 5})) == tools
+    assert (
+        cache.load("time", cfg.model_copy(update={"summary": "new words", "idle_timeout": 5}))
+        == tools
+    )
     assert cache.load("time", cfg.model_copy(update={"args": ["-m", "mcp_server_time"]})) is None
     assert cache.load("time", cfg.model_copy(update={"env": {"TZ": "UTC"}})) is None
     assert config_hash(cfg) == config_hash(cfg.model_dump())
@@ -66,9 +69,20 @@ def test_a_corrupt_or_foreign_file_is_a_miss_not_a_crash(tmp_path) -> None:
     path = tmp_path / "time.json"
     path.write_text("{not json")
     assert cache.load("time", cfg) is None
-    path.write_text(json.dumps({"version": 1, "server": "time", "config_hash": config_hash(cfg), "tools": [{"nope": 1}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "server": "time",
+                "config_hash": config_hash(cfg),
+                "tools": [{"nope": 1}],
+            }
+        )
+    )
     assert cache.load("time", cfg) is None
-    path.write_text(json.dumps({"version": 99, "server": "time", "config_hash": config_hash(cfg), "tools": []}))
+    path.write_text(
+        json.dumps({"version": 99, "server": "time", "config_hash": config_hash(cfg), "tools": []})
+    )
     assert cache.load("time", cfg) is None
 
 
@@ -78,6 +92,8 @@ def test_secrets_in_env_and_headers_never_reach_the_disk(tmp_path, monkeypatch) 
     cache = ToolListCache(tmp_path)
     cache.save("srv", cfg, [Tool(name="t", input_schema={"type": "object"})])
     stored = (tmp_path / "srv.json").read_text()
-    assert "s3cr3t-value" not in stored and "inline-secret" not in stored and "API_KEY" not in stored
+    assert (
+        "s3cr3t-value" not in stored and "inline-secret" not in stored and "API_KEY" not in stored
+    )
     # No temp files left behind by the atomic write.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["srv.json"]

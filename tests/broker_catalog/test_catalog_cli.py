@@ -54,40 +54,79 @@ def config_file(tmp_path: Path, git_repo: Path) -> Path:
 
 
 def test_match_on_a_tools_file(cli, tools_file: Path) -> None:
-    r = run(cli, "match", "--tools-file", str(tools_file), "--top", "3", "--json", "scale the api deployment to 3 replicas")
+    r = run(
+        cli,
+        "match",
+        "--tools-file",
+        str(tools_file),
+        "--top",
+        "3",
+        "--json",
+        "scale the api deployment to 3 replicas",
+    )
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
     assert [c["server"] for c in data["candidates"]][0] == "kubernetes"
     assert data["candidates"][0]["tool"] == "deployment_scale"
-    assert len(data["candidates"]) == 3 and {"server", "tool", "score"} <= set(data["candidates"][0])
-    human = run(cli, "match", "--tools-file", str(tools_file), "scale the api deployment to 3 replicas")
+    assert len(data["candidates"]) == 3 and {"server", "tool", "score"} <= set(
+        data["candidates"][0]
+    )
+    human = run(
+        cli, "match", "--tools-file", str(tools_file), "scale the api deployment to 3 replicas"
+    )
     assert "1. kubernetes/deployment_scale" in human.output
 
 
 def test_queries_file_gives_one_json_line_per_intent(cli, tools_file: Path, tmp_path: Path) -> None:
     queries = tmp_path / "q.txt"
-    queries.write_text("what time is it in Tokyo\n\nlist the open pull requests on github\npost hi in #general on slack\n")
+    queries.write_text(
+        "what time is it in Tokyo\n\nlist the open pull requests on github\npost hi in #general on slack\n"
+    )
     r = run(cli, "match", "--tools-file", str(tools_file), "--queries-file", str(queries))
     assert r.exit_code == 0, r.output
     lines = [json.loads(line) for line in r.output.splitlines()]
     assert [d["intent"] for d in lines] == [
-        "what time is it in Tokyo", "list the open pull requests on github", "post hi in #general on slack"
+        "what time is it in Tokyo",
+        "list the open pull requests on github",
+        "post hi in #general on slack",
     ]
     assert lines[1]["candidates"][0]["server"] == "github"
     assert lines[2]["candidates"][0]["tool"] == "slack_post_message"
-    piped = run(cli, "match", "--tools-file", str(tools_file), "--queries-file", "-", input="what time is it\n")
+    piped = run(
+        cli,
+        "match",
+        "--tools-file",
+        str(tools_file),
+        "--queries-file",
+        "-",
+        input="what time is it\n",
+    )
     assert len(piped.output.splitlines()) == 1
 
 
 def test_match_with_a_role_sees_only_its_tools(cli, tools_file: Path, config_file: Path) -> None:
-    r = run(cli, "match", "--tools-file", str(tools_file), "--config", str(config_file), "--role", "timekeeper",
-            "--top", "10", "--json", "open a pull request")
+    r = run(
+        cli,
+        "match",
+        "--tools-file",
+        str(tools_file),
+        "--config",
+        str(config_file),
+        "--role",
+        "timekeeper",
+        "--top",
+        "10",
+        "--json",
+        "open a pull request",
+    )
     data = json.loads(r.output)
     assert data["role"] == "timekeeper" and data["considered"] == 2
     assert {c["server"] for c in data["candidates"]} == {"time"}
 
 
-def test_match_errors_name_the_problem(cli, tools_file: Path, config_file: Path, tmp_path: Path) -> None:
+def test_match_errors_name_the_problem(
+    cli, tools_file: Path, config_file: Path, tmp_path: Path
+) -> None:
     r = run(cli, "match", "--tools-file", str(tools_file))
     assert r.exit_code == 1 and "give either an INTENT or --queries-file" in r.output
     r = run(cli, "match", "--tools-file", str(tmp_path / "missing.json"), "x")
@@ -96,10 +135,22 @@ def test_match_errors_name_the_problem(cli, tools_file: Path, config_file: Path,
     bad.write_text(json.dumps({"srv": [{"description": "no name"}]}))
     r = run(cli, "match", "--tools-file", str(bad), "x")
     assert r.exit_code == 1 and "srv[0].name" in r.output
-    bad.write_text(json.dumps({"srv": [{"name": "a", "inputSchema": {}}, {"name": "a", "inputSchema": {}}]}))
+    bad.write_text(
+        json.dumps({"srv": [{"name": "a", "inputSchema": {}}, {"name": "a", "inputSchema": {}}]})
+    )
     r = run(cli, "match", "--tools-file", str(bad), "x")
     assert r.exit_code == 1 and "duplicate tool name 'a'" in r.output
-    r = run(cli, "match", "--tools-file", str(tools_file), "--config", str(config_file), "--role", "ghost", "x")
+    r = run(
+        cli,
+        "match",
+        "--tools-file",
+        str(tools_file),
+        "--config",
+        str(config_file),
+        "--role",
+        "ghost",
+        "x",
+    )
     assert r.exit_code == 1 and "roles.ghost: no such role" in r.output
     r = run(cli, "match", "--tools-file", str(tools_file), "--mode", "magic", "x")
     assert r.exit_code == 1 and "--mode must be" in r.output
@@ -139,19 +190,29 @@ def test_refresh_fills_the_cache_and_catalog_reads_it_without_starting_servers(
     assert by_name["time"]["tools"] == ["get_current_time", "convert_time"]
     assert "git_status" in by_name["git"]["tools"]
 
-    role = json.loads(run(cli, "catalog", "--config", str(config_file), "--role", "timekeeper", "--json").output)
+    role = json.loads(
+        run(cli, "catalog", "--config", str(config_file), "--role", "timekeeper", "--json").output
+    )
     assert [s["name"] for s in role["servers"]] == ["time"] and role["role"] == "timekeeper"
 
-    matched = json.loads(run(cli, "match", "--config", str(config_file), "--json", "what time is it in Paris").output)
+    matched = json.loads(
+        run(cli, "match", "--config", str(config_file), "--json", "what time is it in Paris").output
+    )
     assert matched["candidates"][0]["tool"] == "get_current_time"
 
 
 def test_refresh_reports_each_failure(cli, tmp_path: Path) -> None:
     path = tmp_path / "broker.yaml"
-    path.write_text(yaml.safe_dump({"servers": {
-        "time": time_server(),
-        "broken": {"command": str(tmp_path / "no-such-binary")},
-    }}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "servers": {
+                    "time": time_server(),
+                    "broken": {"command": str(tmp_path / "no-such-binary")},
+                }
+            }
+        )
+    )
     r = run(cli, "refresh", "--config", str(path))
     assert r.exit_code == 1
     assert "time: 2 tools" in r.output and "broken: failed" in r.output

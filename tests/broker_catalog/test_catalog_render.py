@@ -32,7 +32,9 @@ def real_tools(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Tool]
     subprocess.run(["git", "init", "-q", str(repo)], check=True, timeout=30)
     servers = {
         "time": ServerConfig(command=sys.executable, args=["-m", "mcp_server_time"]),
-        "git": ServerConfig(command=sys.executable, args=["-m", "mcp_server_git", "--repository", str(repo)]),
+        "git": ServerConfig(
+            command=sys.executable, args=["-m", "mcp_server_git", "--repository", str(repo)]
+        ),
     }
 
     async def main() -> dict[str, list[Tool]]:
@@ -122,7 +124,9 @@ def test_truncated_lines_say_how_many_names_are_left_out(eval_catalog) -> None:
 
 
 def test_server_whose_tools_are_unknown_is_listed_as_such(real_tools) -> None:
-    view = render_catalog({"time": real_tools["time"], "slow": None}, {"slow": "A server not started yet"})
+    view = render_catalog(
+        {"time": real_tools["time"], "slow": None}, {"slow": "A server not started yet"}
+    )
     slow = next(s for s in view.servers if s.name == "slow")
     assert slow.tools is None
     assert "- slow: A server not started yet. tools not listed yet" in view.text
@@ -189,6 +193,8 @@ def test_tokens_module_needs_no_network(tmp_path: Path) -> None:
         "print(count_tokens('get_current_time'))\n"
     )
     env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     assert int(out.stdout) > 0

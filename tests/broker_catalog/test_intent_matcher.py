@@ -129,8 +129,18 @@ def test_an_empty_catalog_answers_with_no_candidates(shared_embeddings) -> None:
 
 
 SKILLS = [
-    SkillRecord("reviewer", "Code Review", "Reviews changes for correctness, security and maintainability.", "Check the diff."),
-    SkillRecord("tester", "Test Engineering", "Writes unit, integration and end-to-end tests.", "Write failing tests first."),
+    SkillRecord(
+        "reviewer",
+        "Code Review",
+        "Reviews changes for correctness, security and maintainability.",
+        "Check the diff.",
+    ),
+    SkillRecord(
+        "tester",
+        "Test Engineering",
+        "Writes unit, integration and end-to-end tests.",
+        "Write failing tests first.",
+    ),
     SkillRecord("architect", "Architecture Review", "Reviews system design and trade-offs.", ""),
 ]
 
@@ -149,9 +159,16 @@ def test_skills_come_back_as_a_secondary_list(eval_catalog, shared_embeddings) -
 def test_skills_accept_any_object_with_the_fields(shared_embeddings) -> None:
     class Skill:  # the orchestrator's Skill has these attributes among others
         def __init__(self) -> None:
-            self.id, self.name, self.description, self.body = "coder", "Implementation", "Implements features", ""
+            self.id, self.name, self.description, self.body = (
+                "coder",
+                "Implementation",
+                "Implements features",
+                "",
+            )
 
-    matcher = IntentMatcher({}, skills=[Skill(), {"id": "tester", "name": "Tests"}], cache=shared_embeddings)
+    matcher = IntentMatcher(
+        {}, skills=[Skill(), {"id": "tester", "name": "Tests"}], cache=shared_embeddings
+    )
     assert matcher.match("implement the feature").skills[0].id == "coder"
     with pytest.raises(ValueError, match="non-empty string 'id'"):
         IntentMatcher({}, skills=[{"name": "no id"}], cache=shared_embeddings)
@@ -174,7 +191,15 @@ class CountingEmbedder:
 
 
 def test_tool_texts_are_embedded_once_and_persist_across_processes(tmp_path) -> None:
-    tools = {"time": [Tool(name="get_current_time", description="Current time in a zone", input_schema={"type": "object"})]}
+    tools = {
+        "time": [
+            Tool(
+                name="get_current_time",
+                description="Current time in a zone",
+                input_schema={"type": "object"},
+            )
+        ]
+    }
     path = tmp_path / "emb.npz"
     embedder = CountingEmbedder()
     first = IntentMatcher(tools, embedder=embedder, cache=EmbeddingCache(path))
@@ -186,6 +211,14 @@ def test_tool_texts_are_embedded_once_and_persist_across_processes(tmp_path) -> 
     second.match("what time is it")
     assert embedder.texts == after_first + 1  # just the intent
     # A changed description is embedded again.
-    changed = {"time": [Tool(name="get_current_time", description="Now, anywhere", input_schema={"type": "object"})]}
+    changed = {
+        "time": [
+            Tool(
+                name="get_current_time",
+                description="Now, anywhere",
+                input_schema={"type": "object"},
+            )
+        ]
+    }
     IntentMatcher(changed, embedder=embedder, cache=EmbeddingCache(path)).warm()
     assert embedder.texts > after_first + 1

@@ -31,7 +31,10 @@ def _config(repo) -> BrokerConfig:
             "servers": {"time": time_server(), "git": git_server(repo)},
             "roles": {
                 "coder": {"allow": ["time/*", "git/*"]},
-                "reviewer": {"allow": ["time/get_current_time", "git/*"], "deny": ["git/git_commit"]},
+                "reviewer": {
+                    "allow": ["time/get_current_time", "git/*"],
+                    "deny": ["git/git_commit"],
+                },
                 "nobody": {"allow": []},
             },
         }
@@ -46,13 +49,19 @@ async def _broker(repo) -> AsyncIterator[Broker]:
 
 async def test_find_tool_ranks_what_the_role_may_call(git_repo) -> None:
     async with _broker(git_repo) as broker:
-        text = await find_tool(broker, "coder", {"intent": "which files did I modify but not stage yet"})
+        text = await find_tool(
+            broker, "coder", {"intent": "which files did I modify but not stage yet"}
+        )
         data = json.loads(text)
         assert data["candidates"][0]["server"] == "git"
         assert data["candidates"][0]["tool"] in ("git_status", "git_diff_unstaged")
         assert all({"server", "tool", "score", "why"} <= set(c) for c in data["candidates"])
 
-        denied = json.loads(await find_tool(broker, "reviewer", {"intent": "commit the staged changes", "top_k": 20}))
+        denied = json.loads(
+            await find_tool(
+                broker, "reviewer", {"intent": "commit the staged changes", "top_k": 20}
+            )
+        )
         assert all(c["tool"] != "git_commit" for c in denied["candidates"])
         assert all(c["tool"] != "convert_time" for c in denied["candidates"])
 
@@ -76,8 +85,12 @@ async def test_router_intent_resolves_when_confident_and_asks_when_not(git_repo)
         named = await resolve_intent(broker, "coder", "run git_status on the repo")
         assert named.resolved and (named.server, named.tool) == ("git", "git_status")
         # The resolved pair is a real call through the broker.
-        result = await broker.call(role="coder", server=named.server, tool=named.tool,
-                                   arguments={"repo_path": str(git_repo)})
+        result = await broker.call(
+            role="coder",
+            server=named.server,
+            tool=named.tool,
+            arguments={"repo_path": str(git_repo)},
+        )
         assert not result.is_error
 
         vague = await resolve_intent(broker, "coder", "do the thing with the stuff")
@@ -117,16 +130,24 @@ async def test_post_match_route(git_repo) -> None:
             yield
 
     app = FastAPI(lifespan=lifespan)
-    app.include_router(match_router(lambda: holder["b"], lambda h, b: holder["b"].resolve_role(h, b)))
+    app.include_router(
+        match_router(lambda: holder["b"], lambda h, b: holder["b"].resolve_role(h, b))
+    )
     async with lifespan(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
-            r = await client.post("/match", json={"intent": "convert 9am Berlin time to New York"},
-                                  headers={"X-Neuralgentics-Role": "coder"})
+            r = await client.post(
+                "/match",
+                json={"intent": "convert 9am Berlin time to New York"},
+                headers={"X-Neuralgentics-Role": "coder"},
+            )
             assert r.status_code == 200, r.text
             body = r.json()
             assert body["role"] == "coder"
-            assert (body["candidates"][0]["server"], body["candidates"][0]["tool"]) == ("time", "convert_time")
+            assert (body["candidates"][0]["server"], body["candidates"][0]["tool"]) == (
+                "time",
+                "convert_time",
+            )
             assert {"confidence", "confident", "skills"} <= set(body)
 
             r = await client.post("/match", json={"intent": "", "role": "coder"})
@@ -149,16 +170,30 @@ async def test_router_call_with_an_intent_calls_only_when_confident(git_repo) ->
             await real_write(rec)
 
         broker.audit.write = record  # type: ignore[method-assign]
-        done = await call_by_intent(broker, role="coder", intent="get_current_time in Tokyo",
-                                    arguments={"timezone": "Asia/Tokyo"}, front="test")
+        done = await call_by_intent(
+            broker,
+            role="coder",
+            intent="get_current_time in Tokyo",
+            arguments={"timezone": "Asia/Tokyo"},
+            front="test",
+        )
         assert not done.is_error
         assert "Asia/Tokyo" in done.content[0].text
-        assert done.meta["neuralgentics/resolved"] == {"server": "time", "tool": "get_current_time", "confidence": 1.0}
+        assert done.meta["neuralgentics/resolved"] == {
+            "server": "time",
+            "tool": "get_current_time",
+            "confidence": 1.0,
+        }
         assert audited == [("time", "get_current_time", "ok")]
 
-        unsure = await call_by_intent(broker, role="coder", intent="do the thing with the stuff", arguments={})
+        unsure = await call_by_intent(
+            broker, role="coder", intent="do the thing with the stuff", arguments={}
+        )
         assert unsure.is_error and "nothing was called" in unsure.content[0].text
-        assert unsure.structured_content["resolved"] is False and unsure.structured_content["candidates"]
+        assert (
+            unsure.structured_content["resolved"] is False
+            and unsure.structured_content["candidates"]
+        )
         assert len(audited) == 1  # no call went downstream
 
 

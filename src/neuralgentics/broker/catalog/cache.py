@@ -30,7 +30,9 @@ log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
 # ServerConfig fields that do not change what tools/list returns.
-_NOT_IDENTITY = frozenset({"summary", "idle_timeout", "call_timeout", "start_timeout", "first_class"})
+_NOT_IDENTITY = frozenset(
+    {"summary", "idle_timeout", "call_timeout", "start_timeout", "first_class"}
+)
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 

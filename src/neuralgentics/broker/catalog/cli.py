@@ -14,7 +14,9 @@ import typer
 
 from neuralgentics.broker.catalog.render import DEFAULT_BUDGET_TOKENS
 
-ConfigOpt = typer.Option(None, "--config", "-c", help="broker YAML (default: <config dir>/broker.yaml)")
+ConfigOpt = typer.Option(
+    None, "--config", "-c", help="broker YAML (default: <config dir>/broker.yaml)"
+)
 ToolsFileOpt = typer.Option(
     None,
     "--tools-file",
@@ -40,9 +42,13 @@ def _source(tools_file: Path | None, config: Path | None, role: str | None):
 
 
 def catalog_cmd(
-    role: str | None = typer.Option(None, "--role", help="the view of this role (default: every server)"),
+    role: str | None = typer.Option(
+        None, "--role", help="the view of this role (default: every server)"
+    ),
     as_json: bool = typer.Option(False, "--json", help="the view as JSON, with its token counts"),
-    budget: int = typer.Option(DEFAULT_BUDGET_TOKENS, "--budget", min=1, help="token budget of the catalog"),
+    budget: int = typer.Option(
+        DEFAULT_BUDGET_TOKENS, "--budget", min=1, help="token budget of the catalog"
+    ),
     config: Path | None = ConfigOpt,
     tools_file: Path | None = ToolsFileOpt,
 ) -> None:
@@ -51,7 +57,9 @@ def catalog_cmd(
     from neuralgentics.broker.skillcatalog.records import load_skill_records
 
     src = _source(tools_file, config, role)
-    view = render_catalog(src.visible(), src.summaries, budget_tokens=budget, skills=load_skill_records())
+    view = render_catalog(
+        src.visible(), src.summaries, budget_tokens=budget, skills=load_skill_records()
+    )
     if as_json:
         data = view.to_dict()
         data["role"] = src.role
@@ -92,7 +100,8 @@ def refresh_cmd(
     names = list(servers) if servers else sorted(brokered)
     unknown = [n for n in names if n not in brokered]
     if unknown:
-        _fail(f"no brokered server named {', '.join(map(repr, unknown))} (servers: {', '.join(sorted(brokered)) or 'none'})")
+        known = ", ".join(sorted(brokered)) or "none"
+        _fail(f"no brokered server named {', '.join(map(repr, unknown))} (servers: {known})")
     cache = ToolListCache()
     failed = 0
     for name in names:
@@ -100,7 +109,7 @@ def refresh_cmd(
         # its last lines explain a failure.
         with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
             try:
-                tools = anyio.run(lambda: fetch_tools(brokered[name], timeout=timeout, errlog=errlog))
+                tools = anyio.run(fetch_tools, brokered[name], timeout, errlog)
             except Exception as exc:  # noqa: BLE001 - report every server, then fail once
                 failed += 1
                 reason = " ".join(str(exc).split()) or type(exc).__name__
@@ -119,7 +128,9 @@ def refresh_cmd(
 def match_cmd(
     intent: str | None = typer.Argument(None, help="what you want done, in a sentence"),
     tools_file: Path | None = ToolsFileOpt,
-    role: str | None = typer.Option(None, "--role", help="only tools this role may call (roles from --config)"),
+    role: str | None = typer.Option(
+        None, "--role", help="only tools this role may call (roles from --config)"
+    ),
     top: int = typer.Option(5, "--top", min=1, max=50, help="candidates to return"),
     as_json: bool = typer.Option(False, "--json", help="JSON answer(s)"),
     queries_file: Path | None = typer.Option(
@@ -146,7 +157,11 @@ def match_cmd(
 
     if queries_file is not None:
         try:
-            lines = (sys.stdin if str(queries_file) == "-" else queries_file.open(encoding="utf-8")).read().splitlines()
+            lines = (
+                (sys.stdin if str(queries_file) == "-" else queries_file.open(encoding="utf-8"))
+                .read()
+                .splitlines()
+            )
         except OSError as exc:
             _fail(f"{queries_file}: cannot read queries file ({exc.strerror or exc})")
         for line in lines:
@@ -161,7 +176,9 @@ def match_cmd(
         typer.echo(json.dumps(data, indent=1, ensure_ascii=False))
         return
     flag = "confident" if data["confident"] else "not confident: choose among these"
-    typer.echo(f"confidence {data['confidence']:.2f} ({flag}); {data['considered']} tools considered")
+    typer.echo(
+        f"confidence {data['confidence']:.2f} ({flag}); {data['considered']} tools considered"
+    )
     for i, c in enumerate(data["candidates"], 1):
         typer.echo(f"{i}. {c['server']}/{c['tool']}  {c['score']:.3f}  {c['why']}")
     for s in data["skills"]:

@@ -25,12 +25,17 @@ MAX_PAGES = 100
 
 
 @asynccontextmanager
-async def open_session(config: ServerConfig, errlog: IO[str] = sys.stderr) -> AsyncIterator[ClientSession]:
+async def open_session(
+    config: ServerConfig, errlog: IO[str] = sys.stderr
+) -> AsyncIterator[ClientSession]:
     """An initialised ClientSession to the server, over its configured transport."""
     if config.transport == "stdio":
         assert config.command is not None
         params = StdioServerParameters(
-            command=config.command, args=config.args, env=config.expanded_env() or None, cwd=config.cwd
+            command=config.command,
+            args=config.args,
+            env=config.expanded_env() or None,
+            cwd=config.cwd,
         )
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
@@ -68,7 +73,9 @@ async def list_all_tools(session: ClientSession) -> list[Tool]:
     return tools
 
 
-async def fetch_tools(config: ServerConfig, timeout: float | None = None, errlog: IO[str] = sys.stderr) -> list[Tool]:
+async def fetch_tools(
+    config: ServerConfig, timeout: float | None = None, errlog: IO[str] = sys.stderr
+) -> list[Tool]:
     """Start (or connect to) the server, list its tools, close it."""
     with anyio.fail_after(timeout if timeout is not None else config.start_timeout + 30):
         async with open_session(config, errlog=errlog) as session:

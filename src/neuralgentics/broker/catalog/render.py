@@ -157,7 +157,8 @@ def _compose(
     parts = [header] if header else []
     parts.extend(line for line, _ in lines)
     elided = any(
-        s.tools is not None and shown < len(s.tools) for s, (_, shown) in zip(servers, lines)
+        s.tools is not None and shown < len(s.tools)
+        for s, (_, shown) in zip(servers, lines, strict=True)
     )
     if skills:
         parts.append(_skills_line(skills))
@@ -233,7 +234,7 @@ def render_catalog(
             schema_tokens=s.schema_tokens,
             line=line,
         )
-        for s, (line, shown) in zip(servers, lines)
+        for s, (line, shown) in zip(servers, lines, strict=True)
     )
     return CatalogView(
         text=text,

@@ -41,7 +41,9 @@ class CatalogSource:
         return {s: ts for s, ts in self.tools_by_server.items() if ts is not None}
 
 
-def _policy_for(config: BrokerConfig, role: str | None) -> tuple[str | None, Callable[[str, str], bool] | None, AccessPolicy | None]:
+def _policy_for(
+    config: BrokerConfig, role: str | None
+) -> tuple[str | None, Callable[[str, str], bool] | None, AccessPolicy | None]:
     role = role or config.default_role
     if role is None:
         return None, None, None  # the operator's own view: everything

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 import Stemmer
-
 from mcp.types import Tool
 
 from neuralgentics.broker.catalog.names import split_identifier

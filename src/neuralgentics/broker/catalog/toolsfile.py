@@ -32,7 +32,9 @@ def parse_tools(data: Any, source: str = "<tools>") -> tuple[dict[str, list[Tool
     summaries: dict[str, str] = {}
     for server, entry in data.items():
         if not isinstance(server, str) or not server:
-            raise ToolsFileError(f"{source}: server names must be non-empty strings (got {server!r})")
+            raise ToolsFileError(
+                f"{source}: server names must be non-empty strings (got {server!r})"
+            )
         if isinstance(entry, Mapping):
             summary = entry.get("summary", "")
             if not isinstance(summary, str):
@@ -71,14 +73,20 @@ def load_tools_file(path: Path | str) -> tuple[dict[str, list[Tool]], dict[str, 
     try:
         data = json.loads(text) if p.suffix.lower() == ".json" else yaml.safe_load(text)
     except (ValueError, yaml.YAMLError) as exc:
-        raise ToolsFileError(f"{p}: not valid {'JSON' if p.suffix.lower() == '.json' else 'YAML'}: {exc}") from None
+        raise ToolsFileError(
+            f"{p}: not valid {'JSON' if p.suffix.lower() == '.json' else 'YAML'}: {exc}"
+        ) from None
     return parse_tools(data, str(p))
 
 
-def dump_tools(tools_by_server: Mapping[str, list[Tool]], summaries: Mapping[str, str] | None = None) -> dict[str, Any]:
+def dump_tools(
+    tools_by_server: Mapping[str, list[Tool]], summaries: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     summaries = summaries or {}
     out: dict[str, Any] = {}
     for server, tools in tools_by_server.items():
         listed = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
-        out[server] = {"summary": summaries[server], "tools": listed} if summaries.get(server) else listed
+        out[server] = (
+            {"summary": summaries[server], "tools": listed} if summaries.get(server) else listed
+        )
     return out

@@ -57,7 +57,7 @@ class EmbeddingCache:
         try:
             with np.load(self.path, allow_pickle=False) as data:
                 keys, vecs = data["keys"], data["vectors"]
-            self._vectors.update({str(k): v for k, v in zip(keys, vecs)})
+            self._vectors.update({str(k): v for k, v in zip(keys, vecs, strict=True)})
         except (OSError, ValueError, KeyError) as exc:
             log.warning("embedding cache %s is unreadable (%s); starting empty", self.path, exc)
 
@@ -75,10 +75,10 @@ class EmbeddingCache:
             self._load()
             missing = list(dict.fromkeys(k for k in keys if k not in self._vectors))
         if missing:
-            first_text = {k: t for k, t in zip(keys, texts)}
+            first_text = {k: t for k, t in zip(keys, texts, strict=True)}
             fresh = embedder.embed([first_text[k] for k in missing])
             with self._lock:
-                for k, v in zip(missing, fresh):
+                for k, v in zip(missing, fresh, strict=True):
                     self._vectors[k] = np.asarray(v, dtype=np.float32)
                 self._dirty = True
             self.save()
@@ -97,7 +97,9 @@ class EmbeddingCache:
             self._dirty = False
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".npz")
+            fd, tmp = tempfile.mkstemp(
+                dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".npz"
+            )
             with os.fdopen(fd, "wb") as f:
                 np.savez(f, keys=keys, vectors=vecs)
             os.replace(tmp, self.path)

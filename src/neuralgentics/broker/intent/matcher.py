@@ -30,7 +30,7 @@ from neuralgentics.broker.intent.actions import intent_action, tool_action
 from neuralgentics.broker.intent.documents import Document, skill_document, tool_document
 from neuralgentics.broker.intent.embedcache import Embedder, EmbeddingCache
 from neuralgentics.broker.intent.text import analyze, identifiers, words
-from neuralgentics.broker.skillcatalog.records import SkillRecord, skill_records
+from neuralgentics.broker.skillcatalog.records import skill_records
 
 Mode = Literal["hybrid", "bm25", "embedding"]
 Allowed = Callable[[str, str], bool]
@@ -138,7 +138,9 @@ class _Index:
             if self.vectors is None:
                 texts = [t for d in self.docs for t in d.embed_texts]
                 flat = cache.embed(texts, embedder)
-                vectors = np.zeros((len(self.docs), flat.shape[1] if len(flat) else 384), dtype=np.float32)
+                vectors = np.zeros(
+                    (len(self.docs), flat.shape[1] if len(flat) else 384), dtype=np.float32
+                )
                 row = 0
                 for i, d in enumerate(self.docs):
                     k = len(d.embed_texts)
@@ -187,7 +189,11 @@ class IntentMatcher:
         self._keys: list[tuple[str, str]] = [d.key for d in docs]
         self._servers = np.array([k[0] for k in self._keys], dtype=object)
         self._actions = np.array(
-            [tool_action(t) or "" for server in sorted(tools_by_server) for t in tools_by_server[server] or []],
+            [
+                tool_action(t) or ""
+                for server in sorted(tools_by_server)
+                for t in tools_by_server[server] or []
+            ],
             dtype=object,
         )
         self._server_terms = {s: frozenset(analyze(s)) for s in tools_by_server}
@@ -199,7 +205,13 @@ class IntentMatcher:
         # server.tool, server__tool; mapped to the document index.
         self._exact: dict[str, list[int]] = {}
         for i, (server, tool) in enumerate(self._keys):
-            for spelling in {tool, f"{server}_{tool}", f"{server}/{tool}", f"{server}.{tool}", f"{server}__{tool}"}:
+            for spelling in {
+                tool,
+                f"{server}_{tool}",
+                f"{server}/{tool}",
+                f"{server}.{tool}",
+                f"{server}__{tool}",
+            }:
                 self._exact.setdefault(spelling.lower(), []).append(i)
         self._skills_list = skill_records(skills)
         self._skills = _Index([skill_document(s) for s in self._skills_list])
@@ -269,7 +281,11 @@ class IntentMatcher:
         if allowed is not None:
             mask = np.fromiter((allowed(s, t) for s, t in self._keys), dtype=bool, count=n)
         terms = analyze(intent)
-        qvec = self._query_vector(intent) if mode != "bm25" and (mask.any() or self._skills.docs) else None
+        qvec = (
+            self._query_vector(intent)
+            if mode != "bm25" and (mask.any() or self._skills.docs)
+            else None
+        )
 
         candidates: list[ToolMatch] = []
         confidence = 0.0
@@ -279,7 +295,11 @@ class IntentMatcher:
             # it would also lift every tool that merely names the service in its description.
             # Unless its tools carry the word in their names ("time" in get_current_time):
             # then it says what the tool does, not only where it lives.
-            named = set().union(*(self._server_only_terms[s] for s in mentioned)) if mentioned else set()
+            named = (
+                set().union(*(self._server_only_terms[s] for s in mentioned))
+                if mentioned
+                else set()
+            )
             lex_terms = [t for t in terms if t not in named and t not in GENERIC_VERBS] or terms
             lex = self._tools.lexical(lex_terms)
             sem = (
@@ -305,7 +325,9 @@ class IntentMatcher:
                 if action is not None and n:
                     fused += ACTION_MATCH_BOOST * (self._actions == action)
                     if action == "read":
-                        fused -= READ_MISMATCH_PENALTY * np.isin(self._actions, ["create", "update", "delete"])
+                        fused -= READ_MISMATCH_PENALTY * np.isin(
+                            self._actions, ["create", "update", "delete"]
+                        )
             fused = np.where(mask, fused, -np.inf)
             k = min(top_k, int(mask.sum()))
             order = np.argpartition(-fused, k - 1)[:k] if k < n else np.arange(n)
@@ -319,11 +341,15 @@ class IntentMatcher:
                         score=float(fused[i]),
                         lexical=float(lex[i]),
                         semantic=float(sem[i]),
-                        why=self._why(i, lex_terms, lex_s[i], sem[i], i in exact, server in mentioned),
+                        why=self._why(
+                            i, lex_terms, lex_s[i], sem[i], i in exact, server in mentioned
+                        ),
                         action=self._actions[i] or None,
                     )
                 )
-            confidence = self._confidence(fused[np.isfinite(fused)], candidates, bool(exact & set(order.tolist())), mode)
+            confidence = self._confidence(
+                fused[np.isfinite(fused)], candidates, bool(exact & set(order.tolist())), mode
+            )
         skills = self._match_skills(terms, qvec, mode)
         return MatchResult(
             intent=intent,
@@ -340,10 +366,14 @@ class IntentMatcher:
         term_set = set(terms)
         lowered = set(intent.lower().split())
         return {
-            s for s, st in self._server_terms.items() if (st and st <= term_set) or s.lower() in lowered
+            s
+            for s, st in self._server_terms.items()
+            if (st and st <= term_set) or s.lower() in lowered
         }
 
-    def _confidence(self, fused: np.ndarray, candidates: list[ToolMatch], exact: bool, mode: str) -> float:
+    def _confidence(
+        self, fused: np.ndarray, candidates: list[ToolMatch], exact: bool, mode: str
+    ) -> float:
         if not candidates:
             return 0.0
         if exact and candidates[0].score >= EXACT_NAME_BOOST:
@@ -359,7 +389,9 @@ class IntentMatcher:
         related = min(1.0, max(0.0, (cos - UNRELATED_COSINE) / (RELATED_COSINE - UNRELATED_COSINE)))
         return margin * related
 
-    def _why(self, i: int, terms: list[str], lex: float, cos: float, exact: bool, mentioned: bool) -> str:
+    def _why(
+        self, i: int, terms: list[str], lex: float, cos: float, exact: bool, mentioned: bool
+    ) -> str:
         reasons: list[str] = []
         if exact:
             reasons.append(f"names the tool {self._keys[i][1]}")
@@ -371,7 +403,9 @@ class IntentMatcher:
         reasons.append(f"meaning {cos:.2f}")
         return "; ".join(reasons)
 
-    def _match_skills(self, terms: list[str], qvec: np.ndarray | None, mode: str) -> list[SkillMatch]:
+    def _match_skills(
+        self, terms: list[str], qvec: np.ndarray | None, mode: str
+    ) -> list[SkillMatch]:
         docs = self._skills.docs
         if not docs:
             return []
@@ -383,13 +417,21 @@ class IntentMatcher:
             sem = np.zeros(len(docs), dtype=np.float32)
         # Absolute cosine (not rescaled): a skill must be about the intent, not merely the
         # closest of a handful.
-        score = sem if mode == "embedding" else (lex * 0.5 if mode == "bm25" else 0.5 * sem + 0.5 * lex * np.clip(sem * 2, 0, 1))
+        score = (
+            sem
+            if mode == "embedding"
+            else (lex * 0.5 if mode == "bm25" else 0.5 * sem + 0.5 * lex * np.clip(sem * 2, 0, 1))
+        )
         out = []
         for i in np.argsort(-score)[:3]:
             if score[i] < SKILL_MIN_SCORE:
                 break
             rec = self._skills_list[i]
-            out.append(SkillMatch(id=rec.id, name=rec.name, score=float(score[i]), why=f"meaning {sem[i]:.2f}"))
+            out.append(
+                SkillMatch(
+                    id=rec.id, name=rec.name, score=float(score[i]), why=f"meaning {sem[i]:.2f}"
+                )
+            )
         return out
 
 

@@ -60,7 +60,11 @@ class IntentError(ValueError):
     """Bad find_tool / match input; the message names the argument."""
 
 
-def _fingerprint(tools_by_server: Mapping[str, Sequence[Tool]], summaries: Mapping[str, str], skills: Sequence[SkillRecord]) -> str:
+def _fingerprint(
+    tools_by_server: Mapping[str, Sequence[Tool]],
+    summaries: Mapping[str, str],
+    skills: Sequence[SkillRecord],
+) -> str:
     h = hashlib.sha256()
     for server in sorted(tools_by_server):
         h.update(f"\0s{server}\0{summaries.get(server, '')}".encode())
@@ -95,7 +99,10 @@ class MatcherPool:
         # objects until a server's list changes, so remember the hash by object identity. The
         # entry holds the objects themselves, so their ids cannot be reused while it lives.
         ident = (
-            tuple((server, tuple(map(id, tools_by_server[server]))) for server in sorted(tools_by_server)),
+            tuple(
+                (server, tuple(map(id, tools_by_server[server])))
+                for server in sorted(tools_by_server)
+            ),
             tuple(sorted(summaries.items())),
             tuple(skills),
         )
@@ -137,7 +144,9 @@ _pool = MatcherPool()
 
 def _check(intent: Any, top_k: Any) -> tuple[str, int]:
     if not isinstance(intent, str) or not intent.strip():
-        raise IntentError("'intent' is required: the task in a sentence, e.g. 'list open pull requests'")
+        raise IntentError(
+            "'intent' is required: the task in a sentence, e.g. 'list open pull requests'"
+        )
     if top_k is None:
         top_k = DEFAULT_TOP_K
     if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
@@ -186,7 +195,9 @@ def result_text(result: MatchResult) -> str:
         ],
     }
     if result.skills:
-        payload["skills"] = [{"id": s.id, "name": s.name, "score": round(s.score, 3)} for s in result.skills]
+        payload["skills"] = [
+            {"id": s.id, "name": s.name, "score": round(s.score, 3)} for s in result.skills
+        ]
     if not result.candidates:
         payload["note"] = "no tool your role may call matches; get_tool_list shows what there is"
     elif not result.confident:
@@ -198,7 +209,9 @@ async def find_tool(broker: BrokerLike, role: str | None, arguments: Mapping[str
     """Handler of the ``find_tool`` meta-tool: returns the text of its CallToolResult."""
     unknown = set(arguments) - {"intent", "top_k", "role"}
     if unknown:
-        raise IntentError(f"find_tool: unknown argument(s) {', '.join(sorted(unknown))}; it takes intent and top_k")
+        raise IntentError(
+            f"find_tool: unknown argument(s) {', '.join(sorted(unknown))}; it takes intent and top_k"
+        )
     result = await match_for_role(broker, role, arguments.get("intent"), arguments.get("top_k"))
     return result_text(result)
 
@@ -298,7 +311,11 @@ async def call_by_intent(
             },
         )
     result = await broker.call(
-        role=role, server=resolution.server, tool=resolution.tool, arguments=arguments, **call_kwargs
+        role=role,
+        server=resolution.server,
+        tool=resolution.tool,
+        arguments=arguments,
+        **call_kwargs,
     )
     meta = dict(result.meta or {})
     meta["neuralgentics/resolved"] = {
