@@ -246,6 +246,9 @@ def test_project_index_page(stack: Stack, seeded: dict) -> None:
     root = seeded["root"]
     from urllib.parse import quote
 
+    # a file written after the last run: listed as not indexed yet, then indexed by the button
+    (Path(root) / "shipping.py").write_text("def shipping_cost(weight_kg):\n    return 4.5 + weight_kg * 1.1\n")
+
     q = quote(root, safe="")
     steps = [
         {"name": "files", "goto": f"/ui/#/project?root={q}", "wait": "main[data-ready=project] #project-files",
@@ -255,6 +258,9 @@ def test_project_index_page(stack: Stack, seeded: dict) -> None:
         {"name": "search", "goto": f"/ui/#/project?root={q}&tab=search&q=invoice%20total%20with%20tax",
          "wait": "#project-hits .hit", "eval": "[...document.querySelectorAll('#project-hits .hit')].map(h => h.innerText)",
          "screenshot": "project-search.png"},
+        {"name": "reindex", "goto": f"/ui/#/project?root={q}", "wait": "main[data-ready=project] #project-files"},
+        {"name": "reindexed", "click": "#reindex", "wait": "#project-files td:has-text('shipping.py')",
+         "eval": "document.querySelector('#project-files').innerText", "timeout": 60000},
     ]
     result = stack.browse(steps, name="project")
     projects = result["files"]["value"]["projects"]
@@ -264,6 +270,9 @@ def test_project_index_page(stack: Stack, seeded: dict) -> None:
     skipped = result["skipped"]["value"]
     assert "build/" in skipped and ".gitignore" in skipped  # ignored by the project's .gitignore
     assert "logo.bin" in skipped
+    assert "shipping.py" not in files
+    assert "shipping.py\tnot indexed yet (new since the last run)" in skipped
+    assert "shipping.py" in result["reindexed"]["value"] and "billing.py" in result["reindexed"]["value"]
     hits = result["search"]["value"]
     assert "billing.py" in hits[0] and "compute_invoice_total" in hits[0]
     assert all(not r["errors"] for r in result.values()), {k: r["errors"] for k, r in result.items()}

@@ -56,6 +56,30 @@ function searchTab(root, q, go, modeWanted) {
   return h('div', {}, form, out);
 }
 
+// Re-index in the background (the indexer's own job), showing its progress until it ends.
+function reindexButton(root, go, query) {
+  const status = h('span', { class: 'muted small', id: 'reindex-status' });
+  const button = h('button', { type: 'button', class: 'secondary', id: 'reindex', onclick: async () => {
+    button.disabled = true;
+    try {
+      let job = await api('/project/index', { params: { path: root } });
+      for (let i = 0; i < 1800 && (job.status === 'queued' || job.status === 'running'); i++) {
+        const p = job.progress;
+        status.textContent = `${job.status}: ${p.phase} ${p.files_done}/${p.files_total} files, ${p.embedded} chunks embedded`;
+        await new Promise((r) => setTimeout(r, 500));
+        job = await api(`/project/index/${job.id}`);
+      }
+      if (job.status === 'failed') throw new Error(`indexing failed: ${job.error}`);
+      go('project', [], { ...Object.fromEntries(query), root, t: Date.now() });
+    } catch (err) {
+      status.textContent = err.message;
+      status.classList.add('error');
+      button.disabled = false;
+    }
+  } }, 'Re-index now');
+  return [button, status];
+}
+
 export async function render({ query, go }) {
   const info = await api('/ui/api/info');
   if (!info.indexer) {
@@ -84,5 +108,6 @@ export async function render({ query, go }) {
     body = errorBox(err);
   }
   return h('div', {}, h('h1', {}, 'Project index'), list,
-    h('section', { class: 'panel', id: 'project-detail' }, h('h2', {}, root), tabs, body));
+    h('section', { class: 'panel', id: 'project-detail' },
+      h('div', { class: 'toolbar' }, h('h2', { style: { margin: 0 } }, root), reindexButton(root, go, query)), tabs, body));
 }
