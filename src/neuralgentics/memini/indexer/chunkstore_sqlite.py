@@ -30,7 +30,7 @@ from neuralgentics.memini.store.vectors import VectorIndex, from_blob, to_blob
 _CHUNK_COLUMNS = "id, project, file_path, content, start_line, end_line, language, symbol, kind"
 # bm25 column weights: content, symbol, file_path, terms. A symbol or path that names the
 # query is worth more than the same word somewhere in a body.
-_BM25 = "bm25(project_chunks_fts, 1.0, 4.0, 2.0, 1.0)"
+_BM25 = "bm25(project_chunks_fts, 1.0, 10.0, 2.0, 1.0)"
 
 
 def _now() -> str:
