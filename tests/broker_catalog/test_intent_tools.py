@@ -119,6 +119,13 @@ async def test_the_pool_rebuilds_only_when_tools_change(git_repo) -> None:
         other = pool.get(await broker.tools_by_server("reviewer"), broker.summaries("reviewer"))
         assert other is not first
 
+        from neuralgentics.broker.intent.tools import _matcher_for, warm_for_role
+
+        reviewer = await _matcher_for(broker, "reviewer", None, pool)
+        assert reviewer._tools.vectors is None  # built lazily...
+        await warm_for_role(broker, "reviewer", pool=pool)
+        assert reviewer._tools.vectors is not None  # ...or ahead of the first find_tool
+
 
 async def test_post_match_route(git_repo) -> None:
     holder: dict[str, Broker] = {}

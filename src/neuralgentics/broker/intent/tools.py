@@ -9,6 +9,7 @@ reach into the broker's internals, and a matcher is rebuilt only when the role's
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import json
 import threading
@@ -17,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import anyio
 from mcp.types import CallToolResult, TextContent, Tool
 
 from neuralgentics.broker.intent.matcher import (
@@ -172,15 +174,41 @@ async def match_for_role(
     skills: Sequence[SkillRecord] | None = None,
     pool: MatcherPool | None = None,
 ) -> MatchResult:
-    """Rank the tools ``role`` may call for ``intent`` (the library call behind every front)."""
+    """Rank the tools ``role`` may call for ``intent`` (the library call behind every front).
+
+    The matching runs in a worker thread: embedding the intent (and, the first time, the
+    tools) is model work that must not stall the broker's event loop and its other calls.
+    """
     intent, top_k = _check(intent, top_k)
-    tools_by_server = await broker.tools_by_server(role)
-    matcher = (pool or _pool).get(
-        tools_by_server,
-        {n: s for n, s in broker.summaries(role).items() if n in tools_by_server},
-        _skills() if skills is None else skills,
+    matcher = await _matcher_for(broker, role, skills, pool)
+
+    def allowed(server: str, tool: str) -> bool:
+        return broker.may_call(role, server, tool)
+
+    return await anyio.to_thread.run_sync(
+        functools.partial(matcher.match, intent, allowed=allowed, top_k=top_k)
     )
-    return matcher.match(intent, allowed=lambda s, t: broker.may_call(role, s, t), top_k=top_k)
+
+
+async def _matcher_for(
+    broker: BrokerLike,
+    role: str | None,
+    skills: Sequence[SkillRecord] | None,
+    pool: MatcherPool | None,
+) -> IntentMatcher:
+    tools_by_server = await broker.tools_by_server(role)
+    summaries = {n: s for n, s in broker.summaries(role).items() if n in tools_by_server}
+    records = await anyio.to_thread.run_sync(_skills) if skills is None else skills
+    return (pool or _pool).get(tools_by_server, summaries, records)
+
+
+async def warm_for_role(
+    broker: BrokerLike, role: str | None, *, pool: MatcherPool | None = None
+) -> None:
+    """Build and embed the role's matcher ahead of its first ``find_tool`` (e.g. in a
+    background task once the broker has listed its servers)."""
+    matcher = await _matcher_for(broker, role, None, pool)
+    await anyio.to_thread.run_sync(matcher.warm)
 
 
 def result_text(result: MatchResult) -> str:
