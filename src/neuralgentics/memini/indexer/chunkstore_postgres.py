@@ -55,7 +55,7 @@ class PostgresChunkStore:
     def begin_run(self, project: str) -> None:
         def op(conn: psycopg.Connection) -> None:
             conn.execute(
-                "INSERT INTO projects (root, status) VALUES (%s, 'indexing')"
+                "INSERT INTO indexed_projects (root, status) VALUES (%s, 'indexing')"
                 " ON CONFLICT (root) DO UPDATE SET status = 'indexing'",
                 [project],
             )
@@ -69,7 +69,7 @@ class PostgresChunkStore:
 
     def finish_run(self, project: str, summary: dict) -> None:
         self._run(lambda conn: conn.execute(
-            "UPDATE projects SET status = 'ready', indexed_at = clock_timestamp(), last_run = %s"
+            "UPDATE indexed_projects SET status = 'ready', indexed_at = clock_timestamp(), last_run = %s"
             " WHERE root = %s",
             [Jsonb(summary), project],
         ))
@@ -149,7 +149,7 @@ class PostgresChunkStore:
         def op(conn: psycopg.Connection) -> bool:
             conn.execute("DELETE FROM project_chunks WHERE project = %s", [project])
             conn.execute("DELETE FROM project_files WHERE project = %s", [project])
-            return conn.execute("DELETE FROM projects WHERE root = %s", [project]).rowcount > 0
+            return conn.execute("DELETE FROM indexed_projects WHERE root = %s", [project]).rowcount > 0
 
         return self._run(op)
 
@@ -158,7 +158,7 @@ class PostgresChunkStore:
             "SELECT p.root, p.status, p.created_at, p.indexed_at, p.last_run,"
             " (SELECT count(*) FROM project_files f WHERE f.project = p.root),"
             " (SELECT count(*) FROM project_chunks c WHERE c.project = p.root)"
-            f" FROM projects p {where} ORDER BY p.root",
+            f" FROM indexed_projects p {where} ORDER BY p.root",
             params,
         ).fetchall())
         return [

@@ -69,7 +69,7 @@ class SQLiteChunkStore:
     def begin_run(self, project: str) -> None:
         with self._tx() as conn:
             conn.execute(
-                "INSERT INTO projects (root, created_at, status) VALUES (?, ?, 'indexing')"
+                "INSERT INTO indexed_projects (root, created_at, status) VALUES (?, ?, 'indexing')"
                 " ON CONFLICT (root) DO UPDATE SET status = 'indexing'",
                 (project, _now()),
             )
@@ -85,7 +85,7 @@ class SQLiteChunkStore:
     def finish_run(self, project: str, summary: dict) -> None:
         with self._tx() as conn:
             conn.execute(
-                "UPDATE projects SET status = 'ready', indexed_at = ?, last_run = ? WHERE root = ?",
+                "UPDATE indexed_projects SET status = 'ready', indexed_at = ?, last_run = ? WHERE root = ?",
                 (_now(), json.dumps(summary), project),
             )
 
@@ -162,14 +162,14 @@ class SQLiteChunkStore:
         with self._tx() as conn:
             conn.execute("DELETE FROM project_chunks WHERE project = ?", (project,))
             conn.execute("DELETE FROM project_files WHERE project = ?", (project,))
-            return conn.execute("DELETE FROM projects WHERE root = ?", (project,)).rowcount > 0
+            return conn.execute("DELETE FROM indexed_projects WHERE root = ?", (project,)).rowcount > 0
 
     def _projects(self, where: str, params: tuple) -> list[ProjectInfo]:
         rows = self._conn().execute(
             "SELECT p.root, p.status, p.created_at, p.indexed_at, p.last_run,"
             " (SELECT count(*) FROM project_files f WHERE f.project = p.root),"
             " (SELECT count(*) FROM project_chunks c WHERE c.project = p.root)"
-            f" FROM projects p {where} ORDER BY p.root",
+            f" FROM indexed_projects p {where} ORDER BY p.root",
             params,
         ).fetchall()
         return [

@@ -1,7 +1,7 @@
 -- The project indexer on PostgreSQL: file states for incremental runs, where each chunk sits in
 -- its file, and full-text search over the chunks (symbol and path weigh more than the body).
 
-CREATE TABLE projects (
+CREATE TABLE indexed_projects (
     root        TEXT PRIMARY KEY,
     created_at  TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
     -- 'indexing' while a run is writing; a run that never finished is repaired by the next

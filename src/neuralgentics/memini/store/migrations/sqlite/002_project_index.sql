@@ -2,7 +2,7 @@
 -- can skip it without reading it), where each chunk sits in its file, keyword search over the
 -- chunks, and the vector log that keeps the chunks' HNSW index beside the database in step.
 
-CREATE TABLE projects (
+CREATE TABLE indexed_projects (
     root        TEXT PRIMARY KEY,
     created_at  TEXT NOT NULL,
     -- 'indexing' while a run is writing; a run that never finished is repaired by the next
