@@ -1,0 +1,61 @@
+"""The team set-up: two memini-core processes and two brokers on one PostgreSQL. Services are
+stateless; PostgreSQL is the shared state. No lost write, trust sums exact, no duplicate audit id."""
+
+from __future__ import annotations
+
+import contextlib
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import psycopg
+import pytest
+
+from reliability.broker_proc import serving, time_server, write_config
+from reliability.conftest import LOAD_SECONDS
+from reliability.loadmix import run_load, verify
+from reliability.memini_proc import clean_env, start, stop
+
+pytestmark = pytest.mark.postgres
+
+
+def test_two_memini_cores_on_one_postgres_lose_nothing(pg_url, tmp_path) -> None:
+    envs = [clean_env(tmp_path / f"home{i}", NEURALGENTICS_DATABASE_URL=pg_url) for i in range(2)]
+    with ThreadPoolExecutor(2) as pool:  # both start (and migrate) at once
+        procs = list(pool.map(lambda i: start(envs[i], tmp_path / f"serve{i}.log"), range(2)))
+    try:
+        urls = [m.url for m in procs]
+        ledger = run_load(urls, LOAD_SECONDS, clients=8)
+        assert not ledger.failures, ledger.failures[:5]
+        for url in urls:  # each process sees every write, whichever process took it
+            counts = verify(url, ledger)
+        print("scale-out", ledger.summary(), counts)
+    finally:
+        for m in procs:
+            stop(m.proc)
+
+
+def test_two_brokers_audit_into_one_postgres_without_duplicate_ids(pg_url, tmp_path) -> None:
+    calls_each = 24
+    with contextlib.ExitStack() as stack:
+        bases = []
+        for i in range(2):
+            home = tmp_path / f"broker{i}"
+            home.mkdir()
+            config = write_config(home / "broker.yaml", {"time": time_server()},
+                                  audit={"sink": "postgres", "database_url": pg_url})
+            base, _ = stack.enter_context(serving(config, home))
+            bases.append(base)
+
+        def call(n: int) -> int:
+            return httpx.post(bases[n % 2] + "/call", headers={"X-Neuralgentics-Role": "coder",
+                                                               "X-Neuralgentics-Session": f"s{n}"}, timeout=60,
+                              json={"server": "time", "tool": "get_current_time",
+                                    "arguments": {"timezone": "UTC"}}).status_code
+
+        with ThreadPoolExecutor(16) as pool:
+            assert list(pool.map(call, range(2 * calls_each))) == [200] * (2 * calls_each)
+    with psycopg.connect(pg_url) as conn:
+        rows = conn.execute("SELECT id, session_id FROM broker_audit").fetchall()
+    assert len(rows) == 2 * calls_each
+    assert len({r[0] for r in rows}) == len(rows)
+    assert {r[1] for r in rows} == {f"s{n}" for n in range(2 * calls_each)}
