@@ -291,3 +291,16 @@ def test_without_the_token_the_page_asks_for_it(stack: Stack, seeded: dict) -> N
     assert "missing or wrong bearer token" in result["locked"]["value"]["main"]
     assert result["unlocked"]["value"] == {"banner": True, "stored": True}
     assert result["unlocked"]["errors"] == []
+
+
+def test_token_in_the_address_is_kept_for_the_tab_and_hidden(stack: Stack, seeded: dict) -> None:
+    steps = [{"name": "open", "goto": f"/ui?token={stack.token}#/memories",
+              "wait": "main[data-ready=memories] #results",
+              "eval": "({href: location.href, stored: sessionStorage.getItem('neuralgentics.token'), "
+                      "rows: document.querySelectorAll('#results tbody tr').length})"}]
+    result = stack.browse(steps, name="token-url", login=False)
+    value = result["open"]["value"]
+    assert "token" not in value["href"] and value["href"].endswith("/ui/#/memories")
+    assert value["stored"] == stack.token
+    assert value["rows"] >= 3
+    assert result["open"]["errors"] == []

@@ -53,7 +53,7 @@ def test_page_and_assets_are_open_but_data_needs_the_token(client: TestClient) -
     assert page.headers["x-content-type-options"] == "nosniff"
     # ?token= survives the redirect, so the page can pick it up
     moved = client.get("/ui?token=abc", follow_redirects=False)
-    assert moved.status_code == 307 and moved.headers["location"].startswith("/ui/")
+    assert moved.status_code == 307 and moved.headers["location"] == "/ui/?token=abc"
     for path in ("/ui/api/info", "/ui/api/audit", "/ui/api/broker/servers", "/memory"):
         refused = client.get(path)
         assert refused.status_code == 401, path

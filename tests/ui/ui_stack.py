@@ -108,7 +108,7 @@ class Stack:
         out_dir = ARTIFACTS / name
         out_dir.mkdir(parents=True, exist_ok=True)
         if login and self.token:
-            steps = [{"name": "login", "goto": f"/ui/?token={self.token}#/overview",
+            steps = [{"name": "login", "goto": f"/ui?token={self.token}#/overview",
                       "wait": "main[data-ready]"}, *steps]
         plan = {"base": self.base, "out_dir": str(out_dir), "chromium": CHROMIUM, "steps": steps}
         proc = subprocess.run(

@@ -51,9 +51,10 @@ def _unreachable(exc: BrokerUnreachable) -> JSONResponse:
 
 
 @router.get("")
-def index_redirect() -> RedirectResponse:
+def index_redirect(request: Request) -> RedirectResponse:
     # Keep the query (?token=...) so the page can pick the token up.
-    return RedirectResponse("/ui/", status_code=307)
+    query = request.url.query
+    return RedirectResponse(f"/ui/?{query}" if query else "/ui/", status_code=307)
 
 
 # Only the dashboard's own files may run or load; no framing (clickjacking), no plug-ins.
