@@ -153,6 +153,10 @@ def test_graph_shows_the_edge_just_created_and_pans(stack: Stack, seeded: dict) 
          "eval": f"({{nodes: {nodes_js}, url: location.hash, transform: {transform_js}}})", "screenshot": "graph.png"},
         {"name": "pan", "drag": [".graphwrap svg", 120, -60],
          "eval": transform_js},
+        {"name": "only-derived", "goto": f"/ui/#/graph/{a['id']}?depth=2&types=DERIVED_FROM",
+         "wait": "main[data-ready=graph] .graphwrap line.edge",
+         "eval": f"({{edges: {edges_js}, nodes: {nodes_js}, boxes: [...document.querySelectorAll('.type-filter input:checked')].map(b => b.value)}})"},
+        {"name": "back", "goto": f"/ui/#/graph/{a['id']}?depth=2", "wait": "main[data-ready=graph] .graphwrap .node"},
         {"name": "before-move", "eval": f"document.querySelector(\".graphwrap .node[data-id='{far['id']}']\").getAttribute('transform')"},
         {"name": "move-node", "drag": [f".graphwrap .node[data-id='{far['id']}'] circle", 0, 90, "centre"],
          "eval": f"({{node: document.querySelector(\".graphwrap .node[data-id='{far['id']}']\").getAttribute('transform'), "
@@ -175,6 +179,11 @@ def test_graph_shows_the_edge_just_created_and_pans(stack: Stack, seeded: dict) 
     # dragging the background moved the view
     before, after = result["depth2"]["value"]["transform"], result["pan"]["value"]
     assert before.startswith("translate(") and after.startswith("translate(") and after != before
+    # the type filter walks DERIVED_FROM edges only: the superseded memory and the vault drop out
+    only = result["only-derived"]["value"]
+    assert {e["type"] for e in only["edges"]} == {"DERIVED_FROM"}
+    assert {n["id"] for n in only["nodes"]} == {a["id"], b["id"]}
+    assert only["boxes"] == ["DERIVED_FROM"]
     # dragging a memory moves it and the edge into it follows
     moved = result["move-node"]["value"]
     assert moved["node"].startswith("translate(")

@@ -30,6 +30,7 @@ export async function render() {
       h('dt', {}, 'store'), h('dd', { id: 'store-kind' }, hv.store),
       h('dt', {}, 'embedding model'), h('dd', {}, `${hv.embedding_model} (${hv.embedding_dim} dimensions)`),
       h('dt', {}, 'project indexer'), h('dd', {}, projects.ok ? badge('ok') : h('span', { class: 'muted' }, projects.error.status === 404 || projects.error.status === 501 ? 'not mounted in this build' : projects.error.message)),
+      h('dt', {}, 'orchestrator'), h('dd', {}, info.orchestrator ? badge('ok') : h('span', { class: 'muted' }, 'not mounted in this build')),
       h('dt', {}, 'broker'), h('dd', { id: 'broker-state' }, brokerUp ? [badge('ok'), ` ${b.url}`] : [badge('down'), ' ', h('span', { class: 'muted small' }, b.error)]),
     ));
 
