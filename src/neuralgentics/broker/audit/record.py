@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -82,8 +82,13 @@ class AuditRecord:
         red, digest = argument_digest(arguments)
         return cls(role=role, server=server, tool=tool, args=red, args_sha256=digest, **kw)
 
+    def to_dict(self) -> dict[str, Any]:
+        # Shallow on purpose: `args` is already a fresh redacted copy (asdict would deep-copy it
+        # again on every call's hot path).
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
     def to_json(self) -> str:
-        return json.dumps(asdict(self), separators=(",", ":"), default=str, ensure_ascii=False)
+        return json.dumps(self.to_dict(), separators=(",", ":"), default=str, ensure_ascii=False)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AuditRecord:
