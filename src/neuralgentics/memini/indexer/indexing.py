@@ -51,7 +51,7 @@ BATCH_CHUNKS = 256
 class IndexStatus:
     """A snapshot of a run, for progress bars and the HTTP job view."""
 
-    phase: str = "scanning"  # scanning, indexing, vectors, done
+    phase: str = "scanning"  # scanning, indexing, embedding, vectors, done
     files_total: int = 0  # files that need reading this run
     files_done: int = 0
     chunks: int = 0  # chunks written this run
@@ -178,13 +178,11 @@ def index_project(
     status.phase, status.files_total = "indexing", len(todo)
     tell()
 
-    batch = _Batch(project, store, embedder, report, status)
+    batch = _Batch(project, store, embedder, report, status, tell)
     for cand in todo:
         batch.add(cand, known.get(cand.path))
-        status.files_done += 1
         if batch.pending >= BATCH_CHUNKS:
             batch.flush()
-        tell()
     batch.flush()
 
     if report.chunks or report.removed or batch.dropped:
@@ -209,8 +207,11 @@ class _Batch:
         embedder: Callable[[], Embedder] | None,
         report: IndexReport,
         status: IndexStatus,
+        tell: Callable[[], None],
     ) -> None:
         self.project, self.store, self.report, self.status = project, store, report, status
+        self.tell = tell
+        self.read = 0  # files taken in so far; reported as done once written
         self.embedder = embedder
         self.files: list[tuple[FileState, list[tuple[str, str, object]], bool]] = []
         self.touched: list[FileState] = []
@@ -219,6 +220,7 @@ class _Batch:
         self.dropped = 0
 
     def add(self, cand: Candidate, old: FileState | None) -> None:
+        self.read += 1
         try:
             stable = _read_stable(cand.abspath)
         except FileNotFoundError:
@@ -258,6 +260,8 @@ class _Batch:
 
     def flush(self) -> None:
         if not (self.files or self.touched or self.removed):
+            self.status.files_done = self.read
+            self.tell()
             return
         hashes = [h for _, chunks, _ in self.files for _, h, _ in chunks]
         vectors = self.store.known_embeddings(hashes) if hashes else {}
@@ -276,7 +280,10 @@ class _Batch:
                 model = self.embedder()
             # similar lengths in one batch waste less padding
             order = sorted(missing, key=lambda h: len(missing[h]))
+            self.status.phase = "embedding"
+            self.tell()
             embedded = model.embed([missing[h] for h in order])
+            self.status.phase = "indexing"
             for h, vec in zip(order, embedded):
                 vectors[h] = np.asarray(vec, dtype=np.float32)
             self.report.embedded += len(order)
@@ -305,4 +312,6 @@ class _Batch:
         written = sum(len(w.chunks) for w in writes)
         self.report.chunks += written
         self.status.chunks += written
+        self.status.files_done = self.read
         self.files, self.touched, self.removed, self.pending = [], [], [], 0
+        self.tell()
