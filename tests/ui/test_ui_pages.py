@@ -121,16 +121,27 @@ def test_search_returns_the_memory_just_added_and_says_why(stack: Stack, seeded:
 
 def test_memory_filters_narrow_the_list(stack: Stack, seeded: dict) -> None:
     add(stack, "Deploys go out on Tuesdays.", project="/repo/other", source_type="user")
+    markup = '<img src=x onerror="window.__pwned=true"><b class="injected">bold</b>'
+    add(stack, markup, project="/repo/markup")
     steps = [{"name": "filtered", "goto": "/ui/#/memories?project=%2Frepo%2Fother&source_type=user",
               "wait": "main[data-ready=memories] #results",
               "eval": "[...document.querySelectorAll('#results tbody tr')].map(r => r.innerText)"},
              {"name": "trusted", "goto": "/ui/#/memories?min_trust=0.55&project=%2Frepo%2Fapp",
               "wait": "main[data-ready=memories] #results",
-              "eval": "document.querySelector('#results').innerText"}]
+              "eval": "document.querySelector('#results').innerText"},
+             {"name": "markup", "goto": "/ui/#/memories?project=%2Frepo%2Fmarkup",
+              "wait": "main[data-ready=memories] #results",
+              "eval": "({text: document.querySelector('#results').innerText, "
+                      "injected: document.querySelectorAll('#results img, #results b.injected').length, "
+                      "flag: window.__pwned === true})"}]
     result = stack.browse(steps, name="filters")
     rows = result["filtered"]["value"]
     assert len(rows) == 1 and "Deploys go out on Tuesdays." in rows[0]
     assert "No memories match" in result["trusted"]["value"]  # nothing in /repo/app is above 0.55
+    # markup in a memory is shown as text, never run
+    shown = result["markup"]["value"]
+    assert 'onerror="window.__pwned=true"' in shown["text"]
+    assert shown["injected"] == 0 and shown["flag"] is False
 
 
 def test_graph_shows_the_edge_just_created_and_pans(stack: Stack, seeded: dict) -> None:
