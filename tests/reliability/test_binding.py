@@ -1,0 +1,39 @@
+"""Loopback by default; beyond loopback only with NEURALGENTICS_TOKEN, and then every route but
+/health needs it. memini-core's side is tested in tests/memini/test_cli_and_service.py; this is
+the broker's, on its CLI and its app."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from fastapi.testclient import TestClient
+
+from neuralgentics.config import get_settings
+from reliability.broker_proc import NEURALGENTICS, time_server, write_config
+from reliability.memini_proc import clean_env
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0"])
+def test_broker_refuses_a_public_address_without_a_token(tmp_path, host) -> None:
+    config = write_config(tmp_path / "broker.yaml", {"time": time_server()})
+    done = subprocess.run([NEURALGENTICS, "broker", "serve", "--config", str(config), "--host", host, "--port", "1"],
+                          env=clean_env(tmp_path / "home"), capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "NEURALGENTICS_TOKEN" in done.stderr + done.stdout
+
+
+def test_broker_token_guards_every_route_but_health(tmp_path, monkeypatch) -> None:
+    from neuralgentics.broker.http import create_app
+
+    monkeypatch.setenv("NEURALGENTICS_TOKEN", "br0ker-t0ken")
+    get_settings.cache_clear()
+    config = write_config(tmp_path / "broker.yaml", {"time": time_server()})
+    with TestClient(create_app(config)) as c:
+        assert c.get("/health").status_code == 200
+        for method, path in [("GET", "/tools"), ("GET", "/servers"), ("POST", "/call"), ("POST", "/reload"),
+                             ("POST", "/mcp"), ("DELETE", "/servers/time"), ("POST", "/match")]:
+            assert c.request(method, path).status_code == 401, path
+            assert c.request(method, path, headers={"authorization": "Bearer wrong"}).status_code == 401, path
+        ok = c.get("/servers", headers={"authorization": "Bearer br0ker-t0ken"})
+        assert ok.status_code == 200 and [s["name"] for s in ok.json()] == ["time"]
