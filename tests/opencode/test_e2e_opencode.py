@@ -80,8 +80,10 @@ def test_opencode_runs_the_plugin_routing_broker_and_memory(
     from neuralgentics.config import get_settings
 
     get_settings.cache_clear()
-    up_proc, _ = start_up(env, port, broker_port)
+    up_proc, up_lines = start_up(env, port, broker_port)
     try:
+        assert f"memini-core  http://127.0.0.1:{port}" in up_lines
+        assert f"broker       http://127.0.0.1:{broker_port}/mcp" in up_lines
         with FakeLLM(script) as llm:
             project = tmp_path / "proj"
             project.mkdir()
@@ -144,8 +146,9 @@ def test_opencode_runs_the_plugin_routing_broker_and_memory(
             assert m["metadata"]["subagent_type"] == "coder" and m["metadata"]["agent"] == "orchestrator"
             assert m["metadata"]["tool"] == "task" and m["metadata"]["session_id"].startswith("ses_")
             assert any(e.get("type") == "text" for e in events)
-        # `neuralgentics up` stops both services cleanly on SIGTERM
-        up_proc.send_signal(signal.SIGTERM)
+        # Ctrl-C (SIGINT to `up` alone: its children run in their own sessions) stops both cleanly;
+        # SIGTERM goes through the same handler
+        up_proc.send_signal(signal.SIGINT)
         assert up_proc.wait(timeout=30) == 0
         assert not listening(port) and not listening(broker_port)
     finally:

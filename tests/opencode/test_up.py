@@ -1,16 +1,14 @@
-"""`neuralgentics up`: both services answer, and a signal stops both cleanly."""
+"""`neuralgentics up`: refusal of a busy port (starting both and Ctrl-C are in test_e2e_opencode)."""
 
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from oc_support import free_port, stop
@@ -43,23 +41,6 @@ def start_up(env: dict[str, str], port: int, broker_port: int) -> tuple[subproce
             return proc, lines
     stop(proc)
     pytest.fail(f"`neuralgentics up` did not get ready: {lines}\n{log.read_text()[-3000:]}")
-
-
-def test_up_starts_both_and_ctrl_c_stops_both(isolated_env: dict[str, str]) -> None:
-    """SIGTERM is covered at the end of the end-to-end test, which runs `up` too."""
-    sig = signal.SIGINT
-    port, broker_port = free_port(), free_port()
-    proc, lines = start_up(isolated_env, port, broker_port)
-    try:
-        assert f"memini-core  http://127.0.0.1:{port}" in lines
-        assert f"broker       http://127.0.0.1:{broker_port}/mcp" in lines
-        assert httpx.get(f"http://127.0.0.1:{port}/health").json()["status"] == "ok"
-        assert httpx.get(f"http://127.0.0.1:{broker_port}/health").json()["status"] == "ok"
-        proc.send_signal(sig)
-        assert proc.wait(timeout=30) == 0
-    finally:
-        stop(proc)
-    assert not listening(port) and not listening(broker_port)
 
 
 def test_up_refuses_a_port_in_use_and_starts_nothing(isolated_env: dict[str, str]) -> None:
