@@ -162,7 +162,8 @@ def main() -> None:
     args = ap.parse_args()
 
     tools, summaries = evalset.catalog()
-    intents = evalset.intents()
+    intents = evalset.intents(evalset.TUNING)
+    held_out = evalset.intents(evalset.HELD_OUT)
     cache = EmbeddingCache()
     matcher = IntentMatcher(tools, summaries, cache=cache)
     matcher.warm()
@@ -171,11 +172,15 @@ def main() -> None:
         "tools": matcher.tool_count,
         "servers": len(tools),
         "intents": len(intents),
+        "held_out_intents": len(held_out),
         "modes": {
             m: evaluate(matcher, intents, m, misses if args.show_misses else None) for m in MODES
         },
+        # Reported, never tuned on: --show-misses lists only the tuning set's misses.
+        "held_out": {m: evaluate(matcher, held_out, m) for m in MODES},
     }
     report["calibration"] = calibration(matcher, intents)
+    report["held_out_calibration"] = calibration(matcher, held_out)
     report["unrelated_confident"] = sum(matcher.match(q).confident for q in UNRELATED)
     report["unrelated_total"] = len(UNRELATED)
     if args.sweep:
@@ -193,22 +198,35 @@ def main() -> None:
         print(
             f"catalog: {report['tools']} tools on {report['servers']} servers; {report['intents']} intents"
         )
-        print(f"{'mode':<11}{'top-1':>7}{'top-3':>7}{'top-5':>7}{'confident':>11}{'precision':>11}")
-        for m, r in report["modes"].items():
-            prec = (
-                f"{r['confident_precision']:.3f}" if r["confident_precision"] is not None else "-"
-            )
+        for label, key, count in (
+            ("tuning set", "modes", report["intents"]),
+            ("held-out set", "held_out", report["held_out_intents"]),
+        ):
+            print(f"{label} ({count} intents)")
             print(
-                f"{m:<11}{r['top1']:>7.3f}{r['top3']:>7.3f}{r['top5']:>7.3f}{r['confident_share']:>11.3f}{prec:>11}"
+                f"{'mode':<11}{'top-1':>7}{'top-3':>7}{'top-5':>7}{'confident':>11}{'precision':>11}"
             )
-        h, b, e = (report["modes"][m] for m in ("hybrid", "bm25", "embedding"))
-        print(
-            f"hybrid/bm25 top-1 ratio {h['top1'] / b['top1']:.3f}, hybrid/embedding top-1 ratio "
-            f"{h['top1'] / e['top1']:.3f}"
-        )
-        print("confidence calibration (threshold: share confident, precision of those):")
-        for row in report["calibration"]:
-            print(f"  >= {row['threshold']:.1f}: {row['confident_share']:.3f}, {row['precision']}")
+            for m, r in report[key].items():
+                prec = (
+                    f"{r['confident_precision']:.3f}"
+                    if r["confident_precision"] is not None
+                    else "-"
+                )
+                print(
+                    f"{m:<11}{r['top1']:>7.3f}{r['top3']:>7.3f}{r['top5']:>7.3f}"
+                    f"{r['confident_share']:>11.3f}{prec:>11}"
+                )
+            h, b, e = (report[key][m] for m in ("hybrid", "bm25", "embedding"))
+            print(
+                f"hybrid/bm25 top-1 ratio {h['top1'] / b['top1']:.3f}, hybrid/embedding top-1 "
+                f"ratio {h['top1'] / e['top1']:.3f}"
+            )
+        for label, key in (("tuning", "calibration"), ("held-out", "held_out_calibration")):
+            print(f"confidence calibration, {label} (threshold: share confident, precision):")
+            for row in report[key]:
+                print(
+                    f"  >= {row['threshold']:.1f}: {row['confident_share']:.3f}, {row['precision']}"
+                )
         print(
             f"unrelated requests answered confidently: {report['unrelated_confident']} of "
             f"{report['unrelated_total']} (default threshold {matcher.threshold})"

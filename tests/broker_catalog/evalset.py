@@ -4,7 +4,10 @@
   ``bench/catalog.py --snapshot``), as an agent would get them today;
 - ``data/services.txt``: tool lists written for common services (GitHub, Slack, Postgres,
   Docker, Kubernetes, Playwright, ...), in the shape of their public MCP servers;
-- ``data/intents.tsv``: ``intent<TAB>server/tool`` written the way a developer asks.
+- ``data/intents.tsv``: ``intent<TAB>server/tool`` written the way a developer asks: the
+  tuning set (weights, synonyms and features were chosen looking at it);
+- ``data/intents_heldout.tsv``: the same format, written fresh before a tuning round and never
+  looked at for tuning: the figure that says how the matcher does on intents it was not shaped to.
 """
 
 from __future__ import annotations
@@ -80,10 +83,14 @@ def catalog(with_summaries: bool = True) -> tuple[dict[str, list[Tool]], dict[st
     return tools, summaries
 
 
-def intents() -> list[tuple[str, str, str]]:
-    """(intent, server, tool) triples."""
+TUNING = "intents.tsv"
+HELD_OUT = "intents_heldout.tsv"
+
+
+def intents(name: str = TUNING) -> list[tuple[str, str, str]]:
+    """(intent, server, tool) triples of ``data/<name>``."""
     out = []
-    for n, line in enumerate((DATA / "intents.tsv").read_text().splitlines(), 1):
+    for n, line in enumerate((DATA / name).read_text().splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
         try:
@@ -91,7 +98,7 @@ def intents() -> list[tuple[str, str, str]]:
             server, tool = target.strip().split("/", 1)
         except ValueError:
             raise ValueError(
-                f"intents.tsv:{n}: expected 'intent<TAB>server/tool', got {line!r}"
+                f"{name}:{n}: expected 'intent<TAB>server/tool', got {line!r}"
             ) from None
         out.append((intent.strip(), server, tool))
     return out
