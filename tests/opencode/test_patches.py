@@ -21,10 +21,15 @@ def run(script: str, checkout: Path, **env: str) -> subprocess.CompletedProcess[
                           text=True, timeout=60, env={**os.environ, **env})
 
 
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
+# opencode-tree: the footer as opencode 1.18.33 ships it (upstream 45a82d0d, path line above the
+# brand); opencode-tree-04086d2a: the earlier layout. Each holds the upstream lines around the brand.
+LAYOUTS = ["opencode-tree", "opencode-tree-04086d2a"]
+
+
+@pytest.fixture(params=LAYOUTS)
+def tree(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
     dest = tmp_path / "opencode"
-    shutil.copytree(HERE / "fixtures" / "opencode-tree", dest)
+    shutil.copytree(HERE / "fixtures" / request.param, dest)
     return dest
 
 

@@ -31,6 +31,8 @@ const REMEMBERED_TOOLS = new Set(["task"])
 const BROKER_PREFIX = "neuralgentics_"
 const BROKER_META_TOOLS = new Set(["get_tool_list", "mcp_router_call", "describe_tool", "find_tool"])
 const MAX_MEMORY_CHARS = 8000
+// A TUI can stay open for days: keep the most recently used sessions only.
+const MAX_SESSIONS = 500
 
 export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree }) => {
   const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {}
@@ -44,11 +46,10 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
 
   const state = (sessionID: string | undefined): SessionState => {
     const key = sessionID ?? ""
-    let s = sessions.get(key)
-    if (!s) {
-      s = {}
-      sessions.set(key, s)
-    }
+    const s = sessions.get(key) ?? {}
+    sessions.delete(key) // re-insert: Map order is recency order
+    sessions.set(key, s)
+    if (sessions.size > MAX_SESSIONS) sessions.delete(sessions.keys().next().value as string)
     return s
   }
 
