@@ -125,3 +125,4 @@ def test_markdown_large_document_is_split_by_sections() -> None:
 def test_very_long_lines_are_cut() -> None:
     chunks = chunk_file("data.txt", "text", "x" * 50_000)
     assert len(chunks) == 1 and len(chunks[0].body) < 1_100
+
