@@ -73,6 +73,15 @@ async def test_meta_tools_catalog_and_calls(config: Path, home: Path) -> None:
                               progress_callback=on_progress)
         assert not r.is_error and len(progress) == 3
 
+        # The intent layer (issue 5) through the same front: find a tool, or call by intent.
+        found = json.loads(text(await s.call_tool("find_tool", {"intent": "what time is it in Tokyo"})))
+        assert ("time", "get_current_time") in {(c["server"], c["tool"]) for c in found["candidates"]}
+        r = await s.call_tool("mcp_router_call", {"intent": "run get_current_time",
+                                                  "arguments": {"timezone": "Asia/Tokyo"}})
+        assert "Asia/Tokyo" in text(r) and not r.is_error
+        with pytest.raises(MCPError, match="either 'intent' or 'server' and 'tool'"):
+            await s.call_tool("mcp_router_call", {"intent": "x", "server": "time", "tool": "get_current_time"})
+
     lines = audit_lines(home)
     echo = [x for x in lines if x["tool"] == "echo"][0]
     assert echo["role"] == "coder" and echo["outcome"] == "ok" and echo["args"]["message"] == "hello"
