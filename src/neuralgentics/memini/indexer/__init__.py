@@ -2,13 +2,6 @@
 
 from __future__ import annotations
 
-try:
-    # onnxruntime 1.32 segfaults when it is first imported after usearch 2.26 (the store's
-    # vector index); imported first, both work. Remove once the two stop clashing.
-    import onnxruntime  # noqa: F401
-except ImportError:  # the torch backend does without it
-    pass
-
 from neuralgentics.config import Settings, get_settings
 from neuralgentics.memini.indexer.chunkstore import ChunkStore, ProjectInfo
 from neuralgentics.memini.indexer.indexing import IndexReport, IndexStatus, index_project
