@@ -235,7 +235,7 @@ def test_an_unreadable_file_is_skipped_with_its_reason() -> None:
         secret = write(work, "billing/secret.py", "def hidden(): pass\n")
         home = base / "home"
         home.mkdir()
-        for dirpath, dirnames, filenames in os.walk(base):
+        for dirpath, _dirs, filenames in os.walk(base):
             os.chmod(dirpath, 0o777)
             for name in filenames:
                 os.chmod(os.path.join(dirpath, name), 0o644)

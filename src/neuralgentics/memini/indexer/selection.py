@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,7 +99,7 @@ def resolve_root(path: str | os.PathLike[str]) -> Path:
     return root
 
 
-def _read_rules(path: Path, base: str, label: str) -> tuple[list[str], list[str]]:
+def _read_rules(path: Path, label: str) -> tuple[list[str], list[str]]:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -116,13 +115,13 @@ def _rules_for(root: Path, rel_dir: str, extra: list[tuple[Path, str]] = ()) -> 
     lines: list[str] = []
     sources: list[str] = []
     for path, label in extra:
-        more, src = _read_rules(path, rel_dir, label)
+        more, src = _read_rules(path, label)
         lines += more
         sources += src
     for name in IGNORE_FILES:
         path = root / rel_dir / name
         if path.is_file():
-            more, src = _read_rules(path, rel_dir, rel_dir + name)
+            more, src = _read_rules(path, rel_dir + name)
             lines += more
             sources += src
     if not lines:
@@ -152,7 +151,6 @@ def select_files(root: Path, *, max_file_bytes: int = MAX_FILE_BYTES) -> Selecti
         GitIgnoreSpec.from_lines([*DEFAULT_IGNORES, *LOCK_FILES]),
         [f"built-in default ({p})" for p in (*DEFAULT_IGNORES, *LOCK_FILES)],
     )
-    # Lock files get their own reason; keep the default rule's wording for folders.
     exclude = root / ".git" / "info" / "exclude"
     top = _rules_for(root, "", [(exclude, ".git/info/exclude")] if exclude.is_file() else [])
     stack = [defaults] + ([top] if top else [])
@@ -265,7 +263,3 @@ def decode_text(data: bytes) -> tuple[str | None, str | None]:
             return None, f"not UTF-8 text ({bad} undecodable bytes)"
     return text.removeprefix("\ufeff"), None
 
-
-def iter_reasons(selection: Selection) -> Iterator[tuple[str, str]]:
-    for item in selection.skipped:
-        yield item.path, item.reason
