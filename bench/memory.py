@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import statistics
 import sys
 import tempfile
@@ -204,6 +205,11 @@ class PostgresTarget:
         self.store = self._cls(self.url, ef_search=self.ef_search)
         return "synchronous_commit=off"
 
+    def with_ef_search(self, ef_search: int) -> Store:
+        self.store.close()
+        self.store = self._cls(self.url, ef_search=ef_search)
+        return self.store
+
     def close(self) -> None:
         self.store.close()
         with self._psycopg.connect(self.server_url, autocommit=True) as conn:
@@ -259,6 +265,7 @@ class Result:
     recall_at_10: float = 0.0
     filtered_recall_at_10: float = 0.0
     notes: list[str] = field(default_factory=list)
+    ef_sweep: list[tuple[int, float, float]] = field(default_factory=list)
 
 
 def timed(fn: Callable[[], object]) -> float:
@@ -305,65 +312,105 @@ def run_one(target: PostgresTarget | SQLiteTarget, n: int, data: Data,
     embedder = get_embedder()
     embedder.embed_one("warm up the model")
     sample = args.embed_sample
+    extra: list[np.ndarray] = []
     t = time.perf_counter()
     for j in range(sample):
         # unique per store and size: the embedder's cache must not answer it
         text = memory_text(n + j) + f" (embedded on add, {kind} {n})"
-        store.add_memory(NewMemory(text, embedder.embed_one(text), sha(text), source_type="bench",
-                                   project="p-embed"))
+        vec = embedder.embed_one(text)
+        m, _ = store.add_memory(
+            NewMemory(text, vec, sha(text), source_type="bench", project="p-embed")
+        )
+        extra.append(vec)
+        ids.append(m.id)
     res.add_per_s_with_embed = sample / (time.perf_counter() - t)
     res.notes.append(f"add with embedding: {sample} memories, embed_one + add_memory each")
+    # the truth covers every stored vector (the embedded adds are in project p-embed, outside
+    # the project filters)
+    vecs = np.vstack([vecs, *extra]) if extra else vecs
 
-    # exact answers from numpy brute force over the same vectors (the extra embedded adds live
-    # in project p-embed and are outside both the truth and, for filtered queries, the filter)
+    # exact answers from numpy brute force over the same vectors
     queries = data.query_vectors
     unfiltered = MemoryFilter()
     truth = [set(np.argsort(-(vecs @ q))[:K]) for q in queries]
     id_index = {mid: i for i, mid in enumerate(ids)}
 
-    # warm-up (caches, prepared statements), then timed queries
-    for q in queries[: min(20, len(queries))]:
-        store.vector_search(q, unfiltered, K)
-    lat, hits_found = [], 0
+    proj = np.asarray([i % PROJECTS for i in range(n)] + [-1] * len(extra))
+    exact_in_project = []
     for qi, q in enumerate(queries):
-        out: list = []
-        lat.append(timed(lambda: out.extend(store.vector_search(q, unfiltered, K))))
-        got = {id_index.get(h[0], -1) for h in out}
-        hits_found += len(got & truth[qi])
-    res.query_p50_ms, res.query_p99_ms = pct(lat, 50), pct(lat, 99)
-    res.recall_at_10 = hits_found / (K * len(queries))
+        rows = np.flatnonzero(proj == qi % PROJECTS)
+        exact_in_project.append(set(rows[np.argsort(-(vecs[rows] @ q))[:K]]))
 
-    lat = []
-    for text in data.query_texts:
-        # a text never seen before: the embedder's cache cannot answer it
-        fresh = f"{text} ({kind} {n})"
-        lat.append(timed(lambda: store.vector_search(embedder.embed_one(fresh), unfiltered, K)))
-    res.query_embed_p50_ms, res.query_embed_p99_ms = pct(lat, 50), pct(lat, 99)
-
-    # filtered by one project (~10% of rows)
-    proj = np.asarray([i % PROJECTS for i in range(n)])
-    lat, hits_found = [], 0
-    for qi, q in enumerate(queries):
-        p = qi % PROJECTS
-        rows = np.flatnonzero(proj == p)
-        exact = set(rows[np.argsort(-(vecs[rows] @ q))[:K]])
-        out = []
-        flt = MemoryFilter(project=f"p{p}")
-        lat.append(timed(lambda: out.extend(store.vector_search(q, flt, K))))
-        hits_found += len({id_index.get(h[0], -1) for h in out} & exact)
-    res.filtered_p50_ms = pct(lat, 50)
-    res.filtered_recall_at_10 = hits_found / (K * len(queries))
-
-    lat = [timed(lambda: store.keyword_search(t, unfiltered, K)) for t in data.query_texts]
-    res.keyword_p50_ms = pct(lat, 50)
+    def found(out: list, exact: set) -> int:
+        return len({id_index.get(h[0], -1) for h in out} & exact)
 
     def brute(q: np.ndarray) -> None:
         sims = vecs @ q
         top = np.argpartition(-sims, K)[:K]
         top[np.argsort(-sims[top])]
 
-    lat = [timed(lambda: brute(q)) for q in queries]
-    res.brute_force_p50_ms = pct(lat, 50)
+    # warm-up (caches, prepared statements)
+    for q in queries[: min(20, len(queries))]:
+        store.vector_search(q, unfiltered, K)
+        store.vector_search(q, MemoryFilter(project="p0"), K)
+    # the machine is shared: each kind of query runs in every round, interleaved, and the
+    # figure is the median over rounds of each round's percentile
+    per_round: dict[str, list[tuple[float, float]]] = {}
+    recall_hits = filtered_hits = 0
+    for rnd in range(args.rounds):
+        lat, flat, klat, elat, blat = [], [], [], [], []
+        for qi, q in enumerate(queries):
+            out: list = []
+            lat.append(timed(lambda: out.extend(store.vector_search(q, unfiltered, K))))
+            if rnd == 0:
+                recall_hits += found(out, truth[qi])
+            out = []
+            flt = MemoryFilter(project=f"p{qi % PROJECTS}")
+            flat.append(timed(lambda: out.extend(store.vector_search(q, flt, K))))
+            if rnd == 0:
+                filtered_hits += found(out, exact_in_project[qi])
+            text = data.query_texts[qi]
+            klat.append(timed(lambda: store.keyword_search(text, unfiltered, K)))
+            blat.append(timed(lambda: brute(q)))
+        # separately: onnxruntime's threads spin for a while after each call and would slow
+        # whatever runs next on these two cores
+        for text in data.query_texts:
+            # a text never seen before: the embedder's cache cannot answer it
+            fresh = f"{text} ({kind} {n} round {rnd})"
+            elat.append(
+                timed(lambda: store.vector_search(embedder.embed_one(fresh), unfiltered, K))
+            )
+        for name, values in (("q", lat), ("f", flat), ("k", klat), ("e", elat), ("b", blat)):
+            per_round.setdefault(name, []).append((pct(values, 50), pct(values, 99)))
+
+    def med(name: str, i: int) -> float:
+        return statistics.median(r[i] for r in per_round[name])
+
+    res.query_p50_ms, res.query_p99_ms = med("q", 0), med("q", 1)
+    res.query_embed_p50_ms, res.query_embed_p99_ms = med("e", 0), med("e", 1)
+    res.filtered_p50_ms = med("f", 0)
+    res.keyword_p50_ms = med("k", 0)
+    res.brute_force_p50_ms = med("b", 0)
+    res.recall_at_10 = recall_hits / (K * len(queries))
+    res.filtered_recall_at_10 = filtered_hits / (K * len(queries))
+
+    # PostgreSQL: the recall / latency trade-off of hnsw.ef_search on the same data
+    sweep = [int(x) for x in args.ef_sweep.split(",") if x.strip()] if kind == "postgres" else []
+    for ef in sweep:
+        swept = target.with_ef_search(ef)  # type: ignore[union-attr]
+        for q in queries[:20]:
+            swept.vector_search(q, unfiltered, K)
+        p50s, hits = [], 0
+        for rnd in range(args.rounds):
+            lat = []
+            for qi, q in enumerate(queries):
+                out = []
+                lat.append(timed(lambda: out.extend(swept.vector_search(q, unfiltered, K))))
+                if rnd == 0:
+                    hits += found(out, truth[qi])
+            p50s.append(pct(lat, 50))
+        res.ef_sweep.append((ef, statistics.median(p50s), hits / (K * len(queries))))
+        log(f"  ef_search={ef}: p50 {res.ef_sweep[-1][1]:.2f} ms, recall@10 {res.ef_sweep[-1][2]:.3f}")
     return res
 
 
@@ -391,7 +438,12 @@ def table(results: list[Result]) -> str:
     return "\n".join(lines)
 
 
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)  # unwinds through the finally blocks that stop servers
+
+
 def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="10k memories only (CI)")
     ap.add_argument("--sizes", default="10000,100000", help="comma-separated store sizes")
@@ -402,6 +454,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--embed-sample", type=int, default=300, help="adds timed with embedding")
     ap.add_argument("--durable-sample", type=int, default=1000,
                     help="first adds, timed with the store's durable defaults")
+    ap.add_argument("--ef-sweep", default="40,64,200",
+                    help="PostgreSQL: also measure these hnsw.ef_search values (empty: none)")
+    ap.add_argument("--rounds", type=int, default=3, help="query rounds (median reported)")
     ap.add_argument("--ef-search", type=int, default=100, help="PostgreSQL hnsw.ef_search")
     ap.add_argument("--cache-dir", type=Path,
                     default=Path(tempfile.gettempdir()) / "neuralgentics-bench-cache")
@@ -447,6 +502,11 @@ def main(argv: list[str] | None = None) -> int:
           f"PostgreSQL ef_search={args.ef_search}; load average at end "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print(table(results))
+    for r in results:
+        if r.ef_sweep:
+            print(f"\n{r.store} {r.size:,}: hnsw.ef_search -> query p50 ms, recall@10")
+            for ef, p50, rec in r.ef_sweep:
+                print(f"- ef_search={ef}: {p50:.2f} ms, {rec:.3f}")
     if args.json:
         args.json.write_text(json.dumps([r.__dict__ for r in results], indent=2))
     return 0

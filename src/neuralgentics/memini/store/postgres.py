@@ -372,7 +372,7 @@ class PostgresStore:
             min_size=self._min_size,
             max_size=self._max_size,
             timeout=self._timeout,
-            kwargs={"connect_timeout": self._connect_timeout},
+            kwargs={"connect_timeout": self._connect_timeout, "autocommit": True},
             configure=self._configure,
             # a connection broken by a server restart is replaced instead of failing a request
             check=self._check,
@@ -418,17 +418,28 @@ class PostgresStore:
     def _pgvector_version(self) -> tuple[int, ...]:
         row = self._run(
             lambda c: c.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-            .fetchone()
+            .fetchone(),
+            tx=False,
         )
         return tuple(int(p) for p in re.findall(r"\d+", row[0])[:3]) if row else (0,)
 
-    def _run(self, fn: Callable[[psycopg.Connection], T], *, attempts: int = 3) -> T:
-        """Run fn in one transaction; map driver failures onto the memini errors."""
+    def _run(
+        self, fn: Callable[[psycopg.Connection], T], *, tx: bool = True, attempts: int = 3
+    ) -> T:
+        """Run fn in one transaction; map driver failures onto the memini errors.
+
+        Connections are in autocommit mode, so `tx=False` suits a read made of one statement
+        (itself a transaction): it saves the BEGIN and COMMIT round trips.
+        """
         for attempt in range(1, attempts + 1):
             pool = self._pool
             try:
                 with pool.connection(timeout=self._timeout) as conn:
-                    result = fn(conn)
+                    if tx:
+                        with conn.transaction():
+                            result = fn(conn)
+                    else:
+                        result = fn(conn)
                 self._last_used[conn] = time.monotonic()
                 return result
             except pg_errors.TransactionRollback:
@@ -515,7 +526,8 @@ class PostgresStore:
         row = self._run(
             lambda c: c.execute(
                 f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = %s", [mid]
-            ).fetchone()
+            ).fetchone(),
+            tx=False,
         )
         return _row_to_memory(row) if row else None
 
@@ -524,7 +536,8 @@ class PostgresStore:
             lambda c: c.execute(
                 f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE project = %s AND content_hash = %s",
                 [project, content_hash],
-            ).fetchone()
+            ).fetchone(),
+            tx=False,
         )
         return _row_to_memory(row) if row else None
 
@@ -535,7 +548,8 @@ class PostgresStore:
         rows = self._run(
             lambda c: c.execute(
                 f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = ANY(%s)", [uuids]
-            ).fetchall()
+            ).fetchall(),
+            tx=False,
         )
         return {m.id: m for m in map(_row_to_memory, rows)}
 
@@ -647,7 +661,8 @@ class PostgresStore:
         if mid is None:
             return None
         row = self._run(
-            lambda c: c.execute("SELECT embedding FROM memories WHERE id = %s", [mid]).fetchone()
+            lambda c: c.execute("SELECT embedding FROM memories WHERE id = %s", [mid]).fetchone(),
+            tx=False,
         )
         if row is None:
             return None
@@ -670,27 +685,32 @@ class PostgresStore:
         def op(conn: psycopg.Connection) -> list[tuple[str, float]]:
             # hnsw.ef_search and hnsw.iterative_scan are set per session (_configure); the outer
             # ORDER BY restores exact order among what relaxed_order found
-            if k > self.ef_search:
-                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(k)])
-            rows = conn.execute(
+            sql = (
                 "WITH nn AS MATERIALIZED ("
                 f" SELECT id, embedding <=> %s AS dist FROM memories WHERE {where}"
                 " ORDER BY embedding <=> %s LIMIT %s)"
-                " SELECT id, dist FROM nn ORDER BY dist, id",
-                [query, *params, query, k],
-            ).fetchall()
+                " SELECT id, dist FROM nn ORDER BY dist, id"
+            )
+            if k > self.ef_search:
+                with conn.transaction():
+                    conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(k)])
+                    rows = conn.execute(sql, [query, *params, query, k]).fetchall()
+            else:
+                # one statement, one round trip (autocommit)
+                rows = conn.execute(sql, [query, *params, query, k]).fetchall()
             if len(rows) < k and where != "TRUE":
                 # a very selective filter can exhaust the index scan's budget; the few rows
                 # that match are cheap to rank exactly
-                conn.execute("SET LOCAL enable_indexscan = off")
-                rows = conn.execute(
-                    f"SELECT id, embedding <=> %s AS dist FROM memories WHERE {where}"
-                    " ORDER BY dist, id LIMIT %s",
-                    [query, *params, k],
-                ).fetchall()
+                with conn.transaction():
+                    conn.execute("SET LOCAL enable_indexscan = off")
+                    rows = conn.execute(
+                        f"SELECT id, embedding <=> %s AS dist FROM memories WHERE {where}"
+                        " ORDER BY dist, id LIMIT %s",
+                        [query, *params, k],
+                    ).fetchall()
             return [(str(r[0]), 1.0 - float(r[1])) for r in rows]
 
-        return self._run(op)
+        return self._run(op, tx=False)
 
     def keyword_search(self, text: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
         """OR over the query's words, ranked by ts_rank_cd over all of them.
@@ -731,7 +751,7 @@ class PostgresStore:
             ).fetchall()
             return [(str(r[0]), float(r[1])) for r in rows]
 
-        return self._run(op)
+        return self._run(op, tx=False)
 
     def _common_lexemes(self, conn: psycopg.Connection) -> dict[str, float]:
         """Lexeme -> share of rows containing it, for the most common ones (cached a minute)."""
@@ -794,7 +814,8 @@ class PostgresStore:
             lambda c: c.execute(
                 f"SELECT {_EVENT_COLUMNS} FROM trust_events WHERE memory_id = %s ORDER BY id",
                 [mid],
-            ).fetchall()
+            ).fetchall(),
+            tx=False,
         )
         return [_row_to_event(r) for r in rows]
 
@@ -870,7 +891,8 @@ class PostgresStore:
         row = self._run(
             lambda c: c.execute(
                 f"SELECT {_REL_COLUMNS} FROM memory_relationships WHERE id = %s", [rid]
-            ).fetchone()
+            ).fetchone(),
+            tx=False,
         )
         return _row_to_relationship(row) if row else None
 
@@ -905,7 +927,7 @@ class PostgresStore:
             sql += " AND relationship_type = ANY(%s)"
             params.append(list(types))
         sql += " ORDER BY created_at, id"
-        rows = self._run(lambda c: c.execute(sql, params).fetchall())
+        rows = self._run(lambda c: c.execute(sql, params).fetchall(), tx=False)
         return [_row_to_relationship(r) for r in rows]
 
     # --- service ----------------------------------------------------------------------------
@@ -915,14 +937,15 @@ class PostgresStore:
             lambda c: c.execute(
                 "SELECT (SELECT count(*) FROM memories), (SELECT count(*) FROM memory_relationships),"
                 " (SELECT count(*) FROM trust_events), (SELECT count(*) FROM project_chunks)"
-            ).fetchone()
+            ).fetchone(),
+            tx=False,
         )
         return dict(
             zip(("memories", "relationships", "trust_events", "project_chunks"), map(int, row))
         )
 
     def ping(self) -> None:
-        self._run(lambda c: c.execute("SELECT 1").fetchone())
+        self._run(lambda c: c.execute("SELECT 1").fetchone(), tx=False)
 
     def close(self) -> None:
         with self._pool_lock:
