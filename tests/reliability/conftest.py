@@ -10,7 +10,7 @@ import pytest
 from _postgres import drop_database, fresh_database, postgres_url
 
 # Load and soak durations: short in CI, 60 s by hand (bench/load.py).
-LOAD_SECONDS = float(os.environ.get("NEURALGENTICS_LOAD_SECONDS", "8"))
+LOAD_SECONDS = float(os.environ.get("NEURALGENTICS_LOAD_SECONDS", "5"))
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from reliability.broker_proc import probe, serving, time_server, write_config
 
-EXAMPLES = int(os.environ.get("NEURALGENTICS_PROPERTY_EXAMPLES", "20"))
+EXAMPLES = int(os.environ.get("NEURALGENTICS_PROPERTY_EXAMPLES", "15"))
 CODER = {"X-Neuralgentics-Role": "coder"}
 PARENT_SECRET = "parent-only-s3cret-d41d8cd98f00"
 CONFIG_SECRET = "sk-live-0123456789abcdefABCDEF"

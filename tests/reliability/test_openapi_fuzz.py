@@ -15,7 +15,7 @@ from schemathesis.specs.openapi.checks import content_type_conformance, response
 from neuralgentics.config import Settings
 from neuralgentics.memini.app import create_app
 
-EXAMPLES = int(os.environ.get("NEURALGENTICS_FUZZ_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("NEURALGENTICS_FUZZ_EXAMPLES", "15"))
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
 # Routes that stand in for a part not mounted in this build (they answer 501 by design).
 PLACEHOLDERS = {"GET /project/index"}
