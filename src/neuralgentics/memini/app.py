@@ -18,10 +18,15 @@ from neuralgentics.memini.embeddings import Embedder, get_embedder
 from neuralgentics.memini.errors import MeminiError
 from neuralgentics.memini.service import MemoryService
 from neuralgentics.memini.store import open_store
+from neuralgentics.memini.indexer.routes import create_router as create_index_router
 from neuralgentics.memini.store.base import MemoryFilter, Store
+from neuralgentics.orchestrator.http import router as orchestrator_router
+from neuralgentics.ui import PUBLIC_PATHS as UI_PUBLIC_PATHS
+from neuralgentics.ui import router as ui_router
 
 _ERRORS = {"model": m.ErrorResponse}
-OPEN_PATHS = {"/health"}
+# The dashboard's page shell and static files are open; its data routes need the token.
+OPEN_PATHS = {"/health", *UI_PUBLIC_PATHS}
 
 
 def _error(status: int, code: str, message: str, field: str | None = None) -> JSONResponse:
@@ -204,13 +209,7 @@ def create_app(
         memory, event = svc().apply_trust(memory_id, body.event, actor=body.actor, note=body.note)
         return m.TrustResponse(memory=m.memory_out(memory), event=m.trust_event_out(event))
 
-    @app.get("/project/index", tags=["project"], status_code=501)
-    def project_index() -> JSONResponse:
-        return _error(
-            501, "not_implemented", "the project indexer is not part of this build yet"
-        )
-
-    from neuralgentics.orchestrator.http import router as orchestrator_router
-
+    app.include_router(create_index_router())
     app.include_router(orchestrator_router)
+    app.include_router(ui_router)
     return app
