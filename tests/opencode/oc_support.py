@@ -122,3 +122,33 @@ def which_or_fail(name: str) -> str:
     if not found:
         pytest.fail(f"`{name}` is not on PATH")
     return found
+
+
+NEURALGENTICS = str(Path(sys.executable).parent / "neuralgentics")
+
+
+def listening(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def start_up(env: dict[str, str], port: int, broker_port: int) -> tuple[subprocess.Popen[str], list[str]]:
+    log = Path(env["NEURALGENTICS_HOME"]) / "up.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            [NEURALGENTICS, "up", "--port", str(port), "--broker-port", str(broker_port)],
+            stdout=subprocess.PIPE, stderr=err, text=True, env={**os.environ, **env},
+        )
+    lines: list[str] = []
+    deadline = time.monotonic() + 120
+    assert proc.stdout is not None
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line.strip())
+        if line.startswith("ready"):
+            return proc, lines
+    stop(proc)
+    pytest.fail(f"`neuralgentics up` did not get ready: {lines}\n{log.read_text()[-3000:]}")

@@ -22,8 +22,7 @@ import pytest
 import yaml
 
 from fake_llm import FakeLLM, Reply, ToolCall, system_text, tool_names, tool_results
-from oc_support import NODE_BIN, free_port, stop
-from test_up import listening, start_up
+from oc_support import NODE_BIN, free_port, listening, start_up, stop
 
 pytestmark = pytest.mark.slow
 
