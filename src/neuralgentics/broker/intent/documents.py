@@ -8,9 +8,8 @@ from typing import Any
 
 from mcp.types import Tool
 
-from neuralgentics.broker.catalog.names import split_identifier
 from neuralgentics.broker.catalog.summary import first_sentence
-from neuralgentics.broker.intent.text import analyze
+from neuralgentics.broker.intent.text import analyze, readable_name
 from neuralgentics.broker.skillcatalog.records import SkillRecord
 
 # Field weights, applied by repeating terms (BM25 term frequency saturates, so this is a
@@ -74,10 +73,14 @@ def tool_document(server: str, tool: Tool, summary: str = "") -> Document:
     # The compact name too ("sequentialthinking", "gitstatus"): people type names glued.
     terms.append(tool.name.lower())
 
-    readable = " ".join(split_identifier(tool.name))
+    readable = readable_name(tool.name)
     head = first_sentence(description, 60) if description else ""
-    param_names = ", ".join(" ".join(split_identifier(p)) for p, _ in params[:8])
-    server_words = " ".join(split_identifier(server))
+    param_names = ", ".join(readable_name(p) for p, _ in params[:8])
+    server_words = readable_name(server)
+    # The name with its service when the name does not carry it ("list issues" on github).
+    qualified = (
+        readable if set(server_words.split()) & set(readable.split()) else f"{server_words} {readable}"
+    )
     full = f"{readable} ({server_words}): {head}"
     if param_names:
         full += f" Parameters: {param_names}."
@@ -85,6 +88,8 @@ def tool_document(server: str, tool: Tool, summary: str = "") -> Document:
     if head:
         views.append(head)
         views.append(f"{head} ({summary or server_words})")
+        # The name leading its sentence: what siblings on one server differ in comes first.
+        views.append(f"{qualified}: {head}")
     return Document(
         kind="tool",
         key=(server, tool.name),

@@ -29,7 +29,7 @@ from mcp.types import Tool
 from neuralgentics.broker.intent.actions import intent_action, tool_action
 from neuralgentics.broker.intent.documents import Document, skill_document, tool_document
 from neuralgentics.broker.intent.embedcache import Embedder, EmbeddingCache
-from neuralgentics.broker.intent.text import analyze, identifiers, words
+from neuralgentics.broker.intent.text import analyze, identifiers, spell_out, words
 from neuralgentics.broker.skillcatalog.records import skill_records
 
 Mode = Literal["hybrid", "bm25", "embedding"]
@@ -242,7 +242,8 @@ class IntentMatcher:
             if vec is not None:
                 self._query_vectors.move_to_end(intent)
                 return vec
-        vec = np.asarray(self.embedder.embed([intent])[0], dtype=np.float32)
+        # Abbreviations spelled out ("dm" -> "direct message"): MiniLM reads words, not jargon.
+        vec = np.asarray(self.embedder.embed([spell_out(intent)])[0], dtype=np.float32)
         with self._qlock:
             self._query_vectors[intent] = vec
             while len(self._query_vectors) > QUERY_CACHE_SIZE:

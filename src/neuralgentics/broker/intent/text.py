@@ -82,6 +82,44 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "sql": ("sql", "query"),
     "todo": ("task",),
     "todos": ("task",),
+    # Command names and jargon that stand for a service or an act.
+    "kubectl": ("kubernetes",),
+    "gh": ("github",),
+    "tf": ("terraform",),
+    "psql": ("postgres",),
+    "ps": ("list", "running"),
+    "cve": ("vulnerability",),
+    "cves": ("vulnerability",),
+    "vuln": ("vulnerability",),
+    "vulns": ("vulnerability",),
+    "lgtm": ("approve",),
+    "ticket": ("ticket", "issue"),
+    "tickets": ("ticket", "issue"),
+    "bug": ("bug", "issue"),
+    "bugs": ("bug", "issue"),
+    "mail": ("email",),
+    "mails": ("email",),
+    "e-mail": ("email",),
+    "docs": ("documentation",),
+    "doc": ("document",),
+    "pkg": ("package",),
+    "pkgs": ("package",),
+    "dep": ("dependency",),
+    "lib": ("library",),
+    "libs": ("library",),
+    "fn": ("function",),
+    "func": ("function",),
+    "args": ("arguments",),
+    "arg": ("argument",),
+    "params": ("parameters",),
+    "param": ("parameter",),
+    "vars": ("variables",),
+    "var": ("variable",),
+    "prod": ("production",),
+    "stg": ("staging",),
+    "txn": ("transaction",),
+    "pwd": ("password",),
+    "perms": ("permissions",),
 }
 
 # Verb families whose members tool descriptions and developers use interchangeably.
@@ -92,6 +130,9 @@ _VERBS: dict[str, str] = {
     "drop": "delete",
     "wipe": "delete",
     "purge": "delete",
+    "nuke": "delete",
+    "trash": "delete",
+    "ditch": "delete",
     "display": "show",
     "view": "show",
     "print": "show",
@@ -103,6 +144,7 @@ _VERBS: dict[str, str] = {
     "change": "update",
     "edit": "update",
     "alter": "update",
+    "tweak": "update",
     "make": "create",
     "generate": "create",
     "spin": "create",
@@ -111,6 +153,9 @@ _VERBS: dict[str, str] = {
     "kill": "stop",
     "halt": "stop",
     "terminate": "stop",
+    "shutdown": "stop",
+    "reboot": "restart",
+    "bounce": "restart",
     "find": "search",
     "lookup": "search",
     "locate": "search",
@@ -141,6 +186,31 @@ def analyze(text: str) -> list[str]:
             w = _VERBS.get(w, w)
             terms.append(w)
     return _stemmer().stemWords(terms) if terms else []
+
+
+# Abbreviations the embedding model reads poorly ("dm", "k8s", "PR"), spelled out in the text
+# that is embedded for an intent. Shell commands (ls, rm, cat, grep) stay: they read as
+# themselves. Only free-standing words: "notes/todo.md" or "setup.cfg" are left alone.
+_SPELLED_OUT = {
+    k: " ".join(v)
+    for k, v in _SYNONYMS.items()
+    if v != (k,) and v[0] != k and k not in {"ls", "rm", "cd", "cat", "grep", "sql", "js", "ts", "py", "urls"}
+}
+_FREE_WORD = re.compile(r"(?<![\w./:@#-])[A-Za-z0-9]+(?![\w./:@-])")
+
+
+def spell_out(text: str) -> str:
+    """``dm bob about the PR`` -> ``direct message bob about the pull request`` (for embedding)."""
+    return _FREE_WORD.sub(lambda m: _SPELLED_OUT.get(m.group(0).lower(), m.group(0)), text)
+
+
+# Letters glued to digits are one word in a readable name: s3, ec2, k8s, oauth2, base64.
+_NAME_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+\d+[a-z]*|[A-Z]+\d+[A-Za-z]*|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def readable_name(name: str) -> str:
+    """``s3_list_buckets`` -> ``s3 list buckets``; ``listDirectory`` -> ``list directory``."""
+    return " ".join(w.lower() for w in _NAME_PART.findall(name))
 
 
 def identifiers(text: str) -> set[str]:
