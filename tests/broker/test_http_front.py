@@ -109,6 +109,8 @@ def test_rest_routes(write_config, home: Path) -> None:
     with serve(config, home) as (base, _), httpx.Client(base_url=base, timeout=30) as c:
         assert c.get("/health").json()["status"] == "ok"
         coder = {"X-Neuralgentics-Role": "coder"}
+        # DNS-rebinding protection on REST as on /mcp: only loopback Host names are served.
+        assert c.get("/tools", headers={**coder, "Host": "evil.example"}).status_code == 421
         tools = c.get("/tools", headers=coder).json()
         assert {t["name"] for t in tools["servers"]["time"]["tools"]} == {"get_current_time", "convert_time"}
         assert tools["servers"]["time"]["summary"].startswith("Current time")

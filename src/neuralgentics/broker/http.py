@@ -31,6 +31,7 @@ from neuralgentics.broker.server import build_server, http_caller
 from neuralgentics.broker.service import Broker
 from neuralgentics.broker.stdio import install_reload_handler
 from neuralgentics.config import get_settings
+from neuralgentics.httpguard import HTTPGuard
 
 
 class CallRequest(BaseModel):
@@ -212,6 +213,8 @@ def create_app(
             return JSONResponse({"error": {"code": 400, "message": str(exc)}}, status_code=400)  # type: ignore[return-value]
 
     app.add_middleware(_TokenGate, token=get_settings().token)
+    # Outermost: Host/Origin (DNS rebinding) and body-size checks for REST too, not only /mcp.
+    app.add_middleware(HTTPGuard, bind_host=host)
     return app
 
 

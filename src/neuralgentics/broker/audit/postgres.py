@@ -32,6 +32,9 @@ CREATE TABLE IF NOT EXISTS broker_audit (
 CREATE INDEX IF NOT EXISTS broker_audit_time ON broker_audit (time);
 """
 
+# Advisory lock key for the DDL: any fixed 64-bit number unique to this table.
+_DDL_LOCK = 0x6E67_6175_6469_74  # "ngaudit"
+
 _COLS = [
     "time", "session_id", "role", "server", "tool", "args", "args_sha256", "outcome",
     "error", "rule", "latency_ms", "bytes_in", "bytes_out", "front",
@@ -44,7 +47,10 @@ class PostgresAuditSink:
 
         self._conn = psycopg.connect(database_url, autocommit=True)
         self._lock = threading.Lock()
-        with self._lock:
+        with self._lock, self._conn.transaction():
+            # Two brokers starting together would race CREATE TABLE IF NOT EXISTS (a unique
+            # violation on pg_type); one transaction-scoped advisory lock serialises them.
+            self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (_DDL_LOCK,))
             self._conn.execute(_DDL)
 
     def write_sync(self, record: AuditRecord) -> None:
