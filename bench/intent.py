@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -108,17 +109,26 @@ def scaled_catalog(tools, summaries, at_least: int):
 
 
 def latency(tools, summaries, intents, at_least: int) -> dict:
+    """Per-intent latency after warm-up, default intent embeddings and int8 ones interleaved
+    (each intent timed with both, one after the other) so both see the same machine load."""
+    from neuralgentics.memini.embeddings import Embedder
+
     big, big_sums = scaled_catalog(tools, summaries, at_least)
-    matcher = IntentMatcher(big, big_sums, cache=EmbeddingCache())
+    cache = EmbeddingCache()
+    load_before = os.getloadavg()[0]
+    matcher = IntentMatcher(big, big_sums, cache=cache)
     t0 = time.perf_counter()
     matcher.warm()
     warm_s = time.perf_counter() - t0
+    int8 = IntentMatcher(big, big_sums, cache=cache, query_embedder=Embedder("onnx-int8"))
+    int8.warm()
     # Distinct intents (no query-vector cache hits): the model runs for every one.
-    samples = []
+    samples, samples8 = [], []
     for i, (intent, _, _) in enumerate(intents):
-        t = time.perf_counter()
-        matcher.match(f"{intent} ({i})", top_k=5)
-        samples.append((time.perf_counter() - t) * 1000)
+        for m, out in ((matcher, samples), (int8, samples8)):
+            t = time.perf_counter()
+            m.match(f"{intent} ({i})", top_k=5)
+            out.append((time.perf_counter() - t) * 1000)
     # The same intents again: their vectors are cached, so this is the matcher's own work.
     cached = []
     for i, (intent, _, _) in enumerate(intents):
@@ -130,11 +140,12 @@ def latency(tools, summaries, intents, at_least: int) -> dict:
         t = time.perf_counter()
         matcher.match(intent, top_k=5, mode="bm25")
         lex_samples.append((time.perf_counter() - t) * 1000)
-    embed_samples = []
+    embed_samples, embed8 = [], []
     for i, (intent, _, _) in enumerate(intents[:60]):
-        t = time.perf_counter()
-        matcher.embedder.embed([f"{intent} [{i}]"])
-        embed_samples.append((time.perf_counter() - t) * 1000)
+        for m, out in ((matcher, embed_samples), (int8, embed8)):
+            t = time.perf_counter()
+            m.query_embedder.embed([f"{intent} [{i}]"])
+            out.append((time.perf_counter() - t) * 1000)
 
     def pct(xs, q):
         xs = sorted(xs)
@@ -143,12 +154,19 @@ def latency(tools, summaries, intents, at_least: int) -> dict:
     return {
         "tools": matcher.tool_count,
         "embedding_backend": str(getattr(matcher.embedder, "requested_backend", "?")),
+        "query_backend": str(getattr(matcher.query_embedder, "requested_backend", "?")),
+        "load_average_1m_before": round(load_before, 2),
+        "load_average_1m_after": round(os.getloadavg()[0], 2),
         "warm_seconds": round(warm_s, 1),
         "hybrid_p50_ms": round(statistics.median(samples), 2),
         "hybrid_p90_ms": pct(samples, 0.9),
+        "hybrid_int8_query_p50_ms": round(statistics.median(samples8), 2),
+        "hybrid_int8_query_p90_ms": pct(samples8, 0.9),
         "hybrid_cached_query_p50_ms": round(statistics.median(cached), 2),
         "bm25_only_p50_ms": round(statistics.median(lex_samples), 2),
         "query_embedding_p50_ms": round(statistics.median(embed_samples), 2),
+        "query_embedding_min_ms": round(min(embed_samples), 2),
+        "int8_query_embedding_p50_ms": round(statistics.median(embed8), 2),
     }
 
 
@@ -238,11 +256,19 @@ def main() -> None:
         if "latency" in report:
             lat = report["latency"]
             print(
-                f"latency ({lat['embedding_backend']} embeddings) on {lat['tools']} tools "
+                f"latency ({lat['embedding_backend']} tool embeddings, {lat['query_backend']} "
+                f"intent embeddings, load average {lat['load_average_1m_before']} -> "
+                f"{lat['load_average_1m_after']}) on {lat['tools']} tools "
                 f"after warm-up ({lat['warm_seconds']} s): hybrid p50 {lat['hybrid_p50_ms']} ms, "
                 f"p90 {lat['hybrid_p90_ms']} ms; with the intent's vector cached "
                 f"{lat['hybrid_cached_query_p50_ms']} ms; BM25 alone p50 {lat['bm25_only_p50_ms']} ms; "
-                f"query embedding alone p50 {lat['query_embedding_p50_ms']} ms"
+                f"query embedding alone p50 {lat['query_embedding_p50_ms']} ms "
+                f"(min {lat['query_embedding_min_ms']} ms)"
+            )
+            print(
+                f"same intents, interleaved, with int8 intent embeddings: hybrid p50 "
+                f"{lat['hybrid_int8_query_p50_ms']} ms, p90 {lat['hybrid_int8_query_p90_ms']} ms; "
+                f"int8 query embedding alone p50 {lat['int8_query_embedding_p50_ms']} ms"
             )
         for miss in misses:
             print("MISS", *miss, sep=" | ")

@@ -16,6 +16,7 @@ is to it at all; below the threshold a caller must ask the agent to choose.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -172,6 +173,7 @@ class IntentMatcher:
         cache: EmbeddingCache | None = None,
         threshold: float = DEFAULT_THRESHOLD,
         semantic_weight: float = SEMANTIC_WEIGHT,
+        query_embedder: Embedder | None = None,
     ) -> None:
         if not 0.0 <= semantic_weight <= 1.0:
             raise ValueError(f"semantic_weight must be within [0, 1] (got {semantic_weight})")
@@ -179,6 +181,9 @@ class IntentMatcher:
         self.threshold = threshold
         self.semantic_weight = semantic_weight
         self._embedder = embedder
+        # Intents may go through a faster model than tools (int8 ONNX: the same network, its
+        # vectors within ~0.98 cosine of fp32), chosen by NEURALGENTICS_INTENT_QUERY_BACKEND.
+        self._query_embedder = query_embedder
         self._cache = cache if cache is not None else default_cache()
         docs = [
             tool_document(server, tool, summaries.get(server, ""))
@@ -230,6 +235,12 @@ class IntentMatcher:
             self._embedder = get_embedder()
         return self._embedder
 
+    @property
+    def query_embedder(self) -> Embedder:
+        if self._query_embedder is None:
+            self._query_embedder = query_embedder_for(self.embedder)
+        return self._query_embedder
+
     def warm(self) -> None:
         """Embed every tool and skill now (model load included) instead of on the first query."""
         self._tools.ensure_vectors(self.embedder, self._cache)
@@ -243,7 +254,7 @@ class IntentMatcher:
                 self._query_vectors.move_to_end(intent)
                 return vec
         # Abbreviations spelled out ("dm" -> "direct message"): MiniLM reads words, not jargon.
-        vec = np.asarray(self.embedder.embed([spell_out(intent)])[0], dtype=np.float32)
+        vec = np.asarray(self.query_embedder.embed([spell_out(intent)])[0], dtype=np.float32)
         with self._qlock:
             self._query_vectors[intent] = vec
             while len(self._query_vectors) > QUERY_CACHE_SIZE:
@@ -434,6 +445,27 @@ class IntentMatcher:
                 )
             )
         return out
+
+
+QUERY_BACKEND_ENV = "NEURALGENTICS_INTENT_QUERY_BACKEND"
+_query_embedders: dict[str, Embedder] = {}
+
+
+def query_embedder_for(tool_embedder: Embedder) -> Embedder:
+    """The embedder for intents: the tools' own unless NEURALGENTICS_INTENT_QUERY_BACKEND names
+    another backend (``onnx-int8``: about half the per-intent latency; bench figures in
+    docs/benchmarks-catalog-intent.md). One instance per backend per process."""
+    backend = os.environ.get(QUERY_BACKEND_ENV, "").strip().lower()
+    tool_backend = getattr(tool_embedder, "requested_backend", None)
+    # A caller's own embedder (not the project's model) embeds its intents too.
+    if not backend or tool_backend is None or backend == str(tool_backend):
+        return tool_embedder
+    with _default_lock:
+        if backend not in _query_embedders:
+            from neuralgentics.memini.embeddings import Embedder as ModelEmbedder
+
+            _query_embedders[backend] = ModelEmbedder(backend)  # ValueError names a bad backend
+        return _query_embedders[backend]
 
 
 _default_cache: EmbeddingCache | None = None
