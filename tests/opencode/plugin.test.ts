@@ -161,6 +161,10 @@ test("a service that is down degrades to a warning: nothing throws and the task 
   assert.deepEqual(ctx.context, [])
   assert.ok(warnings.length >= 3, `warnings logged: ${warnings.length}`)
   assert.ok(warnings.every((w) => w.includes("[neuralgentics]") && w.includes("continuing without Neuralgentics")))
+  // the next model step while the service is still down does not repeat the warning
+  const before = warnings.length
+  await hooks["tool.execute.before"]({ tool: "task", sessionID: "s-down", callID: "c7b" }, task)
+  assert.equal(warnings.length, before)
 })
 
 test("a service that hangs is given up on after the timeout and the task goes ahead", async () => {

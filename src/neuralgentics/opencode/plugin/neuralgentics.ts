@@ -53,7 +53,12 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
     return s
   }
 
-  const warn = async (message: string, extra: Json = {}): Promise<void> => {
+  // While a service is down every model step would warn again: one line per route per minute.
+  const lastWarned = new Map<string, number>()
+  const warn = async (message: string, extra: Json = {}, key = message): Promise<void> => {
+    const now = Date.now()
+    if (now - (lastWarned.get(key) ?? -Infinity) < 60_000) return
+    lastWarned.set(key, now)
     const line = `[neuralgentics] ${message}`
     try {
       if (client?.app?.log) {
@@ -80,13 +85,13 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
       })
       const text = await res.text()
       if (!res.ok) {
-        await warn(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}; continuing without Neuralgentics`)
+        await warn(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}; continuing without Neuralgentics`, {}, `${method} ${path}`)
         return undefined
       }
       return text
     } catch (err) {
       const why = err instanceof Error ? `${err.name}: ${err.message}` : String(err)
-      await warn(`${method} ${base}${path} failed (${why}); continuing without Neuralgentics`)
+      await warn(`${method} ${base}${path} failed (${why}); continuing without Neuralgentics`, {}, `${method} ${path}`)
       return undefined
     }
   }
