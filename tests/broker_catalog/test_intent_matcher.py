@@ -11,15 +11,19 @@ from neuralgentics.broker.intent import IntentMatcher
 from neuralgentics.broker.intent.embedcache import EmbeddingCache
 from neuralgentics.broker.skillcatalog import SkillRecord
 
-# Floors a few points under what bench/intent.py measured (hybrid top-1 0.750, top-3 0.903,
-# top-5 0.923; BM25 alone 0.607 top-1, embeddings alone 0.684): a regression fails here.
-HYBRID_TOP1_FLOOR = 0.70
-HYBRID_TOP3_FLOOR = 0.87
-HYBRID_TOP5_FLOOR = 0.89
+# Floors a few points under what bench/intent.py measured, so a regression fails here.
+# Tuning set (weights and vocabulary were chosen on it): hybrid 0.765 / 0.923 / 0.939.
+HYBRID_TOP1_FLOOR = 0.72
+HYBRID_TOP3_FLOOR = 0.89
+HYBRID_TOP5_FLOOR = 0.90
+# Held-out set (never tuned on; 115 intents, so one intent is 0.9 points): 0.591 / 0.791 / 0.852.
+HELD_OUT_TOP1_FLOOR = 0.55
+HELD_OUT_TOP3_FLOOR = 0.75
+HELD_OUT_TOP5_FLOOR = 0.81
 
 
-def _accuracy(matcher: IntentMatcher, mode: str) -> dict[int, float]:
-    intents = evalset.intents()
+def _accuracy(matcher: IntentMatcher, mode: str, name: str = evalset.TUNING) -> dict[int, float]:
+    intents = evalset.intents(name)
     hits = {1: 0, 3: 0, 5: 0}
     for intent, server, tool in intents:
         ranked = [(c.server, c.tool) for c in matcher.match(intent, top_k=5, mode=mode).candidates]
@@ -31,10 +35,13 @@ def _accuracy(matcher: IntentMatcher, mode: str) -> dict[int, float]:
 def test_evaluation_set_is_large_and_consistent(eval_catalog) -> None:
     tools, _ = eval_catalog
     intents = evalset.intents()
+    held_out = evalset.intents(evalset.HELD_OUT)
     assert sum(len(v) for v in tools.values()) >= 300
-    assert len(intents) >= 150
+    assert len(intents) >= 150 and len(held_out) >= 60
+    # Held out means held out: no intent of one set is also in the other.
+    assert not {i.lower() for i, _, _ in intents} & {i.lower() for i, _, _ in held_out}
     names = {(s, t.name) for s, ts in tools.items() for t in ts}
-    for intent, server, tool in intents:
+    for intent, server, tool in intents + held_out:
         assert (server, tool) in names, f"{intent!r} expects {server}/{tool}, not in the catalog"
 
 
@@ -47,6 +54,16 @@ def test_hybrid_beats_each_view_alone_and_stays_above_its_floor(eval_matcher) ->
     assert hybrid[5] >= HYBRID_TOP5_FLOOR, hybrid
     assert hybrid[1] > bm25[1] and hybrid[1] > embedding[1], (hybrid, bm25, embedding)
     assert hybrid[3] > bm25[3] and hybrid[3] > embedding[3], (hybrid, bm25, embedding)
+
+
+def test_on_intents_it_was_not_tuned_on_the_hybrid_still_beats_each_view(eval_matcher) -> None:
+    hybrid = _accuracy(eval_matcher, "hybrid", evalset.HELD_OUT)
+    bm25 = _accuracy(eval_matcher, "bm25", evalset.HELD_OUT)
+    embedding = _accuracy(eval_matcher, "embedding", evalset.HELD_OUT)
+    assert hybrid[1] >= HELD_OUT_TOP1_FLOOR, hybrid
+    assert hybrid[3] >= HELD_OUT_TOP3_FLOOR, hybrid
+    assert hybrid[5] >= HELD_OUT_TOP5_FLOOR, hybrid
+    assert hybrid[1] > bm25[1] and hybrid[1] > embedding[1], (hybrid, bm25, embedding)
 
 
 def test_a_named_tool_wins_with_full_confidence(eval_matcher) -> None:
@@ -222,3 +239,35 @@ def test_tool_texts_are_embedded_once_and_persist_across_processes(tmp_path) -> 
     }
     IntentMatcher(changed, embedder=embedder, cache=EmbeddingCache(path)).warm()
     assert embedder.texts > after_first + 1
+
+
+def test_intents_can_go_through_the_int8_model_while_tools_stay_fp32(monkeypatch) -> None:
+    from neuralgentics.broker.intent.matcher import QUERY_BACKEND_ENV
+
+    tools, summaries = evalset.catalog()
+    monkeypatch.setenv(QUERY_BACKEND_ENV, "onnx-int8")
+    matcher = IntentMatcher(tools, summaries, cache=EmbeddingCache())
+    result = matcher.match("what time is it in Lisbon right now")
+    assert (result.best.server, result.best.tool) == ("time", "get_current_time")
+    assert matcher.query_embedder.requested_backend == "onnx-int8"
+    assert matcher.query_embedder is not matcher.embedder
+
+
+def test_a_bad_intent_backend_is_refused_by_name(monkeypatch) -> None:
+    from neuralgentics.broker.intent.matcher import QUERY_BACKEND_ENV
+
+    monkeypatch.setenv(QUERY_BACKEND_ENV, "gpu-fp4")
+    matcher = IntentMatcher({"time": [Tool(name="get_current_time", input_schema={})]})
+    with pytest.raises(ValueError, match=f"{QUERY_BACKEND_ENV}='gpu-fp4'"):
+        matcher.match("what time is it")
+
+
+def test_abbreviations_are_spelled_out_but_file_names_are_left_alone() -> None:
+    from neuralgentics.broker.intent.text import readable_name, spell_out
+
+    assert spell_out("dm bob about the PR in the repo") == (
+        "direct message bob about the pull request in the repository"
+    )
+    assert spell_out("open setup.cfg and notes/todo.md") == "open setup.cfg and notes/todo.md"
+    assert readable_name("s3_list_buckets") == "s3 list buckets"
+    assert readable_name("listDirectoryWithSizes") == "list directory with sizes"

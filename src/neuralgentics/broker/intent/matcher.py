@@ -460,11 +460,17 @@ def query_embedder_for(tool_embedder: Embedder) -> Embedder:
     # A caller's own embedder (not the project's model) embeds its intents too.
     if not backend or tool_backend is None or backend == str(tool_backend):
         return tool_embedder
+    from neuralgentics.memini.embeddings import BACKENDS
+    from neuralgentics.memini.embeddings import Embedder as ModelEmbedder
+
+    if backend not in BACKENDS:
+        raise ValueError(
+            f"{QUERY_BACKEND_ENV}={backend!r} is not an embedding backend: "
+            f"choose one of {', '.join(BACKENDS)}"
+        )
     with _default_lock:
         if backend not in _query_embedders:
-            from neuralgentics.memini.embeddings import Embedder as ModelEmbedder
-
-            _query_embedders[backend] = ModelEmbedder(backend)  # ValueError names a bad backend
+            _query_embedders[backend] = ModelEmbedder(backend)
         return _query_embedders[backend]
 
 
