@@ -93,7 +93,12 @@ class Broker:
         cls, config_path: Path | str | None = None, config: BrokerConfig | None = None
     ) -> AsyncIterator[Broker]:
         """Load the config (or use ``config``) and run the broker until the block exits."""
-        path = Path(config_path) if config_path else default_config_path()
+        # An in-memory config without a path is not persisted by add/remove (nor reloadable).
+        path: Path | None
+        if config_path:
+            path = Path(config_path)
+        else:
+            path = None if config is not None else default_config_path()
         broker = cls(config if config is not None else load_config(config_path), path)
         try:
             yield broker
@@ -327,6 +332,8 @@ class Broker:
 
     async def reload(self) -> dict[str, list[str]]:
         """Re-read the config file (SIGHUP). An invalid file changes nothing and raises."""
+        if self.config_path is None:
+            raise ConfigError("this broker was given its config in memory: there is no file to reload")
         async with self._edit_lock:
             config = load_config(self.config_path)
             changes = await self.apply_config(config)
