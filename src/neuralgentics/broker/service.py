@@ -285,7 +285,9 @@ class Broker:
             raise
         finally:
             rec.latency_ms = round((time.perf_counter() - t0) * 1000, 3)
-            await asyncio.shield(self._write_audit(rec))
+            # Not shielded (that costs a task per call): the record is appended before the
+            # first await in write(), so even a cancelled caller's record is on file.
+            await self._write_audit(rec)
 
     async def _write_audit(self, rec: AuditRecord) -> None:
         try:
