@@ -182,6 +182,7 @@ def main() -> None:
     tools, summaries = evalset.catalog()
     intents = evalset.intents(evalset.TUNING)
     held_out = evalset.intents(evalset.HELD_OUT)
+    held_out_b = evalset.intents(evalset.HELD_OUT_B)
     cache = EmbeddingCache()
     matcher = IntentMatcher(tools, summaries, cache=cache)
     matcher.warm()
@@ -191,11 +192,13 @@ def main() -> None:
         "servers": len(tools),
         "intents": len(intents),
         "held_out_intents": len(held_out),
+        "held_out_b_intents": len(held_out_b),
         "modes": {
             m: evaluate(matcher, intents, m, misses if args.show_misses else None) for m in MODES
         },
         # Reported, never tuned on: --show-misses lists only the tuning set's misses.
         "held_out": {m: evaluate(matcher, held_out, m) for m in MODES},
+        "held_out_b": {m: evaluate(matcher, held_out_b, m) for m in MODES},
     }
     report["calibration"] = calibration(matcher, intents)
     report["held_out_calibration"] = calibration(matcher, held_out)
@@ -218,7 +221,8 @@ def main() -> None:
         )
         for label, key, count in (
             ("tuning set", "modes", report["intents"]),
-            ("held-out set", "held_out", report["held_out_intents"]),
+            ("held-out set A", "held_out", report["held_out_intents"]),
+            ("held-out set B", "held_out_b", report["held_out_b_intents"]),
         ):
             print(f"{label} ({count} intents)")
             print(

@@ -16,10 +16,13 @@ from neuralgentics.broker.skillcatalog import SkillRecord
 HYBRID_TOP1_FLOOR = 0.72
 HYBRID_TOP3_FLOOR = 0.89
 HYBRID_TOP5_FLOOR = 0.90
-# Held-out set (never tuned on; 115 intents, so one intent is 0.9 points): 0.591 / 0.791 / 0.852.
-HELD_OUT_TOP1_FLOOR = 0.55
-HELD_OUT_TOP3_FLOOR = 0.75
-HELD_OUT_TOP5_FLOOR = 0.81
+# Held-out sets (never tuned on), measured hybrid top-1 / top-3 / top-5:
+# A (115 intents, one intent = 0.9 points): 0.591 / 0.791 / 0.852;
+# B (65 intents, written after the last change, one intent = 1.5 points): 0.739 / 0.877 / 0.908.
+HELD_OUT_FLOORS = {
+    evalset.HELD_OUT: (0.55, 0.75, 0.81),
+    evalset.HELD_OUT_B: (0.68, 0.82, 0.86),
+}
 
 
 def _accuracy(matcher: IntentMatcher, mode: str, name: str = evalset.TUNING) -> dict[int, float]:
@@ -36,12 +39,14 @@ def test_evaluation_set_is_large_and_consistent(eval_catalog) -> None:
     tools, _ = eval_catalog
     intents = evalset.intents()
     held_out = evalset.intents(evalset.HELD_OUT)
+    held_out_b = evalset.intents(evalset.HELD_OUT_B)
     assert sum(len(v) for v in tools.values()) >= 300
-    assert len(intents) >= 150 and len(held_out) >= 60
-    # Held out means held out: no intent of one set is also in the other.
-    assert not {i.lower() for i, _, _ in intents} & {i.lower() for i, _, _ in held_out}
+    assert len(intents) >= 150 and len(held_out) >= 60 and len(held_out_b) >= 60
+    # Held out means held out: no intent is in two sets.
+    sets = [{i.lower() for i, _, _ in x} for x in (intents, held_out, held_out_b)]
+    assert not (sets[0] & sets[1]) and not (sets[0] & sets[2]) and not (sets[1] & sets[2])
     names = {(s, t.name) for s, ts in tools.items() for t in ts}
-    for intent, server, tool in intents + held_out:
+    for intent, server, tool in intents + held_out + held_out_b:
         assert (server, tool) in names, f"{intent!r} expects {server}/{tool}, not in the catalog"
 
 
@@ -56,13 +61,15 @@ def test_hybrid_beats_each_view_alone_and_stays_above_its_floor(eval_matcher) ->
     assert hybrid[3] > bm25[3] and hybrid[3] > embedding[3], (hybrid, bm25, embedding)
 
 
-def test_on_intents_it_was_not_tuned_on_the_hybrid_still_beats_each_view(eval_matcher) -> None:
-    hybrid = _accuracy(eval_matcher, "hybrid", evalset.HELD_OUT)
-    bm25 = _accuracy(eval_matcher, "bm25", evalset.HELD_OUT)
-    embedding = _accuracy(eval_matcher, "embedding", evalset.HELD_OUT)
-    assert hybrid[1] >= HELD_OUT_TOP1_FLOOR, hybrid
-    assert hybrid[3] >= HELD_OUT_TOP3_FLOOR, hybrid
-    assert hybrid[5] >= HELD_OUT_TOP5_FLOOR, hybrid
+@pytest.mark.parametrize("held_out", sorted(HELD_OUT_FLOORS))
+def test_on_intents_it_was_not_tuned_on_the_hybrid_still_beats_each_view(
+    eval_matcher, held_out: str
+) -> None:
+    hybrid = _accuracy(eval_matcher, "hybrid", held_out)
+    bm25 = _accuracy(eval_matcher, "bm25", held_out)
+    embedding = _accuracy(eval_matcher, "embedding", held_out)
+    top1, top3, top5 = HELD_OUT_FLOORS[held_out]
+    assert hybrid[1] >= top1 and hybrid[3] >= top3 and hybrid[5] >= top5, hybrid
     assert hybrid[1] > bm25[1] and hybrid[1] > embedding[1], (hybrid, bm25, embedding)
 
 
