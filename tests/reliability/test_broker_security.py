@@ -117,7 +117,6 @@ def test_mcp_front_refuses_a_foreign_host(policy_broker) -> None:
     assert r.status_code == 421
 
 
-@pytest.mark.xfail(strict=True, reason="broker/http.py: REST routes lack the Host check /mcp has (mount HTTPGuard)")
 def test_rest_front_refuses_a_foreign_host(policy_broker) -> None:
     base, _ = policy_broker
     assert httpx.get(base + "/tools", headers={**CODER, "Host": "evil.example"}).status_code == 421

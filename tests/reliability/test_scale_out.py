@@ -61,9 +61,6 @@ def test_two_brokers_audit_into_one_postgres_without_duplicate_ids(pg_url, tmp_p
     assert {r[1] for r in rows} == {f"s{n}" for n in range(2 * calls_each)}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "broker/audit/postgres.py: concurrent CREATE TABLE IF NOT EXISTS races "
-    "(UniqueViolation pg_type_typname_nsp_index); take pg_advisory_xact_lock around the DDL"))
 def test_brokers_starting_together_both_open_the_postgres_audit_sink(pg_server) -> None:
     import threading
 
@@ -72,7 +69,7 @@ def test_brokers_starting_together_both_open_the_postgres_audit_sink(pg_server) 
     from neuralgentics.broker.audit.postgres import PostgresAuditSink
 
     failures: list[str] = []
-    for _ in range(8):  # the race lost about two times in three when measured
+    for _ in range(8):  # before the advisory lock the race was lost about two times in three
         url = fresh_database(pg_server, "auditrace")
         barrier = threading.Barrier(2)
 
