@@ -68,9 +68,6 @@ def test_opencode_runs_the_plugin_routing_broker_and_memory(
                              "summary": "current time and timezone conversion"}},
         "roles": {"orchestrator": {"allow": ["time/*"]}, "coder": {"allow": ["time/*"]}},
     }))
-    # The shipped matrix only forbids `general` for implementation; this user also keeps architects off it.
-    (cfg_dir / "routing.yaml").write_text(yaml.safe_dump(
-        {"task_types": {"implementation": {"forbidden": ["general", "architect"]}}}))
 
     port, broker_port = free_port(), free_port()
     env = {**isolated_env, "NEURALGENTICS_PORT": str(port), "NEURALGENTICS_BROKER_PORT": str(broker_port)}

@@ -39,7 +39,12 @@ def test_builtin_roster_has_the_seed_agents_with_their_model_tier():
 def test_builtin_matrix_matches_the_seed(task_type, primary, forbidden):
     spec = load_config().task_types[task_type]
     assert spec.primary == primary
-    assert set(spec.forbidden) == forbidden
+    # ours may forbid more than the seed, never less
+    assert forbidden <= set(spec.forbidden)
+
+
+def test_design_and_review_agents_do_not_implement():
+    assert {"architect", "reviewer"} <= set(load_config().task_types["implementation"].forbidden)
 
 
 def _write(path: Path, text: str) -> Path:
