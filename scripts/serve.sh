@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs (idempotent) and starts memini-core on the embedded SQLite store at 127.0.0.1:8900.
-# Extra arguments go to `neuralgentics serve`.
+# Installs (idempotent), then starts memini-core (127.0.0.1:8900, embedded SQLite unless
+# NEURALGENTICS_DATABASE_URL is set) and the MCP broker's HTTP front (127.0.0.1:8901)
+# together. Ctrl-C stops both. Extra arguments go to `neuralgentics up`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
-exec .venv/bin/neuralgentics serve "$@"
+exec .venv/bin/neuralgentics up "$@"
