@@ -37,3 +37,30 @@ def test_broker_token_guards_every_route_but_health(tmp_path, monkeypatch) -> No
             assert c.request(method, path, headers={"authorization": "Bearer wrong"}).status_code == 401, path
         ok = c.get("/servers", headers={"authorization": "Bearer br0ker-t0ken"})
         assert ok.status_code == 200 and [s["name"] for s in ok.json()] == ["time"]
+
+
+def test_memini_core_token_guards_every_documented_route_but_health(tmp_path) -> None:
+    """Every path and method in memini-core's OpenAPI (memory, graph, trust, project index,
+    orchestrator) answers 401 without the token or with a wrong one; /health stays open."""
+    from neuralgentics.config import Settings
+    from neuralgentics.memini.app import create_app
+    from neuralgentics.memini.embeddings import get_embedder
+
+    app = create_app(Settings(home=tmp_path / "home", token="m3mini-t0ken"), embedder=get_embedder())
+    checked = 0
+    with TestClient(app) as c:
+        paths = app.openapi()["paths"]
+        for path, methods in paths.items():
+            url = path
+            for name in [p.split("}")[0] for p in path.split("{")[1:]]:
+                url = url.replace("{" + name + "}", "00000000-0000-0000-0000-000000000001")
+            for method in methods:
+                if path == "/health":
+                    assert c.request(method, url).status_code == 200
+                    continue
+                for headers in ({}, {"authorization": "Bearer wrong"}, {"authorization": "Bearer m3mini-t0ken-"}):
+                    r = c.request(method.upper(), url, headers=headers)
+                    assert r.status_code == 401, (method, path, headers, r.status_code)
+                checked += 1
+        assert c.get("/memory", headers={"authorization": "Bearer m3mini-t0ken"}).status_code == 200
+    assert checked >= 15
