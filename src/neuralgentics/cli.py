@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import sys
+from importlib import import_module
+
 import typer
 
 from neuralgentics import __version__
 
-app = typer.Typer(
-    name="neuralgentics",
-    help="Memory, MCP broker and orchestration for the OpenCode coding agent.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-)
+# Area module -> the top-level commands its `register(app)` adds. Only the area that owns the
+# command being run is imported: `neuralgentics broker stdio`, which OpenCode spawns, does not
+# pay for loading memini-core or the orchestrator. tests/test_cli.py keeps this map honest.
+AREAS: dict[str, tuple[str, ...]] = {
+    "neuralgentics.memini.cli": ("serve", "memory", "model"),
+    "neuralgentics.memini.indexer.cli": ("index", "search"),
+    "neuralgentics.broker.cli": ("broker",),
+    "neuralgentics.orchestrator.cli": ("route", "context", "agents-md", "skills", "task"),
+    "neuralgentics.opencode.cli": ("up", "opencode", "doctor", "update"),
+}
 
 
 def _version(value: bool) -> None:
@@ -20,29 +27,30 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
-def _root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True),
-) -> None:
-    pass
+def build_app(command: str | None = None) -> typer.Typer:
+    """The app with every area, or with only the area that owns `command`."""
+    app = typer.Typer(
+        name="neuralgentics",
+        help="Memory, MCP broker and orchestration for the OpenCode coding agent.",
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+    )
 
+    @app.callback()
+    def _root(
+        version: bool = typer.Option(False, "--version", callback=_version, is_eager=True),
+    ) -> None:
+        pass
 
-def _register_all() -> None:
-    # Every area owns a `cli.register(app)`; importing them here keeps this file thin.
-    from neuralgentics.broker import cli as broker_cli
-    from neuralgentics.memini import cli as memini_cli
-    from neuralgentics.opencode import cli as opencode_cli
-    from neuralgentics.orchestrator import cli as orchestrator_cli
-
-    for area in (memini_cli, broker_cli, orchestrator_cli, opencode_cli):
-        area.register(app)
-
-
-_register_all()
+    owners = [module for module, names in AREAS.items() if command in names]
+    for module in owners or AREAS:
+        import_module(module).register(app)
+    return app
 
 
 def main() -> None:
-    app()
+    command = sys.argv[1] if len(sys.argv) > 1 else None
+    build_app(command)()
 
 
 if __name__ == "__main__":
