@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from neuralgentics.memini import _onnx_cache
@@ -26,9 +25,11 @@ from neuralgentics.memini.embeddings import (
     content_hash,
     get_embedder,
 )
-from neuralgentics.memini.model_cli import register
 
 REPO = Path(__file__).resolve().parents[1]
+# The reference runs torch in this process: passive OpenMP waits keep it from collapsing on a
+# shared 2-core machine (only effective if torch is not imported yet, hence module level).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 _WORDS = (
     "memory agent project index query trust graph vector search token cache export model "
@@ -266,9 +267,8 @@ def test_get_embedder_is_one_lazy_instance_per_process() -> None:
 
 
 def test_model_export_is_idempotent_and_info_reports_it(exported: None) -> None:
-    app = typer.Typer()
-    register(app)
-    app.callback()(lambda: None)
+    from neuralgentics.cli import app
+
     runner = CliRunner()
     result = runner.invoke(app, ["model", "export"])
     assert result.exit_code == 0, result.output
