@@ -217,7 +217,8 @@ def main() -> None:
         print(json.dumps(report, indent=1))
     else:
         print(
-            f"catalog: {report['tools']} tools on {report['servers']} servers; {report['intents']} intents"
+            f"catalog: {report['tools']} tools on {report['servers']} servers; "
+            f"{report['intents']} intents"
         )
         for label, key, count in (
             ("tuning set", "modes", report["intents"]),
@@ -225,9 +226,8 @@ def main() -> None:
             ("held-out set B", "held_out_b", report["held_out_b_intents"]),
         ):
             print(f"{label} ({count} intents)")
-            print(
-                f"{'mode':<11}{'top-1':>7}{'top-3':>7}{'top-5':>7}{'confident':>11}{'precision':>11}"
-            )
+            print(f"{'mode':<11}{'top-1':>7}{'top-3':>7}{'top-5':>7}", end="")
+            print(f"{'confident':>11}{'precision':>11}")
             for m, r in report[key].items():
                 prec = (
                     f"{r['confident_precision']:.3f}"
@@ -265,7 +265,8 @@ def main() -> None:
                 f"{lat['load_average_1m_after']}) on {lat['tools']} tools "
                 f"after warm-up ({lat['warm_seconds']} s): hybrid p50 {lat['hybrid_p50_ms']} ms, "
                 f"p90 {lat['hybrid_p90_ms']} ms; with the intent's vector cached "
-                f"{lat['hybrid_cached_query_p50_ms']} ms; BM25 alone p50 {lat['bm25_only_p50_ms']} ms; "
+                f"{lat['hybrid_cached_query_p50_ms']} ms; "
+                f"BM25 alone p50 {lat['bm25_only_p50_ms']} ms; "
                 f"query embedding alone p50 {lat['query_embedding_p50_ms']} ms "
                 f"(min {lat['query_embedding_min_ms']} ms)"
             )

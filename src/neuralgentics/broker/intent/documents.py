@@ -78,9 +78,8 @@ def tool_document(server: str, tool: Tool, summary: str = "") -> Document:
     param_names = ", ".join(readable_name(p) for p, _ in params[:8])
     server_words = readable_name(server)
     # The name with its service when the name does not carry it ("list issues" on github).
-    qualified = (
-        readable if set(server_words.split()) & set(readable.split()) else f"{server_words} {readable}"
-    )
+    carries_server = set(server_words.split()) & set(readable.split())
+    qualified = readable if carries_server else f"{server_words} {readable}"
     full = f"{readable} ({server_words}): {head}"
     if param_names:
         full += f" Parameters: {param_names}."

@@ -191,10 +191,11 @@ def analyze(text: str) -> list[str]:
 # Abbreviations the embedding model reads poorly ("dm", "k8s", "PR"), spelled out in the text
 # that is embedded for an intent. Shell commands (ls, rm, cat, grep) stay: they read as
 # themselves. Only free-standing words: "notes/todo.md" or "setup.cfg" are left alone.
+_READ_AS_THEMSELVES = frozenset("ls rm cd cat grep sql js ts py urls".split())
 _SPELLED_OUT = {
     k: " ".join(v)
     for k, v in _SYNONYMS.items()
-    if v != (k,) and v[0] != k and k not in {"ls", "rm", "cd", "cat", "grep", "sql", "js", "ts", "py", "urls"}
+    if v != (k,) and v[0] != k and k not in _READ_AS_THEMSELVES
 }
 _FREE_WORD = re.compile(r"(?<![\w./:@#-])[A-Za-z0-9]+(?![\w./:@-])")
 
@@ -205,7 +206,9 @@ def spell_out(text: str) -> str:
 
 
 # Letters glued to digits are one word in a readable name: s3, ec2, k8s, oauth2, base64.
-_NAME_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+\d+[a-z]*|[A-Z]+\d+[A-Za-z]*|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_NAME_PART = re.compile(
+    r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+\d+[a-z]*|[A-Z]+\d+[A-Za-z]*|[A-Z]?[a-z]+|[A-Z]+|\d+"
+)
 
 
 def readable_name(name: str) -> str:
