@@ -159,6 +159,15 @@ def test_a_text_is_never_embedded_twice(exported: None) -> None:
     np.testing.assert_array_equal(embedder.embed_one("delta"), first[3])
 
 
+def test_text_past_256_tokens_is_truncated_like_the_reference(onnx: Embedder) -> None:
+    huge, cut = onnx.embed(["word " * 50_000, "word " * 300])  # both end after 254 word pieces
+    np.testing.assert_allclose(huge, cut, atol=1e-6)
+    # 256, not tokenizer.json's 128, is the cut: text after the 128th token still counts
+    cooking = "Stir the onions slowly in butter until they turn golden and sweet. " * 10  # ~140 tokens
+    both, alone = onnx.embed([cooking + "Kernel panic in the network driver after resume. " * 5, cooking])
+    assert float(both @ alone) < 0.99
+
+
 def test_the_cache_is_bounded_and_evicts_least_recently_used(exported: None) -> None:
     embedder = Embedder("onnx", cache_size=2)
     embedder.embed(["one", "two"])
@@ -239,6 +248,8 @@ def test_bad_input_and_settings_are_named_in_the_error(monkeypatch: pytest.Monke
         embedder.embed("a string, not a list")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"texts\[1\] is int"):
         embedder.embed(["ok", 3])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match=r"texts\[1\] is not valid Unicode.*surrogate"):
+        embedder.embed(["ok", "half a pair \ud800"])
     assert not embedder.loaded
 
 

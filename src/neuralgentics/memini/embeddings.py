@@ -203,7 +203,15 @@ class Embedder:
         out = np.empty((len(texts), DIM), dtype=np.float32)
         if not texts:
             return out
-        keys = [content_hash(t) for t in texts]
+        keys = []
+        for i, text in enumerate(texts):
+            try:
+                keys.append(content_hash(text))
+            except UnicodeEncodeError as exc:  # a lone surrogate, e.g. from a JSON "\ud800"
+                raise ValueError(
+                    f"embed() texts[{i}] is not valid Unicode text: {exc.reason} at character "
+                    f"{exc.start}"
+                ) from None
         with self._encode_lock:
             missing: dict[str, str] = {}
             for key, text in zip(keys, texts):
