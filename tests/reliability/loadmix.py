@@ -33,6 +33,7 @@ class Ledger:
     ops: Counter[str] = field(default_factory=Counter)
     latencies: list[float] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)  # 5xx and transport errors, with bodies
+    failure_starts: list[float] = field(default_factory=list)  # monotonic send time of each
     hot: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     elapsed: float = 0.0
@@ -84,17 +85,19 @@ class Worker:
 
     def _send(self, op: str, method: str, path: str, **kw) -> httpx.Response | None:
         client = self.rng.choice(self.clients)  # spread over every process (scale-out)
-        t0 = time.perf_counter()
+        sent, t0 = time.monotonic(), time.perf_counter()
         try:
             r = client.request(method, path, **kw)
         except httpx.TransportError as exc:
             with self.ledger.lock:
                 self.ledger.failures.append(f"{op}: {exc.__class__.__name__}: {exc}")
+                self.ledger.failure_starts.append(sent)
             return None
         self.ledger.record(op, r.status_code, time.perf_counter() - t0)
         if r.status_code >= 500:
             with self.ledger.lock:
                 self.ledger.failures.append(f"{op} {path}: {r.status_code} {r.text[:300]}")
+                self.ledger.failure_starts.append(sent)
             return None
         return r
 
