@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
 from neuralgentics.memini import _onnx_cache
 from neuralgentics.memini.embeddings import (
@@ -277,16 +276,21 @@ def test_get_embedder_is_one_lazy_instance_per_process() -> None:
     assert get_embedder().model_name == "all-MiniLM-L6-v2" and get_embedder().dim == 384
 
 
-def test_model_export_is_idempotent_and_info_reports_it(exported: None) -> None:
-    from neuralgentics.cli import app
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "neuralgentics.cli", *args],
+        capture_output=True, text=True, timeout=180, cwd=REPO,
+    )
 
-    runner = CliRunner()
-    result = runner.invoke(app, ["model", "export"])
-    assert result.exit_code == 0, result.output
-    assert "already exported" in result.output
-    assert runner.invoke(app, ["model", "export", "--quiet"]).output == ""
-    info = runner.invoke(app, ["model", "info", "--json"])
-    report = json.loads(info.output)
+
+def test_model_export_is_idempotent_and_info_reports_it(exported: None) -> None:
+    again = _cli("model", "export")
+    assert again.returncode == 0, again.stderr
+    assert "already exported" in again.stdout
+    quiet = _cli("model", "export", "--quiet")
+    assert quiet.returncode == 0 and quiet.stdout == "", quiet.stderr
+    info = _cli("model", "info", "--json")
+    report = json.loads(info.stdout)
     assert report["model"] == "all-MiniLM-L6-v2" and report["max_length"] == 256
     assert report["onnx"].startswith(str(_onnx_cache.cache_root()))
     assert report["backend_effective"] == "onnx"
