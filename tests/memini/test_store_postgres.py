@@ -168,13 +168,17 @@ def test_keyword_search_with_very_common_words_stays_correct(db_url: str) -> Non
         rare, _ = store.add_memory(NewMemory("shared service uses zebra stripes", _unit(999), "hz"))
         with psycopg.connect(db_url, autocommit=True) as conn:
             conn.execute("ANALYZE memories")  # what autovacuum does on a real table
-        store._common_cache = None
-        # the statistics mark the words as common, so the pruned path is the one under test
-        common = store._run(store._common_lexemes)
-        assert common["share"] > 0.9 and common["servic"] > 0.9
+        store._stats_cache = None
+        store.keyword_budget = 50  # as if the table were large
+        # the statistics mark the words as frequent, so the pruned path is the one under test
+        rows, freqs, _ = store._run(store._lexeme_stats)
+        assert rows > 300 and freqs["share"] > 0.9 and freqs["servic"] > 0.9
         hits = store.keyword_search("shared zebra service", MemoryFilter(), 5)
         assert hits[0][0] == rare.id
-        # every word is in most rows: rows must hold all of them, best ranked first
+        # every word is frequent: rows must hold all of them, best ranked first
         hits = store.keyword_search("shared service", MemoryFilter(), 10)
         assert len(hits) == 10
         assert [h[0] for h in store.keyword_search("zebra", MemoryFilter(), 10)] == [rare.id]
+        assert [h[0] for h in store.keyword_search("zebra nothingmatches", MemoryFilter(), 10)] == [
+            rare.id
+        ]

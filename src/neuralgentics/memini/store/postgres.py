@@ -335,9 +335,9 @@ class PostgresStore:
             weakref.WeakKeyDictionary()
         )
         # keyword search: see keyword_search
-        self.common_word_share = 0.05
-        self.keyword_candidates = 5000
-        self._common_cache: tuple[float, dict[str, float]] | None = None
+        self.keyword_budget = 2000  # rows the selecting words may match
+        self.keyword_candidates = 5000  # rows ranked at most
+        self._stats_cache: tuple[float, tuple[float, dict[str, float], float]] | None = None
         if run_migrations:
             migrate(url, connect_timeout=connect_timeout)
         self._pool = self._open_pool()
@@ -715,11 +715,12 @@ class PostgresStore:
     def keyword_search(self, text: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
         """OR over the query's words, ranked by ts_rank_cd over all of them.
 
-        Ranking every row that shares one common word with the query is what makes OR queries
-        slow on large tables, so (like MaxScore in search engines) rows are selected by the
-        query's rarer words only: a word found in more than `common_word_share` of the rows
-        (from ANALYZE's statistics) still counts in the rank but does not select rows. When
-        every word is common, rows must contain all of them. The rows ranked are capped.
+        Ranking every row that shares one frequent word with the query is what makes OR
+        queries slow on large tables, so (in the spirit of MaxScore in search engines) rows are
+        *selected* by the query's rarest words only: taken rarest first, by ANALYZE's
+        statistics, while the rows they can match stay within `keyword_budget`. Every word
+        still counts in the rank. When even the rarest word is that frequent, rows must contain
+        all of the words. On a small or never-analysed table this is plain OR.
         """
         if not isinstance(text, str):
             raise InvalidInput("query text must be a string", field="text")
@@ -738,9 +739,18 @@ class PostgresStore:
             ]
             if not lexemes:
                 return []  # only stop words
-            common = self._common_lexemes(conn)
-            rare = [lex for lex in lexemes if common.get(lex, 0.0) <= self.common_word_share]
-            match = _quoted(rare, "|") if rare else _quoted(lexemes, "&")
+            rows_total, freqs, floor = self._lexeme_stats(conn)
+            expected = sorted((freqs.get(lex, floor) * rows_total, lex) for lex in lexemes)
+            chosen, budget = [], float(self.keyword_budget)
+            for rows, lex in expected:
+                if chosen and rows > budget:
+                    break
+                chosen.append(lex)
+                budget -= rows
+            if expected[0][0] > self.keyword_budget:
+                match = _quoted(lexemes, "&")  # every word is frequent: all of them must match
+            else:
+                match = _quoted(chosen, "|")
             rows = conn.execute(
                 "WITH cand AS MATERIALIZED ("
                 " SELECT id, content_tsv, created_at FROM memories"
@@ -753,22 +763,28 @@ class PostgresStore:
 
         return self._run(op, tx=False)
 
-    def _common_lexemes(self, conn: psycopg.Connection) -> dict[str, float]:
-        """Lexeme -> share of rows containing it, for the most common ones (cached a minute)."""
+    def _lexeme_stats(self, conn: psycopg.Connection) -> tuple[float, dict[str, float], float]:
+        """(rows in memories, lexeme -> share of rows for the frequent ones, share assumed for
+        any other lexeme), from ANALYZE's statistics; cached for a minute. Zeros before the
+        table has been analysed."""
         now = time.monotonic()
-        cached = self._common_cache
+        cached = self._stats_cache
         if cached is not None and now - cached[0] < 60:
             return cached[1]
         row = conn.execute(
-            "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats"
-            " WHERE schemaname = current_schema() AND tablename = 'memories'"
-            " AND attname = 'content_tsv'"
+            "SELECT c.reltuples, s.most_common_elems::text::text[], s.most_common_elem_freqs"
+            " FROM pg_class c LEFT JOIN pg_stats s ON s.schemaname = current_schema()"
+            " AND s.tablename = 'memories' AND s.attname = 'content_tsv'"
+            " WHERE c.oid = 'memories'::regclass"
         ).fetchone()
-        freqs: dict[str, float] = {}
-        if row and row[0] and row[1]:
-            freqs = {lex: float(f) for lex, f in zip(row[0], row[1])}
-        self._common_cache = (now, freqs)
-        return freqs
+        stats: tuple[float, dict[str, float], float] = (0.0, {}, 0.0)
+        if row and row[1] and row[2]:
+            elems, fr = row[1], [float(f) for f in row[2]]
+            # most_common_elem_freqs ends with the minimum and maximum frequency (and nulls)
+            floor = fr[len(elems)] if len(fr) > len(elems) else min(fr[: len(elems)])
+            stats = (max(float(row[0]), 0.0), dict(zip(elems, fr)), floor)
+        self._stats_cache = (now, stats)
+        return stats
 
     # --- trust ------------------------------------------------------------------------------
 
