@@ -163,7 +163,10 @@ def cli(*args: str) -> CliResult:
     """Run `neuralgentics ARGS…` in-process (the same Typer app the console script runs)."""
     from typer.testing import CliRunner
 
-    from neuralgentics.cli import app
+    from neuralgentics import cli as cli_module
 
+    # The CLI builds its app on demand now (`build_app`); older trees had a module-level `app`.
+    build = getattr(cli_module, "build_app", None)
+    app = build() if build is not None else cli_module.app
     r = CliRunner().invoke(app, list(args))
     return CliResult(r.exit_code, r.stdout, r.stderr)

@@ -6,21 +6,41 @@ milliseconds per call. Here fd 0/1 are read and written as non-blocking asyncio 
 Like the SDK, the real descriptors are moved aside first — fd 0 then reads /dev/null and
 fd 1 goes to stderr — so nothing else in the process can corrupt the protocol stream.
 When stdin/stdout are not pipes (a file, a terminal), the SDK's transport is used.
+
+Fast path: once the handshake is done, a plain ``tools/call`` of ``mcp_router_call`` (no
+``_meta``: no progress token, no 2026 envelope) is answered here instead of going through
+the SDK server's relay, dispatcher, middleware and per-version result sieve — about half
+the broker's CPU per call. It runs the same handler (``server.route_call``), maps errors
+with the SDK's own ``handler_exception_to_error_data``, and honours
+``notifications/cancelled`` (the request is cancelled and not answered, as the SDK does).
+Everything else (initialize, tools/list, other meta-tools, progress, pings, malformed
+input) still goes through the SDK ``Server``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import logging
 import os
 import stat
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import anyio
 import mcp.types as types
+import pydantic_core
 from mcp.server.stdio import stdio_server
+from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
 from mcp.shared.message import SessionMessage
+from mcp_types.methods import serialize_server_result
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+logger = logging.getLogger(__name__)
+
+# mcp_router_call's arguments -> its result; raises MCPError like an SDK handler would.
+FastCall = Callable[[dict[str, Any]], Awaitable[types.CallToolResult]]
 
 _LINE_LIMIT = 64 * 1024 * 1024
 
@@ -33,11 +53,140 @@ def _is_pipe_or_socket(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
+_REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
+_PARAMS_KEYS = frozenset({"name", "arguments"})
+
+
+def _request_key(rid: object) -> tuple[type, object]:
+    return (type(rid), rid)  # JSON-RPC ids 1 and "1" are different requests
+
+
+class StdioFront:
+    """The fast path's state: handshake seen, calls in flight, the pipe to write to."""
+
+    def __init__(self, writer: asyncio.StreamWriter | None, fast_call: FastCall | None) -> None:
+        self._writer = writer
+        self._fast_call = fast_call
+        self._init_id: tuple[type, object] | None = None
+        self.ready = False  # the SDK answered `initialize` successfully
+        self._version = ""  # the negotiated protocol version
+        self._inflight: dict[tuple[type, object], asyncio.Task[None]] = {}
+        self._cancelled: set[tuple[type, object]] = set()
+
+    # -- what the SDK path sees go by --------------------------------------------------
+
+    @property
+    def writes(self) -> bool:
+        """True when this front writes the pipe itself (fast path and notifications on)."""
+        return self._writer is not None
+
+    def saw_inbound(self, msg: Any) -> bool:
+        """Note the handshake; a cancel of a fast-path call is handled here (True)."""
+        if isinstance(msg, types.JSONRPCRequest) and msg.method == "initialize":
+            self._init_id = _request_key(msg.id)
+        elif isinstance(msg, types.JSONRPCNotification) and msg.method == "notifications/cancelled":
+            rid = (msg.params or {}).get("requestId")
+            task = self._inflight.get(_request_key(rid)) if isinstance(rid, str | int) else None
+            if task is not None:
+                self._cancelled.add(_request_key(rid))
+                task.cancel()
+                return True
+        return False
+
+    def saw_outbound(self, msg: Any) -> None:
+        if isinstance(msg, types.JSONRPCResponse) and _request_key(msg.id) == self._init_id:
+            version = (msg.result or {}).get("protocolVersion")
+            # The handshake is the legacy era; a 2026 connection (per-request envelope)
+            # never sends `initialize` and stays entirely on the SDK path.
+            if isinstance(version, str) and version not in MODERN_PROTOCOL_VERSIONS:
+                self._version = version
+                self.ready = True
+
+    # -- the fast path ----------------------------------------------------------------
+
+    def try_fast(self, line: bytes) -> bool:
+        """Start answering ``line`` here if it is a plain mcp_router_call; else False."""
+        if not self.ready or self._fast_call is None or b"mcp_router_call" not in line:
+            return False
+        try:
+            req = json.loads(line)
+        except ValueError:
+            return False  # the SDK path answers with its parse error
+        if not isinstance(req, dict) or req.keys() - _REQUEST_KEYS:
+            return False
+        rid, params = req.get("id"), req.get("params")
+        if (
+            req.get("jsonrpc") != "2.0"
+            or req.get("method") != "tools/call"
+            or not isinstance(rid, str | int)
+            or isinstance(rid, bool)
+            or not isinstance(params, dict)
+            or params.keys() - _PARAMS_KEYS
+            or params.get("name") != "mcp_router_call"
+        ):
+            return False
+        args = params.get("arguments")
+        if args is None:
+            args = {}
+        if not isinstance(args, dict):
+            return False
+        key = _request_key(rid)
+        if key in self._inflight:
+            return False  # a duplicate id: leave the SDK's rules to answer it
+        self._inflight[key] = asyncio.get_running_loop().create_task(self._answer(rid, key, args))
+        return True
+
+    async def _answer(self, rid: str | int, key: tuple[type, object], args: dict[str, Any]) -> None:
+        assert self._fast_call is not None
+        try:
+            result = await self._fast_call(args)
+            # Shaped for the negotiated version exactly as the SDK server shapes it
+            # (its per-version sieve drops fields that version does not have).
+            dumped = serialize_server_result(
+                "tools/call", self._version, result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            )
+            body: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "result": dumped}
+        except asyncio.CancelledError:
+            if key in self._cancelled:
+                return  # the peer cancelled it: never answered (spec MUST NOT)
+            raise
+        except Exception as exc:  # every failure is answered, as the SDK does
+            error = handler_exception_to_error_data(exc)
+            if error is None:
+                logger.exception("mcp_router_call raised")
+                error = types.ErrorData(code=0, message=str(exc))  # the SDK dispatcher's catch-all
+            body = {"jsonrpc": "2.0", "id": rid, "error": error.model_dump(by_alias=True, mode="json", exclude_none=True)}
+        finally:
+            self._inflight.pop(key, None)
+            self._cancelled.discard(key)
+        await self._write(pydantic_core.to_json(body) + b"\n")
+
+    async def _write(self, data: bytes) -> None:
+        if self._writer is None or self._writer.is_closing():
+            return
+        self._writer.write(data)
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            await self._writer.drain()
+
+    async def drain_calls(self) -> None:
+        """At EOF: let calls already read finish and answer (a client may close stdin and wait)."""
+        while self._inflight:
+            await asyncio.gather(*list(self._inflight.values()), return_exceptions=True)
+
+    async def send_tool_list_changed(self) -> None:
+        """Registered in ``Broker.front_sessions`` in place of an SDK session."""
+        if self.ready:
+            await self._write(b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n')
+
+
 @contextlib.asynccontextmanager
-async def broker_stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
+async def broker_stdio_transport(
+    fast_call: FastCall | None = None,
+) -> AsyncIterator[tuple[Any, Any, StdioFront]]:
+    """(read stream, write stream) for the SDK server, and the front (fast path, notifications)."""
     if not (_is_pipe_or_socket(0) and _is_pipe_or_socket(1)):
-        async with stdio_server() as streams:
-            yield streams
+        async with stdio_server() as (read, write):
+            yield read, write, StdioFront(None, None)
         return
 
     in_fd, out_fd = os.dup(0), os.dup(1)
@@ -54,6 +203,7 @@ async def broker_stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
         asyncio.streams.FlowControlMixin, os.fdopen(out_fd, "wb", buffering=0)
     )
     writer = asyncio.StreamWriter(wtransport, wprotocol, None, loop)
+    front = StdioFront(writer, fast_call)
 
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](16)
@@ -67,19 +217,25 @@ async def broker_stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
                     await read_writer.send(exc)
                     continue
                 if not line:
+                    await front.drain_calls()
                     return
                 if not line.strip():
+                    continue
+                if front.try_fast(line):
                     continue
                 try:
                     msg = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
                 except ValueError as exc:
                     await read_writer.send(exc)
                     continue
+                if front.saw_inbound(msg):
+                    continue
                 await read_writer.send(SessionMessage(msg))
 
     async def write_stdout() -> None:
         async with write_reader:
             async for sm in write_reader:
+                front.saw_outbound(sm.message)
                 data = sm.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
                 writer.write(data.encode())
                 try:
@@ -91,7 +247,7 @@ async def broker_stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
         async with anyio.create_task_group() as tg:
             tg.start_soon(read_stdin)
             tg.start_soon(write_stdout)
-            yield read_stream, write_stream
+            yield read_stream, write_stream, front
             tg.cancel_scope.cancel()
     finally:
         rtransport.close()

@@ -95,13 +95,14 @@ def http_caller(ctx: ServerRequestContext[Any, Any]) -> Caller:
     return Caller(role=role, session_id=sid, front="http")
 
 
-def stdio_caller(role: str | None) -> Callable[[ServerRequestContext[Any, Any]], Caller]:
-    session_id = f"stdio-{uuid.uuid4().hex[:12]}"
+def stdio_caller(role: str | None) -> Callable[[ServerRequestContext[Any, Any] | None], Caller]:
+    """One stdio process serves one client: every request comes from the same caller."""
+    caller = Caller(role=role, session_id=f"stdio-{uuid.uuid4().hex[:12]}", front="stdio")
 
-    def caller(ctx: ServerRequestContext[Any, Any]) -> Caller:
-        return Caller(role=role, session_id=session_id, front="stdio")
+    def caller_of(ctx: ServerRequestContext[Any, Any] | None) -> Caller:
+        return caller
 
-    return caller
+    return caller_of
 
 
 def _progress_fn(ctx: ServerRequestContext[Any, Any]) -> Any:
@@ -115,67 +116,95 @@ def _progress_fn(ctx: ServerRequestContext[Any, Any]) -> Any:
     return forward
 
 
-def build_server(broker: Broker, caller_of: Callable[[ServerRequestContext[Any, Any]], Caller]) -> Server[Any]:
+async def route_call(
+    broker: Broker,
+    caller: Caller,
+    name: str,
+    arguments: dict[str, Any] | None,
+    progress: Any = None,
+) -> types.CallToolResult:
+    """One ``tools/call`` of a meta-tool, for any front; broker errors become ``MCPError``.
+
+    Shared by the SDK ``Server`` handler and the stdio front's fast path, so both answer
+    alike (same results, same error codes and messages).
+    """
+    args: dict[str, Any] = dict(arguments or {})
+    try:
+        if name == "mcp_router_call":
+            role = broker.resolve_role(caller.role, args.get("role"))
+            unknown = set(args) - {"server", "tool", "arguments", "role", "intent"}
+            if unknown:
+                raise InvalidRequest(
+                    f"mcp_router_call: unknown argument(s) {', '.join(sorted(unknown))}; "
+                    "put the tool's own arguments inside 'arguments'"
+                )
+            if "intent" in args and "server" not in args and "tool" not in args:
+                return await call_by_intent(
+                    broker,
+                    role=role,
+                    intent=args["intent"],
+                    arguments=args.get("arguments"),
+                    session_id=caller.session_id,
+                    front=caller.front,
+                    progress=progress,
+                )
+            if "intent" in args:
+                raise InvalidRequest("mcp_router_call: give either 'intent' or 'server' and 'tool', not both")
+            return await broker.call(
+                role=role,
+                server=args.get("server"),
+                tool=args.get("tool"),
+                arguments=args.get("arguments"),
+                session_id=caller.session_id,
+                front=caller.front,
+                progress=progress,
+            )
+        if name == "get_tool_list":
+            role = broker.resolve_role(caller.role, args.get("role"))
+            return _text(await broker.catalog_text(role))
+        if name == "find_tool":
+            role = broker.resolve_role(caller.role, args.pop("role", None))
+            return _text(await find_tool(broker, role, args))
+        if name == "describe_tool":
+            role = broker.resolve_role(caller.role, args.get("role"))
+            info = await broker.describe_tool(role, args.get("server"), args.get("tool"))
+            return _text(json.dumps(info, indent=1))
+    except BrokerError as exc:
+        raise _as_mcp_error(exc) from None
+    except IntentError as exc:
+        raise _as_mcp_error(InvalidRequest(str(exc))) from None
+    raise MCPError(
+        code=-32602,
+        message=f"unknown tool {name!r}; this broker offers {', '.join(META_NAMES)}",
+    )
+
+
+def build_server(
+    broker: Broker,
+    caller_of: Callable[[ServerRequestContext[Any, Any]], Caller],
+    *,
+    track_sessions: bool = True,
+) -> Server[Any]:
+    """The SDK server of the meta-tools.
+
+    ``track_sessions``: remember each front session so it is told when a downstream
+    server's tools change; the stdio front registers itself instead (its fast path
+    answers calls without an SDK session).
+    """
+
     async def on_list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        broker.front_sessions.add(ctx.session)
+        if track_sessions:
+            broker.front_sessions.add(ctx.session)
         return types.ListToolsResult(tools=META_TOOLS)
 
     async def on_call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        broker.front_sessions.add(ctx.session)
-        caller = caller_of(ctx)
-        args: dict[str, Any] = dict(params.arguments or {})
-        try:
-            if params.name == "mcp_router_call":
-                role = broker.resolve_role(caller.role, args.get("role"))
-                unknown = set(args) - {"server", "tool", "arguments", "role", "intent"}
-                if unknown:
-                    raise InvalidRequest(
-                        f"mcp_router_call: unknown argument(s) {', '.join(sorted(unknown))}; "
-                        "put the tool's own arguments inside 'arguments'"
-                    )
-                if "intent" in args and "server" not in args and "tool" not in args:
-                    return await call_by_intent(
-                        broker,
-                        role=role,
-                        intent=args["intent"],
-                        arguments=args.get("arguments"),
-                        session_id=caller.session_id,
-                        front=caller.front,
-                        progress=_progress_fn(ctx),
-                    )
-                if "intent" in args:
-                    raise InvalidRequest("mcp_router_call: give either 'intent' or 'server' and 'tool', not both")
-                return await broker.call(
-                    role=role,
-                    server=args.get("server"),
-                    tool=args.get("tool"),
-                    arguments=args.get("arguments"),
-                    session_id=caller.session_id,
-                    front=caller.front,
-                    progress=_progress_fn(ctx),
-                )
-            if params.name == "get_tool_list":
-                role = broker.resolve_role(caller.role, args.get("role"))
-                return _text(await broker.catalog_text(role))
-            if params.name == "find_tool":
-                role = broker.resolve_role(caller.role, args.pop("role", None))
-                return _text(await find_tool(broker, role, args))
-            if params.name == "describe_tool":
-                role = broker.resolve_role(caller.role, args.get("role"))
-                info = await broker.describe_tool(role, args.get("server"), args.get("tool"))
-                return _text(json.dumps(info, indent=1))
-        except BrokerError as exc:
-            raise _as_mcp_error(exc) from None
-        except IntentError as exc:
-            raise _as_mcp_error(InvalidRequest(str(exc))) from None
-        raise MCPError(
-            code=-32602,
-            message=f"unknown tool {params.name!r}; this broker offers {', '.join(META_NAMES)}",
-        )
+        if track_sessions:
+            broker.front_sessions.add(ctx.session)
+        return await route_call(broker, caller_of(ctx), params.name, params.arguments, _progress_fn(ctx))
 
     return Server(
         "neuralgentics-broker",

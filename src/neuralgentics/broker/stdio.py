@@ -7,12 +7,14 @@ import contextlib
 import logging
 import signal
 from pathlib import Path
+from typing import Any
 
+import mcp.types as types
 from mcp.server.lowlevel.server import NotificationOptions
 
 from neuralgentics.broker.config import ConfigError
 from neuralgentics.broker.front_stdio import broker_stdio_transport
-from neuralgentics.broker.server import build_server, stdio_caller
+from neuralgentics.broker.server import build_server, route_call, stdio_caller
 from neuralgentics.broker.service import Broker
 
 logger = logging.getLogger(__name__)
@@ -49,8 +51,18 @@ async def serve_stdio(config_path: Path | str | None, role: str | None) -> None:
     install_stop_handlers(main)
     async with Broker.open(config_path) as broker:
         install_reload_handler(broker)
-        server = build_server(broker, stdio_caller(role))
-        async with broker_stdio_transport() as (read, write):
+        caller_of = stdio_caller(role)
+        caller = caller_of(None)
+
+        async def fast_call(arguments: dict[str, Any]) -> types.CallToolResult:
+            return await route_call(broker, caller, "mcp_router_call", arguments)
+
+        async with broker_stdio_transport(fast_call) as (read, write, front):
+            # On pipes the front answers fast-path calls itself, so it (not an SDK
+            # session) is the one told about tool-list changes.
+            if front.writes:
+                broker.front_sessions.add(front)
+            server = build_server(broker, caller_of, track_sessions=not front.writes)
             await server.run(
                 read, write, server.create_initialization_options(NotificationOptions(tools_changed=True))
             )

@@ -1,0 +1,202 @@
+"""The stdio front's fast path for `mcp_router_call` keeps the protocol the SDK server speaks.
+
+A plain `tools/call` of `mcp_router_call` is answered by the front itself; the same request
+with a `_meta` object goes through the SDK `Server`. Both must give the client the same
+answers, honour cancellation, answer every pipelined request once, and refuse calls before
+the handshake. Raw JSON-RPC on the broker's pipes, so the test sees exactly what is on the wire.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from tests.broker.conftest import NEURALGENTICS, base_config, everything_stdio, needs_node, slow_server
+
+WAIT = 30.0  # bound on every read: a hung broker fails the test instead of the suite
+
+
+class RawClient:
+    """Newline-delimited JSON-RPC to `neuralgentics broker stdio`, responses collected by id."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.answers: dict[Any, list[dict[str, Any]]] = {}
+        self.notes: list[dict[str, Any]] = []
+
+    async def send(self, obj: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(obj).encode() + b"\n")
+        await self.proc.stdin.drain()
+
+    async def read_one(self) -> bool:
+        assert self.proc.stdout is not None
+        line = await asyncio.wait_for(self.proc.stdout.readline(), WAIT)
+        if not line:
+            return False
+        msg = json.loads(line)
+        if "id" in msg:
+            self.answers.setdefault(_key(msg["id"]), []).append(msg)
+        else:
+            self.notes.append(msg)
+        return True
+
+    async def answer(self, rid: Any) -> dict[str, Any]:
+        while _key(rid) not in self.answers:
+            assert await self.read_one(), f"broker closed stdout before answering {rid!r}"
+        return self.answers[_key(rid)][0]
+
+    async def request(self, rid: Any, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        await self.send({"jsonrpc": "2.0", "id": rid, "method": method, **({"params": params} if params else {})})
+        return await self.answer(rid)
+
+    async def handshake(self) -> None:
+        r = await self.request(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                                 "clientInfo": {"name": "raw", "version": "1"}})
+        assert r["result"]["serverInfo"]["name"] == "neuralgentics-broker"
+        await self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
+def _key(rid: Any) -> tuple[str, Any]:
+    return (type(rid).__name__, rid)  # 1 and "1" are different JSON-RPC ids
+
+
+@contextlib.asynccontextmanager
+async def raw_broker(config: Path, home: Path, role: str = "coder") -> AsyncIterator[RawClient]:
+    env = {**os.environ, "NEURALGENTICS_HOME": str(home / "home"),
+           "NEURALGENTICS_CONFIG_DIR": str(home / "config")}
+    proc = await asyncio.create_subprocess_exec(
+        NEURALGENTICS, "broker", "stdio", "--config", str(config), "--role", role,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=env,
+    )
+    try:
+        yield RawClient(proc)
+    finally:
+        if proc.returncode is None:
+            with contextlib.suppress(Exception):
+                assert proc.stdin is not None
+                proc.stdin.close()
+            try:
+                await asyncio.wait_for(proc.wait(), 20)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+
+
+def router(server: str, tool: str, arguments: Any = None, **extra: Any) -> dict[str, Any]:
+    args: dict[str, Any] = {"server": server, "tool": tool, **extra}
+    if arguments is not None:
+        args["arguments"] = arguments
+    return {"name": "mcp_router_call", "arguments": args}
+
+
+def audit_lines(home: Path) -> list[dict[str, Any]]:
+    p = home / "home" / "broker" / "audit.jsonl"
+    return [json.loads(x) for x in p.read_text().splitlines()] if p.exists() else []
+
+
+@needs_node
+async def test_fast_path_and_sdk_path_give_the_same_answers(write_config, home: Path) -> None:
+    config = write_config(base_config(everything=everything_stdio(), slow=slow_server()))
+    cases = [
+        router("everything", "echo", {"message": "héllo"}),  # ok, non-ASCII text
+        router("everything", "get-tiny-image"),  # text + image content
+        router("everything", "get-env"),  # not allowed for coder
+        router("everything", "echo", {"message": 42}),  # arguments do not match the schema
+        router("nowhere", "echo", {}),  # unknown server
+        router("everything", "echo", {"message": "x"}, extra_arg=1),  # unknown router argument
+        {"name": "mcp_router_call", "arguments": {"server": "everything", "tool": "echo", "arguments": [1]}},
+        router("slow", "pid"),
+    ]
+    async with raw_broker(config, home) as c:
+        await c.handshake()
+        rid = 100
+        for params in cases:
+            fast = await c.request(rid, "tools/call", params)
+            # A `_meta` object (as a progress-less client may send) takes the SDK server's path.
+            via_sdk = await c.request(rid + 1, "tools/call", {**params, "_meta": {}})
+            rid += 2
+            fast.pop("id"), via_sdk.pop("id")
+            assert fast == via_sdk, params
+        echo = await c.request(1, "tools/call", router("everything", "echo", {"message": "héllo"}))
+        assert "héllo" in echo["result"]["content"][0]["text"]
+        denied = await c.request(2, "tools/call", router("everything", "get-env"))
+        assert "may not use everything/get-env" in denied["error"]["message"]
+        bad = await c.request(3, "tools/call", router("everything", "echo", {"message": 42}))
+        assert "message" in bad["error"]["message"] and bad["error"]["code"] == -32602
+    # Every call is audited the same way whichever path answered it.
+    outcomes = [(r["server"], r["tool"], r["outcome"]) for r in audit_lines(home)]
+    assert outcomes.count(("everything", "echo", "ok")) == 3
+    assert outcomes.count(("everything", "get-env", "denied")) == 3
+
+
+async def test_cancelled_fast_path_call_is_stopped_and_not_answered(write_config, home: Path) -> None:
+    config = write_config(base_config(slow=slow_server()))
+    async with raw_broker(config, home) as c:
+        await c.handshake()
+        await c.send({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                      "params": router("slow", "wait", {"seconds": 1.5})})
+        await asyncio.sleep(0.3)
+        await c.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                      "params": {"requestId": 7, "reason": "user pressed stop"}})
+        # Later requests are served; the cancelled one never gets an answer, even after the
+        # downstream wait would have finished.
+        assert "result" in await c.request(8, "tools/call", router("slow", "pid"))
+        await asyncio.sleep(2.0)
+        assert "result" in await c.request(9, "tools/list")
+        assert 7 not in {k[1] for k in c.answers}
+    for _ in range(50):
+        recs = [r for r in audit_lines(home) if r["tool"] == "wait"]
+        if recs:
+            break
+        await asyncio.sleep(0.1)
+    assert [r["outcome"] for r in recs] == ["cancelled"]
+
+
+async def test_pipelined_calls_are_each_answered_once_even_after_stdin_closes(write_config, home: Path) -> None:
+    config = write_config(base_config(slow=slow_server()))
+    async with raw_broker(config, home) as c:
+        await c.handshake()
+        ids: list[Any] = [*range(1, 21), *(str(i) for i in range(1, 21))]  # 1 and "1" are distinct
+        for rid in ids:
+            await c.send({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                          "params": router("slow", "wait", {"seconds": 0.01 * (len(str(rid)) + 1)})})
+        assert c.proc.stdin is not None
+        c.proc.stdin.close()  # the client waits for its answers after closing stdin
+        while await c.read_one():
+            pass
+        assert await asyncio.wait_for(c.proc.wait(), WAIT) == 0
+    assert sorted(c.answers, key=str) == sorted((_key(i) for i in [0, *ids]), key=str)  # 0: initialize
+    for rid in ids:
+        (answer,) = c.answers[_key(rid)]
+        assert "waited" in answer["result"]["content"][0]["text"], answer
+
+
+async def test_calls_before_the_handshake_are_refused_like_the_sdk_does(write_config, home: Path) -> None:
+    config = write_config(base_config(slow=slow_server()))
+    async with raw_broker(config, home) as c:
+        early = await c.request(1, "tools/call", router("slow", "pid"))
+        assert early["error"]["code"] == -32602  # the SDK's "not initialized" answer
+        await c.handshake()
+        assert "result" in await c.request(2, "tools/call", router("slow", "pid"))
+    assert [r["tool"] for r in audit_lines(home)] == ["pid"]  # the refused call never ran
+
+
+async def test_tool_list_changes_reach_a_fast_path_client(write_config, home: Path) -> None:
+    config = write_config(base_config(slow=slow_server()))
+    async with raw_broker(config, home) as c:
+        await c.handshake()
+        assert "result" in await c.request(1, "tools/call", router("slow", "grow"))
+        for i in range(100):  # up to ~10 s for the broker to re-list and tell us
+            if any(n.get("method") == "notifications/tools/list_changed" for n in c.notes):
+                break
+            await asyncio.sleep(0.1)
+            await c.send({"jsonrpc": "2.0", "id": f"p{i}", "method": "ping"})
+            await c.answer(f"p{i}")
+        assert any(n.get("method") == "notifications/tools/list_changed" for n in c.notes)
+
