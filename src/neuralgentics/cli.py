@@ -48,6 +48,13 @@ def build_app(command: str | None = None) -> typer.Typer:
     return app
 
 
+def __getattr__(name: str) -> typer.Typer:
+    # `from neuralgentics.cli import app` (tests, typer's runner) gets the full app, built on use.
+    if name == "app":
+        return build_app()
+    raise AttributeError(name)
+
+
 def main() -> None:
     command = sys.argv[1] if len(sys.argv) > 1 else None
     build_app(command)()

@@ -1,5 +1,6 @@
-"""Two checks every HTTP front needs before a route runs: a request-size limit (413, decided
-before the body is read whole) and Host/Origin checks against DNS rebinding (421 / 403).
+"""Checks every HTTP front needs before a route runs: a request-size limit (413, decided
+before the body is read whole), Host/Origin checks against DNS rebinding (421 / 403), and a
+refusal of requests that another site's page made (Fetch Metadata, 403).
 
 A browser page on an attacker's domain can re-point that domain at 127.0.0.1 and then talk
 to a loopback service as "same origin"; the Host header still carries the attacker's name,
@@ -81,6 +82,14 @@ class HTTPGuard:
         if self.hosts is not None and not _matches(host, self.hosts):
             await _refuse(send, 421, "misdirected_request",
                           f"Host {host[:100]!r} is not a name this service answers to (DNS rebinding protection)")
+            return
+        # Fetch Metadata: a browser marks a request another site's page made (an <img>, a form,
+        # a script). Such a request carries no Origin when it is a simple GET, so the Origin
+        # rule alone would let any web page start work here, e.g. an indexing job.
+        site = headers.get("sec-fetch-site")
+        if site is not None and site not in ("same-origin", "none") and self.origins is not None:
+            await _refuse(send, 403, "cross_site_request",
+                          f"a request made by another site's page ({site}) may not call this service")
             return
         origin = headers.get("origin")
         if origin is not None and self.origins is not None and not _matches(origin, self.origins):

@@ -6,7 +6,7 @@ import json
 import os
 
 import anyio
-from conftest import time_server
+from catalog_support import time_server
 from mcp.types import Tool
 
 from neuralgentics.broker.catalog import ToolListCache, config_hash

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import typer
 import yaml
-from conftest import git_server, time_server
+from catalog_support import git_server, time_server
 from typer.testing import CliRunner
 
 from neuralgentics.broker.catalog.cli import register

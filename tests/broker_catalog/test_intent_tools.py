@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 
 import httpx
 import pytest
-from conftest import git_server, time_server
+from catalog_support import git_server, time_server
 from fastapi import FastAPI
 
 from neuralgentics.broker.config import BrokerConfig

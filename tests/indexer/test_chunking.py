@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import (
+from indexer_support import (
     C_SOURCE,
     GO_SOURCE,
     JAVA_SOURCE,

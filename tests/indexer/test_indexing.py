@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import git, no_model, write
+from indexer_support import git, no_model, write
 from neuralgentics.memini.errors import InvalidInput, NotFound
 from neuralgentics.memini.indexer import indexing
 from neuralgentics.memini.indexer.indexing import index_project

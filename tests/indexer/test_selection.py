@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import git, write
+from indexer_support import git, write
 from neuralgentics.memini.errors import InvalidInput
 from neuralgentics.memini.indexer.selection import decode_text, resolve_root, select_files
 

@@ -6,7 +6,7 @@ import queue
 import threading
 from pathlib import Path
 
-from conftest import write
+from indexer_support import write
 from neuralgentics.memini.indexer.search import search_project
 from neuralgentics.memini.indexer.watch import watch_project
 

@@ -109,8 +109,7 @@ def test_loopback_names_and_a_foreign_origin(guarded) -> None:
 
 
 def test_bound_beyond_loopback_the_token_is_the_gate_not_the_host(tmp_path, embedder_once) -> None:
-    app = create_app(Settings(home=tmp_path / "home", token="t0k"), embedder=embedder_once)
-    app.add_middleware(HTTPGuard, bind_host="0.0.0.0")
+    app = create_app(Settings(home=tmp_path / "home", token="t0k", host="0.0.0.0"), embedder=embedder_once)
     with TestClient(app) as c:
         assert c.get("/memory", headers={"host": "memini.team.lan"}).status_code == 401
         ok = c.get("/memory", headers={"host": "memini.team.lan", "authorization": "Bearer t0k"})
@@ -122,13 +121,11 @@ def test_bound_beyond_loopback_the_token_is_the_gate_not_the_host(tmp_path, embe
 MOUNT = "memini/app.py does not mount neuralgentics.httpguard.HTTPGuard yet"
 
 
-@pytest.mark.xfail(strict=True, reason=MOUNT)
 def test_memini_core_as_built_refuses_a_foreign_host(tmp_path, embedder_once) -> None:
     with TestClient(create_app(Settings(home=tmp_path / "home"), embedder=embedder_once)) as c:
         assert c.get("/memory", headers={"host": "evil.example"}).status_code == 421
 
 
-@pytest.mark.xfail(strict=True, reason=MOUNT)
 def test_memini_core_as_built_refuses_an_oversized_body(tmp_path, embedder_once) -> None:
     with TestClient(create_app(Settings(home=tmp_path / "home"), embedder=embedder_once)) as c:
         r = c.post("/memory/add", content=b"{" + b" " * (8 * 1024 * 1024) + b"}",

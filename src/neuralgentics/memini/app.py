@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse
 
 from neuralgentics import __version__
 from neuralgentics.config import Settings, get_settings
+from neuralgentics.httpguard import HTTPGuard
 from neuralgentics.memini import models as m
 from neuralgentics.memini.embeddings import Embedder, get_embedder
 from neuralgentics.memini.errors import MeminiError
@@ -212,4 +213,5 @@ def create_app(
     app.include_router(create_index_router())
     app.include_router(orchestrator_router)
     app.include_router(ui_router)
+    app.add_middleware(HTTPGuard, bind_host=settings.host)
     return app

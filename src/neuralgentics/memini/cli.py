@@ -316,8 +316,8 @@ def serve(
     from neuralgentics.memini.app import create_app
 
     settings = get_settings()
-    host = host or settings.host
-    port = port or settings.port
+    settings = settings.model_copy(update={"host": host or settings.host, "port": port or settings.port})
+    host, port = settings.host, settings.port
     try:
         check_bind(host, settings.token)
     except ValueError as exc:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from neuralgentics.orchestrator.context import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET
@@ -119,23 +119,26 @@ def show_skill(skill_id: str, request: Request, project_dir: str | None = None) 
         return _error(exc)
 
 
-@router.post("/context")
+@router.post(
+    "/context",
+    responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}},
+                     "description": "JSON, or markdown when format is 'markdown'"}},
+)
 def context(body: ContextRequest, request: Request) -> Any:
     try:
         package = _orchestrator(request, body.project_dir).context(body.task, body.agent, body.budget_tokens, task_type=body.task_type)
     except OrchestratorError as exc:
         return _error(exc)
     if body.format == "markdown":
-        from fastapi.responses import PlainTextResponse
-
         return PlainTextResponse(package.markdown, headers={"X-Token-Count": str(package.tokens)})
     return package.to_json()
 
 
-@router.get("/agents-md")
+@router.get(
+    "/agents-md",
+    responses={200: {"content": {"text/markdown": {"schema": {"type": "string"}}}}},
+)
 def agents_md(request: Request, project_dir: str | None = None) -> Any:
-    from fastapi.responses import PlainTextResponse
-
     try:
         return PlainTextResponse(_orchestrator(request, project_dir).agents_md(), media_type="text/markdown")
     except OrchestratorError as exc:
