@@ -131,3 +131,15 @@ def test_memini_core_as_built_refuses_an_oversized_body(tmp_path, embedder_once)
         r = c.post("/memory/add", content=b"{" + b" " * (8 * 1024 * 1024) + b"}",
                    headers={"content-type": "application/json"})
         assert r.status_code == 413
+
+
+def test_requests_made_by_another_sites_page_are_refused(tmp_path, embedder_once) -> None:
+    # An <img src="http://127.0.0.1:8900/project/index?path=/"> on any web page is a simple GET
+    # with no Origin; the browser still marks it cross-site, and that is refused before any work.
+    with TestClient(create_app(Settings(home=tmp_path / "home"), embedder=embedder_once)) as c:
+        for site in ("cross-site", "same-site"):
+            r = c.get("/project/index", params={"path": str(tmp_path)}, headers={"sec-fetch-site": site})
+            assert r.status_code == 403 and r.json()["error"]["code"] == "cross_site_request"
+        assert c.get("/project/list").json() == []
+        assert c.get("/memory", headers={"sec-fetch-site": "same-origin"}).status_code == 200
+        assert c.get("/memory", headers={"sec-fetch-site": "none"}).status_code == 200
