@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 import anyio
 import mcp.types as types
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from anyio.abc import ObjectSendStream
+from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
@@ -42,6 +43,35 @@ def _die_with_parent() -> None:
 
 class CommandNotFound(OSError):
     pass
+
+
+class PipeSendStream(ObjectSendStream[SessionMessage]):
+    """The session's write stream, writing each message straight into the server's stdin.
+
+    A memory stream plus a writer task cost a task hand-off (an event-loop turn) per
+    message; writing in ``send`` keeps the order and the backpressure (``drain``) without it.
+    A broken pipe surfaces as ``BrokenResourceError``, as a closed memory stream would.
+    """
+
+    def __init__(self, stdin: asyncio.StreamWriter) -> None:
+        self._stdin = stdin
+        self._closed = False
+
+    async def send(self, item: SessionMessage) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        data = item.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+        try:
+            self._stdin.write(data)
+            await self._stdin.drain()
+        except (BrokenPipeError, ConnectionResetError, RuntimeError) as exc:
+            raise anyio.BrokenResourceError from exc
+
+    def close(self) -> None:
+        self._closed = True
+
+    async def aclose(self) -> None:
+        self._closed = True
 
 
 @dataclass
@@ -90,7 +120,7 @@ async def stdio_transport(
 ) -> AsyncIterator[
     tuple[
         MemoryObjectReceiveStream[SessionMessage | Exception],
-        MemoryObjectSendStream[SessionMessage],
+        PipeSendStream,
         StdioProcess,
     ]
 ]:
@@ -113,7 +143,8 @@ async def stdio_transport(
     if on_spawn is not None:
         on_spawn(sp)
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](16)
-    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](16)
+    assert proc.stdin is not None
+    write_stream = PipeSendStream(proc.stdin)
 
     async def read_stdout() -> None:
         assert proc.stdout is not None
@@ -155,17 +186,6 @@ async def stdio_transport(
         finally:
             stderr_done.set()
 
-    async def write_stdin() -> None:
-        assert proc.stdin is not None
-        async with write_reader:
-            async for sm in write_reader:
-                data = sm.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
-                try:
-                    proc.stdin.write(data.encode())
-                    await proc.stdin.drain()
-                except (BrokenPipeError, ConnectionResetError, RuntimeError):
-                    return
-
     async def watch_exit() -> None:
         await proc.wait()
         sp.exited.set()
@@ -174,7 +194,6 @@ async def stdio_transport(
         async with anyio.create_task_group() as tg:
             tg.start_soon(read_stdout)
             tg.start_soon(read_stderr)
-            tg.start_soon(write_stdin)
             tg.start_soon(watch_exit)
             try:
                 yield read_stream, write_stream, sp
