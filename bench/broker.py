@@ -1,6 +1,7 @@
 """Broker overhead: tools/call latency and throughput, direct vs our broker vs FastMCP's proxy.
 
     .venv/bin/python bench/broker.py [--rounds 20] [--calls 25] [--concurrency 16] [--quick]
+                                     [--compare-src DIR]
 
 For each downstream (a minimal raw-JSON-RPC Python stdio server, and server-everything's
 `echo`), one SDK `ClientSession` per path calls a trivial tool:
@@ -15,7 +16,12 @@ machine it is the steadier figure, since wall time then mostly measures waiting 
 
 Latency is measured in interleaved rounds (every path gets a slice of each round, so load on
 the machine hits all paths alike); throughput is N calls from `--concurrency` tasks sharing
-each path's session. Prints medians/p99, added latency over direct, and ratios.
+each path's session, in `--tp-rounds` interleaved rounds (median). Prints medians/p99, added latency over direct, and ratios.
+
+`--compare-src DIR` adds a fourth path, "broker@DIR": the same broker command with
+PYTHONPATH=DIR, i.e. another checkout's `neuralgentics` package (for example the commit
+before a change: `git archive <ref> src/neuralgentics | tar -x -C /tmp/before` then
+`--compare-src /tmp/before/src`), measured interleaved with the others in the same run.
 
 FastMCP lives in its own venv so its pins cannot touch ours; create it with
   python3 -m venv ~/.cache/neuralgentics-bench/fastmcp-venv &&
@@ -67,6 +73,7 @@ class Path_:
     wrap: bool  # call through mcp_router_call
     latencies: list[float] = field(default_factory=list)
     throughput: float = 0.0
+    tp_runs: list[float] = field(default_factory=list)
     errors: int = 0
     pid: int | None = None  # the process the client talks to (server, broker or proxy)
     cpu: float = 0.0  # its CPU seconds during the latency rounds
@@ -141,6 +148,10 @@ async def bench_target(label: str, command: str, args: list[str], opts: argparse
             command=NEURALGENTICS, args=["broker", "stdio", "--config", str(cfg_path), "--role", "bench"],
             env=env), "mcp_router_call", True),
     ]
+    if opts.compare_src:
+        paths.append(Path_("broker@ref", StdioServerParameters(
+            command=NEURALGENTICS, args=["broker", "stdio", "--config", str(cfg_path), "--role", "bench"],
+            env={**env, "PYTHONPATH": str(Path(opts.compare_src).resolve())}), "mcp_router_call", True))
     if FASTMCP_PY.exists():
         script = workdir / "fastmcp_proxy.py"
         script.write_text(FASTMCP_PROXY)
@@ -171,16 +182,23 @@ async def bench_target(label: str, command: str, args: list[str], opts: argparse
                 for i in range(opts.calls):
                     p.latencies.append(await one_call(s, p, i))
                 p.cpu += _cpu_seconds(p.pid) - c0
-        for s, p in zip(sessions, paths, strict=True):
-            n = opts.concurrency * opts.per_task
-            t0 = time.perf_counter()
+        # Throughput in interleaved rounds too (order reversed every other round); median.
+        for rnd in range(opts.tp_rounds):
+            order = list(zip(sessions, paths, strict=True))
+            if rnd % 2:
+                order.reverse()
+            for s, p in order:
+                n = opts.concurrency * opts.per_task
+                t0 = time.perf_counter()
 
-            async def worker(k: int, s: ClientSession = s, p: Path_ = p) -> None:
-                for i in range(opts.per_task):
-                    await one_call(s, p, k * 1000 + i)
+                async def worker(k: int, s: ClientSession = s, p: Path_ = p) -> None:
+                    for i in range(opts.per_task):
+                        await one_call(s, p, k * 1000 + i)
 
-            await asyncio.gather(*(worker(k) for k in range(opts.concurrency)))
-            p.throughput = n / (time.perf_counter() - t0)
+                await asyncio.gather(*(worker(k) for k in range(opts.concurrency)))
+                p.tp_runs.append(n / (time.perf_counter() - t0))
+        for p in paths:
+            p.throughput = statistics.median(p.tp_runs)
     return paths
 
 
@@ -188,17 +206,19 @@ def report(label: str, paths: list[Path_], concurrency: int) -> None:
     direct = paths[0]
     d50, d99 = statistics.median(direct.latencies), pct(direct.latencies, 99)
     print(f"\n## {label}  ({len(direct.latencies)} calls per path, interleaved)")
-    print(f"{'path':<9} {'p50 ms':>8} {'p99 ms':>8} {'+p50 ms':>8} {'+p99 ms':>8} "
+    print(f"{'path':<10} {'p50 ms':>8} {'p99 ms':>8} {'+p50 ms':>8} {'+p99 ms':>8} "
           f"{'calls/s@' + str(concurrency):>12} {'vs direct':>9} {'cpu ms/call':>11} {'errors':>6}")
     added = {}
     for p in paths:
         p50, p99 = statistics.median(p.latencies), pct(p.latencies, 99)
         added[p.name] = p50 - d50
-        print(f"{p.name:<9} {p50 * 1e3:8.2f} {p99 * 1e3:8.2f} {(p50 - d50) * 1e3:8.2f} "
+        print(f"{p.name:<10} {p50 * 1e3:8.2f} {p99 * 1e3:8.2f} {(p50 - d50) * 1e3:8.2f} "
               f"{(p99 - d99) * 1e3:8.2f} {p.throughput:12.0f} {p.throughput / direct.throughput:9.2f} "
               f"{p.cpu / len(p.latencies) * 1e3:11.3f} {p.errors:6d}")
     if "fastmcp" in added and added["fastmcp"] > 0:
-        print(f"broker added p50 / fastmcp added p50 = {added['broker'] / added['fastmcp']:.2f}")
+        for name in ("broker", "broker@ref"):
+            if name in added:
+                print(f"{name} added p50 / fastmcp added p50 = {added[name] / added['fastmcp']:.2f}")
 
 
 async def main() -> None:
@@ -207,11 +227,15 @@ async def main() -> None:
     ap.add_argument("--calls", type=int, default=25)
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--per-task", type=int, default=40)
+    ap.add_argument("--tp-rounds", type=int, default=3, help="interleaved throughput rounds (median)")
     ap.add_argument("--quick", action="store_true", help="CI smoke: a few calls only")
+    ap.add_argument("--compare-src", help="also measure the broker from this source dir (PYTHONPATH)")
     opts = ap.parse_args()
     if opts.quick:
-        opts.rounds, opts.calls, opts.per_task = 3, 5, 5
+        opts.rounds, opts.calls, opts.per_task, opts.tp_rounds = 3, 5, 5, 1
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.2f}")
+    if opts.compare_src:
+        print(f"broker@ref = the broker with PYTHONPATH={opts.compare_src}")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         targets = [("python-raw-echo", PY, [str(ECHO_SERVER)])]
@@ -220,6 +244,7 @@ async def main() -> None:
         for label, cmd, args in targets:
             paths = await bench_target(label, cmd, args, opts, work)
             report(label, paths, opts.concurrency)
+    print(f"\nload at the end {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
