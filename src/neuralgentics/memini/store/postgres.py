@@ -341,7 +341,8 @@ class PostgresStore:
         if run_migrations:
             migrate(url, connect_timeout=connect_timeout)
         self._pool = self._open_pool()
-        self._iterative_scan = self._pgvector_version() >= (0, 8)
+        # e.g. (0, 8, 6); below (0, 8) filtered queries rely on the exact fallback only
+        self.pgvector_version = self._pgvector_version()
 
     # --- plumbing ---------------------------------------------------------------------------
 
