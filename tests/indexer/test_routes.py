@@ -10,17 +10,11 @@ from fastapi.testclient import TestClient
 
 from neuralgentics.config import get_settings
 from neuralgentics.memini.app import create_app
-from neuralgentics.memini.indexer.routes import create_router
 
 
 @pytest.fixture
 def client():
-    app = create_app(get_settings())
-    if not any(getattr(r, "path", "") == "/project/search" for r in app.routes):
-        # until memini-core mounts the router itself: drop its 501 placeholder, mount ours
-        app.router.routes = [r for r in app.router.routes
-                             if not getattr(r, "path", "").startswith("/project")]
-        app.include_router(create_router())
+    app = create_app(get_settings())  # memini-core mounts create_router() itself
     with TestClient(app) as c:
         yield c
 
