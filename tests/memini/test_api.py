@@ -276,3 +276,9 @@ def test_missing_and_malformed_ids(client):
     assert client.post(f"/memory/{uuid.uuid4()}/trust", json={"event": "agent_used"}).status_code == 404
     assert client.get(f"/memory/related/{uuid.uuid4()}").status_code == 404
     assert client.post("/memory/query", json={"query": ""}).status_code == 422
+
+
+def test_content_that_is_not_valid_unicode_is_refused(client):
+    r = client.post("/memory/add", content=b'{"content": "half a pair \\ud800"}', headers={"content-type": "application/json"})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "content"
+    assert client.get("/health").json()["counts"]["memories"] == 0

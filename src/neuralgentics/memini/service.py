@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from dataclasses import dataclass, field
 
 from neuralgentics import __version__
 from neuralgentics.config import Settings
 from neuralgentics.memini import graph, trust
-from neuralgentics.memini.embeddings import Embedder
+from neuralgentics.memini.embeddings import Embedder, content_hash
 from neuralgentics.memini.errors import InvalidInput, NotFound
 from neuralgentics.memini.store.base import (
     RELATIONSHIP_TYPES,
@@ -66,10 +65,6 @@ class MemoryDetail:
     relationships: list[Relationship]
 
 
-def content_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def check_id(value: str, what: str = "id") -> str:
     try:
         return str(uuid.UUID(value))
@@ -88,6 +83,10 @@ class MemoryService:
     def _check_content(self, content: str) -> str:
         if not content or not content.strip():
             raise InvalidInput("content is empty", field="content")
+        try:
+            content.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidInput("content is not valid Unicode (a lone surrogate)", field="content") from None
         if len(content) > self.settings.max_content_chars:
             raise InvalidInput(
                 f"content has {len(content)} characters; the limit is "
