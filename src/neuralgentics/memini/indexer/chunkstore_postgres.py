@@ -219,18 +219,13 @@ class PostgresChunkStore:
 
     def vector_search(self, project: str, vec: np.ndarray, k: int) -> list[tuple[str, float]]:
         query = np.asarray(vec, dtype=np.float32)
-        ef_search = max(self.store.ef_search, k)
+        ef_search = int(getattr(self.store, "ef_search", 100))
 
         def op(conn: psycopg.Connection) -> list[tuple[str, float]]:
-            if self.store._iterative_scan:
-                # keep walking the graph until enough of this project's rows are found
-                conn.execute(
-                    "SELECT set_config('hnsw.ef_search', %s, true),"
-                    " set_config('hnsw.iterative_scan', 'relaxed_order', true)",
-                    [str(ef_search)],
-                )
-            else:
-                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
+            # The store sets hnsw.ef_search and (pgvector >= 0.8) hnsw.iterative_scan per
+            # session, so the scan keeps walking until enough of this project's rows are found.
+            if k > ef_search:
+                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(k)])
             sql = (
                 "WITH nn AS MATERIALIZED (SELECT id, embedding <=> %s AS dist FROM project_chunks"
                 " WHERE project = %s AND embedding IS NOT NULL ORDER BY embedding <=> %s LIMIT %s)"
@@ -238,6 +233,7 @@ class PostgresChunkStore:
             )
             rows = conn.execute(sql, [query, project, query, k]).fetchall()
             if len(rows) < k:
+                # a project holding few of the vectors can exhaust the scan: rank it exactly
                 conn.execute("SET LOCAL enable_indexscan = off")
                 rows = conn.execute(sql, [query, project, query, k]).fetchall()
             return [(str(r[0]), 1.0 - float(r[1])) for r in rows]
