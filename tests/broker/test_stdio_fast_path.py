@@ -16,7 +16,13 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from tests.broker.conftest import NEURALGENTICS, base_config, everything_stdio, needs_node, slow_server
+from tests.broker.conftest import (
+    NEURALGENTICS,
+    base_config,
+    everything_stdio,
+    needs_node,
+    slow_server,
+)
 
 WAIT = 30.0  # bound on every read: a hung broker fails the test instead of the suite
 

@@ -9,7 +9,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
-import mcp.types as types
+from mcp import types
 from mcp.server.lowlevel.server import NotificationOptions
 
 from neuralgentics.broker.config import ConfigError
