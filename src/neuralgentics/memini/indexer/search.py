@@ -1,23 +1,29 @@
-"""Searching a project's chunks by meaning and by keyword, fused by reciprocal rank.
+"""Searching a project's chunks by meaning and by keyword, fused by normalised scores.
 
-Reciprocal rank fusion (Cormack et al., 2009) adds 1/(k + rank) over the rankings a chunk
-appears in; it needs no score calibration between bm25 and cosine, which live on unrelated
-scales, and a chunk both rankings like rises above one only a single ranking likes.
+Each ranking's scores (bm25, cosine) are min-max normalised within the query and mixed
+convexly, and a chunk whose symbol name the query spells out gains a little (see `Fusion`).
+Unlike reciprocal rank fusion (`rrf`, used before and still measured as the baseline), the
+scores keep how far apart two candidates are: a clear bm25 winner stays one, and a chunk
+ranked #3 by a hair is not pushed as far down as one ranked #3 by a mile. Measured on held-out
+queries in bench/index.py (docs/benchmarks-indexer.md).
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
+import numpy as np
+
 from neuralgentics.memini.errors import InvalidInput, NotFound
-from neuralgentics.memini.indexer.chunkstore import ChunkStore, keyword_words
+from neuralgentics.memini.indexer.chunkstore import ChunkStore, keyword_words, split_identifier
 from neuralgentics.memini.indexer.indexing import Embedder
 
-RRF_K = 10  # measured in bench/index.py: 5-10 beat the customary 60 on top-50 lists
+RRF_K = 10  # for the rrf() baseline: 5-10 beat the customary 60 on top-50 lists
 MAX_TOP_K = 100
 Mode = Literal["hybrid", "keyword", "vector"]
 
@@ -84,19 +90,21 @@ def search_project(
         vec = embedder.embed([query])[0]
         vector = store.vector_search(project, vec, depth)
 
-    fused: dict[str, float] = {}
     k_rank = {cid: i for i, (cid, _) in enumerate(keyword, 1)}
     v_rank = {cid: i for i, (cid, _) in enumerate(vector, 1)}
     k_score = dict(keyword)
     v_score = dict(vector)
-    k_weight = keyword_weight(query)
-    for ranks, weight in ((k_rank, k_weight), (v_rank, 1.0)):
-        for cid, rank in ranks.items():
-            fused[cid] = fused.get(cid, 0.0) + weight / (RRF_K + rank)
-    # ties (one ranking's #1 is the other's #2, and back) go to the closer meaning
-    best = sorted(fused, key=lambda cid: (-fused[cid], -v_score.get(cid, -2.0)))[:top_k]
-    chunks = store.chunks(best)
     words = keyword_words(query)
+    if mode == "hybrid":
+        # one read for every candidate: the fusion needs their symbols, the answer their text
+        chunks = store.chunks(list(dict.fromkeys([*k_rank, *v_rank])))
+        fused = fuse(query, keyword, vector, {cid: c.symbol for cid, c in chunks.items()})
+    else:  # a single ranking, as the store ranked it
+        fused = {cid: -float(i) for i, (cid, _) in enumerate(keyword or vector)}
+    # ties go to the closer meaning
+    best = sorted(fused, key=lambda cid: (-fused[cid], -v_score.get(cid, -2.0)))[:top_k]
+    if mode != "hybrid":
+        chunks = store.chunks(best)
     hits = []
     for cid in best:
         chunk = chunks.get(cid)
@@ -111,6 +119,8 @@ def search_project(
             )
         if cid in v_rank:
             reasons.append(f"meaning #{v_rank[cid]} (cosine {v_score[cid]:.3f})")
+        if mode == "hybrid" and symbol_overlap(chunk.symbol, set(words)):
+            reasons.append(f"name {chunk.symbol} matches")
         score = fused[cid] if mode == "hybrid" else (k_score.get(cid) or v_score.get(cid) or 0.0)
         hits.append(SearchHit(
             file_path=chunk.file_path,
@@ -130,20 +140,100 @@ def search_project(
 
 
 _CODE_TOKEN = re.compile(r"\w_\w|[a-z][A-Z]|\w\.\w|::|\(|\)|[{}<>\[\]=]")
+Normalise = Literal["minmax", "zscore", "max"]
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """How the keyword (bm25) and vector (cosine) rankings are combined into one.
+
+    Each list's scores are put on one scale (`normalise`), then mixed convexly: the keyword
+    share for prose queries, another for code-like ones. A chunk one list missed gets that
+    list's lowest score: it was at best as good as the last one the list kept. On top, a
+    chunk whose symbol name is made of the query's words gains `symbol_boost` times the share
+    of its name the query spells out. Chosen on the tuning half of bench/index.py's queries.
+    """
+
+    keyword_share: float = 0.4
+    code_keyword_share: float = 0.5
+    normalise: Normalise = "minmax"
+    symbol_boost: float = 0.2
+
+
+DEFAULT_FUSION = Fusion()
+
+
+def is_code_like(query: str) -> bool:
+    """An identifier or a bit of code (`parse_config`, `User.save()`, `parseHTTP`, two words)
+    names what it wants, and words find it; a sentence in prose shares few words with code."""
+    return len(query.split()) <= 2 or bool(_CODE_TOKEN.search(query))
 
 
 def keyword_weight(query: str) -> float:
-    """How much the keyword ranking counts in the fusion, next to the vector ranking's 1.
+    """The keyword ranking's weight in reciprocal rank fusion, next to the vector ranking's 1
+    (the fusion before score fusion; bench/index.py still measures it as the baseline)."""
+    return 1.0 if is_code_like(query) else 0.5
 
-    An identifier or a bit of code (`parse_config`, `User.save()`, `parseHTTP`) names what it
-    wants, and words find it; a sentence in prose ("where do we retry failed payments")
-    shares few words with the code, so its word matches are weaker evidence.
-    Measured on docstring-sentence queries: weight 0.5 beats 1.0 (bench/index.py).
-    """
-    words = query.split()
-    if len(words) <= 2 or _CODE_TOKEN.search(query):
-        return 1.0
-    return 0.5
+
+def fuse(
+    query: str,
+    keyword: list[tuple[str, float]],
+    vector: list[tuple[str, float]],
+    symbols: Mapping[str, str | None] | None = None,
+    fusion: Fusion = DEFAULT_FUSION,
+) -> dict[str, float]:
+    """One relevance per chunk from the two ranked (id, score) lists; higher is better."""
+    share = fusion.code_keyword_share if is_code_like(query) else fusion.keyword_share
+    k_norm = _normalised(keyword, fusion.normalise)
+    v_norm = _normalised(vector, fusion.normalise)
+    k_floor = min(k_norm.values(), default=0.0)
+    v_floor = min(v_norm.values(), default=0.0)
+    fused = {
+        cid: share * k_norm.get(cid, k_floor) + (1.0 - share) * v_norm.get(cid, v_floor)
+        for cid in dict.fromkeys([*k_norm, *v_norm])
+    }
+    if fusion.symbol_boost and symbols:
+        words = set(keyword_words(query))
+        for cid in fused:
+            overlap = symbol_overlap(symbols.get(cid), words)
+            if overlap:
+                fused[cid] += fusion.symbol_boost * overlap
+    return fused
+
+
+def rrf(
+    query: str, keyword: list[tuple[str, float]], vector: list[tuple[str, float]], k: int = RRF_K
+) -> dict[str, float]:
+    """Reciprocal rank fusion (Cormack et al., 2009): the fusion this module used before."""
+    fused: dict[str, float] = {}
+    for ranked, weight in ((keyword, keyword_weight(query)), (vector, 1.0)):
+        for rank, (cid, _) in enumerate(ranked, 1):
+            fused[cid] = fused.get(cid, 0.0) + weight / (k + rank)
+    return fused
+
+
+def symbol_overlap(symbol: str | None, words: set[str]) -> float:
+    """The share of a symbol's own name (`Graph.number_of_nodes` → number, of, nodes) that
+    the query's words spell out."""
+    if not symbol:
+        return 0.0
+    parts = set(split_identifier(symbol.rsplit(".", 1)[-1]))
+    return len(parts & words) / len(parts) if parts else 0.0
+
+
+def _normalised(ranked: list[tuple[str, float]], how: Normalise) -> dict[str, float]:
+    # bm25 and cosine live on unrelated scales; only their spread within one query compares
+    if not ranked:
+        return {}
+    scores = np.array([score for _, score in ranked], dtype=np.float64)
+    if how == "minmax":
+        low, spread = scores.min(), scores.max() - scores.min()
+    elif how == "zscore":
+        low, spread = scores.mean(), scores.std()
+    else:
+        low, spread = 0.0, scores.max()
+    spread = spread if spread > 0 else 1.0
+    return {cid: float((score - low) / spread) for (cid, _), score in zip(ranked, scores)}
 
 
 def _matched(content: str, words: list[str], limit: int = 5) -> list[str]:
