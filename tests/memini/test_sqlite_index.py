@@ -99,3 +99,22 @@ def test_filtered_search_never_comes_back_short(tmp_path):
     hits = store.vector_search(unit(5), MemoryFilter(project="rare"), 5)
     assert [h[0] for h in hits] == [rare.id]
     store.close()
+
+
+def test_keyword_search_scores_only_a_querys_rare_words(tmp_path, monkeypatch):
+    from neuralgentics.memini.store import sqlite as sqlite_store
+
+    monkeypatch.setattr(sqlite_store, "KEYWORD_ROW_BUDGET", 50)  # the rule, at a test's scale
+    store = SQLiteStore(tmp_path / "m.db")
+    for i in range(60):
+        extra = " alpha" if i % 2 else ""
+        store.add_memory(NewMemory(f"deployment note number {i}{extra}", unit(i), f"h{i}"))
+    zebra, _ = store.add_memory(NewMemory("deployment of the zebra service", unit(999), "z"))
+    # "deployment" is in every row: only the rare "zebra" is scored
+    hits = store.keyword_search("zebra deployment", MemoryFilter(), 10)
+    assert [h[0] for h in hits] == [zebra.id]
+    # every word frequent: all of them must match
+    both = store.keyword_search("deployment alpha", MemoryFilter(), 100)
+    contents = store.get_memories([h[0] for h in both])
+    assert len(both) == 30 and all("alpha" in m.content for m in contents.values())
+    store.close()

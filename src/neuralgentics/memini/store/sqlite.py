@@ -7,9 +7,10 @@ import re
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -100,13 +101,48 @@ STOPWORDS = frozenset(
 )
 
 
-def fts_query(text: str) -> str | None:
-    """Any user text as a safe FTS5 query: its words, each quoted, any of them may match."""
+# A keyword query scores at most about this many rows: its rarest words are kept while their
+# document frequencies add up to no more (the same rule as the PostgreSQL store).
+KEYWORD_ROW_BUDGET = 2_000
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import Stemmer
+
+    # FTS5's "porter" tokenizer is the original Porter algorithm; so is this one.
+    return Stemmer.Stemmer("porter")
+
+
+def _quote(word: str) -> str:
+    return '"' + word.replace('"', '""') + '"'
+
+
+def fts_query(text: str, doc_freq: Callable[[list[str]], dict[str, int]] | None = None) -> str | None:
+    """Any user text as a safe FTS5 query: its words, each quoted, any of them may match.
+
+    With `doc_freq` (stem -> number of rows), only the rarest words are kept within
+    KEYWORD_ROW_BUDGET; when even the rarest is that frequent, every word must match.
+    """
     all_words = _WORD.findall(text)
-    words = [w for w in all_words if w.lower() not in STOPWORDS] or all_words
+    words = list(dict.fromkeys(w.lower() for w in all_words if w.lower() not in STOPWORDS))
+    words = words or list(dict.fromkeys(w.lower() for w in all_words))
     if not words:
         return None
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in dict.fromkeys(words))
+    if doc_freq is None:
+        return " OR ".join(_quote(w) for w in words)
+    stems = _stemmer().stemWords(words)
+    freq = doc_freq(stems)
+    ranked = sorted(zip(words, stems), key=lambda pair: freq.get(pair[1], 0))
+    if freq.get(ranked[0][1], 0) > KEYWORD_ROW_BUDGET:
+        return " AND ".join(_quote(w) for w in words)
+    chosen, rows = [], 0
+    for word, stem in ranked:
+        rows += freq.get(stem, 0)
+        if chosen and rows > KEYWORD_ROW_BUDGET:
+            break
+        chosen.append(word)
+    return " OR ".join(_quote(w) for w in chosen)
 
 
 def _where(flt: MemoryFilter, alias: str = "m") -> tuple[str, list]:
@@ -446,8 +482,15 @@ class SQLiteStore:
         top = np.argsort(-sims)[:k]
         return [(ids[i], float(sims[i])) for i in top]
 
+    def _doc_freq(self, stems: list[str]) -> dict[str, int]:
+        marks = ",".join("?" * len(stems))
+        rows = self._conn().execute(
+            f"SELECT term, doc FROM memories_fts_vocab WHERE term IN ({marks})", stems
+        )
+        return dict(rows.fetchall())
+
     def keyword_search(self, text: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
-        query = fts_query(text)
+        query = fts_query(text, self._doc_freq)
         if query is None:
             return []
         where, params = _where(flt)
