@@ -30,6 +30,13 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound, StoreUnavailable
+from neuralgentics.memini.store.validate import (
+    check_metadata,
+    check_tags,
+    check_text,
+    check_unit,
+    check_vector,
+)
 from neuralgentics.memini.store.base import (
     RELATIONSHIP_TYPES,
     Memory,
@@ -45,7 +52,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-DIM = 384
 MIGRATIONS_DIR = Path(__file__).parent / "migrations" / "postgres"
 # any constant works; it only has to be the same for every process migrating this database
 _MIGRATION_LOCK_KEY = 0x6E6D656D_696E6931 & 0x7FFFFFFF_FFFFFFFF
@@ -167,57 +173,6 @@ def _as_uuid(value: str | uuid.UUID) -> uuid.UUID | None:
         return uuid.UUID(str(value))
     except ValueError:
         return None
-
-
-def _vector(value: Any, field: str = "embedding") -> np.ndarray:
-    try:
-        arr = np.asarray(value, dtype=np.float32)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInput(f"{field} must be an array of {DIM} floats", field=field) from exc
-    if arr.shape != (DIM,):
-        raise InvalidInput(f"{field} must have shape ({DIM},), got {arr.shape}", field=field)
-    if not np.all(np.isfinite(arr)):
-        raise InvalidInput(f"{field} contains NaN or infinite values", field=field)
-    if not np.any(arr):
-        raise InvalidInput(f"{field} is all zeros (cosine is undefined)", field=field)
-    return arr
-
-
-def _text(value: str, field: str, *, max_len: int | None = None, allow_empty: bool = False) -> str:
-    if not isinstance(value, str):
-        raise InvalidInput(f"{field} must be a string", field=field)
-    if not allow_empty and not value.strip():
-        raise InvalidInput(f"{field} must not be empty", field=field)
-    if "\x00" in value:
-        raise InvalidInput(f"{field} contains a NUL character", field=field)
-    if max_len is not None and len(value) > max_len:
-        raise InvalidInput(f"{field} is longer than {max_len} characters", field=field)
-    return value
-
-
-def _tags(value: Iterable[str], field: str = "tags") -> list[str]:
-    if isinstance(value, str):
-        raise InvalidInput(f"{field} must be a list of strings, not one string", field=field)
-    out = []
-    for tag in value:
-        out.append(_text(tag, field))
-    return out
-
-
-def _metadata(value: Any, field: str = "metadata") -> dict:
-    if not isinstance(value, dict):
-        raise InvalidInput(f"{field} must be a JSON object", field=field)
-    return value
-
-
-def _unit(value: float, field: str) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInput(f"{field} must be a number", field=field) from exc
-    if not (0.0 <= number <= 1.0):
-        raise InvalidInput(f"{field} must be between 0 and 1, got {value}", field=field)
-    return number
 
 
 def _row_to_memory(row: tuple) -> Memory:
@@ -476,16 +431,16 @@ class PostgresStore:
     def add_memory(
         self, new: NewMemory, *, on_duplicate: TrustChange | None = None
     ) -> tuple[Memory, bool]:
-        content = _text(new.content, "content")
-        content_hash = _text(new.content_hash, "content_hash")
-        embedding = _vector(new.embedding)
-        project = _text(new.project, "project", allow_empty=True)
+        content = check_text(new.content, "content")
+        content_hash = check_text(new.content_hash, "content_hash")
+        embedding = check_vector(new.embedding)
+        project = check_text(new.project, "project", allow_empty=True)
         source_type = (
-            _text(new.source_type, "source_type", max_len=50) if new.source_type is not None else None
+            check_text(new.source_type, "source_type", max_len=50) if new.source_type is not None else None
         )
-        tags = _tags(new.tags)
-        metadata = _metadata(new.metadata)
-        trust = _unit(new.trust_score, "trust_score")
+        tags = check_tags(new.tags)
+        metadata = check_metadata(new.metadata)
+        trust = check_unit(new.trust_score, "trust_score")
         if on_duplicate is not None:
             self._check_change(on_duplicate)
 
@@ -584,24 +539,24 @@ class PostgresStore:
             if patch.embedding is None or patch.content_hash is None:
                 raise InvalidInput("new content needs its embedding and content_hash", field="content")
             sets.append("content = %s")
-            params.append(_text(patch.content, "content"))
+            params.append(check_text(patch.content, "content"))
         elif patch.content_hash is not None:
             raise InvalidInput("content_hash changes only with the content", field="content_hash")
         if patch.embedding is not None:
             sets.append("embedding = %s")
-            params.append(_vector(patch.embedding))
+            params.append(check_vector(patch.embedding))
         if patch.content_hash is not None:
             sets.append("content_hash = %s")
-            params.append(_text(patch.content_hash, "content_hash"))
+            params.append(check_text(patch.content_hash, "content_hash"))
         if patch.source_type is not None:
             sets.append("source_type = %s")
-            params.append(_text(patch.source_type, "source_type", max_len=50))
+            params.append(check_text(patch.source_type, "source_type", max_len=50))
         if patch.tags is not None:
             sets.append("tags = %s")
-            params.append(_tags(patch.tags))
+            params.append(check_tags(patch.tags))
         if patch.metadata is not None:
             sets.append("metadata = %s")
-            params.append(Jsonb(_metadata(patch.metadata)))
+            params.append(Jsonb(check_metadata(patch.metadata)))
 
         def op(conn: psycopg.Connection) -> Memory:
             current = conn.execute(
@@ -677,7 +632,7 @@ class PostgresStore:
     def vector_search(
         self, embedding: np.ndarray, flt: MemoryFilter, k: int
     ) -> list[tuple[str, float]]:
-        query = _vector(embedding)
+        query = check_vector(embedding)
         if k <= 0:
             return []
         k = min(int(k), _MAX_K)
@@ -791,13 +746,13 @@ class PostgresStore:
 
     @staticmethod
     def _check_change(change: TrustChange) -> None:
-        _text(change.event, "event", max_len=50)
+        check_text(change.event, "event", max_len=50)
         if not isinstance(change.delta, (int, float)) or not math.isfinite(change.delta):
             raise InvalidInput("delta must be a finite number", field="delta")
         if change.actor is not None:
-            _text(change.actor, "actor", allow_empty=True)
+            check_text(change.actor, "actor", allow_empty=True)
         if change.note is not None:
-            _text(change.note, "note", allow_empty=True)
+            check_text(change.note, "note", allow_empty=True)
 
     def _apply_trust(self, conn: psycopg.Connection, change: TrustChange) -> tuple[Memory, TrustEvent]:
         mid = _as_uuid(change.memory_id)
@@ -854,8 +809,8 @@ class PostgresStore:
                 f" expected one of {', '.join(RELATIONSHIP_TYPES)}",
                 field="relationship_type",
             )
-        conf = _unit(confidence, "confidence")
-        meta = _metadata(metadata if metadata is not None else {})
+        conf = check_unit(confidence, "confidence")
+        meta = check_metadata(metadata if metadata is not None else {})
         if trust_change is not None:
             self._check_change(trust_change)
         src, dst = _as_uuid(source_id), _as_uuid(target_id)
