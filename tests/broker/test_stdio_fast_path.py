@@ -206,3 +206,22 @@ async def test_tool_list_changes_reach_a_fast_path_client(write_config, home: Pa
             await c.answer(f"p{i}")
         assert any(n.get("method") == "notifications/tools/list_changed" for n in c.notes)
 
+
+
+async def test_sigterm_answers_calls_in_flight_on_both_paths_with_connection_closed(write_config, home: Path) -> None:
+    config = write_config(base_config(slow={**slow_server(), "call_timeout": 60}))
+    async with raw_broker(config, home) as c:
+        await c.handshake()
+        wait = router("slow", "hang")  # never answered downstream: only the shutdown ends it
+        await c.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": wait})
+        await c.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {**wait, "_meta": {}}})
+        assert "result" in await c.request(3, "ping")  # both calls were read by now
+        await asyncio.sleep(0.3)
+        c.proc.terminate()
+        while await c.read_one():
+            pass
+        assert await asyncio.wait_for(c.proc.wait(), WAIT) == 0
+    for rid in (1, 2):
+        (answer,) = c.answers[_key(rid)]
+        assert answer["error"] == {"code": -32000, "message": "Connection closed"}, answer
+    assert [r["outcome"] for r in audit_lines(home) if r["tool"] == "hang"] == ["cancelled", "cancelled"]

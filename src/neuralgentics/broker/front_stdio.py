@@ -34,6 +34,7 @@ import pydantic_core
 from mcp.server.stdio import stdio_server
 from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
 from mcp.shared.message import SessionMessage
+from mcp_types import CONNECTION_CLOSED
 from mcp_types.methods import serialize_server_result
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -149,6 +150,10 @@ class StdioFront:
         except asyncio.CancelledError:
             if key in self._cancelled:
                 return  # the peer cancelled it: never answered (spec MUST NOT)
+            # Shutdown: answer so the client is not left waiting, as the SDK dispatcher does.
+            if self._writer is not None and not self._writer.is_closing():
+                closed = {"code": CONNECTION_CLOSED, "message": "Connection closed"}
+                self._writer.write(pydantic_core.to_json({"jsonrpc": "2.0", "id": rid, "error": closed}) + b"\n")
             raise
         except Exception as exc:  # every failure is answered, as the SDK does
             error = handler_exception_to_error_data(exc)
@@ -172,6 +177,15 @@ class StdioFront:
         """At EOF: let calls already read finish and answer (a client may close stdin and wait)."""
         while self._inflight:
             await asyncio.gather(*list(self._inflight.values()), return_exceptions=True)
+
+    async def cancel_calls(self) -> None:
+        """At shutdown: stop the calls in flight (each answers "Connection closed"), bounded."""
+        tasks = list(self._inflight.values())
+        for t in tasks:
+            t.cancel()
+        if tasks:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 2.0)
 
     async def send_tool_list_changed(self) -> None:
         """Registered in ``Broker.front_sessions`` in place of an SDK session."""
@@ -250,5 +264,7 @@ async def broker_stdio_transport(
             yield read_stream, write_stream, front
             tg.cancel_scope.cancel()
     finally:
+        with anyio.CancelScope(shield=True):
+            await front.cancel_calls()
         rtransport.close()
         wtransport.close()
