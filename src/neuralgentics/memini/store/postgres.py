@@ -56,6 +56,8 @@ MIGRATIONS_DIR = Path(__file__).parent / "migrations" / "postgres"
 # any constant works; it only has to be the same for every process migrating this database
 _MIGRATION_LOCK_KEY = 0x6E6D656D_696E6931 & 0x7FFFFFFF_FFFFFFFF
 _MAX_K = 1000
+# How long callers are refused at once after the database was found unreachable.
+BREAKER_SECONDS = 1.0
 _MAX_QUERY_WORDS = 64
 _MAX_LIST_LIMIT = 1000
 
@@ -286,6 +288,12 @@ class PostgresStore:
         self._pool_lock = threading.Lock()
         self._closed = False
         self._down_reason: str | None = None
+        # Circuit breaker: after the database was found down, callers get their 503 at once
+        # for a moment while a single caller probes, instead of each waiting out the pool.
+        self._breaker = threading.Lock()
+        self._open_until = 0.0
+        self._open_message = ""
+        self._probing = False
         self._last_used: weakref.WeakKeyDictionary[psycopg.Connection, float] = (
             weakref.WeakKeyDictionary()
         )
@@ -387,6 +395,28 @@ class PostgresStore:
         Connections are in autocommit mode, so `tx=False` suits a read made of one statement
         (itself a transaction): it saves the BEGIN and COMMIT round trips.
         """
+        self._check_breaker()
+        try:
+            return self._attempt(fn, tx=tx, attempts=attempts)
+        except StoreUnavailable as exc:
+            with self._breaker:
+                self._open_until = time.monotonic() + BREAKER_SECONDS
+                self._open_message = exc.message
+            raise
+        finally:
+            with self._breaker:
+                self._probing = False
+
+    def _check_breaker(self) -> None:
+        with self._breaker:
+            if self._open_until == 0.0:
+                return
+            if time.monotonic() < self._open_until or self._probing:
+                raise StoreUnavailable(f"{self._open_message} (checking again shortly)")
+            self._probing = True  # this caller finds out whether it is back
+            self._open_until = 0.0
+
+    def _attempt(self, fn: Callable[[psycopg.Connection], T], *, tx: bool, attempts: int) -> T:
         for attempt in range(1, attempts + 1):
             pool = self._pool
             try:
