@@ -1,6 +1,6 @@
 """Searching a project's chunks by meaning and by keyword, fused by normalised scores.
 
-Each ranking's scores (bm25, cosine) are min-max normalised within the query and mixed
+Each ranking's scores (bm25, cosine) are divided by the query's best one and mixed
 convexly, and a chunk whose symbol name the query spells out gains a little (see `Fusion`).
 Unlike reciprocal rank fusion (`rrf`, used before and still measured as the baseline), the
 scores keep how far apart two candidates are: a clear bm25 winner stays one, and a chunk
@@ -147,7 +147,8 @@ Normalise = Literal["minmax", "zscore", "max"]
 class Fusion:
     """How the keyword (bm25) and vector (cosine) rankings are combined into one.
 
-    Each list's scores are put on one scale (`normalise`), then mixed convexly: the keyword
+    Each list's scores are put on one scale (`normalise`: divided by the query's best score,
+    by default; min-max and z-score measured worse), then mixed convexly: the keyword
     share for prose queries, another for code-like ones. A chunk one list missed gets that
     list's lowest score: it was at best as good as the last one the list kept. On top, a
     chunk whose symbol name is made of the query's words gains `symbol_boost` times the share
@@ -155,9 +156,9 @@ class Fusion:
     """
 
     keyword_share: float = 0.4
-    code_keyword_share: float = 0.5
-    normalise: Normalise = "minmax"
-    symbol_boost: float = 0.2
+    code_keyword_share: float = 0.6
+    normalise: Normalise = "max"
+    symbol_boost: float = 0.1
 
 
 DEFAULT_FUSION = Fusion()
@@ -230,8 +231,10 @@ def _normalised(ranked: list[tuple[str, float]], how: Normalise) -> dict[str, fl
         low, spread = scores.min(), scores.max() - scores.min()
     elif how == "zscore":
         low, spread = scores.mean(), scores.std()
-    else:
+    elif scores.max() > 0:  # a share of the query's best: the gaps keep their absolute size
         low, spread = 0.0, scores.max()
+    else:  # no positive best to scale by (all cosines below 0): fall back to the range
+        low, spread = scores.min(), scores.max() - scores.min()
     spread = spread if spread > 0 else 1.0
     return {cid: float((score - low) / spread) for (cid, _), score in zip(ranked, scores)}
 
