@@ -13,10 +13,10 @@ from fastapi.responses import JSONResponse
 
 from neuralgentics import __version__
 from neuralgentics.config import Settings, get_settings
+from neuralgentics.errors import NeuralgenticsError
 from neuralgentics.httpguard import HTTPGuard
 from neuralgentics.memini import models as m
 from neuralgentics.memini.embeddings import Embedder, get_embedder
-from neuralgentics.memini.errors import MeminiError
 from neuralgentics.memini.service import MemoryService
 from neuralgentics.memini.store import open_store
 from neuralgentics.memini.indexer.routes import create_router as create_index_router
@@ -86,9 +86,9 @@ def create_app(
     )
     app.state.service = lazy
 
-    @app.exception_handler(MeminiError)
-    async def _memini_error(_: Request, exc: MeminiError) -> JSONResponse:
-        return _error(exc.status, exc.code, exc.message, exc.field)
+    @app.exception_handler(NeuralgenticsError)
+    async def _known_error(_: Request, exc: NeuralgenticsError) -> JSONResponse:
+        return JSONResponse(status_code=exc.status, content=exc.to_json())
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:

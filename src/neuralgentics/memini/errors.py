@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
+from neuralgentics.errors import NeuralgenticsError
 
-class MeminiError(Exception):
-    status = 400
-    code = "bad_request"
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.field = field
+class MeminiError(NeuralgenticsError):
+    pass
 
 
 class InvalidInput(MeminiError):

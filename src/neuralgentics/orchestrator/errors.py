@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
+from neuralgentics.errors import NeuralgenticsError
 
-class OrchestratorError(Exception):
-    status = 400
-    code = "bad_request"
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.field = field
-
-    def detail(self) -> dict:
-        return {"code": self.code, "message": self.message, "field": self.field}
-
-    def to_json(self) -> dict:
-        """The same error body as memini-core's: {"error": {"code", "message", "field"}}."""
-        return {"error": self.detail()}
+class OrchestratorError(NeuralgenticsError):
+    pass
 
 
 class InvalidInput(OrchestratorError):
