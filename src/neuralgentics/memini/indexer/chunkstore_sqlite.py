@@ -24,6 +24,7 @@ from neuralgentics.memini.indexer.chunkstore import (
     StoredChunk,
     keyword_words,
 )
+from neuralgentics.memini.store.batches import in_batches
 from neuralgentics.memini.store.sqlite import SQLiteStore
 from neuralgentics.memini.store.vectors import VectorIndex, from_blob, to_blob
 
@@ -101,9 +102,7 @@ class SQLiteChunkStore:
         found: dict[str, np.ndarray] = {}
         conn = self._conn()
         unique = list(dict.fromkeys(hashes))
-        for start in range(0, len(unique), 900):
-            part = unique[start : start + 900]
-            marks = ",".join("?" * len(part))
+        for part, marks in in_batches(unique):
             for h, blob in conn.execute(
                 f"SELECT chunk_hash, embedding FROM project_chunks WHERE chunk_hash IN ({marks})"
                 " AND embedding IS NOT NULL",
@@ -236,9 +235,7 @@ class SQLiteChunkStore:
     @staticmethod
     def _in_project(conn: sqlite3.Connection, rowids: list[int], project: str) -> list[tuple]:
         keep: list[tuple] = []
-        for start in range(0, len(rowids), 900):
-            part = rowids[start : start + 900]
-            marks = ",".join("?" * len(part))
+        for part, marks in in_batches(rowids):
             keep += conn.execute(
                 f"SELECT rowid, id FROM project_chunks WHERE rowid IN ({marks}) AND project = ?",
                 [*part, project],
@@ -261,9 +258,7 @@ class SQLiteChunkStore:
     def chunks(self, ids: list[str]) -> dict[str, StoredChunk]:
         found: dict[str, StoredChunk] = {}
         conn = self._conn()
-        for start in range(0, len(ids), 900):
-            part = ids[start : start + 900]
-            marks = ",".join("?" * len(part))
+        for part, marks in in_batches(ids):
             for row in conn.execute(
                 f"SELECT {_CHUNK_COLUMNS} FROM project_chunks WHERE id IN ({marks})", part
             ):

@@ -26,6 +26,7 @@ from neuralgentics.memini.store.base import (
     TrustChange,
     TrustEvent,
 )
+from neuralgentics.memini.store.batches import in_batches
 from neuralgentics.memini.store.migrations import migrations
 from neuralgentics.memini.store.validate import (
     check_metadata,
@@ -333,9 +334,7 @@ class SQLiteStore:
     def get_memories(self, ids: list[str]) -> dict[str, Memory]:
         found: dict[str, Memory] = {}
         conn = self._conn()
-        for start in range(0, len(ids), 900):
-            part = ids[start : start + 900]
-            marks = ",".join("?" * len(part))
+        for part, marks in in_batches(ids):
             for row in conn.execute(
                 f"SELECT {_MEMORY_COLUMNS} FROM memories m WHERE m.id IN ({marks})", part
             ):
@@ -456,9 +455,7 @@ class SQLiteStore:
         conn: sqlite3.Connection, rowids: list[int], where: str, params: list
     ) -> list[tuple[int, str]]:
         keep: list[tuple[int, str]] = []
-        for start in range(0, len(rowids), 900):
-            part = rowids[start : start + 900]
-            marks = ",".join("?" * len(part))
+        for part, marks in in_batches(rowids):
             keep += conn.execute(
                 f"SELECT m.rowid, m.id FROM memories m WHERE m.rowid IN ({marks}) AND {where}",
                 [*part, *params],
@@ -647,9 +644,7 @@ class SQLiteStore:
         if types:
             type_clause = f" AND relationship_type IN ({','.join('?' * len(types))})"
             type_params = list(types)
-        for start in range(0, len(ids), 400):
-            part = ids[start : start + 400]
-            marks = ",".join("?" * len(part))
+        for part, marks in in_batches(ids, 400):
             for row in conn.execute(
                 "SELECT id, source_id, target_id, relationship_type, confidence, created_at,"
                 f" metadata FROM memory_relationships WHERE (source_id IN ({marks})"

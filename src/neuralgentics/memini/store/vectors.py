@@ -25,6 +25,8 @@ import numpy as np
 import onnxruntime  # noqa: F401, I001
 from usearch.index import Index
 
+from neuralgentics.memini.store.batches import in_batches
+
 log = logging.getLogger(__name__)
 
 DIM = 384
@@ -172,9 +174,7 @@ class VectorIndex:
         if len(present):
             self._index.remove(present)
         adds = [k for k, op in last_op.items() if op == "add"]
-        for start in range(0, len(adds), 900):
-            part = adds[start : start + 900]
-            marks = ",".join("?" * len(part))
+        for part, marks in in_batches(adds):
             found = conn.execute(
                 f"SELECT rowid, embedding FROM {self.table} "
                 f"WHERE rowid IN ({marks}) AND embedding IS NOT NULL",
