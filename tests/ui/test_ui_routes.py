@@ -20,19 +20,12 @@ def _closed_port() -> int:
 @pytest.fixture
 def client(monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
     from neuralgentics.config import get_settings
-    from neuralgentics.memini import app as memini_app
-    from neuralgentics.memini.indexer.routes import create_router
-    from neuralgentics.ui import PUBLIC_PATHS, router
+    from neuralgentics.memini.app import create_app
 
     monkeypatch.setenv("NEURALGENTICS_TOKEN", TOKEN)
     monkeypatch.setenv("NEURALGENTICS_BROKER_PORT", str(_closed_port()))
     get_settings.cache_clear()
-    # what the integrator's app.py does: mount the router and open the page's static paths
-    monkeypatch.setattr(memini_app, "OPEN_PATHS", memini_app.OPEN_PATHS | PUBLIC_PATHS)
-    app = memini_app.create_app()
-    app.include_router(router)
-    app.include_router(create_router())
-    with TestClient(app) as c:
+    with TestClient(create_app()) as c:
         yield c
 
 
