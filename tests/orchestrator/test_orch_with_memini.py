@@ -84,7 +84,6 @@ def test_memini_down_is_a_clear_error_not_a_crash(tmp_path, embed):
 @pytest.mark.parametrize("access", ["http", "direct"])
 def test_context_includes_project_chunks_from_the_real_index(tmp_path, embed, access):
     indexer = pytest.importorskip("neuralgentics.memini.indexer")
-    from neuralgentics.memini.indexer.routes import create_router
 
     project = tmp_path / "shop"
     (project / "shop").mkdir(parents=True)
@@ -96,7 +95,6 @@ def test_context_includes_project_chunks_from_the_real_index(tmp_path, embed, ac
         "        except ConnectionError:\n            sleep(base_ms * 2 ** attempt / 1000)\n")
     (project / "shop/colours.py").write_text("PALETTE = {'red': '#f00', 'green': '#0f0'}\n")
     app = create_app()
-    app.include_router(create_router())  # memini-core mounts the indexer's routes the same way
     with TestClient(app) as memini:
         indexer.index_project(project, indexer.chunk_store_for(app.state.service().store))
         memory = HttpMemoryClient("http://testserver", http=memini) if access == "http" else DirectMemory(app.state.service)
