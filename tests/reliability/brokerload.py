@@ -14,7 +14,7 @@ import mcp.types as types
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from reliability.broker_proc import EVERYTHING, PY, probe, time_server
+from reliability.broker_proc import EVERYTHING, probe, time_server
 
 
 def three_servers() -> tuple[dict, list[tuple[str, str, dict]]]:
