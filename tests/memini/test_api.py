@@ -282,3 +282,10 @@ def test_content_that_is_not_valid_unicode_is_refused(client):
     r = client.post("/memory/add", content=b'{"content": "half a pair \\ud800"}', headers={"content-type": "application/json"})
     assert r.status_code == 422 and r.json()["error"]["field"] == "content"
     assert client.get("/health").json()["counts"]["memories"] == 0
+
+
+def test_list_paging_bounds_are_checked(client):
+    assert client.get("/memory", params={"offset": 2**70}).status_code == 422
+    assert client.get("/memory", params={"offset": -1}).status_code == 422
+    assert client.get("/memory", params={"limit": 0}).status_code == 422
+    assert client.get("/memory", params={"offset": 10**9}).json()["items"] == []

@@ -17,7 +17,7 @@ from neuralgentics.errors import NeuralgenticsError
 from neuralgentics.httpguard import HTTPGuard
 from neuralgentics.memini import models as m
 from neuralgentics.memini.embeddings import Embedder, get_embedder
-from neuralgentics.memini.service import MemoryService
+from neuralgentics.memini.service import MAX_OFFSET, MemoryService
 from neuralgentics.memini.store import open_store
 from neuralgentics.memini.indexer.routes import create_router as create_index_router
 from neuralgentics.memini.store.base import MemoryFilter, Store
@@ -143,7 +143,7 @@ def create_app(
         min_trust: float | None = Query(None, ge=0, le=1),
         include_superseded: bool = False,
         limit: int = Query(50, ge=1, le=1000),
-        offset: int = Query(0, ge=0),
+        offset: int = Query(0, ge=0, le=MAX_OFFSET),
     ) -> m.ListResponse:
         """Newest first, with filters and pagination."""
         flt = MemoryFilter(project, source_type, tag, min_trust, include_superseded)

@@ -24,6 +24,8 @@ from neuralgentics.memini.store.base import (
 # Reciprocal rank fusion constant (Cormack et al.); 60 is the usual, robust choice.
 RRF_K = 60
 MAX_TOP_K = 100
+# SQLite integers are 64-bit; any real offset is far below this.
+MAX_OFFSET = 2**53
 
 
 @dataclass
@@ -239,8 +241,8 @@ class MemoryService:
     ) -> tuple[list[Memory], int]:
         if not 1 <= limit <= 1000:
             raise InvalidInput("limit must be between 1 and 1000", field="limit")
-        if offset < 0:
-            raise InvalidInput("offset must not be negative", field="offset")
+        if not 0 <= offset <= MAX_OFFSET:
+            raise InvalidInput(f"offset must be between 0 and {MAX_OFFSET}", field="offset")
         return self.store.list_memories(flt, limit=limit, offset=offset)
 
     def query(self, text: str, flt: MemoryFilter, *, top_k: int = 10) -> list[Hit]:
