@@ -74,3 +74,9 @@ def test_bad_requests_name_the_problem(client: TestClient, tmp_path: Path) -> No
     assert too_many.status_code == 422 and too_many.json()["error"]["field"] == "top_k"
     elsewhere = client.post("/project/search", json={"query": "x", "project": str(tmp_path)})
     assert elsewhere.status_code == 404 and elsewhere.json()["error"]["field"] == "project"
+
+
+def test_a_path_naming_an_unknown_users_home_is_bad_input(client):
+    r = client.post("/project/search", json={"query": "anything", "project": "~no_such_user_here/x"})
+    assert r.status_code in (404, 422)
+    assert "home directory" in r.json()["error"]["message"]

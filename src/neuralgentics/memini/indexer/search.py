@@ -22,6 +22,7 @@ import numpy as np
 from neuralgentics.memini.errors import InvalidInput, NotFound
 from neuralgentics.memini.indexer.chunkstore import ChunkStore, keyword_words, split_identifier
 from neuralgentics.memini.indexer.indexing import Embedder
+from neuralgentics.memini.indexer.selection import expand_path
 
 RRF_K = 10  # for the rrf() baseline: 5-10 beat the customary 60 on top-50 lists
 MAX_TOP_K = 100
@@ -49,7 +50,7 @@ class SearchHit:
 
 def find_project(store: ChunkStore, path: str | os.PathLike[str] | None) -> str:
     """The indexed project that holds `path` (default: the working directory)."""
-    raw = Path(path if path is not None else os.getcwd()).expanduser()
+    raw = expand_path(path if path is not None else os.getcwd())
     try:
         here = raw.resolve()
     except (OSError, RuntimeError):

@@ -83,9 +83,17 @@ class _Rules:
     sources: list[str]  # 'file:line (pattern)' per pattern index
 
 
+def expand_path(path: str | os.PathLike[str]) -> Path:
+    """`~` and `~user` expanded; an unknown user is bad input, not a crash."""
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        raise InvalidInput(f"path {str(path)!r} names a home directory that does not exist", field="path") from None
+
+
 def resolve_root(path: str | os.PathLike[str]) -> Path:
     """The project root as an absolute path, or a clear error for a path that cannot be one."""
-    raw = Path(path).expanduser()
+    raw = expand_path(path)
     try:
         root = raw.resolve(strict=True)
     except FileNotFoundError:
