@@ -184,7 +184,9 @@ export function graphView({ nodes, edges, rootId, selected, onSelect }) {
       h('button', { class: 'secondary', type: 'button', title: 'zoom out', onclick: () => zoomAt(0.8, ...centre()) }, '−'),
       h('button', { class: 'secondary', type: 'button', title: 'fit the graph to the view', onclick: fit }, 'fit')),
     h('div', { class: 'hint' }, 'drag the background to pan · drag a memory to move it · wheel to zoom · click a memory'));
-  // fit once the element is in the page and has a size
+  // a transform from the start (the page may be read before the first frame), then fit once
+  // the element is in the page and has a size
+  apply();
   requestAnimationFrame(fit);
   return { element: wrap, fit, view };
 }
