@@ -11,8 +11,7 @@ import json
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 
 import numpy as np
@@ -54,16 +53,9 @@ class SQLiteChunkStore:
     def _conn(self) -> sqlite3.Connection:
         return self.store._conn()
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+    def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
+        # the memory store's transaction: the same connection, lock order and rollback rule
+        return self.store._tx()
 
     # -- runs and files -----------------------------------------------------------------
 
