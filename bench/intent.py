@@ -4,7 +4,8 @@
 
 Catalog: the real servers' tools/list (tests/broker_catalog/data/real_servers.json, from
 ``bench/catalog.py --snapshot``) plus tool lists written for common services
-(tests/broker_catalog/data/services.txt). Intents: tests/broker_catalog/data/intents.tsv.
+(tests/broker_catalog/data/services.txt). Intents: tests/broker_catalog/data/intents.tsv (tuning) and three held-out sets
+(intents_heldout.tsv, intents_heldout_b.tsv, intents_heldout_c.tsv).
 Reports top-1/top-3/top-5 accuracy per mode, the confidence calibration (how often a
 confident answer is right, how often the matcher is confident), and per-intent latency p50/p90
 on a catalog of at least ``--latency-tools`` tools after warm-up.
@@ -183,6 +184,7 @@ def main() -> None:
     intents = evalset.intents(evalset.TUNING)
     held_out = evalset.intents(evalset.HELD_OUT)
     held_out_b = evalset.intents(evalset.HELD_OUT_B)
+    held_out_c = evalset.intents(evalset.HELD_OUT_C)
     cache = EmbeddingCache()
     matcher = IntentMatcher(tools, summaries, cache=cache)
     matcher.warm()
@@ -193,12 +195,14 @@ def main() -> None:
         "intents": len(intents),
         "held_out_intents": len(held_out),
         "held_out_b_intents": len(held_out_b),
+        "held_out_c_intents": len(held_out_c),
         "modes": {
             m: evaluate(matcher, intents, m, misses if args.show_misses else None) for m in MODES
         },
         # Reported, never tuned on: --show-misses lists only the tuning set's misses.
         "held_out": {m: evaluate(matcher, held_out, m) for m in MODES},
         "held_out_b": {m: evaluate(matcher, held_out_b, m) for m in MODES},
+        "held_out_c": {m: evaluate(matcher, held_out_c, m) for m in MODES},
     }
     report["calibration"] = calibration(matcher, intents)
     report["held_out_calibration"] = calibration(matcher, held_out)
@@ -224,6 +228,7 @@ def main() -> None:
             ("tuning set", "modes", report["intents"]),
             ("held-out set A", "held_out", report["held_out_intents"]),
             ("held-out set B", "held_out_b", report["held_out_b_intents"]),
+            ("held-out set C", "held_out_c", report["held_out_c_intents"]),
         ):
             print(f"{label} ({count} intents)")
             print(f"{'mode':<11}{'top-1':>7}{'top-3':>7}{'top-5':>7}", end="")

@@ -8,7 +8,9 @@
   tuning set (weights, synonyms and features were chosen looking at it);
 - ``data/intents_heldout.tsv``: the same format, written fresh before a tuning round and never
   looked at for tuning: the figure that says how the matcher does on intents it was not shaped to;
-- ``data/intents_heldout_b.tsv``: a second held-out set, written after the last matcher change.
+- ``data/intents_heldout_b.tsv``: a second held-out set, written after the last matcher change;
+- ``data/intents_heldout_c.tsv``: a third, written from the tool lists alone before the
+  re-ranking round, aimed at sibling tools that differ in a word.
 """
 
 from __future__ import annotations
@@ -88,6 +90,9 @@ TUNING = "intents.tsv"
 HELD_OUT = "intents_heldout.tsv"
 # Written after the tuning round's last change: clean even of the author's memory of set A.
 HELD_OUT_B = "intents_heldout_b.tsv"
+# Written before the re-ranking round changed anything, from the tool lists alone.
+HELD_OUT_C = "intents_heldout_c.tsv"
+HELD_OUT_SETS = (HELD_OUT, HELD_OUT_B, HELD_OUT_C)
 
 
 def intents(name: str = TUNING) -> list[tuple[str, str, str]]:

@@ -40,13 +40,18 @@ def test_evaluation_set_is_large_and_consistent(eval_catalog) -> None:
     intents = evalset.intents()
     held_out = evalset.intents(evalset.HELD_OUT)
     held_out_b = evalset.intents(evalset.HELD_OUT_B)
+    held_out_c = evalset.intents(evalset.HELD_OUT_C)
     assert sum(len(v) for v in tools.values()) >= 300
     assert len(intents) >= 150 and len(held_out) >= 60 and len(held_out_b) >= 60
+    assert len(held_out_c) >= 100
     # Held out means held out: no intent is in two sets.
-    sets = [{i.lower() for i, _, _ in x} for x in (intents, held_out, held_out_b)]
-    assert not (sets[0] & sets[1]) and not (sets[0] & sets[2]) and not (sets[1] & sets[2])
+    all_sets = (intents, held_out, held_out_b, held_out_c)
+    sets = [{i.lower() for i, _, _ in x} for x in all_sets]
+    for a in range(len(sets)):
+        for b in range(a + 1, len(sets)):
+            assert not (sets[a] & sets[b]), sets[a] & sets[b]
     names = {(s, t.name) for s, ts in tools.items() for t in ts}
-    for intent, server, tool in intents + held_out + held_out_b:
+    for intent, server, tool in [x for xs in all_sets for x in xs]:
         assert (server, tool) in names, f"{intent!r} expects {server}/{tool}, not in the catalog"
 
 
