@@ -134,7 +134,7 @@ def test_rest_routes(write_config, home: Path) -> None:
 
         servers = {s["name"]: s for s in c.get("/servers").json()}
         assert servers["time"]["state"] == "warm" and servers["time"]["pid"]
-        assert servers["slow"]["state"] == "warm" and servers["slow"]["tools"] == 4  # listed for /tools
+        assert servers["slow"]["state"] == "warm" and servers["slow"]["tools"] == 7  # listed for /tools
         assert servers["unused"]["state"] == "cold" and servers["unused"]["pid"] is None  # no role sees it
 
         # Register and unregister on the running broker; the file follows; bad entries change nothing.

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import stat
@@ -40,8 +39,9 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 logger = logging.getLogger(__name__)
 
-# mcp_router_call's arguments -> its result; raises MCPError like an SDK handler would.
-FastCall = Callable[[dict[str, Any]], Awaitable[types.CallToolResult]]
+# mcp_router_call's arguments -> its result (a model, or already the server's JSON);
+# raises MCPError like an SDK handler would.
+FastCall = Callable[[dict[str, Any]], Awaitable[types.CallToolResult | dict[str, Any]]]
 
 _LINE_LIMIT = 64 * 1024 * 1024
 
@@ -110,7 +110,7 @@ class StdioFront:
         if not self.ready or self._fast_call is None or b"mcp_router_call" not in line:
             return False
         try:
-            req = json.loads(line)
+            req = pydantic_core.from_json(line)
         except ValueError:
             return False  # the SDK path answers with its parse error
         if not isinstance(req, dict) or req.keys() - _REQUEST_KEYS:
@@ -141,11 +141,14 @@ class StdioFront:
         assert self._fast_call is not None
         try:
             result = await self._fast_call(args)
-            # Shaped for the negotiated version exactly as the SDK server shapes it
-            # (its per-version sieve drops fields that version does not have).
-            dumped = serialize_server_result(
-                "tools/call", self._version, result.model_dump(by_alias=True, mode="json", exclude_none=True)
-            )
+            if isinstance(result, types.CallToolResult):
+                result = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            # Validated and shaped for the negotiated version exactly as the SDK server does
+            # (its per-version sieve drops fields that version does not have); a server's
+            # malformed result is an error here, as it is on the SDK path.
+            dumped = serialize_server_result("tools/call", self._version, result)
+            # A server may leave isError out; the SDK path's model always says it.
+            dumped.setdefault("isError", False)
             body: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "result": dumped}
         except asyncio.CancelledError:
             if key in self._cancelled:

@@ -21,7 +21,12 @@ from mcp.shared.exceptions import MCPError
 
 from neuralgentics import __version__
 from neuralgentics.broker.errors import BrokerError, InvalidRequest
-from neuralgentics.broker.intent.tools import IntentError, call_by_intent, find_tool, with_intent_tools
+from neuralgentics.broker.intent.tools import (
+    IntentError,
+    call_by_intent,
+    find_tool,
+    with_intent_tools,
+)
 from neuralgentics.broker.service import Broker
 
 ROLE_HEADER = "x-neuralgentics-role"
@@ -122,11 +127,15 @@ async def route_call(
     name: str,
     arguments: dict[str, Any] | None,
     progress: Any = None,
-) -> types.CallToolResult:
+    *,
+    as_json: bool = False,
+) -> types.CallToolResult | dict[str, Any]:
     """One ``tools/call`` of a meta-tool, for any front; broker errors become ``MCPError``.
 
     Shared by the SDK ``Server`` handler and the stdio front's fast path, so both answer
-    alike (same results, same error codes and messages).
+    alike (same results, same error codes and messages). ``as_json``: a forwarded call's
+    result may come back as the downstream server's JSON (``Broker.call_json``), for a front
+    that writes JSON itself.
     """
     args: dict[str, Any] = dict(arguments or {})
     try:
@@ -150,6 +159,15 @@ async def route_call(
                 )
             if "intent" in args:
                 raise InvalidRequest("mcp_router_call: give either 'intent' or 'server' and 'tool', not both")
+            if as_json and progress is None:
+                return await broker.call_json(
+                    role=role,
+                    server=args.get("server"),
+                    tool=args.get("tool"),
+                    arguments=args.get("arguments"),
+                    session_id=caller.session_id,
+                    front=caller.front,
+                )
             return await broker.call(
                 role=role,
                 server=args.get("server"),
@@ -204,7 +222,9 @@ def build_server(
     ) -> types.CallToolResult:
         if track_sessions:
             broker.front_sessions.add(ctx.session)
-        return await route_call(broker, caller_of(ctx), params.name, params.arguments, _progress_fn(ctx))
+        result = await route_call(broker, caller_of(ctx), params.name, params.arguments, _progress_fn(ctx))
+        assert isinstance(result, types.CallToolResult)  # as_json is off
+        return result
 
     return Server(
         "neuralgentics-broker",

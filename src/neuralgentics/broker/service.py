@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 import weakref
@@ -24,8 +23,8 @@ from typing import Any
 
 import jsonschema
 import mcp.types as types
+import pydantic_core
 from mcp.shared.exceptions import MCPError
-from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from neuralgentics.broker import access
 from neuralgentics.broker.access import AccessPolicy
@@ -50,7 +49,12 @@ from neuralgentics.broker.errors import (
     ServerUnavailable,
 )
 from neuralgentics.broker.launcher import Launcher
-from neuralgentics.broker.proxy import current_session_id
+from neuralgentics.broker.proxy import (
+    ConnectionClosed,
+    RequestTimedOut,
+    current_session_id,
+    from_session_error,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -221,6 +225,42 @@ class Broker:
         progress: ProgressFn | None = None,
     ) -> types.CallToolResult:
         """Check access, forward ``tools/call`` over the server's shared session, audit it."""
+        result = await self._call(role, server, tool, arguments, session_id, front, progress, as_json=False)
+        assert isinstance(result, types.CallToolResult)
+        return result
+
+    async def call_json(
+        self,
+        *,
+        role: str | None,
+        server: Any,
+        tool: Any,
+        arguments: Any = None,
+        session_id: str | None = None,
+        front: str = "",
+    ) -> dict[str, Any]:
+        """``call``, with the result as the server's JSON, for a front that writes JSON itself.
+
+        Without progress, for a stdio server whose tool declares no output schema (which only
+        the SDK session checks), the call goes as plain JSON on the server's pipe
+        (``DirectCalls``): no result model is built and dumped again in between.
+        """
+        result = await self._call(role, server, tool, arguments, session_id, front, None, as_json=True)
+        assert isinstance(result, dict)
+        return result
+
+    async def _call(
+        self,
+        role: str | None,
+        server: Any,
+        tool: Any,
+        arguments: Any,
+        session_id: str | None,
+        front: str,
+        progress: ProgressFn | None,
+        *,
+        as_json: bool,
+    ) -> types.CallToolResult | dict[str, Any]:
         t0 = time.perf_counter()
         rec = AuditRecord.for_call(
             role=role,
@@ -236,7 +276,7 @@ class Broker:
                 arguments = {}
             if not isinstance(arguments, dict):
                 raise InvalidRequest(f"'arguments' must be an object, got {type(arguments).__name__}")
-            rec.bytes_in = len(json.dumps(arguments, default=str))
+            rec.bytes_in = len(pydantic_core.to_json(arguments, fallback=str))
             t = await self.find_tool(role, server, tool)
             self._validate_arguments(server, t, arguments)
             cfg = self.launcher.entry(server).config
@@ -244,31 +284,44 @@ class Broker:
             try:
                 async with self.launcher.use(server) as rt:
                     try:
-                        result = await rt.session.call_tool(
-                            tool,
-                            arguments,
-                            read_timeout_seconds=cfg.call_timeout,
-                            progress_callback=progress,
-                        )
-                    except MCPError as exc:
-                        if exc.code == CONNECTION_CLOSED:
-                            rt.lost.set()
-                            raise ServerUnavailable(
-                                f"server {server!r} closed the connection during {tool!r} "
-                                "(it crashed or was killed); the next call restarts it"
-                            ) from None
-                        if exc.code == REQUEST_TIMEOUT:
-                            raise CallTimeout(
-                                f"{server}/{tool} did not answer within {cfg.call_timeout:g} s "
-                                "(call_timeout); the request was cancelled downstream"
-                            ) from None
-                        raise
+                        if as_json and rt.direct is not None and progress is None and not t.output_schema:
+                            data = await rt.direct.call_tool(tool, arguments, cfg.call_timeout)
+                            result: types.CallToolResult | dict[str, Any] = data
+                            rec.bytes_out = len(pydantic_core.to_json(data))
+                            is_error, error = data.get("isError") is True, _first_text_json(data)
+                        else:
+                            try:
+                                model = await rt.session.call_tool(
+                                    tool,
+                                    arguments,
+                                    read_timeout_seconds=cfg.call_timeout,
+                                    progress_callback=progress,
+                                )
+                            except MCPError as exc:
+                                raise from_session_error(exc) from None
+                            if as_json:
+                                result = model.model_dump(by_alias=True, mode="json", exclude_none=True)
+                                rec.bytes_out = len(pydantic_core.to_json(result))
+                            else:
+                                result = model
+                                rec.bytes_out = len(model.model_dump_json(by_alias=True, exclude_none=True))
+                            is_error, error = model.is_error, _first_text(model)
+                    except ConnectionClosed:
+                        rt.lost.set()
+                        raise ServerUnavailable(
+                            f"server {server!r} closed the connection during {tool!r} "
+                            "(it crashed or was killed); the next call restarts it"
+                        ) from None
+                    except RequestTimedOut:
+                        raise CallTimeout(
+                            f"{server}/{tool} did not answer within {cfg.call_timeout:g} s "
+                            "(call_timeout); the request was cancelled downstream"
+                        ) from None
             finally:
                 current_session_id.reset(token)
-            rec.outcome = "tool_error" if result.is_error else "ok"
-            if result.is_error:
-                rec.error = _first_text(result)
-            rec.bytes_out = len(result.model_dump_json(by_alias=True, exclude_none=True))
+            rec.outcome = "tool_error" if is_error else "ok"
+            if is_error:
+                rec.error = error
             return result
         except AccessDenied as exc:
             rec.outcome, rec.error, rec.rule = "denied", exc.message, exc.rule
@@ -380,4 +433,14 @@ def _first_text(result: types.CallToolResult) -> str | None:
     for c in result.content:
         if isinstance(c, types.TextContent):
             return c.text[:500]
+    return None
+
+
+def _first_text_json(result: dict[str, Any]) -> str | None:
+    if result.get("isError") is not True:
+        return None
+    content = result.get("content")
+    for c in content if isinstance(content, list) else ():
+        if isinstance(c, dict) and c.get("type") == "text" and isinstance(c.get("text"), str):
+            return c["text"][:500]
     return None

@@ -54,8 +54,8 @@ async def serve_stdio(config_path: Path | str | None, role: str | None) -> None:
         caller_of = stdio_caller(role)
         caller = caller_of(None)
 
-        async def fast_call(arguments: dict[str, Any]) -> types.CallToolResult:
-            return await route_call(broker, caller, "mcp_router_call", arguments)
+        async def fast_call(arguments: dict[str, Any]) -> types.CallToolResult | dict[str, Any]:
+            return await route_call(broker, caller, "mcp_router_call", arguments, as_json=True)
 
         async with broker_stdio_transport(fast_call) as (read, write, front):
             # On pipes the front answers fast-path calls itself, so it (not an SDK

@@ -2,7 +2,9 @@
 
 Raw newline-delimited JSON-RPC on asyncio (no SDK import, so it starts in milliseconds).
 Tools: `wait` sleeps for the given seconds, `hang` never answers, `pid` reports its pid,
-`grow` adds a tool and sends notifications/tools/list_changed.
+`grow` adds a tool and sends notifications/tools/list_changed, `rid` reports the JSON-RPC id
+of its own request, `fail` answers with a JSON-RPC error, `cancelled` lists the request ids
+the client cancelled (notifications/cancelled).
 Requests run concurrently, as a real server's would.
 """
 
@@ -19,7 +21,11 @@ TOOLS = [
     {"name": "pid", "description": "The server's process id", "inputSchema": {"type": "object"}},
     {"name": "grow", "description": "Add a tool and announce it (tools/list_changed)",
      "inputSchema": {"type": "object"}},
+    {"name": "rid", "description": "The id of this request", "inputSchema": {"type": "object"}},
+    {"name": "fail", "description": "Answer with a JSON-RPC error", "inputSchema": {"type": "object"}},
+    {"name": "cancelled", "description": "Ids the client cancelled", "inputSchema": {"type": "object"}},
 ]
+CANCELLED: list = []
 
 
 def text(t: str) -> dict:
@@ -28,6 +34,8 @@ def text(t: str) -> dict:
 
 async def handle(req: dict, write) -> None:
     method, rid, params = req.get("method"), req.get("id"), req.get("params") or {}
+    if method == "notifications/cancelled":
+        CANCELLED.append(params.get("requestId"))
     if rid is None:
         return
     if method == "initialize":
@@ -47,6 +55,13 @@ async def handle(req: dict, write) -> None:
             return
         elif name == "pid":
             result = text(str(os.getpid()))
+        elif name == "rid":
+            result = text(json.dumps(rid))
+        elif name == "cancelled":
+            result = text(json.dumps(CANCELLED))
+        elif name == "fail":
+            write({"jsonrpc": "2.0", "id": rid, "error": {"code": -32000, "message": "it failed on purpose"}})
+            return
         elif name == "grow":
             TOOLS.append({"name": f"grown{len(TOOLS)}", "inputSchema": {"type": "object"}})
             write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})

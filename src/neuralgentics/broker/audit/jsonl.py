@@ -61,9 +61,9 @@ class JsonlAuditSink:
             self._size = os.fstat(self._fd).st_size
         return self._fd
 
-    def _append(self, line: str) -> int:
+    def _append(self, line: bytes) -> int:
         # Called from one thread at a time (the broker's event loop).
-        data = (line + "\n").encode("utf-8")
+        data = line + b"\n"
         fd = self._open()
         if self._size and self._size + len(data) > self.max_bytes:
             self._rotate()

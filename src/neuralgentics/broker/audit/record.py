@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import pydantic_core
+
 REDACTED = "[REDACTED]"
 _MAX_VALUE_CHARS = 200
 
@@ -87,8 +89,9 @@ class AuditRecord:
         # again on every call's hot path).
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), separators=(",", ":"), default=str, ensure_ascii=False)
+    def to_json(self) -> bytes:
+        """One compact UTF-8 JSON line (without the newline)."""
+        return pydantic_core.to_json(self.to_dict(), fallback=str)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AuditRecord:

@@ -17,7 +17,7 @@ import mcp.types as types
 from mcp import ClientSession
 
 from neuralgentics.broker.config import ServerConfig
-from neuralgentics.broker.proxy import StdioProcess
+from neuralgentics.broker.proxy import DirectCalls, StdioProcess
 
 State = Literal["cold", "starting", "warm", "failed"]
 
@@ -39,6 +39,7 @@ class Runtime:
     process: StdioProcess | None
     generation: int
     tools: list[types.Tool]
+    direct: DirectCalls | None = None
     started_at: float = field(default_factory=time.monotonic)
     inflight: int = 0
     idle: asyncio.Event = field(default_factory=asyncio.Event)

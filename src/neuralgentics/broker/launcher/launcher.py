@@ -137,7 +137,7 @@ class Launcher:
                     conn = await stack.enter_async_context(connect(cfg, on_message, on_spawn))
                     tools = await list_all_tools(conn.session)
                     start_deadline.reschedule(None)
-                    rt = Runtime(conn.session, conn.process, gen, tools)
+                    rt = Runtime(conn.session, conn.process, gen, tools, conn.direct)
                     installed = await entry.set_runtime(rt)
                     if entry.starting is fut:
                         entry.starting = None

@@ -16,8 +16,14 @@ from mcp.client.streamable_http import streamable_http_client
 
 from neuralgentics import __version__
 from neuralgentics.broker.config import ServerConfig
+from neuralgentics.broker.proxy.errors import ConnectionClosed, RequestTimedOut, from_session_error
 from neuralgentics.broker.proxy.http import SESSION_HEADER, current_session_id, make_http_client
-from neuralgentics.broker.proxy.stdio import CommandNotFound, StdioProcess, stdio_transport
+from neuralgentics.broker.proxy.stdio import (
+    CommandNotFound,
+    DirectCalls,
+    StdioProcess,
+    stdio_transport,
+)
 
 NotificationHandler = Callable[[Any], Awaitable[None]]
 
@@ -29,6 +35,8 @@ class Connection:
     session: ClientSession
     init: types.InitializeResult
     process: StdioProcess | None
+    # Plain tools/call on a stdio server's pipe, beside the session (see DirectCalls).
+    direct: DirectCalls | None = None
 
 
 @contextlib.asynccontextmanager
@@ -44,9 +52,10 @@ async def connect(
     """
     async with contextlib.AsyncExitStack() as stack:
         process: StdioProcess | None = None
+        direct: DirectCalls | None = None
         if config.transport == "stdio":
             assert config.command is not None
-            read, write, process = await stack.enter_async_context(
+            read, write, process, direct = await stack.enter_async_context(
                 stdio_transport(
                     config.command, config.args, config.expanded_env(), config.cwd, on_spawn
                 )
@@ -77,7 +86,7 @@ async def connect(
             ClientSession(read, write, message_handler=message_handler, client_info=CLIENT_INFO)
         )
         init = await session.initialize()
-        yield Connection(session=session, init=init, process=process)
+        yield Connection(session=session, init=init, process=process, direct=direct)
 
 
 async def list_all_tools(session: ClientSession) -> list[types.Tool]:
@@ -97,10 +106,14 @@ async def list_all_tools(session: ClientSession) -> list[types.Tool]:
 __all__ = [
     "SESSION_HEADER",
     "CommandNotFound",
+    "ConnectionClosed",
     "Connection",
+    "DirectCalls",
+    "RequestTimedOut",
     "StdioProcess",
     "connect",
     "current_session_id",
+    "from_session_error",
     "list_all_tools",
     "make_http_client",
 ]
