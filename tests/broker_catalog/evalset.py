@@ -93,6 +93,8 @@ HELD_OUT_B = "intents_heldout_b.tsv"
 # Written before the re-ranking round changed anything, from the tool lists alone.
 HELD_OUT_C = "intents_heldout_c.tsv"
 HELD_OUT_SETS = (HELD_OUT, HELD_OUT_B, HELD_OUT_C)
+# More training intents for the re-ranker's weights (never a measure of accuracy).
+TRAIN_2 = "intents_train2.tsv"
 
 
 def intents(name: str = TUNING) -> list[tuple[str, str, str]]:
