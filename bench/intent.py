@@ -1,6 +1,7 @@
 """Intent matching quality and latency: hybrid vs BM25 alone vs embeddings alone, in one run.
 
     .venv/bin/python bench/intent.py [--json] [--sweep] [--latency-tools 500] [--show-misses]
+    .venv/bin/python bench/intent.py --fit-rerank   # refit the re-ranker's weights (training sets)
 
 Catalog: the real servers' tools/list (tests/broker_catalog/data/real_servers.json, from
 ``bench/catalog.py --snapshot``) plus tool lists written for common services
@@ -26,9 +27,10 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests" / "broker_catalog"))
 
 import evalset  # noqa: E402
+import numpy as np  # noqa: E402
 from mcp.types import Tool  # noqa: E402
 
-from neuralgentics.broker.intent import IntentMatcher  # noqa: E402
+from neuralgentics.broker.intent import IntentMatcher, rerank  # noqa: E402
 from neuralgentics.broker.intent.embedcache import EmbeddingCache  # noqa: E402
 
 MODES = ("bm25", "embedding", "hybrid")
@@ -171,6 +173,48 @@ def latency(tools, summaries, intents, at_least: int) -> dict:
     }
 
 
+def rerank_groups(matcher: IntentMatcher, intents) -> list:
+    """(first-stage scores, features, index of the right tool or None) of each intent's pool."""
+    out = []
+    for intent, server, tool in intents:
+        matcher.probe = []
+        matcher.match(intent, top_k=1)
+        pool, fused, feats = matcher.probe[0]
+        keys = [matcher._keys[i] for i in pool]
+        out.append((fused, feats, keys.index((server, tool)) if (server, tool) in keys else None))
+    matcher.probe = None
+    return out
+
+
+def rerank_accuracy(groups, w) -> float:
+    return sum(g is not None and int(np.argmax(f + x @ w)) == g for f, x, g in groups) / len(groups)
+
+
+def fit_rerank(tools, summaries, cache) -> None:
+    """Refit the re-ranker on the training intents only (tuning set + intents_train2.tsv),
+    report 5-fold cross-validated top-1 per L2 strength, print the weights to store."""
+    zero = np.zeros(len(rerank.FEATURES), dtype=np.float32)
+    matcher = IntentMatcher(tools, summaries, cache=cache, rerank_weights=zero)
+    train = rerank_groups(
+        matcher, evalset.intents(evalset.TUNING) + evalset.intents(evalset.TRAIN_2)
+    )
+    folds = np.array_split(np.random.default_rng(0).permutation(len(train)), 5)
+    print(
+        f"{len(train)} training intents; first stage alone top-1 {rerank_accuracy(train, zero):.4f}"
+    )
+    for l2 in (0.03, 0.1, 0.3, 1.0, 3.0):
+        right = 0.0
+        for fold in folds:
+            held = set(fold.tolist())
+            w = rerank.fit([g for i, g in enumerate(train) if i not in held], l2=l2)
+            right += rerank_accuracy([train[i] for i in held], w) * len(held)
+        print(f"  l2={l2:<5} cross-validated top-1 {right / len(train):.4f}")
+    w = rerank.fit(train, l2=rerank.RERANK_L2)
+    print(f"weights at l2={rerank.RERANK_L2} (paste into rerank.WEIGHTS):")
+    for name, value in zip(rerank.FEATURES, w, strict=True):
+        print(f"    {value:+.4f},  # {name}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true")
@@ -178,9 +222,13 @@ def main() -> None:
     ap.add_argument("--latency-tools", type=int, default=500)
     ap.add_argument("--no-latency", action="store_true")
     ap.add_argument("--show-misses", action="store_true")
+    ap.add_argument("--fit-rerank", action="store_true", help="refit the re-ranker's weights")
     args = ap.parse_args()
 
     tools, summaries = evalset.catalog()
+    if args.fit_rerank:
+        fit_rerank(tools, summaries, EmbeddingCache())
+        return
     intents = evalset.intents(evalset.TUNING)
     held_out = evalset.intents(evalset.HELD_OUT)
     held_out_b = evalset.intents(evalset.HELD_OUT_B)

@@ -34,6 +34,9 @@ class Document:
     # query), which ranks better than any single phrasing.
     embed_texts: tuple[str, ...]
     name_terms: frozenset[str]
+    # The name alone, with its service when it lacks it ("github list issues"): embedded on its
+    # own for the re-ranker, where siblings differ.
+    name_text: str = ""
 
 
 def _params(schema: Mapping[str, Any] | None, depth: int = 0) -> Iterator[tuple[str, str]]:
@@ -95,6 +98,7 @@ def tool_document(server: str, tool: Tool, summary: str = "") -> Document:
         terms=tuple(terms),
         embed_texts=tuple(views),
         name_terms=frozenset(name_terms),
+        name_text=qualified,
     )
 
 

@@ -30,6 +30,14 @@ from mcp.types import Tool
 from neuralgentics.broker.intent.actions import intent_action, tool_action
 from neuralgentics.broker.intent.documents import Document, skill_document, tool_document
 from neuralgentics.broker.intent.embedcache import Embedder, EmbeddingCache
+from neuralgentics.broker.intent.rerank import (
+    RERANK_DEPTH,
+    WEIGHTS,
+    features,
+    intent_facts,
+    shared_name_words,
+    tool_facts,
+)
 from neuralgentics.broker.intent.text import analyze, identifiers, spell_out, words
 from neuralgentics.broker.skillcatalog.records import skill_records
 
@@ -122,6 +130,7 @@ class _Index:
     docs: list[Document]
     bm25: bm25s.BM25 | None = None
     vectors: np.ndarray | None = None
+    name_vectors: np.ndarray | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -151,6 +160,12 @@ class _Index:
                 self.vectors = vectors
             return self.vectors
 
+    def ensure_name_vectors(self, embedder: Embedder, cache: EmbeddingCache) -> np.ndarray:
+        with self.lock:
+            if self.name_vectors is None:
+                self.name_vectors = cache.embed([d.name_text for d in self.docs], embedder)
+            return self.name_vectors
+
 
 def _scaled(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Scale to [0, 1] by the best allowed candidate (zero stays zero: no evidence is none)."""
@@ -174,6 +189,7 @@ class IntentMatcher:
         threshold: float = DEFAULT_THRESHOLD,
         semantic_weight: float = SEMANTIC_WEIGHT,
         query_embedder: Embedder | None = None,
+        rerank_weights: np.ndarray | None = None,
     ) -> None:
         if not 0.0 <= semantic_weight <= 1.0:
             raise ValueError(f"semantic_weight must be within [0, 1] (got {semantic_weight})")
@@ -201,6 +217,21 @@ class IntentMatcher:
             ],
             dtype=object,
         )
+        self._rerank_weights = np.asarray(
+            WEIGHTS if rerank_weights is None else rerank_weights, dtype=np.float32
+        )
+        self._facts = [
+            tool_facts(
+                server,
+                t,
+                shared_name_words([x.name for x in tools_by_server[server] or []]),
+            )
+            for server in sorted(tools_by_server)
+            for t in tools_by_server[server] or []
+        ]
+        # bench/intent.py --fit-rerank sets a list here to collect each hybrid match's
+        # (pool, first-stage scores, features) before the correction.
+        self.probe: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
         self._server_terms = {s: frozenset(analyze(s)) for s in tools_by_server}
         self._server_only_terms = {
             s: st - {w for d in docs if d.key[0] == s for w in d.name_terms}
@@ -244,6 +275,8 @@ class IntentMatcher:
     def warm(self) -> None:
         """Embed every tool and skill now (model load included) instead of on the first query."""
         self._tools.ensure_vectors(self.embedder, self._cache)
+        if self._rerank_weights.any():
+            self._tools.ensure_name_vectors(self.embedder, self._cache)
         self._skills.ensure_vectors(self.embedder, self._cache)
         self._query_vector("warm up")
 
@@ -340,6 +373,11 @@ class IntentMatcher:
                         fused -= READ_MISMATCH_PENALTY * np.isin(
                             self._actions, ["create", "update", "delete"]
                         )
+                if qvec is not None and (self._rerank_weights.any() or self.probe is not None):
+                    pool, feats = self.rerank_features(intent, terms, qvec, fused, mask)
+                    if self.probe is not None:
+                        self.probe.append((pool, fused[pool].copy(), feats))
+                    fused[pool] += feats @ self._rerank_weights
             fused = np.where(mask, fused, -np.inf)
             k = min(top_k, int(mask.sum()))
             order = np.argpartition(-fused, k - 1)[:k] if k < n else np.arange(n)
@@ -372,6 +410,28 @@ class IntentMatcher:
             mode=mode,
             considered=int(mask.sum()),
         )
+
+    def rerank_features(
+        self,
+        intent: str,
+        terms: list[str],
+        qvec: np.ndarray,
+        fused: np.ndarray,
+        mask: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The first stage's best RERANK_DEPTH allowed candidates and their features."""
+        masked = np.where(mask, fused, -np.inf)
+        k = min(RERANK_DEPTH, int(mask.sum()))
+        pool = np.argpartition(-masked, k - 1)[:k] if k < len(masked) else np.arange(k)
+        pool = pool[np.argsort(-masked[pool], kind="stable")]
+        name_cos = self._tools.ensure_name_vectors(self.embedder, self._cache)[pool] @ qvec
+        # Relative to the pool's best: what matters is which sibling's name is closest.
+        name_cos = name_cos - name_cos.max()
+        q = intent_facts(intent, terms)
+        feats = np.stack(
+            [features(q, self._facts[i], float(c)) for i, c in zip(pool, name_cos, strict=True)]
+        )
+        return pool, feats
 
     def _mentioned_servers(self, intent: str, terms: list[str]) -> set[str]:
         """Servers the intent names ("on slack", "in github", "k8s")."""
