@@ -51,13 +51,13 @@ FEATURES = (
 # words, and these undo the part of it that over-favours the wordier sibling.
 WEIGHTS = np.array(
     [
-        -0.0106,  # name_missing
-        -0.0269,  # name_cosine
-        +0.0244,  # plural_agreement
-        +0.0623,  # value_fit
-        -0.0389,  # needs_missing_id
-        +0.0450,  # verb_in_name
-        -0.0220,  # desc_coverage
+        -0.0102,  # name_missing
+        -0.0218,  # name_cosine
+        +0.0240,  # plural_agreement
+        +0.0521,  # value_fit
+        -0.0385,  # needs_missing_id
+        +0.0485,  # verb_in_name
+        -0.0224,  # desc_coverage
     ],
     dtype=np.float32,
 )

@@ -167,9 +167,18 @@ def _stemmer() -> Stemmer.Stemmer:
     return Stemmer.Stemmer("english")
 
 
+# An issue key as trackers write them (PAY-123, ENG-42): it says "issue", not its letters
+# ("WEB-7" is not about the web). Standards written the same way (UTF-8, SHA-256,
+# CVE-2024-1234) are not issue keys.
+_ISSUE_KEY = re.compile(
+    r"\b(?!(?:UTF|SHA|AES|ISO|RFC|HTTP|TLS|SSL|CVE|CWE|MD|PEP|IPV|GPT|COVID)-)[A-Z]{2,10}-\d+\b(?!-)"
+)
+
+
 def words(text: str) -> list[str]:
     """Lower-case words of ``text`` with identifiers split into their parts."""
     out: list[str] = []
+    text = _ISSUE_KEY.sub("issue", text)
     for raw in _TOKEN.findall(text):
         parts = split_identifier(raw)
         out.extend(parts if parts else [raw.lower()])
@@ -202,6 +211,7 @@ _FREE_WORD = re.compile(r"(?<![\w./:@#-])[A-Za-z0-9]+(?![\w./:@-])")
 
 def spell_out(text: str) -> str:
     """``dm bob about the PR`` -> ``direct message bob about the pull request`` (for embedding)."""
+    text = _ISSUE_KEY.sub(lambda m: f"issue {m.group(0)}", text)
     return _FREE_WORD.sub(lambda m: _SPELLED_OUT.get(m.group(0).lower(), m.group(0)), text)
 
 
