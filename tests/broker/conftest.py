@@ -88,6 +88,10 @@ def slow_server() -> dict[str, Any]:
             "call_timeout": 2}
 
 
+async def no_progress(progress: float, total: float | None, message: str | None) -> None:
+    """A progress callback: a call that has one goes through the SDK session, not DirectCalls."""
+
+
 def base_config(**servers: dict[str, Any]) -> dict[str, Any]:
     return {
         "servers": servers or {"time": time_server()},

@@ -19,7 +19,7 @@ from mcp.shared.exceptions import MCPError
 
 from neuralgentics.broker.errors import CallTimeout
 from neuralgentics.broker.service import Broker
-from tests.broker.conftest import EVERYTHING, base_config, needs_node, slow_server
+from tests.broker.conftest import EVERYTHING, base_config, needs_node, no_progress, slow_server
 
 
 async def direct(broker: Broker, server: str, tool: str, **arguments: Any) -> dict[str, Any]:
@@ -34,11 +34,19 @@ async def test_direct_calls_use_their_own_ids_beside_the_session(write_config, h
     async with Broker.open(write_config(base_config(slow=slow_server()))) as broker:
         rid = json.loads(text(await direct(broker, "slow", "rid")))
         assert isinstance(rid, str) and rid.startswith("ng-")
-        via_session = await broker.call(role="coder", server="slow", tool="rid", arguments={})
-        assert isinstance(json.loads(via_session.content[0].text), int)  # type: ignore[union-attr]
+        plain = await broker.call(role="coder", server="slow", tool="rid", arguments={})
+        assert json.loads(plain.content[0].text).startswith("ng-")  # type: ignore[union-attr]
+        # Progress is the session's business: such a call goes through it (integer ids).
+        with_progress = await broker.call(
+            role="coder", server="slow", tool="rid", arguments={}, progress=no_progress
+        )
+        assert isinstance(json.loads(with_progress.content[0].text), int)  # type: ignore[union-attr]
         # Many at once, mixed with session traffic (tools/list): each gets its own answer.
         waits = [direct(broker, "slow", "wait", seconds=i / 100) for i in range(30)]
-        session_calls = [broker.call(role="coder", server="slow", tool="pid", arguments={}) for _ in range(5)]
+        session_calls = [
+            broker.call(role="coder", server="slow", tool="pid", arguments={}, progress=no_progress)
+            for _ in range(5)
+        ]
         results = await asyncio.gather(*waits, *session_calls, broker.launcher.entry("slow").peek_runtime().session.list_tools())  # type: ignore[union-attr]
         assert [text(r) for r in results[:30]] == [f"waited {i / 100}" for i in range(30)]
         assert len({r.content[0].text for r in results[30:35]}) == 1  # type: ignore[union-attr]
@@ -85,7 +93,7 @@ async def test_a_server_error_passes_through_with_its_code(write_config, home: P
             if via == "direct":
                 await direct(broker, "slow", "fail")
             else:
-                await broker.call(role="coder", server="slow", tool="fail", arguments={})
+                await broker.call(role="coder", server="slow", tool="fail", arguments={}, progress=no_progress)
         assert (err.value.code, err.value.message) == (-32000, "it failed on purpose")
         record = list(broker.audit.read())[-1]
         assert record.outcome == "error" and "it failed on purpose" in (record.error or "")
@@ -99,7 +107,9 @@ async def test_every_content_type_comes_through_as_the_session_would_give_it(wri
     async with Broker.open(write_config(cfg)) as broker:
         for tool, args in (("echo", {"message": "héllo"}), ("get-tiny-image", {})):
             raw = await direct(broker, "everything", tool, **args)
-            model = await broker.call(role="coder", server="everything", tool=tool, arguments=args)
+            model = await broker.call(
+                role="coder", server="everything", tool=tool, arguments=args, progress=no_progress
+            )
             assert types.CallToolResult.model_validate(raw) == model
         image = next(c for c in raw["content"] if c["type"] == "image")
         assert image["mimeType"] == "image/png" and len(image["data"]) > 100

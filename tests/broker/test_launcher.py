@@ -22,6 +22,7 @@ from tests.broker.conftest import (
     PY,
     base_config,
     needs_node,
+    no_progress,
     pid_alive,
     slow_server,
     time_server,
@@ -42,12 +43,13 @@ def text(result: types.CallToolResult) -> str:
 async def call(
     broker: Broker, server: str, tool: str, via: str = "session", **arguments: Any
 ) -> types.CallToolResult:
-    """``via="direct"``: through ``call_json``, which a stdio server answers on its pipe
-    without the SDK session (DirectCalls); the faults below must look the same both ways."""
+    """``via="direct"``: a plain call, which goes to a stdio server as JSON on its pipe
+    (DirectCalls); ``"session"``: one that asks for progress, which only the SDK session
+    does. The faults below must look the same both ways."""
     if via == "direct":
         data = await broker.call_json(role="coder", server=server, tool=tool, arguments=arguments)
         return types.CallToolResult.model_validate(data)
-    return await broker.call(role="coder", server=server, tool=tool, arguments=arguments)
+    return await broker.call(role="coder", server=server, tool=tool, arguments=arguments, progress=no_progress)
 
 
 @pytest.fixture(params=["session", "direct"])

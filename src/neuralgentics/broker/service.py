@@ -224,7 +224,13 @@ class Broker:
         front: str = "",
         progress: ProgressFn | None = None,
     ) -> types.CallToolResult:
-        """Check access, forward ``tools/call`` over the server's shared session, audit it."""
+        """Check access, forward ``tools/call`` to the server, audit it.
+
+        Over the server's one shared session; but a call without progress to a stdio server
+        whose tool declares no output schema (which only the SDK session checks) goes as
+        plain JSON on the same pipe (``DirectCalls``): the SDK's per-request machinery was
+        half of the broker's CPU per call.
+        """
         result = await self._call(role, server, tool, arguments, session_id, front, progress, as_json=False)
         assert isinstance(result, types.CallToolResult)
         return result
@@ -239,12 +245,8 @@ class Broker:
         session_id: str | None = None,
         front: str = "",
     ) -> dict[str, Any]:
-        """``call``, with the result as the server's JSON, for a front that writes JSON itself.
-
-        Without progress, for a stdio server whose tool declares no output schema (which only
-        the SDK session checks), the call goes as plain JSON on the server's pipe
-        (``DirectCalls``): no result model is built and dumped again in between.
-        """
+        """``call``, with the result as the server's JSON (not validated: the front writing it
+        validates it for its protocol version), so no model is built and dumped again."""
         result = await self._call(role, server, tool, arguments, session_id, front, None, as_json=True)
         assert isinstance(result, dict)
         return result
@@ -284,10 +286,12 @@ class Broker:
             try:
                 async with self.launcher.use(server) as rt:
                     try:
-                        if as_json and rt.direct is not None and progress is None and not t.output_schema:
+                        if rt.direct is not None and progress is None and not t.output_schema:
                             data = await rt.direct.call_tool(tool, arguments, cfg.call_timeout)
-                            result: types.CallToolResult | dict[str, Any] = data
                             rec.bytes_out = len(pydantic_core.to_json(data))
+                            result: types.CallToolResult | dict[str, Any] = (
+                                data if as_json else types.CallToolResult.model_validate(data, by_name=False)
+                            )
                             is_error, error = data.get("isError") is True, _first_text_json(data)
                         else:
                             try:
