@@ -361,6 +361,7 @@ class IntentMatcher:
                 w = self.semantic_weight
                 fused = w * sem_s + (1.0 - w) * lex_s
             exact = self._exact_hits(intent) if mode == "hybrid" else set()
+            first_stage = fused
             if mode == "hybrid":
                 for i in exact:
                     fused[i] += EXACT_NAME_BOOST
@@ -373,6 +374,7 @@ class IntentMatcher:
                         fused -= READ_MISMATCH_PENALTY * np.isin(
                             self._actions, ["create", "update", "delete"]
                         )
+                first_stage = fused.copy()
                 if qvec is not None and (self._rerank_weights.any() or self.probe is not None):
                     pool, feats = self.rerank_features(intent, terms, qvec, fused, mask)
                     if self.probe is not None:
@@ -397,8 +399,17 @@ class IntentMatcher:
                         action=self._actions[i] or None,
                     )
                 )
+            # The confidence reads the first stage's scores (the winner's among them), not the
+            # re-ranked ones: the correction reorders close siblings, and letting it also widen
+            # their margin made wrong answers confident more often (held-out precision at the
+            # threshold fell ~3 points).
+            winner = int(order[0]) if len(order) else 0
             confidence = self._confidence(
-                fused[np.isfinite(fused)], candidates, bool(exact & set(order.tolist())), mode
+                np.where(mask, first_stage, -np.inf),
+                winner,
+                candidates,
+                bool(exact & set(order.tolist())),
+                mode,
             )
         skills = self._match_skills(terms, qvec, mode)
         return MatchResult(
@@ -444,16 +455,25 @@ class IntentMatcher:
         }
 
     def _confidence(
-        self, fused: np.ndarray, candidates: list[ToolMatch], exact: bool, mode: str
+        self,
+        fused: np.ndarray,
+        winner: int,
+        candidates: list[ToolMatch],
+        exact: bool,
+        mode: str,
     ) -> float:
         if not candidates:
             return 0.0
         if exact and candidates[0].score >= EXACT_NAME_BOOST:
             return 1.0
-        # How much the winner stands out from the field.
-        top = np.sort(fused)[::-1][:10]
-        z = np.exp((top - top[0]) / CONFIDENCE_TEMPERATURE)
-        margin = float(z[0] / z.sum())
+        # How much the winner stands out from the field (the best ten, the winner among them).
+        top = np.sort(fused[np.isfinite(fused)])[::-1][:10]
+        best = float(top[0])
+        z = np.exp((top - best) / CONFIDENCE_TEMPERATURE)
+        own = float(np.exp((fused[winner] - best) / CONFIDENCE_TEMPERATURE))
+        if fused[winner] < top[-1]:
+            z = np.append(z, own)  # a winner from below the first stage's ten still counts once
+        margin = own / float(z.sum())
         if mode == "bm25":
             return margin if candidates[0].lexical > 0 else 0.0
         # How related the intent is to the winner at all, from the cosine.
