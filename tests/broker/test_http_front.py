@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import time
@@ -24,8 +25,10 @@ from mcp.shared.exceptions import MCPError
 from neuralgentics.broker.config import load_config
 from tests.broker.conftest import (
     NEURALGENTICS,
+    ROOT,
     base_config,
     free_port,
+    needs_node,
     pid_alive,
     slow_server,
     stop,
@@ -202,3 +205,20 @@ def test_no_orphans_when_the_broker_is_killed(config: Path, home: Path) -> None:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
         assert _wait_dead(pid)
+
+
+# What the broker can pass: the suite's other scenarios call its fixture tools, resources and
+# prompts by name on the server under test; the broker exposes only its meta-tools.
+CONFORMANCE_EXPECTED = {
+    "server-initialize", "ping", "tools-list", "server-sse-multiple-streams", "dns-rebinding-protection",
+}
+
+
+@needs_node
+def test_mcp_conformance_suite(config: Path, home: Path) -> None:
+    suite = ROOT / "node_modules" / ".bin" / "conformance"
+    with serve(config, home) as (base, _):
+        out = subprocess.run([str(suite), "server", "--url", f"{base}/mcp"], capture_output=True,
+                             text=True, timeout=300).stdout
+    passed = {m[1] for m in re.finditer(r"^✓ ([\w-]+): \d+ passed, 0 failed", out, re.MULTILINE)}
+    assert CONFORMANCE_EXPECTED <= passed, out[-3000:]
