@@ -115,8 +115,12 @@ class DirectCalls:
         rid = f"{_DIRECT_ID_PREFIX}{next(self._ids)}"
         request = {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
                    "params": {"name": name, "arguments": arguments}}
-        fut = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
         self._pending[rid] = fut
+        # A timer on the future rather than asyncio.wait_for: no waiter future and callbacks
+        # per call on the hot path.
+        timer = loop.call_later(timeout, _expire, fut) if timeout else None
         try:
             try:
                 self._stdin.write(pydantic_core.to_json(request) + b"\n")
@@ -124,14 +128,16 @@ class DirectCalls:
             except (BrokenPipeError, ConnectionResetError, RuntimeError):
                 raise ConnectionClosed from None
             try:
-                message = await asyncio.wait_for(fut, timeout)
-            except TimeoutError:
+                message = await fut
+            except RequestTimedOut:
                 self._cancel(rid, f"timed out after {timeout}s")
-                raise RequestTimedOut from None
+                raise
             except asyncio.CancelledError:
                 self._cancel(rid, "the caller cancelled the request")
                 raise
         finally:
+            if timer is not None:
+                timer.cancel()
             self._pending.pop(rid, None)
         if "error" in message:
             error = message["error"] if isinstance(message["error"], dict) else {}
@@ -177,6 +183,11 @@ class DirectCalls:
         for fut in self._pending.values():
             if not fut.done():
                 fut.set_exception(ConnectionClosed())
+
+
+def _expire(fut: asyncio.Future[dict[str, Any]]) -> None:
+    if not fut.done():
+        fut.set_exception(RequestTimedOut())
 
 
 @dataclass
