@@ -175,15 +175,7 @@ def latency(tools, summaries, intents, at_least: int) -> dict:
 
 def rerank_groups(matcher: IntentMatcher, intents) -> list:
     """(first-stage scores, features, index of the right tool or None) of each intent's pool."""
-    out = []
-    for intent, server, tool in intents:
-        matcher.probe = []
-        matcher.match(intent, top_k=1)
-        pool, fused, feats = matcher.probe[0]
-        keys = [matcher._keys[i] for i in pool]
-        out.append((fused, feats, keys.index((server, tool)) if (server, tool) in keys else None))
-    matcher.probe = None
-    return out
+    return [matcher.rerank_example(intent, server, tool) for intent, server, tool in intents]
 
 
 def rerank_accuracy(groups, w) -> float:

@@ -422,6 +422,20 @@ class IntentMatcher:
             considered=int(mask.sum()),
         )
 
+    def rerank_example(
+        self, intent: str, server: str, tool: str
+    ) -> tuple[np.ndarray, np.ndarray, int | None]:
+        """One training example for :func:`rerank.fit`: the first stage's scores and the
+        features of the pool for ``intent``, and where ``server/tool`` is in it (None: absent)."""
+        self.probe = []
+        try:
+            self.match(intent, top_k=1)
+            pool, scores, feats = self.probe[0]
+        finally:
+            self.probe = None
+        keys = [self._keys[i] for i in pool]
+        return scores, feats, keys.index((server, tool)) if (server, tool) in keys else None
+
     def rerank_features(
         self,
         intent: str,
