@@ -9,9 +9,11 @@ Two views of every tool, fused:
 
 Each is scaled to [0, 1] by its best candidate and they are added with weights; a tool named
 exactly in the intent (``git_status``, ``github_create_issue``, ``github/create_issue``) goes
-to the top, and naming a server favours its tools. The confidence is how much the winner
-stands out from the runners-up (a softmax over the fused scores) times how related the intent
-is to it at all; below the threshold a caller must ask the agent to choose.
+to the top, and naming a server favours its tools. A second stage (:mod:`rerank`) re-orders
+the best ten with learned features that tell sibling tools apart (name words, the values the
+intent carries vs the parameters each tool takes). The confidence is how much the winner
+stands out from the runners-up (a softmax over the first stage's scores) times how related
+the intent is to it at all; below the threshold a caller must ask the agent to choose.
 """
 
 from __future__ import annotations
@@ -229,9 +231,9 @@ class IntentMatcher:
             for server in sorted(tools_by_server)
             for t in tools_by_server[server] or []
         ]
-        # bench/intent.py --fit-rerank sets a list here to collect each hybrid match's
-        # (pool, first-stage scores, features) before the correction.
-        self.probe: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
+        # Set only inside rerank_example (fitting, never concurrent with serving): collects a
+        # hybrid match's (pool, first-stage scores, features) before the correction.
+        self._probe: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
         self._server_terms = {s: frozenset(analyze(s)) for s in tools_by_server}
         self._server_only_terms = {
             s: st - {w for d in docs if d.key[0] == s for w in d.name_terms}
@@ -375,10 +377,10 @@ class IntentMatcher:
                             self._actions, ["create", "update", "delete"]
                         )
                 first_stage = fused.copy()
-                if qvec is not None and (self._rerank_weights.any() or self.probe is not None):
+                if qvec is not None and (self._rerank_weights.any() or self._probe is not None):
                     pool, feats = self.rerank_features(intent, terms, qvec, fused, mask)
-                    if self.probe is not None:
-                        self.probe.append((pool, fused[pool].copy(), feats))
+                    if self._probe is not None:
+                        self._probe.append((pool, fused[pool].copy(), feats))
                     fused[pool] += feats @ self._rerank_weights
             fused = np.where(mask, fused, -np.inf)
             k = min(top_k, int(mask.sum()))
@@ -427,12 +429,12 @@ class IntentMatcher:
     ) -> tuple[np.ndarray, np.ndarray, int | None]:
         """One training example for :func:`rerank.fit`: the first stage's scores and the
         features of the pool for ``intent``, and where ``server/tool`` is in it (None: absent)."""
-        self.probe = []
+        self._probe = []
         try:
             self.match(intent, top_k=1)
-            pool, scores, feats = self.probe[0]
+            pool, scores, feats = self._probe[0]
         finally:
-            self.probe = None
+            self._probe = None
         keys = [self._keys[i] for i in pool]
         return scores, feats, keys.index((server, tool)) if (server, tool) in keys else None
 
