@@ -85,7 +85,9 @@ def test_stored_weights_are_what_the_fit_gives_on_the_training_intents(
     matcher = IntentMatcher(tools, summaries, cache=shared_embeddings, rerank_weights=zero)
     intents = evalset.intents(evalset.TUNING) + evalset.intents(evalset.TRAIN_2)
     groups = [matcher.rerank_example(i, s, t) for i, s, t in intents]
-    np.testing.assert_allclose(rerank.fit(groups), rerank.WEIGHTS, atol=6e-4)
+    # Tolerance for float noise between embedding backends; a weight not pasted back after a
+    # refit (they are 0.01-0.05) still fails.
+    np.testing.assert_allclose(rerank.fit(groups), rerank.WEIGHTS, atol=2e-3)
 
 
 def test_the_re_ranker_only_corrects_the_first_stages_best(eval_matcher) -> None:
