@@ -159,24 +159,17 @@ async def route_call(
                 )
             if "intent" in args:
                 raise InvalidRequest("mcp_router_call: give either 'intent' or 'server' and 'tool', not both")
+            target = {
+                "role": role,
+                "server": args.get("server"),
+                "tool": args.get("tool"),
+                "arguments": args.get("arguments"),
+                "session_id": caller.session_id,
+                "front": caller.front,
+            }
             if as_json and progress is None:
-                return await broker.call_json(
-                    role=role,
-                    server=args.get("server"),
-                    tool=args.get("tool"),
-                    arguments=args.get("arguments"),
-                    session_id=caller.session_id,
-                    front=caller.front,
-                )
-            return await broker.call(
-                role=role,
-                server=args.get("server"),
-                tool=args.get("tool"),
-                arguments=args.get("arguments"),
-                session_id=caller.session_id,
-                front=caller.front,
-                progress=progress,
-            )
+                return await broker.call_json(**target)
+            return await broker.call(**target, progress=progress)
         if name == "get_tool_list":
             role = broker.resolve_role(caller.role, args.get("role"))
             return _text(await broker.catalog_text(role))
