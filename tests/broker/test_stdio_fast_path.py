@@ -183,6 +183,31 @@ async def test_pipelined_calls_are_each_answered_once_even_after_stdin_closes(wr
         assert "waited" in answer["result"]["content"][0]["text"], answer
 
 
+async def test_a_whole_session_written_at_once_is_answered_before_the_broker_exits(
+    write_config, home: Path
+) -> None:
+    # `neuralgentics broker stdio < requests` from a pipe: everything arrives before the
+    # handshake is answered, so these calls take the SDK path, whose server cancels what is
+    # in flight at EOF ("Connection closed") unless the front waits for the answers first.
+    config = write_config(base_config(slow=slow_server()))
+    async with raw_broker(config, home) as c:
+        await c.send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                      "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                 "clientInfo": {"name": "batch", "version": "1"}}})
+        await c.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        await c.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": router("slow", "wait", {"seconds": 0.5})})
+        await c.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "describe_tool", "arguments": {"server": "slow", "tool": "wait"}}})
+        assert c.proc.stdin is not None
+        c.proc.stdin.close()
+        while await c.read_one():
+            pass
+        assert await asyncio.wait_for(c.proc.wait(), WAIT) == 0
+    assert "waited 0.5" in c.answers[_key(1)][0]["result"]["content"][0]["text"], c.answers
+    assert '"seconds"' in c.answers[_key(2)][0]["result"]["content"][0]["text"], c.answers
+
+
 async def test_calls_before_the_handshake_are_refused_like_the_sdk_does(write_config, home: Path) -> None:
     config = write_config(base_config(slow=slow_server()))
     async with raw_broker(config, home) as c:

@@ -44,6 +44,9 @@ logger = logging.getLogger(__name__)
 FastCall = Callable[[dict[str, Any]], Awaitable[types.CallToolResult | dict[str, Any]]]
 
 _LINE_LIMIT = 64 * 1024 * 1024
+# At EOF, how long requests on the SDK path may still take to answer (each downstream call is
+# bounded by its own call_timeout; this bounds a request the SDK never answers).
+EOF_DRAIN_SECONDS = 120.0
 
 
 def _is_pipe_or_socket(fd: int) -> bool:
@@ -73,6 +76,8 @@ class StdioFront:
         self._version = ""  # the negotiated protocol version
         self._inflight: dict[tuple[type, object], asyncio.Task[None]] = {}
         self._cancelled: set[tuple[type, object]] = set()
+        # Requests the SDK server has read and not answered yet.
+        self._sdk_open: set[tuple[type, object]] = set()
 
     # -- what the SDK path sees go by --------------------------------------------------
 
@@ -82,19 +87,26 @@ class StdioFront:
         return self._writer is not None
 
     def saw_inbound(self, msg: Any) -> bool:
-        """Note the handshake; a cancel of a fast-path call is handled here (True)."""
-        if isinstance(msg, types.JSONRPCRequest) and msg.method == "initialize":
-            self._init_id = _request_key(msg.id)
+        """Note the handshake and the SDK path's open requests; a cancel of a fast-path call
+        is handled here (True)."""
+        if isinstance(msg, types.JSONRPCRequest):
+            self._sdk_open.add(_request_key(msg.id))
+            if msg.method == "initialize":
+                self._init_id = _request_key(msg.id)
         elif isinstance(msg, types.JSONRPCNotification) and msg.method == "notifications/cancelled":
             rid = (msg.params or {}).get("requestId")
-            task = self._inflight.get(_request_key(rid)) if isinstance(rid, str | int) else None
+            key = _request_key(rid)
+            task = self._inflight.get(key) if isinstance(rid, str | int) else None
             if task is not None:
-                self._cancelled.add(_request_key(rid))
+                self._cancelled.add(key)
                 task.cancel()
                 return True
+            self._sdk_open.discard(key)  # the SDK will not answer it
         return False
 
     def saw_outbound(self, msg: Any) -> None:
+        if isinstance(msg, types.JSONRPCResponse | types.JSONRPCError) and msg.id is not None:
+            self._sdk_open.discard(_request_key(msg.id))
         if isinstance(msg, types.JSONRPCResponse) and _request_key(msg.id) == self._init_id:
             version = (msg.result or {}).get("protocolVersion")
             # The handshake is the legacy era; a 2026 connection (per-request envelope)
@@ -177,9 +189,14 @@ class StdioFront:
             await self._writer.drain()
 
     async def drain_calls(self) -> None:
-        """At EOF: let calls already read finish and answer (a client may close stdin and wait)."""
+        """At EOF: let calls already read finish and answer (a client may close stdin and wait,
+        e.g. ``neuralgentics broker stdio < requests.jsonl`` from a pipe) — on the fast path,
+        and on the SDK path, whose server would otherwise cancel them at EOF."""
         while self._inflight:
             await asyncio.gather(*list(self._inflight.values()), return_exceptions=True)
+        deadline = asyncio.get_running_loop().time() + EOF_DRAIN_SECONDS
+        while self._sdk_open and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.02)
 
     async def cancel_calls(self) -> None:
         """At shutdown: stop the calls in flight (each answers "Connection closed"), bounded."""
