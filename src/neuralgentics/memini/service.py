@@ -11,7 +11,6 @@ from neuralgentics.memini import graph, trust
 from neuralgentics.memini.embeddings import Embedder, content_hash
 from neuralgentics.memini.errors import InvalidInput, NotFound
 from neuralgentics.memini.store.base import (
-    RELATIONSHIP_TYPES,
     Memory,
     MemoryFilter,
     MemoryPatch,
@@ -20,6 +19,7 @@ from neuralgentics.memini.store.base import (
     Store,
     TrustEvent,
 )
+from neuralgentics.memini.store.validate import check_relationship_type
 
 # Reciprocal rank fusion constant (Cormack et al.); 60 is the usual, robust choice.
 RRF_K = 60
@@ -194,13 +194,7 @@ class MemoryService:
         actor: str | None = None,
     ) -> Relationship:
         source_id, target_id = check_id(source_id, "source_id"), check_id(target_id, "target_id")
-        kind = relationship_type.upper()
-        if kind not in RELATIONSHIP_TYPES:
-            raise InvalidInput(
-                f"unknown relationship type {relationship_type!r}; expected one of "
-                + ", ".join(RELATIONSHIP_TYPES),
-                field="relationship_type",
-            )
+        kind = check_relationship_type(relationship_type.upper(), shown=relationship_type)
         if not 0.0 <= confidence <= 1.0:
             raise InvalidInput("confidence must be between 0 and 1", field="confidence")
         if source_id == target_id:
@@ -282,14 +276,7 @@ class MemoryService:
         self._require(memory_id)
         if not 1 <= depth <= graph.MAX_DEPTH:
             raise InvalidInput(f"depth must be between 1 and {graph.MAX_DEPTH}", field="depth")
-        wanted = [t.upper() for t in types or []]
-        unknown = [t for t in wanted if t not in RELATIONSHIP_TYPES]
-        if unknown:
-            raise InvalidInput(
-                f"unknown relationship type {unknown[0]!r}; expected one of "
-                + ", ".join(RELATIONSHIP_TYPES),
-                field="types",
-            )
+        wanted = [check_relationship_type(t.upper(), "types") for t in types or []]
         reached, edges = graph.related(self.store, memory_id, depth=depth, types=wanted or None)
         return reached, edges, self.store.get_memories([r.memory_id for r in reached])
 

@@ -30,15 +30,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound, StoreUnavailable
-from neuralgentics.memini.store.validate import (
-    check_metadata,
-    check_tags,
-    check_text,
-    check_unit,
-    check_vector,
-)
 from neuralgentics.memini.store.base import (
-    RELATIONSHIP_TYPES,
     Memory,
     MemoryFilter,
     MemoryPatch,
@@ -46,6 +38,14 @@ from neuralgentics.memini.store.base import (
     Relationship,
     TrustChange,
     TrustEvent,
+)
+from neuralgentics.memini.store.validate import (
+    check_metadata,
+    check_relationship_type,
+    check_tags,
+    check_text,
+    check_unit,
+    check_vector,
 )
 
 log = logging.getLogger(__name__)
@@ -833,12 +833,7 @@ class PostgresStore:
         *,
         trust_change: TrustChange | None = None,
     ) -> Relationship:
-        if relationship_type not in RELATIONSHIP_TYPES:
-            raise InvalidInput(
-                f"unknown relationship type {relationship_type!r};"
-                f" expected one of {', '.join(RELATIONSHIP_TYPES)}",
-                field="relationship_type",
-            )
+        check_relationship_type(relationship_type)
         conf = check_unit(confidence, "confidence")
         meta = check_metadata(metadata if metadata is not None else {})
         if trust_change is not None:

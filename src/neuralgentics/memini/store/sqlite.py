@@ -17,7 +17,6 @@ import numpy as np
 
 from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound, StoreUnavailable
 from neuralgentics.memini.store.base import (
-    RELATIONSHIP_TYPES,
     Memory,
     MemoryFilter,
     MemoryPatch,
@@ -30,6 +29,7 @@ from neuralgentics.memini.store.batches import in_batches
 from neuralgentics.memini.store.migrations import migrations
 from neuralgentics.memini.store.validate import (
     check_metadata,
+    check_relationship_type,
     check_tags,
     check_text,
     check_unit,
@@ -552,12 +552,7 @@ class SQLiteStore:
         *,
         trust_change: TrustChange | None = None,
     ) -> Relationship:
-        if relationship_type not in RELATIONSHIP_TYPES:
-            raise InvalidInput(
-                f"unknown relationship type {relationship_type!r}; expected one of "
-                + ", ".join(RELATIONSHIP_TYPES),
-                field="relationship_type",
-            )
+        check_relationship_type(relationship_type)
         if source_id == target_id:
             raise InvalidInput("a memory cannot be related to itself", field="target_id")
         confidence = check_unit(confidence, "confidence")

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from neuralgentics.memini.errors import InvalidInput
+from neuralgentics.memini.store.base import RELATIONSHIP_TYPES
 
 DIM = 384
 
@@ -50,6 +51,17 @@ def check_tags(value: Iterable[str], field: str = "tags") -> list[str]:
 def check_metadata(value: Any, field: str = "metadata") -> dict:
     if not isinstance(value, dict):
         raise InvalidInput(f"{field} must be a JSON object", field=field)
+    return value
+
+
+def check_relationship_type(value: str, field: str = "relationship_type", shown: str | None = None) -> str:
+    """``value`` if it is one of RELATIONSHIP_TYPES; ``shown`` is what the caller typed."""
+    if value not in RELATIONSHIP_TYPES:
+        raise InvalidInput(
+            f"unknown relationship type {shown if shown is not None else value!r}; expected one of "
+            + ", ".join(RELATIONSHIP_TYPES),
+            field=field,
+        )
     return value
 
 
