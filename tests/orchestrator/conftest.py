@@ -10,7 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
 
+from neuralgentics.orchestrator.http import router
 from neuralgentics.orchestrator.memory_client import CallableMemory, MemoryHit
 from neuralgentics.orchestrator.service import Orchestrator
 from neuralgentics.orchestrator.task_store import TaskStore
@@ -151,3 +154,12 @@ def orch(project: Path, tmp_path: Path, memory: LocalMemory, embed) -> Orchestra
 
 def copy_repo_skills(dest: Path) -> None:
     shutil.copytree(REPO / "skills", dest, dirs_exist_ok=True)
+
+
+@pytest.fixture
+def client(orch: Orchestrator) -> TestClient:
+    """The orchestrator's HTTP routes over ``orch``."""
+    app = FastAPI()
+    app.include_router(router)
+    app.state.orchestrator = orch
+    return TestClient(app)

@@ -5,12 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from fastapi import FastAPI
-from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from neuralgentics.orchestrator.errors import InvalidInput
-from neuralgentics.orchestrator.http import router
 from neuralgentics.orchestrator.tokens import count_tokens
 
 TASK = "add retry with backoff to the HTTP client used by the deploy command"
@@ -126,11 +123,7 @@ def test_context_json_round_trips(orch):
     assert all({"kind", "id", "tokens", "value", "why"} <= set(item) for item in data["items"])
 
 
-def test_http_context_json_and_markdown(orch):
-    app = FastAPI()
-    app.include_router(router)
-    app.state.orchestrator = orch
-    client = TestClient(app)
+def test_http_context_json_and_markdown(client):
     r = client.post("/orchestrator/context", json={"task": TASK, "agent": "coder", "budget_tokens": 500})
     assert r.status_code == 200 and r.json()["tokens"] <= 500 and r.json()["task_type"] == "implementation"
     md = client.post("/orchestrator/context", json={"task": TASK, "agent": "coder", "budget_tokens": 500, "format": "markdown"})

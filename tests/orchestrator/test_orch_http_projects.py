@@ -5,19 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fastapi import FastAPI
-from fastapi.testclient import TestClient
 
-from neuralgentics.orchestrator.http import router
 from neuralgentics.orchestrator.tokens import count_tokens
-
-
-@pytest.fixture
-def client(orch):
-    app = FastAPI()
-    app.include_router(router)
-    app.state.orchestrator = orch
-    return TestClient(app)
 
 
 @pytest.fixture

@@ -5,12 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from fastapi import FastAPI
-from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from neuralgentics.orchestrator.errors import InvalidInput, MemoryUnavailable, NotFound, StepRefused
-from neuralgentics.orchestrator.http import router
 from neuralgentics.orchestrator.protocol import STEPS
 from neuralgentics.orchestrator.service import Orchestrator
 from neuralgentics.orchestrator.task_store import TaskStore
@@ -26,14 +23,6 @@ HAPPY = {
     "verify": {"verified_by": "reviewer", "passed": True, "notes": "LGTM"},
     "return": {"summary": "Added RetryPolicy (3 tries, 200 ms base, jitter) in http/client.py; deploy uses it."},
 }
-
-
-@pytest.fixture
-def client(orch):
-    app = FastAPI()
-    app.include_router(router)
-    app.state.orchestrator = orch
-    return TestClient(app)
 
 
 def test_full_cycle_over_http_remembers_the_result_with_links_and_trust(client, memory):

@@ -8,12 +8,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from fastapi import FastAPI
-from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from neuralgentics.orchestrator.errors import InvalidInput
-from neuralgentics.orchestrator.http import router
 
 HERE = Path(__file__).parent
 SETS = ("routing_tasks.yaml", "routing_tasks_round2.yaml", "routing_tasks_heldout.yaml")
@@ -184,14 +181,6 @@ def test_cli_route_json_and_bad_input(tmp_path):
 
 
 # -- HTTP -----------------------------------------------------------------------------------
-
-@pytest.fixture
-def client(orch):
-    app = FastAPI()
-    app.include_router(router)
-    app.state.orchestrator = orch
-    return TestClient(app)
-
 
 def test_http_route(client):
     r = client.post("/orchestrator/route", json={"task": "add unit tests for the slugify helper", "agent": "coder"})

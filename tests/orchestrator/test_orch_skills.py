@@ -7,12 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
-from fastapi import FastAPI
-from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from neuralgentics.orchestrator.errors import InvalidInput, NotFound
-from neuralgentics.orchestrator.http import router
 from neuralgentics.orchestrator.skills import (
     SkillParseError, SkillRegistry, SkillSource, builtin_skills_dir, parse_skill,
 )
@@ -216,13 +213,9 @@ def test_cli_skills_list_and_show(tmp_path):
     assert traversal.exit_code == 2 and "no paths" in traversal.output
 
 
-def test_http_skills(orch, project):
+def test_http_skills(client, project):
     (project / "skills").mkdir()
     (project / "skills/coder.md").write_text("---\ndescription: project coder\n---\nUse tabs.\n")
-    app = FastAPI()
-    app.include_router(router)
-    app.state.orchestrator = orch
-    client = TestClient(app)
     body = client.get("/orchestrator/skills").json()
     by_id = {s["id"]: s for s in body["skills"]}
     assert set(by_id) == SHIPPED and by_id["coder"]["origin"] == "project" and "body" not in by_id["coder"]
