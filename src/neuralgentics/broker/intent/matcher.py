@@ -222,15 +222,11 @@ class IntentMatcher:
         self._rerank_weights = np.asarray(
             WEIGHTS if rerank_weights is None else rerank_weights, dtype=np.float32
         )
-        self._facts = [
-            tool_facts(
-                server,
-                t,
-                shared_name_words([x.name for x in tools_by_server[server] or []]),
-            )
-            for server in sorted(tools_by_server)
-            for t in tools_by_server[server] or []
-        ]
+        self._facts = []
+        for server in sorted(tools_by_server):
+            listed = tools_by_server[server] or []
+            shared = shared_name_words([t.name for t in listed])  # once per server
+            self._facts += [tool_facts(server, t, shared) for t in listed]
         # Set only inside rerank_example (fitting, never concurrent with serving): collects a
         # hybrid match's (pool, first-stage scores, features) before the correction.
         self._probe: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
