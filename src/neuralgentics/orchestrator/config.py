@@ -20,7 +20,8 @@ from neuralgentics.orchestrator.errors import ConfigError
 PROJECT_CONFIG_DIR = ".neuralgentics"
 ROSTER_FILE = "roster.yaml"
 ROUTING_FILE = "routing.yaml"
-NAME_RE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+# fullmatch, never match with `$`: `$` also matches before a trailing newline.
+NAME_RE = re.compile(r"[a-z][a-z0-9_-]{0,39}")
 
 
 class AgentSpec(BaseModel):
@@ -90,7 +91,7 @@ def _read_layer(text: str, source: str, top_key: str) -> dict[str, dict]:
     if not isinstance(entries, dict):
         raise ConfigError(f"{source}: '{top_key}' must map names to settings")
     for name, entry in entries.items():
-        if not isinstance(name, str) or not NAME_RE.match(name):
+        if not isinstance(name, str) or not NAME_RE.fullmatch(name):
             raise ConfigError(f"{source}: '{top_key}.{name}' is not a valid name (lowercase letters, digits, - or _)")
         if entry is not None and not isinstance(entry, dict):
             raise ConfigError(f"{source}: '{top_key}.{name}' must be a mapping of fields")

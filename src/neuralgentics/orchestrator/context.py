@@ -24,7 +24,8 @@ from neuralgentics.orchestrator.skills import SkillRegistry
 from neuralgentics.orchestrator.tokens import count_tokens, truncate_to_tokens
 
 MIN_BUDGET, MAX_BUDGET, DEFAULT_BUDGET = 50, 100_000, 2000
-AGENT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+# fullmatch, never match with `$`: `$` also matches before a trailing newline.
+AGENT_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 NEAR_DUPLICATE = 0.95
 MIN_RELEVANCE = 0.20
 MIN_TRUST = 0.20
@@ -109,7 +110,7 @@ def build_context(
     project: str | None = None,
 ) -> ContextPackage:
     budget = validate_budget(budget_tokens)
-    if not isinstance(agent, str) or not AGENT_NAME_RE.match(agent):
+    if not isinstance(agent, str) or not AGENT_NAME_RE.fullmatch(agent):
         raise InvalidInput(f"agent {agent!r} is not a valid agent name", field="agent")
     spec = config.task_types[task_type]
     warnings: list[str] = []

@@ -26,7 +26,8 @@ import yaml
 
 from neuralgentics.orchestrator.errors import InvalidInput, NotFound
 
-ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+# fullmatch, never match with `$`: `$` also matches before a trailing newline.
+ID_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 MAX_SKILL_BYTES = 64 * 1024
 IGNORED_FILES = {"readme.md"}
 SEED_HEADER_RE = re.compile(r"^#\s*skill:\s*(?P<id>\S.*?)\s*$", re.IGNORECASE)
@@ -163,7 +164,7 @@ def parse_skill(text: str, *, default_id: str) -> Skill:
     line_of = lambda key: key_lines.get(key, 1)  # noqa: E731
 
     skill_id = str(data.get("id") or default_id).strip()
-    if not ID_RE.match(skill_id):
+    if not ID_RE.fullmatch(skill_id):
         raise SkillParseError(line_of("id"), f"skill id {skill_id!r} must be lowercase letters, digits, - or _")
     description = data.get("description")
     if not isinstance(description, str) or not description.strip():
@@ -318,7 +319,7 @@ class SkillRegistry:
         return list(self._problems)
 
     def get(self, skill_id: str) -> Skill:
-        if not isinstance(skill_id, str) or not ID_RE.match(skill_id):
+        if not isinstance(skill_id, str) or not ID_RE.fullmatch(skill_id):
             raise InvalidInput(
                 f"skill id {skill_id!r} is not valid: lowercase letters, digits, - or _ (no paths)",
                 field="id",
