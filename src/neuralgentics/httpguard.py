@@ -1,6 +1,7 @@
 """Checks every HTTP front needs before a route runs: a request-size limit (413, decided
-before the body is read whole), Host/Origin checks against DNS rebinding (421 / 403), and a
-refusal of requests that another site's page made (Fetch Metadata, 403).
+before the body is read whole), Host/Origin checks against DNS rebinding (421 / 403), a
+refusal of requests that another site's page made (Fetch Metadata, 403), and the bearer
+token (401) — the one token check of memini-core and the broker.
 
 A browser page on an attacker's domain can re-point that domain at 127.0.0.1 and then talk
 to a loopback service as "same origin"; the Host header still carries the attacker's name,
@@ -9,7 +10,14 @@ the rule the MCP SDK applies to /mcp (``TransportSecuritySettings``), here for e
 
 Mount on a FastAPI/Starlette app::
 
-    app.add_middleware(HTTPGuard, bind_host=settings.host)
+    app.add_middleware(HTTPGuard, bind_host=settings.host, token=token, open_paths={"/health"})
+
+The token is required on every route but ``GET``/``HEAD`` of ``open_paths``: loopback is not
+a trust boundary (other users and processes of the machine reach it too). Served processes
+always pass one (``credentials.ensure_token``); an app built in-process without a token
+(tests, ``--local``) runs open. The caller it authenticated is put in
+``scope["state"]["principal"]`` (``request.state.principal``): the owner, or a role-bound
+token from ``authenticate``.
 
 Pure ASGI (no BaseHTTPMiddleware), so streaming responses and /mcp pass through untouched.
 """
@@ -17,11 +25,15 @@ Pure ASGI (no BaseHTTPMiddleware), so streaming responses and /mcp pass through 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from neuralgentics.credentials import OWNER, Principal, same_token
 from neuralgentics.netguard import is_loopback
+
+# A bearer token other than the owner's -> the principal it stands for, or None.
+Authenticate = Callable[[str], Principal | None]
 
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 # "testserver" is the Host of Starlette's TestClient; it never resolves through public DNS.
@@ -30,13 +42,21 @@ LOOPBACK_ORIGINS = ("http://127.0.0.1", "http://127.0.0.1:*", "http://localhost"
                     "http://[::1]", "http://[::1]:*")
 
 
-async def _refuse(send: Send, status: int, code: str, message: str) -> None:
+async def _refuse(send: Send, status: int, code: str, message: str,
+                  extra_headers: list[tuple[bytes, bytes]] | None = None) -> None:
     body = json.dumps({"error": {"code": code, "message": message, "field": None}}).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(body)).encode()),
-                            (b"connection", b"close")]})
+                            (b"connection", b"close"), *(extra_headers or [])]})
     await send({"type": "http.response.body", "body": body})
+
+
+def bearer(headers: dict[str, str]) -> str | None:
+    """The token of an ``Authorization: Bearer …`` header (scheme case-insensitive), or None."""
+    scheme, _, value = headers.get("authorization", "").strip().partition(" ")
+    value = value.strip()
+    return value if scheme.lower() == "bearer" and value else None
 
 
 def _matches(value: str, patterns: Iterable[str]) -> bool:
@@ -55,8 +75,9 @@ def _matches(value: str, patterns: Iterable[str]) -> bool:
 
 class HTTPGuard:
     """`bind_host`: the address the service listens on. On loopback, only loopback Host names
-    (and loopback Origins, when a browser sends one) are served; elsewhere the bearer token is
-    the gate and `allowed_hosts` (None = any) may narrow the names further."""
+    (and loopback Origins, when a browser sends one) are served; elsewhere `allowed_hosts`
+    (None = any) may narrow the names. `token`: the owner's bearer token (None: no token
+    check, for apps run in-process); `authenticate` maps any other token to a principal."""
 
     def __init__(
         self,
@@ -66,9 +87,15 @@ class HTTPGuard:
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         allowed_hosts: Iterable[str] | None = None,
         allowed_origins: Iterable[str] | None = None,
+        token: str | None = None,
+        authenticate: Authenticate | None = None,
+        open_paths: Iterable[str] = ("/health",),
     ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.token = token
+        self.authenticate = authenticate
+        self.open_paths = frozenset(open_paths)
         loopback = is_loopback(bind_host)
         self.hosts = tuple(allowed_hosts) if allowed_hosts is not None else (LOOPBACK_HOSTS if loopback else None)
         self.origins = tuple(allowed_origins) if allowed_origins is not None else (LOOPBACK_ORIGINS if loopback else None)
@@ -95,6 +122,14 @@ class HTTPGuard:
         if origin is not None and self.origins is not None and not _matches(origin, self.origins):
             await _refuse(send, 403, "forbidden_origin", f"Origin {origin[:100]!r} may not call this service")
             return
+        principal = self._principal(scope, headers)
+        if principal is None:
+            await _refuse(send, 401, "unauthorized",
+                          "missing or wrong bearer token: send 'Authorization: Bearer <token>' "
+                          "(NEURALGENTICS_TOKEN, or the 'token' file in the neuralgentics config dir)",
+                          [(b"www-authenticate", b'Bearer realm="neuralgentics"')])
+            return
+        scope.setdefault("state", {})["principal"] = principal
         length = headers.get("content-length")
         if length is not None:
             if not length.isdigit():
@@ -137,3 +172,22 @@ class HTTPGuard:
         except Exception:
             if not refused:
                 raise
+
+    def _principal(self, scope: Scope, headers: dict[str, str]) -> Principal | None:
+        """Who is calling; None when a token is required and the request has no valid one."""
+        if self.token is None:
+            return OWNER  # in-process app: whoever holds the object is its owner
+        given = bearer(headers)
+        known: Principal | None = None
+        if given is not None:
+            if same_token(given, self.token):
+                known = OWNER
+            elif self.authenticate is not None:
+                known = self.authenticate(given)
+        if known is None and scope.get("method") in ("GET", "HEAD") and scope.get("path") in self.open_paths:
+            return ANONYMOUS
+        return known
+
+
+# Who reads an open path (GET /health, the dashboard's page shell) without the owner token.
+ANONYMOUS = Principal(owner=False, role=None, label="anonymous")

@@ -38,6 +38,8 @@ def run(args: list[str], env: dict, stdin: str | None = None) -> subprocess.Comp
 def env(tmp_path) -> dict:
     e = {k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")}
     e["NEURALGENTICS_HOME"] = str(tmp_path / "home")
+    # `serve` creates its token file here, and the CLI reads it from here (never ~/.config)
+    e["NEURALGENTICS_CONFIG_DIR"] = str(tmp_path / "config")
     return e
 
 

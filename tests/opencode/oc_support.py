@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+from _token import owner_token
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -49,10 +50,13 @@ def stop(proc: subprocess.Popen) -> None:
             proc.wait(timeout=5)
 
 
-def warm_up(url: str) -> None:
+def warm_up(url: str, token: str) -> None:
     """Load the embedding model and classifier once, as `neuralgentics up` leaves a service."""
-    httpx.post(url + "/memory/query", json={"query": "warm up", "top_k": 1}, timeout=120).raise_for_status()
-    httpx.post(url + "/orchestrator/route", json={"task": "warm up the model"}, timeout=120).raise_for_status()
+    auth = {"Authorization": f"Bearer {token}"}
+    httpx.post(url + "/memory/query", json={"query": "warm up", "top_k": 1}, headers=auth,
+               timeout=120).raise_for_status()
+    httpx.post(url + "/orchestrator/route", json={"task": "warm up the model"}, headers=auth,
+               timeout=120).raise_for_status()
 
 
 @pytest.fixture(scope="session")
@@ -95,8 +99,9 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_models_
 
 
 @pytest.fixture(scope="session")
-def service(tmp_path_factory: pytest.TempPathFactory, shared_models_dir: Path) -> Iterator[tuple[str, str]]:
-    """(base URL, kind) of one real memini-core for the run (`neuralgentics serve`, SQLite, own temp home)."""
+def service(tmp_path_factory: pytest.TempPathFactory, shared_models_dir: Path) -> Iterator[tuple[str, str, Path]]:
+    """(base URL, kind, token file) of one real memini-core for the run (`neuralgentics serve`,
+    SQLite, own temp home; the token file is the one `serve` created in its config dir)."""
     env = env_under(tmp_path_factory.mktemp("memini-service"), shared_models_dir)
     port = free_port()
     cmd = [str(Path(sys.executable).parent / "neuralgentics"), "serve", "--port", str(port)]
@@ -104,8 +109,9 @@ def service(tmp_path_factory: pytest.TempPathFactory, shared_models_dir: Path) -
     url = f"http://127.0.0.1:{port}"
     try:
         wait_http(url + "/health", proc)
-        warm_up(url)
-        yield url, "memini-core"
+        token_file = Path(env["NEURALGENTICS_CONFIG_DIR"]) / "token"
+        warm_up(url, owner_token(token_file.parent))
+        yield url, "memini-core", token_file
     finally:
         stop(proc)
 

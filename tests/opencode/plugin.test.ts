@@ -2,11 +2,20 @@
 // service at NEURALGENTICS_TEST_SERVICE_URL (started by tests/opencode/test_plugin_node.py).
 // Each test asserts what the service holds afterwards, not what the plugin says about it.
 import assert from "node:assert/strict"
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { after, before, test } from "node:test"
+import { pathToFileURL } from "node:url"
 
 const serviceUrl = process.env.NEURALGENTICS_TEST_SERVICE_URL
 if (!serviceUrl) throw new Error("NEURALGENTICS_TEST_SERVICE_URL is not set")
+// The service's config dir: its token file is what the plugin reads (test_plugin_node.py).
+const configDir = process.env.NEURALGENTICS_CONFIG_DIR
+if (!configDir) throw new Error("NEURALGENTICS_CONFIG_DIR is not set")
+const tokenFile = join(configDir, "token")
+const auth = (): Record<string, string> => ({ authorization: `Bearer ${readFileSync(tokenFile, "utf8").trim()}` })
 
 type AnyHooks = Record<string, (input: any, output: any) => Promise<void>>
 
@@ -34,7 +43,7 @@ async function load(url: string, extraEnv: Record<string, string> = {}): Promise
 async function query(text: string): Promise<any[]> {
   const res = await fetch(`${serviceUrl}/memory/query`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...auth() },
     body: JSON.stringify({ query: text, project: "plugin-test", top_k: 20 }),
   })
   assert.equal(res.status, 200)
@@ -165,6 +174,63 @@ test("a service that is down degrades to a warning: nothing throws and the task 
   const before = warnings.length
   await hooks["tool.execute.before"]({ tool: "task", sessionID: "s-down", callID: "c7b" }, task)
   assert.equal(warnings.length, before)
+})
+
+test("the service refuses a request without its token: the plugin's requests carry it", async () => {
+  const res = await fetch(`${serviceUrl}/memory/query`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ query: "anything", top_k: 1 }),
+  })
+  assert.equal(res.status, 401)
+  const hooks = await load(serviceUrl)
+  warnings.length = 0
+  await hooks["tool.execute.after"](
+    { tool: "task", sessionID: "s-token", callID: "c9", args: { description: "okapi token check", subagent_type: "coder" } },
+    { title: "t", output: "the okapi migration finished", metadata: {} },
+  )
+  assert.deepEqual(warnings, [])
+  assert.ok((await query("okapi migration finished")).some((m) => m.metadata.session_id === "s-token"))
+})
+
+test("a wrong token is refused with a warning naming where it came from; the session goes on", async () => {
+  const hooks = await load(serviceUrl, { NEURALGENTICS_TOKEN: "not-the-token" })
+  warnings.length = 0
+  const task = { args: { description: "x", prompt: "Implement the thing", subagent_type: "architect" } }
+  process.env.NEURALGENTICS_TOKEN = "not-the-token" // read on each call, as OpenCode's env is
+  try {
+    await hooks["tool.execute.before"]({ tool: "task", sessionID: "s-wrong", callID: "c10" }, task)
+  } finally {
+    delete process.env.NEURALGENTICS_TOKEN
+  }
+  assert.equal(warnings.length, 1)
+  assert.match(warnings[0], /refused the credential \(401; read from NEURALGENTICS_TOKEN\)/)
+  assert.ok(!warnings[0].includes("not-the-token"), "the token itself is never logged")
+})
+
+test("installed copy: the token file named in neuralgentics.json next to the plugin is used", async () => {
+  // What `neuralgentics opencode install` writes: the plugin, and beside it the token file's
+  // path (never the token). No NEURALGENTICS_TOKEN / NEURALGENTICS_CONFIG_DIR in the env.
+  const dir = mkdtempSync(join(tmpdir(), "ng-plugin-"))
+  copyFileSync(new URL("../../src/neuralgentics/opencode/plugin/neuralgentics.ts", import.meta.url), join(dir, "neuralgentics.ts"))
+  writeFileSync(join(dir, "neuralgentics.json"), JSON.stringify({ token_file: tokenFile }))
+  const saved = process.env.NEURALGENTICS_CONFIG_DIR
+  delete process.env.NEURALGENTICS_CONFIG_DIR
+  try {
+    process.env.NEURALGENTICS_SERVICE_URL = serviceUrl
+    process.env.NEURALGENTICS_PROJECT = "plugin-test"
+    const mod = await import(pathToFileURL(join(dir, "neuralgentics.ts")).href)
+    const hooks = (await mod.NeuralgenticsPlugin({ directory: "/tmp/plugin-test", worktree: "/tmp/plugin-test" } as any)) as AnyHooks
+    warnings.length = 0
+    await hooks["tool.execute.after"](
+      { tool: "task", sessionID: "s-installed", callID: "c11", args: { description: "quokka", subagent_type: "coder" } },
+      { title: "t", output: "the quokka importer was rewritten", metadata: {} },
+    )
+    assert.deepEqual(warnings, [])
+  } finally {
+    process.env.NEURALGENTICS_CONFIG_DIR = saved
+  }
+  assert.ok((await query("quokka importer rewritten")).some((m) => m.metadata.session_id === "s-installed"))
 })
 
 test("a service that hangs is given up on after the timeout and the task goes ahead", async () => {

@@ -42,12 +42,14 @@ def test_nothing_running_nothing_installed_names_each_fix(
 
 
 def test_healthy_install_passes_and_a_stale_plugin_is_flagged(
-    tmp_path: Path, isolated_env: dict[str, str], service: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, isolated_env: dict[str, str], service: tuple[str, str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from neuralgentics.config import get_settings
 
-    url, _ = service
+    url, _, token_file = service
     monkeypatch.setenv("NEURALGENTICS_SERVICE_URL", url)
+    # the running service's credential, as a user with NEURALGENTICS_TOKEN in the shell has it
+    monkeypatch.setenv("NEURALGENTICS_TOKEN", token_file.read_text().strip())
     get_settings.cache_clear()
     project = tmp_path / "p"
     project.mkdir()

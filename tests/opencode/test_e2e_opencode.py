@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from fake_llm import FakeLLM, Reply, ToolCall, system_text, tool_names, tool_results
+from _token import bearer
 from oc_support import NODE_BIN, free_port, listening, start_up, stop
 
 pytestmark = pytest.mark.slow
@@ -131,9 +132,11 @@ def test_opencode_runs_the_plugin_routing_broker_and_memory(
             calls = [r for r in records if r["server"] == "time" and r["tool"] == "get_current_time"]
             assert len(calls) == 1, records
             assert calls[0]["role"] == "orchestrator" and calls[0]["outcome"] == "ok"
+            # OpenCode sent the owner token it read through opencode.json's {file:} reference
+            assert calls[0]["credential"] == "owner" and calls[0]["front"] == "http"
             assert "UTC" in final_results[3]
             # (4) the task result is in memini-core, with session, agent and tool
-            hits = httpx.post(f"http://127.0.0.1:{port}/memory/query",
+            hits = httpx.post(f"http://127.0.0.1:{port}/memory/query", headers=bearer(cfg_dir),
                               json={"query": "CSV export flag header row", "top_k": 20}).json()["hits"]
             stored = [h["memory"] for h in hits if MARKER in h["memory"]["content"]]
             assert len(stored) == 1, hits

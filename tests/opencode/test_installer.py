@@ -42,6 +42,47 @@ def config_of(project: Path) -> dict:
     return json.loads((project / "opencode.json").read_text())
 
 
+def isolated_env_config() -> str:
+    import os
+
+    return os.environ["NEURALGENTICS_CONFIG_DIR"]
+
+
+def test_install_creates_the_credential_and_puts_it_nowhere_in_the_project(project: Path) -> None:
+    """The token file is made 0600 in a 0700 dir; the project gets only where it is (beside the
+    plugin, for the plugin; as a {file:} reference in opencode.json), never the token."""
+    import stat
+
+    install(project, broker="http")
+    token_file = Path(isolated_env_config()) / "token"
+    token = token_file.read_text().strip()
+    assert len(token) >= 40
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE(token_file.parent.stat().st_mode) == 0o700
+    holders = [p for p in project.rglob("*") if p.is_file() and token.encode() in p.read_bytes()]
+    assert holders == []
+    beside = json.loads((project / ".opencode/plugin/neuralgentics.json").read_text())
+    assert beside == {"token_file": str(token_file)}
+    install(project, broker="http")  # again: the same token, not a new one
+    assert token_file.read_text().strip() == token
+    uninstall(project)
+    assert not (project / ".opencode").exists() and token_file.exists()  # the credential stays
+
+
+def test_with_neuralgentics_token_set_the_remote_entry_names_the_variable(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from neuralgentics.config import get_settings
+
+    monkeypatch.setenv("NEURALGENTICS_TOKEN", "from-the-environment-123")
+    get_settings.cache_clear()
+    install(project, broker="http")
+    entry = config_of(project)["mcp"]["neuralgentics"]
+    assert entry["headers"] == {"Authorization": "Bearer {env:NEURALGENTICS_TOKEN}"}
+    assert "from-the-environment-123" not in (project / "opencode.json").read_text()
+    assert not (Path(isolated_env_config()) / "token").exists()  # nothing made: the variable is it
+
+
 def test_fresh_project_gets_plugin_agents_and_config_and_uninstall_leaves_nothing(project: Path) -> None:
     before = snapshot(project)
     install(project)
@@ -121,8 +162,11 @@ def test_an_edited_agent_file_is_left_in_place_on_uninstall(project: Path) -> No
 def test_http_broker_and_reinstall_switches_mode_without_duplicates(project: Path) -> None:
     before = snapshot(project)
     install(project, broker="http")
+    token_file = Path(isolated_env_config()) / "token"
     assert config_of(project)["mcp"]["neuralgentics"] == {
-        "type": "remote", "url": "http://127.0.0.1:8901/mcp", "enabled": True}
+        "type": "remote", "url": "http://127.0.0.1:8901/mcp", "enabled": True,
+        # OpenCode reads the file when it loads the config: the token is not in opencode.json
+        "headers": {"Authorization": "Bearer {file:" + str(token_file) + "}"}}
     install(project, broker="stdio")
     assert config_of(project)["mcp"]["neuralgentics"]["type"] == "local"
     manifest = json.loads((project / ".opencode/neuralgentics-install.json").read_text())

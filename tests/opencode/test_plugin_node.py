@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from pathlib import Path
 
 from oc_support import HERE, REPO, node_tool, which_or_fail
 
@@ -16,13 +17,16 @@ def test_plugin_typechecks() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def test_plugin_node_suite(service: tuple[str, str]) -> None:
-    url, kind = service
+def test_plugin_node_suite(service: tuple[str, str, Path]) -> None:
+    url, kind, token_file = service
     node_tool("tsx")
     proc = subprocess.run(
         [which_or_fail("node"), "--import", "tsx", "--test", "--test-reporter=spec", str(HERE / "plugin.test.ts")],
         cwd=REPO,
-        env={**os.environ, "NEURALGENTICS_TEST_SERVICE_URL": url},
+        # The plugin finds the token in the service's config dir, as it would on a real machine;
+        # the suite's own checks read the same file.
+        env={**{k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")},
+             "NEURALGENTICS_TEST_SERVICE_URL": url, "NEURALGENTICS_CONFIG_DIR": str(token_file.parent)},
         capture_output=True,
         text=True,
         timeout=180,

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import httpx
 
 from neuralgentics.memini.trust import DEFAULT_TRUST, EVENTS
+from reliability.memini_proc import auth
 
 HOT = 8  # memories every client adjusts trust on, so trust updates contend
 WORDS = "cache retry index schema token router queue parser budget ledger socket vector".split()
@@ -80,7 +81,7 @@ class Worker:
         self.n, self.ledger, self.deadline = n, ledger, deadline
         self.rng = random.Random(n)
         self.tolerate_5xx = tolerate_5xx
-        self.clients = [httpx.Client(base_url=u, timeout=30, headers=headers or {}) for u in urls]
+        self.clients = [httpx.Client(base_url=u, timeout=30, headers=headers or auth(u)) for u in urls]
         self.mine: list[str] = []
 
     def _send(self, op: str, method: str, path: str, **kw) -> httpx.Response | None:
@@ -179,7 +180,7 @@ def _replay(history: list[dict]) -> float:
 def verify(url: str, ledger: Ledger, headers: dict[str, str] | None = None,
            exact_rows: bool = True) -> dict:
     """Check the service holds exactly what it acknowledged. Returns counts for the report."""
-    with httpx.Client(base_url=url, timeout=60, headers=headers or {}) as c:
+    with httpx.Client(base_url=url, timeout=60, headers=headers or auth(url)) as c:
         stored: dict[str, dict] = {}
         offset = 0
         while True:

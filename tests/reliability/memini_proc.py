@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from _token import owner_token
 
 EXE = [sys.executable, "-m", "neuralgentics.cli"]
 
@@ -40,6 +41,17 @@ class Memini:
     log: Path
 
 
+# URL -> the owner token of the memini-core serving there (NEURALGENTICS_TOKEN, or the token
+# file `serve` created in its config dir)
+TOKENS: dict[str, str] = {}
+
+
+def auth(url: str) -> dict[str, str]:
+    """The bearer header for the service at `url` ({} for one this module did not start)."""
+    token = TOKENS.get(url.rstrip("/"))
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
 def wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 90.0, ok: tuple[int, ...] = (200,)) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -63,6 +75,7 @@ def start(env: dict[str, str], log: Path, port: int | None = None, ok: tuple[int
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url, proc, ok=ok)
+        TOKENS[url] = env.get("NEURALGENTICS_TOKEN") or owner_token(Path(env["NEURALGENTICS_CONFIG_DIR"]))
     except BaseException:
         stop(proc)
         raise

@@ -16,7 +16,7 @@ import pytest
 
 from reliability.conftest import LOAD_SECONDS
 from reliability.loadmix import Ledger, run_load, verify
-from reliability.memini_proc import clean_env, start, stop
+from reliability.memini_proc import auth, clean_env, start, stop
 
 pytestmark = pytest.mark.postgres
 
@@ -47,7 +47,7 @@ def test_restart_under_load_fails_fast_and_recovers_on_its_own(tmp_path) -> None
 
         server.cleanup()  # pg_ctl stop, under load
         down: list[tuple[int, float, str]] = []
-        with httpx.Client(base_url=memini.url, timeout=20) as probe:
+        with httpx.Client(base_url=memini.url, timeout=20, headers=auth(memini.url)) as probe:
             for _ in range(2):
                 t0 = time.perf_counter()
                 r = probe.post("/memory/add", json={"content": f"while down {time.time_ns()}", "project": "down"})

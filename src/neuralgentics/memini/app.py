@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -96,17 +95,6 @@ def create_app(
         where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
         message = f"{where}: {first.get('msg', 'invalid request')}" if where else first.get("msg", "invalid request")
         return _error(422, "invalid_input", message, where or None)
-
-    if settings.token:
-        token = settings.token.encode()
-
-        @app.middleware("http")
-        async def _require_token(request: Request, call_next):
-            if request.url.path not in OPEN_PATHS:
-                given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-                if not hmac.compare_digest(given.encode(), token):
-                    return _error(401, "unauthorized", "missing or wrong bearer token")
-            return await call_next(request)
 
     @app.get("/health", tags=["service"])
     def health() -> dict:
@@ -213,5 +201,6 @@ def create_app(
     app.include_router(create_index_router())
     app.include_router(orchestrator_router)
     app.include_router(ui_router)
-    app.add_middleware(HTTPGuard, bind_host=settings.host)
+    # The token (when the settings have one: always when served) is checked there, once.
+    app.add_middleware(HTTPGuard, bind_host=settings.host, token=settings.token, open_paths=OPEN_PATHS)
     return app

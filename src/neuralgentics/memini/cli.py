@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from neuralgentics.config import get_settings
+from neuralgentics.credentials import CredentialError, auth_headers, with_token
 from neuralgentics.netguard import check_bind
 
 memory_app = typer.Typer(help="Add, search and link memories.", no_args_is_help=True)
@@ -45,8 +46,7 @@ def _client(local: bool) -> Iterator[httpx.Client]:
         with TestClient(create_app(settings), raise_server_exceptions=True) as client:
             yield client
         return
-    headers = {"authorization": f"Bearer {settings.token}"} if settings.token else {}
-    with httpx.Client(base_url=settings.url, headers=headers, timeout=60) as client:
+    with httpx.Client(base_url=settings.url, headers=auth_headers(settings), timeout=60) as client:
         yield client
 
 
@@ -61,6 +61,8 @@ def call(local: bool, method: str, path: str, **kwargs: Any) -> Any:
             "start it with `neuralgentics serve`, or pass --local",
             3,
         ) from exc
+    except CredentialError as exc:
+        raise CallFailed(str(exc), 2) from None
     if response.status_code >= 400:
         try:
             problem = response.json()["error"]["message"]
@@ -319,8 +321,11 @@ def serve(
     settings = settings.model_copy(update={"host": host or settings.host, "port": port or settings.port})
     host, port = settings.host, settings.port
     try:
+        # Beyond loopback only with a token the user chose (NEURALGENTICS_TOKEN); on loopback
+        # the token file is created if need be: every route but /health needs it either way.
         check_bind(host, settings.token)
-    except ValueError as exc:
+        settings = with_token(settings)
+    except (ValueError, CredentialError) as exc:
         err.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
     store = "postgres" if settings.database_url else f"sqlite ({settings.sqlite_path})"

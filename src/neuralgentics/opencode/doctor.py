@@ -51,6 +51,38 @@ def check_memini(base_url: str) -> Check:
     return Check("memini-core", "ok", detail)
 
 
+def check_credential(memini_url: str) -> Check:
+    """The local token exists, is private, and the running memini-core accepts it."""
+    import stat
+
+    from neuralgentics.config import get_settings
+    from neuralgentics.credentials import CredentialError, client_token, token_path
+
+    s = get_settings()
+    path = token_path(s)
+    try:
+        token = client_token(s)
+    except CredentialError as exc:
+        return Check("credential", "fail", str(exc), f"delete {path}; `neuralgentics up` makes a new one")
+    if token is None:
+        return Check("credential", "fail", f"no token: {path} does not exist and NEURALGENTICS_TOKEN is not set",
+                     "start the services (neuralgentics up) or run `neuralgentics opencode install`: both create it")
+    where = "NEURALGENTICS_TOKEN" if s.token else str(path)
+    if not s.token:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o077:
+            return Check("credential", "fail", f"{path} is readable by other users (mode {mode:o})", f"chmod 600 {path}")
+    try:
+        r = httpx.get(memini_url + "/memory", params={"limit": 1}, timeout=5.0,
+                      headers={"Authorization": f"Bearer {token}"})
+    except httpx.HTTPError:
+        return Check("credential", "ok", f"{where} (memini-core not running: not checked against it)")
+    if r.status_code == 401:
+        return Check("credential", "fail", f"memini-core at {memini_url} refuses the token from {where}",
+                     "it was started with another NEURALGENTICS_TOKEN or config dir: restart it (neuralgentics up)")
+    return Check("credential", "ok", f"{where}, accepted by memini-core")
+
+
 def check_broker_http(url: str, required: bool) -> Check:
     try:
         r = _get(url + "/health")
@@ -58,6 +90,15 @@ def check_broker_http(url: str, required: bool) -> Check:
     except httpx.HTTPError:
         ok = False
     if ok:
+        from neuralgentics.credentials import CredentialError, auth_headers
+
+        try:
+            refused = httpx.get(url + "/servers", headers=auth_headers(), timeout=3.0).status_code == 401
+        except (httpx.HTTPError, CredentialError):
+            refused = False
+        if refused:
+            return Check("broker (http)", "fail", f"{url} refuses this machine's token",
+                         "it was started with another NEURALGENTICS_TOKEN or config dir: restart it (neuralgentics up)")
         return Check("broker (http)", "ok", f"{url}/mcp")
     status: Status = "fail" if required else "warn"
     why = "opencode.json points OpenCode at it" if required else "only needed with --broker http"
@@ -178,7 +219,7 @@ def run_checks(project: Path | None = None, global_: bool = False, *, model: boo
     from neuralgentics.config import get_settings
 
     s = get_settings()
-    checks = [Check("neuralgentics", "ok", __version__), check_memini(s.url)]
+    checks = [Check("neuralgentics", "ok", __version__), check_memini(s.url), check_credential(s.url)]
     remote = remote_broker_url(project, global_)
     checks.append(check_broker_http(remote or f"http://127.0.0.1:{s.broker_port}", required=remote is not None))
     checks.append(check_broker_config())

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from neuralgentics import __version__
+from neuralgentics.credentials import CredentialError, ensure_token
 from neuralgentics.opencode.agents import agent_files, load_roster, primary_agents, task_permission
 from neuralgentics.opencode.jsonedit import (
     EditLog,
@@ -35,6 +36,8 @@ from neuralgentics.opencode.jsonedit import (
 BrokerMode = Literal["stdio", "http"]
 MCP_NAME = "neuralgentics"
 PLUGIN_FILE = "neuralgentics.ts"
+# Beside the plugin (OpenCode loads only *.ts/*.js from there): the token file's path.
+PLUGIN_SETTINGS_FILE = "neuralgentics.json"
 MANIFEST_FILE = "neuralgentics-install.json"
 BACKUP_DIR = "neuralgentics-backup"
 
@@ -104,12 +107,41 @@ def neuralgentics_command() -> list[str]:
     return [found or "neuralgentics", "broker", "stdio"]
 
 
+def token_reference() -> str:
+    """How opencode.json names the local credential without holding it (users commit that
+    file). OpenCode replaces ``{env:VAR}`` with the variable and ``{file:PATH}`` with the file's
+    trimmed content (``~/`` is the home directory; a missing file is a config error, so install
+    creates it first)."""
+    from neuralgentics.config import get_settings
+    from neuralgentics.credentials import token_path
+
+    if get_settings().token:
+        return "{env:NEURALGENTICS_TOKEN}"
+    return "{file:" + home_relative(token_path()) + "}"
+
+
+def home_relative(path: Path) -> str:
+    """``~/…`` for a path under the home directory (the same on every machine of a team)."""
+    try:
+        return "~/" + str(path.resolve().relative_to(Path.home().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def plugin_settings() -> str:
+    """neuralgentics.json beside the plugin: where the token file is (never the token)."""
+    from neuralgentics.credentials import token_path
+
+    return dump_json({"token_file": home_relative(token_path())})
+
+
 def broker_entry(mode: BrokerMode) -> dict[str, Any]:
     from neuralgentics.config import get_settings
 
     s = get_settings()
     if mode == "http":
-        return {"type": "remote", "url": f"http://127.0.0.1:{s.broker_port}/mcp", "enabled": True}
+        return {"type": "remote", "url": f"http://127.0.0.1:{s.broker_port}/mcp", "enabled": True,
+                "headers": {"Authorization": "Bearer " + token_reference()}}
     entry: dict[str, Any] = {"type": "local", "command": neuralgentics_command(), "enabled": True}
     # A non-default home/config dir must reach the broker OpenCode spawns, or it reads another config.
     env = {k: os.environ[k] for k in ("NEURALGENTICS_HOME", "NEURALGENTICS_CONFIG_DIR") if os.environ.get(k)}
@@ -196,10 +228,17 @@ def install(project: Path | None = None, global_: bool = False, broker: BrokerMo
     except JsonFileError as exc:
         raise InstallError(str(exc)) from None
     roster = load_roster(target.project_dir)
+    try:
+        # The credential the plugin and the remote MCP entry hand to the services: created
+        # now (0600) if need be, so the {file:…} reference in opencode.json resolves.
+        ensure_token()
+    except CredentialError as exc:
+        raise InstallError(str(exc)) from None
     log = EditLog()
     for path, value in _desired_config(doc, broker, roster):
         merge_leaf(doc, path, value, log)
-    files: list[tuple[Path, str]] = [(target.plugin_dir / PLUGIN_FILE, plugin_source())]
+    files: list[tuple[Path, str]] = [(target.plugin_dir / PLUGIN_FILE, plugin_source()),
+                                     (target.plugin_dir / PLUGIN_SETTINGS_FILE, plugin_settings())]
     files += [(target.agent_dir / f"{a.name}.md", a.text) for a in agent_files(roster)]
 
     report = Report(target=target)

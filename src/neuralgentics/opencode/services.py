@@ -19,6 +19,8 @@ from types import FrameType
 
 import httpx
 
+from neuralgentics.credentials import CredentialError, ensure_token
+
 STOP_GRACE_SECONDS = 10.0
 
 
@@ -70,11 +72,12 @@ def _wait_healthy(svc: Service, timeout: float) -> None:
     raise UpError(f"{svc.name} did not answer {svc.health_url} within {timeout:.0f}s")
 
 
-def _warm_up(svc: Service) -> None:
+def _warm_up(svc: Service, token: str) -> None:
     """Load the embedding model now, so the plugin's first routing check does not time out."""
     base = svc.health_url.removesuffix("/health")
     try:
-        httpx.post(base + "/orchestrator/route", json={"task": "warm up the routing model"}, timeout=120.0)
+        httpx.post(base + "/orchestrator/route", json={"task": "warm up the routing model"},
+                   headers={"Authorization": f"Bearer {token}"}, timeout=120.0)
     except httpx.HTTPError:
         pass  # the service answers /health; a slow first call is not a reason to refuse to start
 
@@ -103,6 +106,12 @@ def up(
 ) -> int:
     """Start, report where each service listens, wait for a signal or a death; return the exit code."""
     services = plan(host, port, broker_port, with_broker)
+    try:
+        # Made here, before either child starts, so both serve with the same credential (each
+        # would otherwise race to create the token file; the loser would read the winner's).
+        token = ensure_token()
+    except CredentialError as exc:
+        raise UpError(str(exc)) from None
     for svc, p in zip(services, (port, broker_port)):
         if port_in_use(host, p):
             raise UpError(f"{svc.name}: {host}:{p} is already in use (another `neuralgentics up`?); "
@@ -119,7 +128,7 @@ def up(
             svc.proc = subprocess.Popen(svc.args, start_new_session=True, env=os.environ.copy())
             _wait_healthy(svc, start_timeout)
             if svc.name == "memini-core":
-                _warm_up(svc)
+                _warm_up(svc, token)
             echo(f"{svc.name:<12} {svc.shown_url}")
             if stopping:
                 break

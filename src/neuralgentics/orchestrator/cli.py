@@ -20,6 +20,7 @@ JsonOpt = typer.Option(False, "--json", help="Machine-readable output.")
 
 def _orchestrator(project: Optional[Path], *, tasks: bool = False):
     from neuralgentics.config import get_settings
+    from neuralgentics.credentials import client_token
     from neuralgentics.orchestrator.memory_client import HttpMemoryClient
     from neuralgentics.orchestrator.service import Orchestrator
 
@@ -27,7 +28,7 @@ def _orchestrator(project: Optional[Path], *, tasks: bool = False):
     return Orchestrator(
         project_dir=(project or Path.cwd()).resolve(),
         config_dir=settings.config_dir,
-        memory=HttpMemoryClient(settings.url, token=settings.token),
+        memory=HttpMemoryClient(settings.url, token=client_token(settings)),
         # only the task commands touch the task file: `route` must not create files
         store_path=settings.home / "orchestrator.db" if tasks else None,
     )

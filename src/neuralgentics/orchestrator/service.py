@@ -389,13 +389,14 @@ def default_orchestrator() -> Orchestrator:
     with _default_lock:
         if _default is None:
             from neuralgentics.config import get_settings
+            from neuralgentics.credentials import client_token
             from neuralgentics.orchestrator.memory_client import HttpMemoryClient
 
             settings = get_settings()
             _default = Orchestrator(
                 project_dir=Path.cwd(),
                 config_dir=settings.config_dir,
-                memory=HttpMemoryClient(settings.url, token=settings.token),
+                memory=HttpMemoryClient(settings.url, token=client_token(settings)),
                 store_path=settings.home / "orchestrator.db",
             )
         return _default

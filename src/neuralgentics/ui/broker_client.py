@@ -16,6 +16,7 @@ import httpx
 from mcp.types import Tool
 
 from neuralgentics.config import Settings
+from neuralgentics.credentials import auth_headers
 
 # (method, path pattern) the dashboard may reach on the broker.
 ALLOWED: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -52,7 +53,8 @@ def allowed(method: str, path: str) -> bool:
 class BrokerClient:
     def __init__(self, settings: Settings) -> None:
         self.base = broker_url(settings)
-        self.headers = {"Authorization": f"Bearer {settings.token}"} if settings.token else {}
+        # The owner token: the served broker needs it on every route but /health.
+        self.headers = auth_headers(settings)
 
     def _client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(base_url=self.base, headers=self.headers, timeout=TIMEOUT)

@@ -5,14 +5,25 @@
  *
  * OpenCode calls every export of this module as a plugin, so it exports exactly one function.
  *
+ * Credential: memini-core answers only requests with the local bearer token (loopback is not
+ * trusted). It is NEURALGENTICS_TOKEN when set, else the token file, read on each call (so a
+ * service started after OpenCode, or a new token, is picked up): NEURALGENTICS_TOKEN_FILE, else
+ * <NEURALGENTICS_CONFIG_DIR>/token, else the `token_file` in neuralgentics.json next to this
+ * file (written by `neuralgentics opencode install`), else the default config dir's token.
+ * The token itself is never written into the project.
+ *
  * Environment (read once when OpenCode loads the plugin):
  *   NEURALGENTICS_SERVICE_URL    memini-core base URL (default http://127.0.0.1:8900)
- *   NEURALGENTICS_TOKEN          sent as a bearer token when set
+ *   NEURALGENTICS_TOKEN          the bearer token (else the token file, above)
  *   NEURALGENTICS_PLUGIN_TIMEOUT_MS  per-call timeout on the hot path (default 5000: a cold
  *                                    service loads its embedding model on the first routing call)
  *   NEURALGENTICS_PROJECT        project name stored with memories (default: worktree folder name)
  */
 import type { Plugin } from "@opencode-ai/plugin"
+import { readFileSync } from "node:fs"
+import { homedir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
 
 type Json = Record<string, unknown>
 
@@ -34,8 +45,39 @@ const MAX_MEMORY_CHARS = 8000
 // A TUI can stay open for days: keep the most recently used sessions only.
 const MAX_SESSIONS = 500
 
+type Env = Record<string, string | undefined>
+
+/** Where the token file is (see the header comment for the order). */
+const tokenFilePath = (env: Env): string => {
+  const home = homedir()
+  const expand = (p: string): string => (p.startsWith("~/") ? join(home, p.slice(2)) : p)
+  if (env.NEURALGENTICS_TOKEN_FILE) return expand(env.NEURALGENTICS_TOKEN_FILE)
+  if (env.NEURALGENTICS_CONFIG_DIR) return join(expand(env.NEURALGENTICS_CONFIG_DIR), "token")
+  try {
+    const here = dirname(fileURLToPath(import.meta.url))
+    const installed = JSON.parse(readFileSync(join(here, "neuralgentics.json"), "utf8")) as { token_file?: unknown }
+    if (typeof installed.token_file === "string" && installed.token_file) return expand(installed.token_file)
+  } catch {
+    // not installed by `neuralgentics opencode install` (or its file was removed): the default
+  }
+  // platformdirs' user_config_dir("neuralgentics"), as the Python side resolves it
+  const platform = (globalThis as { process?: { platform?: string } }).process?.platform
+  if (platform === "darwin") return join(home, "Library", "Application Support", "neuralgentics", "token")
+  if (platform === "win32") return join(env.LOCALAPPDATA || join(home, "AppData", "Local"), "neuralgentics", "neuralgentics", "token")
+  return join(env.XDG_CONFIG_HOME || join(home, ".config"), "neuralgentics", "token")
+}
+
 export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree }) => {
-  const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {}
+  const env: Env = (globalThis as { process?: { env: Env } }).process?.env ?? {}
+  const tokenFile = tokenFilePath(env)
+  const token = (): string | undefined => {
+    if (env.NEURALGENTICS_TOKEN) return env.NEURALGENTICS_TOKEN
+    try {
+      return readFileSync(tokenFile, "utf8").trim() || undefined
+    } catch {
+      return undefined // no service was ever started with this config dir: calls answer 401, logged
+    }
+  }
   const base = (env.NEURALGENTICS_SERVICE_URL || "http://127.0.0.1:8900").replace(/\/+$/, "")
   const timeoutMs = Number(env.NEURALGENTICS_PLUGIN_TIMEOUT_MS) > 0 ? Number(env.NEURALGENTICS_PLUGIN_TIMEOUT_MS) : 5000
   // Storing a memory embeds it; the first embedding of a fresh service loads the model.
@@ -75,7 +117,8 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
   const request = async (method: "GET" | "POST", path: string, body?: Json, ms = timeoutMs): Promise<string | undefined> => {
     const headers: Record<string, string> = { accept: "application/json, text/markdown, text/plain" }
     if (body !== undefined) headers["content-type"] = "application/json"
-    if (env.NEURALGENTICS_TOKEN) headers.authorization = `Bearer ${env.NEURALGENTICS_TOKEN}`
+    const bearer = token()
+    if (bearer) headers.authorization = `Bearer ${bearer}`
     try {
       const res = await fetch(base + path, {
         method,
@@ -84,6 +127,11 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
         signal: AbortSignal.timeout(ms),
       })
       const text = await res.text()
+      if (res.status === 401) {
+        const from = env.NEURALGENTICS_TOKEN ? "NEURALGENTICS_TOKEN" : tokenFile
+        await warn(`${base} refused the credential (401; read from ${from}): run \`neuralgentics opencode install\` again, or set NEURALGENTICS_TOKEN to the token the service uses; continuing without Neuralgentics`, {}, "401")
+        return undefined
+      }
       if (!res.ok) {
         await warn(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}; continuing without Neuralgentics`, {}, `${method} ${path}`)
         return undefined
