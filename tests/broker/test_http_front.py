@@ -23,6 +23,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from neuralgentics.broker.config import load_config
+from _token import owner_token
 from tests.broker.conftest import (
     NEURALGENTICS,
     ROOT,
@@ -37,6 +38,15 @@ from tests.broker.conftest import (
 )
 
 
+# base URL -> the owner token its broker created in its config dir
+_TOKENS: dict[str, str] = {}
+
+
+def auth(base: str, **extra: str) -> dict[str, str]:
+    """The owner's bearer header for the broker at `base` (every route but /health needs it)."""
+    return {"Authorization": f"Bearer {_TOKENS[base]}", **extra}
+
+
 @contextlib.contextmanager
 def serve(config: Path, home: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     port = free_port()
@@ -47,7 +57,9 @@ def serve(config: Path, home: Path) -> Iterator[tuple[str, subprocess.Popen[byte
                             env=env, start_new_session=True, stderr=(home / "serve.log").open("wb"))
     try:
         wait_port(port, timeout=30, proc=proc)
-        yield f"http://127.0.0.1:{port}", proc
+        base = f"http://127.0.0.1:{port}"
+        _TOKENS[base] = owner_token(home / "config")
+        yield base, proc
     finally:
         stop(proc)
 
@@ -66,7 +78,7 @@ async def test_mcp_clients_over_streamable_http_share_warm_servers(config: Path,
         pids = set()
         for role in ("coder", "coder"):
             async with (
-                httpx2.AsyncClient(headers={"X-Neuralgentics-Role": role}, timeout=60) as http,
+                httpx2.AsyncClient(headers=auth(base, **{"X-Neuralgentics-Role": role}), timeout=60) as http,
                 streamable_http_client(base + "/mcp", http_client=http) as (r, w),
                 ClientSession(r, w) as s,
             ):
@@ -79,7 +91,7 @@ async def test_mcp_clients_over_streamable_http_share_warm_servers(config: Path,
 
         # A caller that gives up cancels the downstream call too (nothing left in flight).
         async with (
-            httpx2.AsyncClient(headers={"X-Neuralgentics-Role": "coder"}, timeout=60) as http,
+            httpx2.AsyncClient(headers=auth(base, **{"X-Neuralgentics-Role": "coder"}), timeout=60) as http,
             streamable_http_client(base + "/mcp", http_client=http) as (r, w),
             ClientSession(r, w) as s,
         ):
@@ -87,7 +99,7 @@ async def test_mcp_clients_over_streamable_http_share_warm_servers(config: Path,
             with anyio.move_on_after(1.0):
                 await s.call_tool("mcp_router_call", {"server": "slow", "tool": "wait",
                                                       "arguments": {"seconds": 30}})
-            async with httpx2.AsyncClient(base_url=base) as rest:
+            async with httpx2.AsyncClient(base_url=base, headers=auth(base)) as rest:
                 with anyio.fail_after(10):
                     while True:
                         slow = [x for x in (await rest.get("/servers")).json() if x["name"] == "slow"][0]
@@ -97,7 +109,7 @@ async def test_mcp_clients_over_streamable_http_share_warm_servers(config: Path,
         audit = (home / "home" / "broker" / "audit.jsonl").read_text()
         assert '"tool":"wait","outcome":"cancelled"' in audit
         async with (
-            httpx2.AsyncClient(headers={"X-Neuralgentics-Role": "reviewer"}, timeout=60) as http,
+            httpx2.AsyncClient(headers=auth(base, **{"X-Neuralgentics-Role": "reviewer"}), timeout=60) as http,
             streamable_http_client(base + "/mcp", http_client=http) as (r, w),
             ClientSession(r, w) as s,
         ):
@@ -109,7 +121,7 @@ async def test_mcp_clients_over_streamable_http_share_warm_servers(config: Path,
 
 def test_rest_routes(write_config, home: Path) -> None:
     config = write_config(base_config(time=time_server(), slow=slow_server(), unused=slow_server()))
-    with serve(config, home) as (base, _), httpx.Client(base_url=base, timeout=30) as c:
+    with serve(config, home) as (base, _), httpx.Client(base_url=base, timeout=30, headers=auth(base)) as c:
         assert c.get("/health").json()["status"] == "ok"
         coder = {"X-Neuralgentics-Role": "coder"}
         # DNS-rebinding protection on REST as on /mcp: only loopback Host names are served.
@@ -158,7 +170,7 @@ def test_rest_routes(write_config, home: Path) -> None:
 
 
 def test_malformed_json_rpc_gets_an_error_and_the_broker_survives(config: Path, home: Path) -> None:
-    with serve(config, home) as (base, _), httpx.Client(base_url=base, timeout=30) as c:
+    with serve(config, home) as (base, _), httpx.Client(base_url=base, timeout=30, headers=auth(base)) as c:
         h = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
         r = c.post("/mcp", content=b"{not json", headers=h)
         assert r.status_code == 400 and "Parse error" in r.text
@@ -168,7 +180,7 @@ def test_malformed_json_rpc_gets_an_error_and_the_broker_survives(config: Path, 
 
 
 def _pid_of_slow(base: str) -> int:
-    r = httpx.post(base + "/call", headers={"X-Neuralgentics-Role": "coder"},
+    r = httpx.post(base + "/call", headers=auth(base, **{"X-Neuralgentics-Role": "coder"}),
                    json={"server": "slow", "tool": "pid"}, timeout=30)
     return int(r.json()["content"][0]["text"])
 
@@ -190,7 +202,7 @@ def test_sighup_reload_and_no_orphans_on_sigterm(config: Path, home: Path) -> No
         config.write_text(yaml.safe_dump(data))
         os.kill(proc.pid, signal.SIGHUP)
         deadline = time.monotonic() + 10
-        while "extra" not in {s["name"] for s in httpx.get(base + "/servers").json()}:
+        while "extra" not in {s["name"] for s in httpx.get(base + "/servers", headers=auth(base)).json()}:
             assert time.monotonic() < deadline, "SIGHUP did not reload the config"
             time.sleep(0.1)
         assert _pid_of_slow(base) == pid  # unchanged server kept its process
@@ -216,9 +228,14 @@ CONFORMANCE_EXPECTED = {
 
 @needs_node
 def test_mcp_conformance_suite(config: Path, home: Path) -> None:
+    from reliability.asgi_server import serving
+    from tests.broker.auth_proxy import auth_proxy
+
     suite = ROOT / "node_modules" / ".bin" / "conformance"
-    with serve(config, home) as (base, _):
-        out = subprocess.run([str(suite), "server", "--url", f"{base}/mcp"], capture_output=True,
+    # The suite sends no credentials: a proxy adds the owner token and changes nothing else
+    # (the DNS-rebinding scenario's Host reaches the broker as sent).
+    with serve(config, home) as (base, _), serving(auth_proxy(base, _TOKENS[base])) as proxied:
+        out = subprocess.run([str(suite), "server", "--url", f"{proxied}/mcp"], capture_output=True,
                              text=True, timeout=300).stdout
     passed = {m[1] for m in re.finditer(r"^✓ ([\w-]+): \d+ passed, 0 failed", out, re.MULTILINE)}
     assert CONFORMANCE_EXPECTED <= passed, out[-3000:]

@@ -138,7 +138,7 @@ async def test_post_match_route(git_repo) -> None:
 
     app = FastAPI(lifespan=lifespan)
     app.include_router(
-        match_router(lambda: holder["b"], lambda h, b: holder["b"].resolve_role(h, b))
+        match_router(lambda: holder["b"], lambda _req, h, b: holder["b"].resolve_role(h, b))
     )
     async with lifespan(app):
         transport = httpx.ASGITransport(app=app)

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import yaml
 
+from _token import owner_token
 from reliability.memini_proc import free_port
 
 PY = sys.executable
@@ -72,6 +73,15 @@ def alive(pid: int) -> bool:
         return False
 
 
+# base URL -> the owner token of the broker serving there
+TOKENS: dict[str, str] = {}
+
+
+def owner(base: str, **headers: str) -> dict[str, str]:
+    """Headers with the owner's bearer token for the broker at `base`, plus `headers`."""
+    return {"Authorization": f"Bearer {TOKENS[base]}", **headers}
+
+
 @contextlib.contextmanager
 def serving(config: Path, home: Path, env_extra: dict[str, str] | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     port = free_port()
@@ -93,6 +103,8 @@ def serving(config: Path, home: Path, env_extra: dict[str, str] | None = None) -
                 pass
             assert time.monotonic() < deadline, "broker did not come up"
             time.sleep(0.1)
+        # NEURALGENTICS_TOKEN when the test set one; else the file the broker created.
+        TOKENS[base] = env.get("NEURALGENTICS_TOKEN") or owner_token(home / "config")
         yield base, proc
     finally:
         kids = descendants(proc.pid)

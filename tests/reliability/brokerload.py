@@ -14,7 +14,7 @@ import mcp.types as types
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from reliability.broker_proc import EVERYTHING, probe, time_server
+from reliability.broker_proc import EVERYTHING, owner, probe, time_server
 
 
 def three_servers() -> tuple[dict, list[tuple[str, str, dict]]]:
@@ -49,11 +49,11 @@ class BrokerLedger:
                 "errors": len(self.errors), "per_server": self.per_server}
 
 
-async def _caller(n: int, url: str, calls, deadline: float, ledger: BrokerLedger) -> None:
+async def _caller(n: int, base: str, calls, deadline: float, ledger: BrokerLedger) -> None:
     rng = random.Random(n)
     async with (
-        httpx2.AsyncClient(headers={"X-Neuralgentics-Role": "coder"}, timeout=60) as http,
-        streamable_http_client(url, http_client=http) as (r, w),
+        httpx2.AsyncClient(headers=owner(base, **{"X-Neuralgentics-Role": "coder"}), timeout=60) as http,
+        streamable_http_client(base + "/mcp", http_client=http) as (r, w),
         ClientSession(r, w) as session,
     ):
         await session.initialize()
@@ -78,6 +78,6 @@ async def run_broker_load(base: str, calls, seconds: float, callers: int = 32) -
     t0 = time.monotonic()
     async with anyio.create_task_group() as tg:
         for n in range(callers):
-            tg.start_soon(_caller, n, base + "/mcp", calls, t0 + seconds, ledger)
+            tg.start_soon(_caller, n, base, calls, t0 + seconds, ledger)
     ledger.elapsed = time.monotonic() - t0
     return ledger

@@ -9,7 +9,6 @@ import subprocess
 import pytest
 from fastapi.testclient import TestClient
 
-from neuralgentics.config import get_settings
 from reliability.broker_proc import NEURALGENTICS, time_server, write_config
 from reliability.memini_proc import clean_env
 
@@ -23,13 +22,11 @@ def test_broker_refuses_a_public_address_without_a_token(tmp_path, host) -> None
     assert "NEURALGENTICS_TOKEN" in done.stderr + done.stdout
 
 
-def test_broker_token_guards_every_route_but_health(tmp_path, monkeypatch) -> None:
+def test_broker_token_guards_every_route_but_health(tmp_path) -> None:
     from neuralgentics.broker.http import create_app
 
-    monkeypatch.setenv("NEURALGENTICS_TOKEN", "br0ker-t0ken")
-    get_settings.cache_clear()
     config = write_config(tmp_path / "broker.yaml", {"time": time_server()})
-    with TestClient(create_app(config)) as c:
+    with TestClient(create_app(config, token="br0ker-t0ken")) as c:
         assert c.get("/health").status_code == 200
         for method, path in [("GET", "/tools"), ("GET", "/servers"), ("POST", "/call"), ("POST", "/reload"),
                              ("POST", "/mcp"), ("DELETE", "/servers/time"), ("POST", "/match")]:

@@ -12,13 +12,13 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import yaml
 
-from reliability.broker_proc import descendants, probe, serving, time_server, write_config
+from reliability.broker_proc import descendants, owner, probe, serving, time_server, write_config
 
 CODER = {"X-Neuralgentics-Role": "coder"}
 
 
 def call(base: str, server: str, tool: str, timeout: float = 60, **arguments) -> httpx.Response:
-    return httpx.post(base + "/call", headers=CODER, timeout=timeout,
+    return httpx.post(base + "/call", headers=owner(base, **CODER), timeout=timeout,
                       json={"server": server, "tool": tool, "arguments": arguments})
 
 
@@ -55,7 +55,7 @@ def test_sighup_during_16_in_flight_calls_loses_none(tmp_path) -> None:
             futures = [pool.submit(call, base, "probe", "wait", 60, seconds=2) for _ in range(16)]
             deadline = time.monotonic() + 10
             while True:  # all 16 are inside the downstream before the signal
-                inflight = [s for s in httpx.get(base + "/servers").json() if s["name"] == "probe"][0]["inflight"]
+                inflight = [s for s in httpx.get(base + "/servers", headers=owner(base)).json() if s["name"] == "probe"][0]["inflight"]
                 if inflight == 16 or time.monotonic() > deadline:
                     break
                 time.sleep(0.05)
@@ -67,6 +67,6 @@ def test_sighup_during_16_in_flight_calls_loses_none(tmp_path) -> None:
             answers = [f.result(timeout=60) for f in futures]
         assert [a.status_code for a in answers] == [200] * 16
         assert [text(a) for a in answers] == ["waited 2.0"] * 16
-        assert "extra" in {s["name"] for s in httpx.get(base + "/servers").json()}
+        assert "extra" in {s["name"] for s in httpx.get(base + "/servers", headers=owner(base)).json()}
         assert text(call(base, "probe", "pid")) == pid_before  # unchanged server kept its process
         assert proc.poll() is None and descendants(proc.pid)

@@ -7,14 +7,14 @@ import time
 
 import httpx
 
-from reliability.broker_proc import descendants, open_fds, serving, write_config
+from reliability.broker_proc import descendants, open_fds, owner, serving, write_config
 from reliability.brokerload import run_broker_load, three_servers
 from reliability.conftest import LOAD_SECONDS
 
 
 def _warm(base: str, calls) -> None:
     for server, tool, args in calls:
-        r = httpx.post(base + "/call", headers={"X-Neuralgentics-Role": "coder"}, timeout=60,
+        r = httpx.post(base + "/call", headers=owner(base, **{"X-Neuralgentics-Role": "coder"}), timeout=60,
                        json={"server": server, "tool": tool, "arguments": args})
         assert r.status_code == 200, r.text
 

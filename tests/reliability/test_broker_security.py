@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reliability.broker_proc import probe, serving, time_server, write_config
+from reliability.broker_proc import owner, probe, serving, time_server, write_config
 
 EXAMPLES = int(os.environ.get("NEURALGENTICS_PROPERTY_EXAMPLES", "15"))
 CODER = {"X-Neuralgentics-Role": "coder"}
@@ -96,27 +96,27 @@ roles = st.dictionaries(
 def test_a_role_sees_and_calls_exactly_what_its_patterns_allow(policy_broker, roles, asker) -> None:
     base, config = policy_broker
     write_config(config, {"time": time_server(), "probe": probe()}, roles)
-    assert httpx.post(base + "/reload", timeout=30).status_code == 200
+    assert httpx.post(base + "/reload", headers=owner(base), timeout=30).status_code == 200
     spec = roles.get(asker, {"allow": [], "deny": []})
-    listed = httpx.get(base + "/tools", headers={"X-Neuralgentics-Role": asker}, timeout=60).json()
+    listed = httpx.get(base + "/tools", headers=owner(base, **{"X-Neuralgentics-Role": asker}), timeout=60).json()
     seen = {(s, t["name"]) for s, v in listed.get("servers", {}).items() for t in v["tools"]}
     expected = {(s, t) for s, ts in TOOLS.items() for t in ts if _allowed(spec["allow"], spec["deny"], s, t)}
     assert seen == expected
     for server, tool in [("time", "convert_time"), ("probe", "pid"), ("probe", "env")]:
         if (server, tool) not in expected:
-            r = httpx.post(base + "/call", headers={"X-Neuralgentics-Role": asker}, timeout=60,
+            r = httpx.post(base + "/call", headers=owner(base, **{"X-Neuralgentics-Role": asker}), timeout=60,
                            json={"server": server, "tool": tool, "arguments": {}})
             assert r.status_code == 403, (server, tool, r.text)
 
 
 def test_mcp_front_refuses_a_foreign_host(policy_broker) -> None:
     base, _ = policy_broker
-    h = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-         "Host": "evil.example"}
+    h = owner(base, **{"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+                       "Host": "evil.example"})
     r = httpx.post(base + "/mcp", headers=h, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert r.status_code == 421
 
 
 def test_rest_front_refuses_a_foreign_host(policy_broker) -> None:
     base, _ = policy_broker
-    assert httpx.get(base + "/tools", headers={**CODER, "Host": "evil.example"}).status_code == 421
+    assert httpx.get(base + "/tools", headers=owner(base, **CODER, Host="evil.example")).status_code == 421

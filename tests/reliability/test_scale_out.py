@@ -10,7 +10,7 @@ import httpx
 import psycopg
 import pytest
 
-from reliability.broker_proc import serving, time_server, write_config
+from reliability.broker_proc import owner, serving, time_server, write_config
 from reliability.conftest import LOAD_SECONDS
 from reliability.loadmix import run_load, verify
 from reliability.memini_proc import clean_env, start, stop
@@ -47,8 +47,8 @@ def test_two_brokers_audit_into_one_postgres_without_duplicate_ids(pg_url, tmp_p
             bases.append(base)
 
         def call(n: int) -> int:
-            return httpx.post(bases[n % 2] + "/call", headers={"X-Neuralgentics-Role": "coder",
-                                                               "X-Neuralgentics-Session": f"s{n}"}, timeout=60,
+            return httpx.post(bases[n % 2] + "/call", headers=owner(bases[n % 2], **{"X-Neuralgentics-Role": "coder",
+                                                               "X-Neuralgentics-Session": f"s{n}"}), timeout=60,
                               json={"server": "time", "tool": "get_current_time",
                                     "arguments": {"timezone": "UTC"}}).status_code
 

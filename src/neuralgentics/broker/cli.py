@@ -77,14 +77,18 @@ def _notify_running_broker() -> None:
     import httpx
 
     from neuralgentics.config import get_settings
+    from neuralgentics.credentials import CredentialError, auth_headers
 
     s = get_settings()
-    headers = {"Authorization": f"Bearer {s.token}"} if s.token else {}
     try:
+        headers = auth_headers(s)  # the owner token: /reload is an admin operation
         r = httpx.post(f"http://127.0.0.1:{s.broker_port}/reload", headers=headers, timeout=2.0)
         if r.status_code == 200:
             typer.echo(f"running broker on :{s.broker_port} reloaded")
-    except httpx.HTTPError:
+        elif r.status_code in (401, 403):
+            typer.echo(f"the broker on :{s.broker_port} refused to reload ({r.status_code}); "
+                       "send it SIGHUP or restart it", err=True)
+    except (httpx.HTTPError, CredentialError):
         pass
 
 
@@ -203,6 +207,64 @@ def audit_cmd(
                 f"{r.time}  {r.outcome:<10} {r.role or '-':<10} {r.server}/{r.tool}  "
                 f"{r.latency_ms:.1f} ms{err}"
             )
+
+
+token_app = typer.Typer(
+    name="token",
+    help="Bearer tokens bound to one role, for HTTP clients other than you (stored hashed).",
+    no_args_is_help=True,
+)
+
+
+@token_app.command("add")
+def token_add_cmd(
+    role: str = typer.Option(..., "--role", help="the one role this token may act as"),
+    label: str = typer.Option(..., "--label", help="a name for it (shown in audit records)"),
+    config: Path | None = ConfigOpt,
+) -> None:
+    """Make a token bound to ROLE; it is printed once (only its hash is kept)."""
+    from neuralgentics.broker.config import ConfigError
+    from neuralgentics.broker.tokens import add_token
+
+    try:
+        token = add_token(role, label, config)
+    except ConfigError as exc:
+        _fail(str(exc))
+    typer.echo(token)
+    typer.echo(f"token {label!r} for role {role!r} added; it is shown only now: hand it to the client "
+               "as 'Authorization: Bearer <token>'", err=True)
+    _notify_running_broker()
+
+
+@token_app.command("list")
+def token_list_cmd(config: Path | None = ConfigOpt) -> None:
+    """Labels and roles of the role tokens (the tokens themselves are not kept)."""
+    from neuralgentics.broker.config import ConfigError
+    from neuralgentics.broker.tokens import list_tokens
+
+    try:
+        tokens = list_tokens(config)
+    except ConfigError as exc:
+        _fail(str(exc))
+    for t in tokens:
+        typer.echo(f"{t.label}\t{t.role}")
+
+
+@token_app.command("remove")
+def token_remove_cmd(label: str, config: Path | None = ConfigOpt) -> None:
+    """Revoke a role token (a running broker is told to reload)."""
+    from neuralgentics.broker.config import ConfigError
+    from neuralgentics.broker.tokens import remove_token
+
+    try:
+        gone = remove_token(label, config)
+    except ConfigError as exc:
+        _fail(str(exc))
+    typer.echo(f"removed token {gone.label!r} (role {gone.role!r})")
+    _notify_running_broker()
+
+
+broker_app.add_typer(token_app, name="token")
 
 
 def register(app: typer.Typer) -> None:

@@ -20,8 +20,11 @@ from neuralgentics.config import get_settings
 
 Transport = Literal["stdio", "streamable_http", "sse"]
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+# Server and role names. fullmatch, never match with `$`: `$` also matches before a
+# trailing newline, so "time\n" passed as a name.
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_TOKEN_HASH = re.compile(r"sha256:[0-9a-f]{64}")
 
 
 class ConfigError(ValueError):
@@ -104,6 +107,36 @@ class AuditConfig(BaseModel):
     fsync: Literal["batch", "always"] = "batch"
     # postgres sink; default: NEURALGENTICS_DATABASE_URL (the memini-core database)
     database_url: str | None = None
+    # Flood gate (audit/gate.py): denied or malformed calls each credential may have
+    # recorded one by one — `flood_burst` at once, then `flood_per_second`; past that they
+    # are still answered and counted in a summary record.
+    flood_burst: int = Field(default=100, ge=1)
+    flood_per_second: float = Field(default=10.0, gt=0)
+
+
+class TokenConfig(BaseModel):
+    """A bearer token bound to one role, for a client other than the owner (stored hashed)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    label: str
+    role: str
+    # "sha256:<hex>" of the token (credentials.token_hash); the token itself is never stored.
+    hash: str
+
+    @field_validator("label")
+    @classmethod
+    def _label(cls, label: str) -> str:
+        if not NAME_PATTERN.fullmatch(label):
+            raise ValueError(f"label {label!r} must be 1-64 letters, digits, '_', '-' or '.'")
+        return label
+
+    @field_validator("hash")
+    @classmethod
+    def _hash(cls, value: str) -> str:
+        if not _TOKEN_HASH.fullmatch(value):
+            raise ValueError("hash must be 'sha256:' and 64 hex digits (see `neuralgentics broker token add`)")
+        return value
 
 
 class BrokerConfig(BaseModel):
@@ -114,12 +147,14 @@ class BrokerConfig(BaseModel):
     # Role used when the caller names none (no --role, no header, no argument).
     default_role: str | None = None
     audit: AuditConfig = Field(default_factory=AuditConfig)
+    # Extra HTTP credentials, each bound to one role (the owner token is not here).
+    tokens: list[TokenConfig] = Field(default_factory=list)
 
     @field_validator("servers", "roles")
     @classmethod
     def _names(cls, items: dict[str, Any]) -> dict[str, Any]:
         for name in items:
-            if not _NAME.match(str(name)):
+            if not NAME_PATTERN.fullmatch(str(name)):
                 raise ValueError(
                     f"name {name!r} must be 1-64 letters, digits, '_', '-' or '.', "
                     "starting with a letter or digit"
@@ -130,6 +165,17 @@ class BrokerConfig(BaseModel):
     def _default_role_exists(self) -> BrokerConfig:
         if self.default_role is not None and self.default_role not in self.roles:
             raise ValueError(f"default_role {self.default_role!r} is not one of the roles")
+        return self
+
+    @model_validator(mode="after")
+    def _tokens_consistent(self) -> BrokerConfig:
+        labels: set[str] = set()
+        for t in self.tokens:
+            if t.role not in self.roles:
+                raise ValueError(f"token {t.label!r} is bound to role {t.role!r}, which is not one of the roles")
+            if t.label in labels:
+                raise ValueError(f"two tokens are labelled {t.label!r}")
+            labels.add(t.label)
         return self
 
     def brokered(self) -> dict[str, ServerConfig]:
@@ -153,6 +199,24 @@ def expand_env(value: str) -> str:
         raise ConfigError(f"environment variable {name} is not set (referenced as ${{{name}}})")
 
     return _ENV_REF.sub(repl, value)
+
+
+def env_references(server: dict[str, Any] | ServerConfig) -> list[str]:
+    """Names of the ``${VAR}`` references an entry's env and headers would expand at launch.
+
+    A server entry that arrives over HTTP may not have any: expanding them would hand the
+    broker's own environment (its secrets) to whoever may add servers. Only a config written
+    on this machine (the file, ``neuralgentics broker add``) may reference the environment.
+    """
+    data = server.model_dump(mode="json") if isinstance(server, ServerConfig) else server
+    names: list[str] = []
+    for section in ("env", "headers"):
+        values = data.get(section) if isinstance(data, dict) else None
+        if isinstance(values, dict):
+            for v in values.values():
+                if isinstance(v, str):
+                    names += [m.group(1) for m in _ENV_REF.finditer(v)]
+    return sorted(set(names))
 
 
 def default_config_path() -> Path:

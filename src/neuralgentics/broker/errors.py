@@ -13,6 +13,8 @@ TIMEOUT = -32001
 class BrokerError(Exception):
     code: int = -32603
     status: int = 500
+    # The HTTP fronts' error code ({"error": {"code": <name>, ...}}); `code` is JSON-RPC's.
+    name: str = "internal_error"
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -22,11 +24,13 @@ class BrokerError(Exception):
 class InvalidRequest(BrokerError):
     code = INVALID_PARAMS
     status = 400
+    name = "invalid_request"
 
 
 class AccessDenied(BrokerError):
     code = ACCESS_DENIED
     status = 403
+    name = "forbidden"
 
     def __init__(self, message: str, rule: str) -> None:
         super().__init__(message)
@@ -36,13 +40,16 @@ class AccessDenied(BrokerError):
 class NotFound(BrokerError):
     code = NOT_FOUND
     status = 404
+    name = "not_found"
 
 
 class ServerUnavailable(BrokerError):
     code = UNAVAILABLE
     status = 503
+    name = "server_unavailable"
 
 
 class CallTimeout(BrokerError):
     code = TIMEOUT
     status = 504
+    name = "timeout"

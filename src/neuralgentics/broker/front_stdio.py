@@ -13,8 +13,12 @@ the SDK server's relay, dispatcher, middleware and per-version result sieve — 
 the broker's CPU per call. It runs the same handler (``server.route_call``), maps errors
 with the SDK's own ``handler_exception_to_error_data``, and honours
 ``notifications/cancelled`` (the request is cancelled and not answered, as the SDK does).
-Everything else (initialize, tools/list, other meta-tools, progress, pings, malformed
-input) still goes through the SDK ``Server``.
+Everything else (initialize, tools/list, other meta-tools, progress, pings) still goes
+through the SDK ``Server``.
+
+A line the SDK cannot read (not JSON, not JSON-RPC, or nested past its parser's 200 levels)
+is answered here — the SDK drops such a line without a word, and a client waits forever — with
+the JSON-RPC error and, for a ``tools/call``, an audit record (``refused``).
 """
 
 from __future__ import annotations
@@ -37,11 +41,19 @@ from mcp_types import CONNECTION_CLOSED
 from mcp_types.methods import serialize_server_result
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from neuralgentics.broker.limits import loads_pruned
+
 logger = logging.getLogger(__name__)
 
 # mcp_router_call's arguments -> its result (a model, or already the server's JSON);
 # raises MCPError like an SDK handler would.
 FastCall = Callable[[dict[str, Any]], Awaitable[types.CallToolResult | dict[str, Any]]]
+# (the message as far as it could be read, or None; the error told the client) -> None:
+# records a refused tools/call.
+Refused = Callable[[dict[str, Any] | None, str], Awaitable[None]]
+
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+TOO_DEEP = "the request is nested deeper than this broker reads (200 levels; arguments may have 32)"
 
 _LINE_LIMIT = 64 * 1024 * 1024
 # At EOF, how long requests on the SDK path may still take to answer (each downstream call is
@@ -68,9 +80,12 @@ def _request_key(rid: object) -> tuple[type, object]:
 class StdioFront:
     """The fast path's state: handshake seen, calls in flight, the pipe to write to."""
 
-    def __init__(self, writer: asyncio.StreamWriter | None, fast_call: FastCall | None) -> None:
+    def __init__(
+        self, writer: asyncio.StreamWriter | None, fast_call: FastCall | None, refused: Refused | None = None
+    ) -> None:
         self._writer = writer
         self._fast_call = fast_call
+        self._refused = refused
         self._init_id: tuple[type, object] | None = None
         self.ready = False  # the SDK answered `initialize` successfully
         self._version = ""  # the negotiated protocol version
@@ -181,6 +196,33 @@ class StdioFront:
             self._cancelled.discard(key)
         await self._write(pydantic_core.to_json(body) + b"\n")
 
+    async def refuse(self, line: bytes) -> None:
+        """Answer a line the SDK could not read: Parse error when it is not JSON, the depth
+        limit when it is too deep to parse, Invalid Request otherwise; with the request's id
+        when one can be read (JSON-RPC says null otherwise)."""
+        msg: Any = None
+        pruned = False
+        with contextlib.suppress(ValueError, RecursionError):
+            msg, pruned = loads_pruned(line)
+        rid = msg.get("id") if isinstance(msg, dict) else None
+        if not isinstance(rid, str | int) or isinstance(rid, bool):
+            rid = None
+        if not isinstance(msg, dict):
+            code, message = PARSE_ERROR, "Parse error: the line is not a JSON object"
+        elif pruned:
+            code, message = types.INVALID_PARAMS, TOO_DEEP
+        else:
+            code, message = INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message"
+        if isinstance(msg, dict) and msg.get("method") == "tools/call" and self._refused is not None:
+            try:
+                await self._refused(msg, message)
+            except Exception:  # noqa: BLE001 - the client is answered whatever the audit does
+                logger.exception("audit of a refused line failed")
+        if isinstance(msg, dict) and "id" not in msg and "method" in msg:
+            return  # a notification: never answered, even when malformed
+        body = {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}}
+        await self._write(pydantic_core.to_json(body) + b"\n")
+
     async def _write(self, data: bytes) -> None:
         if self._writer is None or self._writer.is_closing():
             return
@@ -216,6 +258,7 @@ class StdioFront:
 @contextlib.asynccontextmanager
 async def broker_stdio_transport(
     fast_call: FastCall | None = None,
+    refused: Refused | None = None,
 ) -> AsyncIterator[tuple[Any, Any, StdioFront]]:
     """(read stream, write stream) for the SDK server, and the front (fast path, notifications)."""
     if not (_is_pipe_or_socket(0) and _is_pipe_or_socket(1)):
@@ -237,7 +280,7 @@ async def broker_stdio_transport(
         asyncio.streams.FlowControlMixin, os.fdopen(out_fd, "wb", buffering=0)
     )
     writer = asyncio.StreamWriter(wtransport, wprotocol, None, loop)
-    front = StdioFront(writer, fast_call)
+    front = StdioFront(writer, fast_call, refused)
 
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](16)
@@ -247,8 +290,9 @@ async def broker_stdio_transport(
             while True:
                 try:
                     line = await reader.readline()
-                except (ValueError, asyncio.LimitOverrunError) as exc:
-                    await read_writer.send(exc)
+                except (ValueError, asyncio.LimitOverrunError):
+                    # over _LINE_LIMIT: the rest of the line was dropped unread
+                    await front.refuse(b"")
                     continue
                 if not line:
                     await front.drain_calls()
@@ -259,8 +303,8 @@ async def broker_stdio_transport(
                     continue
                 try:
                     msg = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-                except ValueError as exc:
-                    await read_writer.send(exc)
+                except ValueError:
+                    await front.refuse(line)
                     continue
                 if front.saw_inbound(msg):
                     continue

@@ -20,7 +20,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from neuralgentics import __version__
-from neuralgentics.broker.errors import BrokerError, InvalidRequest
+from neuralgentics.broker.errors import AccessDenied, BrokerError, InvalidRequest
 from neuralgentics.broker.intent.tools import (
     IntentError,
     call_by_intent,
@@ -28,6 +28,7 @@ from neuralgentics.broker.intent.tools import (
     with_intent_tools,
 )
 from neuralgentics.broker.service import Broker
+from neuralgentics.credentials import OWNER, Principal
 
 ROLE_HEADER = "x-neuralgentics-role"
 SESSION_HEADER = "x-neuralgentics-session"
@@ -77,6 +78,33 @@ class Caller:
     role: str | None
     session_id: str | None
     front: str
+    # the credential behind the request, for the audit: owner, token:<label>, stdio
+    credential: str | None = None
+
+
+def pinned_role(principal: Principal, asserted: str | None) -> str | None:
+    """The role an HTTP request may act as. The owner credential may assert any role (header
+    or, without one, the call's ``role`` argument); a role-bound token is its role, and
+    asserting another is refused."""
+    asserted = asserted or None
+    if principal.owner:
+        return asserted
+    if principal.role is None:
+        raise AccessDenied("this request carries no credential that may call tools", rule="credential")
+    if asserted is not None and asserted != principal.role:
+        raise AccessDenied(
+            f"the credential {principal.label!r} is bound to role {principal.role!r}; "
+            f"it may not act as role {asserted!r}",
+            rule=f"tokens.{principal.label.removeprefix('token:')}.role",
+        )
+    return principal.role
+
+
+def principal_of(request: Any) -> Principal:
+    """The principal HTTPGuard put on the request; an app run in-process has none (owner)."""
+    state = getattr(request, "scope", {}).get("state") or {}
+    found = state.get("principal")
+    return found if isinstance(found, Principal) else OWNER
 
 
 def _text(text: str) -> types.CallToolResult:
@@ -92,17 +120,22 @@ def _as_mcp_error(exc: BrokerError) -> MCPError:
 
 
 def http_caller(ctx: ServerRequestContext[Any, Any]) -> Caller:
-    """Role and session from the HTTP request's headers (streamable HTTP front)."""
+    """Role and session from the HTTP request (streamable HTTP front): the role the request's
+    credential pins (``pinned_role``; a mismatch was refused before the SDK saw the request)."""
     req = ctx.request
     headers = getattr(req, "headers", None) or {}
-    role = headers.get(ROLE_HEADER) or None
+    principal = principal_of(req)
+    try:
+        role = pinned_role(principal, headers.get(ROLE_HEADER))
+    except AccessDenied:
+        role = principal.role
     sid = headers.get(SESSION_HEADER) or headers.get("mcp-session-id") or None
-    return Caller(role=role, session_id=sid, front="http")
+    return Caller(role=role, session_id=sid, front="http", credential=principal.label)
 
 
 def stdio_caller(role: str | None) -> Callable[[ServerRequestContext[Any, Any] | None], Caller]:
     """One stdio process serves one client: every request comes from the same caller."""
-    caller = Caller(role=role, session_id=f"stdio-{uuid.uuid4().hex[:12]}", front="stdio")
+    caller = Caller(role=role, session_id=f"stdio-{uuid.uuid4().hex[:12]}", front="stdio", credential="stdio")
 
     def caller_of(ctx: ServerRequestContext[Any, Any] | None) -> Caller:
         return caller
@@ -140,13 +173,19 @@ async def route_call(
     args: dict[str, Any] = dict(arguments or {})
     try:
         if name == "mcp_router_call":
-            role = broker.resolve_role(caller.role, args.get("role"))
+            try:
+                role = broker.resolve_role(caller.role, args.get("role"))
+            except BrokerError as exc:
+                await _audit_refused(broker, caller, args, exc)
+                raise
             unknown = set(args) - {"server", "tool", "arguments", "role", "intent"}
             if unknown:
-                raise InvalidRequest(
+                exc = InvalidRequest(
                     f"mcp_router_call: unknown argument(s) {', '.join(sorted(unknown))}; "
                     "put the tool's own arguments inside 'arguments'"
                 )
+                await _audit_refused(broker, caller, args, exc, role)
+                raise exc
             if "intent" in args and "server" not in args and "tool" not in args:
                 return await call_by_intent(
                     broker,
@@ -156,9 +195,12 @@ async def route_call(
                     session_id=caller.session_id,
                     front=caller.front,
                     progress=progress,
+                    credential=caller.credential,
                 )
             if "intent" in args:
-                raise InvalidRequest("mcp_router_call: give either 'intent' or 'server' and 'tool', not both")
+                exc = InvalidRequest("mcp_router_call: give either 'intent' or 'server' and 'tool', not both")
+                await _audit_refused(broker, caller, args, exc, role)
+                raise exc
             target = {
                 "role": role,
                 "server": args.get("server"),
@@ -166,6 +208,7 @@ async def route_call(
                 "arguments": args.get("arguments"),
                 "session_id": caller.session_id,
                 "front": caller.front,
+                "credential": caller.credential,
             }
             if as_json and progress is None:
                 return await broker.call_json(**target)
@@ -187,6 +230,24 @@ async def route_call(
     raise MCPError(
         code=-32602,
         message=f"unknown tool {name!r}; this broker offers {', '.join(META_NAMES)}",
+    )
+
+
+async def _audit_refused(
+    broker: Broker, caller: Caller, args: dict[str, Any], exc: BrokerError, role: str | None = None
+) -> None:
+    """A call refused before it reached ``Broker.call`` is audited all the same."""
+    await broker.audit_refused(
+        error=exc.message,
+        outcome="denied" if isinstance(exc, AccessDenied) else "invalid",
+        rule=getattr(exc, "rule", None),
+        role=role or caller.role,
+        server=args.get("server", "-"),
+        tool=args.get("tool", "-"),
+        arguments=args.get("arguments"),
+        session_id=caller.session_id,
+        front=caller.front,
+        credential=caller.credential,
     )
 
 

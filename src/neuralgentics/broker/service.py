@@ -29,12 +29,15 @@ from mcp.shared.exceptions import MCPError
 from neuralgentics.broker import access
 from neuralgentics.broker.access import AccessPolicy
 from neuralgentics.broker.audit import AuditRecord, AuditSink, open_sink
+from neuralgentics.broker.audit.gate import FloodGate
+from neuralgentics.broker.audit.record import redact
 from neuralgentics.broker.catalog import ToolListCache, render_catalog
 from neuralgentics.broker.config import (
     BrokerConfig,
     ConfigError,
     ServerConfig,
     default_config_path,
+    env_references,
     load_config,
     save_config,
     with_server,
@@ -49,6 +52,7 @@ from neuralgentics.broker.errors import (
     ServerUnavailable,
 )
 from neuralgentics.broker.launcher import Launcher
+from neuralgentics.broker.limits import check_arguments, check_names, check_size
 from neuralgentics.broker.proxy import (
     ConnectionClosed,
     RequestTimedOut,
@@ -85,6 +89,7 @@ class Broker:
             config.brokered(), on_tools_changed=self._tools_changed, tool_cache=ToolListCache()
         )
         self.audit: AuditSink = open_sink(config.audit)
+        self.gate = FloodGate(config.audit.flood_burst, config.audit.flood_per_second)
         self._edit_lock = asyncio.Lock()
         self._validators: dict[tuple[str, str], tuple[types.Tool, Any]] = {}
         # Front sessions to tell when a downstream server's tools change.
@@ -111,6 +116,8 @@ class Broker:
 
     async def aclose(self) -> None:
         await self.launcher.aclose()
+        for rec in self.gate.flush():
+            await self._write_one(rec)
         self.audit.close()
 
     # -- access --------------------------------------------------------------------
@@ -168,19 +175,27 @@ class Broker:
         return render_catalog(tbs, summaries, budget_tokens=budget_tokens).text
 
     async def find_tool(self, role: str | None, server: str, tool: str) -> types.Tool:
-        _require_name("server", server)
-        _require_name("tool", tool)
+        """The tool ``role`` may call, or an error that names only what ``role`` may see."""
+        check_names(server, tool)
         decision = self.policy.check(role, server, tool)
         if not decision:
             raise AccessDenied(
                 f"role {role!r} may not use {server}/{tool}: denied by {decision.rule}", decision.rule
             )
+        if server not in self.launcher.entries:
+            visible = sorted(n for n in self.launcher.entries if self.policy.may_see_server(role, n))
+            raise NotFound(
+                f"no server named {server!r} among those role {role!r} may use "
+                f"({', '.join(visible) or 'none'})"
+            )
         tools = await self.launcher.tools(server)
         for t in tools:
             if t.name == tool:
                 return t
+        allowed = [t.name for t in tools if self.policy.may_call(role, server, t.name)]
         raise NotFound(
-            f"server {server!r} has no tool {tool!r} (it has: {', '.join(t.name for t in tools)})"
+            f"server {server!r} has no tool {tool!r} that role {role!r} may use "
+            f"(it may use: {', '.join(allowed) or 'none'})"
         )
 
     async def describe_tool(self, role: str | None, server: str, tool: str) -> dict[str, Any]:
@@ -223,6 +238,7 @@ class Broker:
         session_id: str | None = None,
         front: str = "",
         progress: ProgressFn | None = None,
+        credential: str | None = None,
     ) -> types.CallToolResult:
         """Check access, forward ``tools/call`` to the server, audit it.
 
@@ -231,7 +247,8 @@ class Broker:
         plain JSON on the same pipe (``DirectCalls``): the SDK's per-request machinery was
         half of the broker's CPU per call.
         """
-        result = await self._call(role, server, tool, arguments, session_id, front, progress, as_json=False)
+        result = await self._call(role, server, tool, arguments, session_id, front, progress,
+                                  as_json=False, credential=credential)
         assert isinstance(result, types.CallToolResult)
         return result
 
@@ -244,10 +261,12 @@ class Broker:
         arguments: Any = None,
         session_id: str | None = None,
         front: str = "",
+        credential: str | None = None,
     ) -> dict[str, Any]:
         """``call``, with the result as the server's JSON (not validated: the front writing it
         validates it for its protocol version), so no model is built and dumped again."""
-        result = await self._call(role, server, tool, arguments, session_id, front, None, as_json=True)
+        result = await self._call(role, server, tool, arguments, session_id, front, None,
+                                  as_json=True, credential=credential)
         assert isinstance(result, dict)
         return result
 
@@ -262,23 +281,30 @@ class Broker:
         progress: ProgressFn | None,
         *,
         as_json: bool,
+        credential: str | None = None,
     ) -> types.CallToolResult | dict[str, Any]:
         t0 = time.perf_counter()
+        # Built from whatever came in (names of any length, any nesting): bounded and redacted
+        # there, so the record can always be written, whatever the checks below refuse.
         rec = AuditRecord.for_call(
             role=role,
             server=str(server),
             tool=str(tool),
-            arguments=arguments if isinstance(arguments, dict) else None,
+            arguments=arguments,
             outcome="error",
             session_id=session_id,
             front=front,
+            credential=credential,
         )
         try:
+            check_names(server, tool)
             if arguments is None:
                 arguments = {}
             if not isinstance(arguments, dict):
                 raise InvalidRequest(f"'arguments' must be an object, got {type(arguments).__name__}")
+            check_arguments(arguments)
             rec.bytes_in = len(pydantic_core.to_json(arguments, fallback=str))
+            check_size(rec.bytes_in)
             t = await self.find_tool(role, server, tool)
             self._validate_arguments(server, t, arguments)
             cfg = self.launcher.entry(server).config
@@ -330,6 +356,9 @@ class Broker:
         except AccessDenied as exc:
             rec.outcome, rec.error, rec.rule = "denied", exc.message, exc.rule
             raise
+        except (InvalidRequest, NotFound) as exc:
+            rec.outcome, rec.error = "invalid", exc.message
+            raise
         except BrokerError as exc:
             rec.outcome = "timeout" if isinstance(exc, CallTimeout) else "error"
             rec.error = exc.message
@@ -347,10 +376,59 @@ class Broker:
             await self._write_audit(rec)
 
     async def _write_audit(self, rec: AuditRecord) -> None:
+        """Through the flood gate: refusals past a caller's budget are counted, not written
+        one by one (audit/gate.py), so they cannot rotate earlier records away."""
+        for r in self.gate.admit(rec):
+            await self._write_one(r)
+
+    async def _write_one(self, rec: AuditRecord) -> None:
         try:
             await self.audit.write(rec)
         except Exception:  # noqa: BLE001 - the call's outcome must not depend on the log
             logger.exception("audit write failed")
+
+    async def audit_refused(
+        self,
+        *,
+        error: str,
+        role: str | None = None,
+        server: Any = "-",
+        tool: Any = "-",
+        arguments: Any = None,
+        session_id: str | None = None,
+        front: str = "",
+        credential: str | None = None,
+        outcome: str = "invalid",
+        rule: str | None = None,
+    ) -> None:
+        """Record a tools/call a front refused before it reached :meth:`call` (a body that is
+        not JSON, nested past the parser's limit, not shaped like a call, a role it may not
+        claim)."""
+        rec = AuditRecord.for_call(
+            role=role, server=str(server), tool=str(tool), arguments=arguments, outcome=outcome,
+            error=error, rule=rule, session_id=session_id, front=front, credential=credential,
+        )
+        await self._write_audit(rec)
+
+    async def record_admin(
+        self,
+        action: str,
+        target: str,
+        outcome: str,
+        *,
+        credential: str | None,
+        front: str,
+        details: dict[str, Any] | None = None,
+        error: str | None = None,
+        role: str | None = None,
+    ) -> None:
+        """One audit record per admin operation, done or refused: who, what, on which server."""
+        rec = AuditRecord.for_call(
+            role=role, server=target, tool=action, arguments=details or {}, outcome=outcome,
+            error=error, front=front, credential=credential, kind="admin",
+        )
+        # Admin records are never gated: they are rare, and each one matters.
+        await self._write_one(rec)
 
     # -- servers ---------------------------------------------------------------------
 
@@ -386,41 +464,87 @@ class Broker:
         self.config = config
         self.policy = AccessPolicy(config.roles)
         access.install_policy(self.policy)
+        self.gate.burst, self.gate.per_second = config.audit.flood_burst, config.audit.flood_per_second
         self._validators.clear()
         return await self.launcher.reload(config.brokered())
 
-    async def reload(self) -> dict[str, list[str]]:
-        """Re-read the config file (SIGHUP). An invalid file changes nothing and raises."""
-        if self.config_path is None:
-            raise ConfigError("this broker was given its config in memory: there is no file to reload")
-        async with self._edit_lock:
-            config = load_config(self.config_path)
-            changes = await self.apply_config(config)
+    async def reload(self, *, credential: str | None = "owner", front: str = "api") -> dict[str, list[str]]:
+        """Re-read the config file (SIGHUP, POST /reload). An invalid file changes nothing and raises."""
+        try:
+            if self.config_path is None:
+                raise ConfigError("this broker was given its config in memory: there is no file to reload")
+            async with self._edit_lock:
+                config = load_config(self.config_path)
+                changes = await self.apply_config(config)
+        except ConfigError as exc:
+            await self.record_admin("reload", "*", "invalid", credential=credential, front=front, error=str(exc))
+            raise
         logger.info("config reloaded: %s", changes)
+        await self.record_admin("reload", "*", "ok", credential=credential, front=front,
+                                details={"changes": changes})
         return changes
 
-    async def add_server(self, name: str, server: dict[str, Any] | ServerConfig, *, replace: bool = False) -> ServerConfig:
-        """Register a server on the running broker and persist it; a bad entry changes nothing."""
-        async with self._edit_lock:
-            if name in self.config.servers and not replace:
-                raise InvalidRequest(f"servers.{name}: a server named {name!r} already exists")
-            try:
-                config = with_server(self.config, name, server)
-            except ConfigError as exc:
-                raise InvalidRequest(str(exc)) from None
-            if self.config_path is not None:
-                save_config(config, self.config_path)
-            await self.apply_config(config)
-            return config.servers[name]
+    async def add_server(
+        self,
+        name: str,
+        server: dict[str, Any] | ServerConfig,
+        *,
+        replace: bool = False,
+        credential: str | None = "owner",
+        front: str = "api",
+        remote: bool = False,
+    ) -> ServerConfig:
+        """Register a server on the running broker and persist it; a bad entry changes nothing.
 
-    async def remove_server(self, name: str) -> None:
-        async with self._edit_lock:
-            if name not in self.config.servers:
-                raise NotFound(f"no server named {name!r}")
-            config = without_server(self.config, name)
-            if self.config_path is not None:
-                save_config(config, self.config_path)
-            await self.apply_config(config)
+        ``remote``: the entry came over the network. It may not reference the broker's
+        environment (``${VAR}``): that would copy the broker's secrets to whoever may add
+        servers. Such an entry is refused, naming the variables (config.env_references).
+        """
+        action = "servers.replace" if replace and name in self.config.servers else "servers.add"
+        before = self.config.servers.get(name)
+        details: dict[str, Any] = {"after": _entry_for_audit(server)}
+        if before is not None:
+            details["before"] = _entry_for_audit(before)
+        try:
+            if remote and (refs := env_references(server)):
+                raise InvalidRequest(
+                    f"servers.{name}: an entry sent over HTTP may not reference the broker's environment "
+                    f"({', '.join('${' + r + '}' for r in refs)}); put the value in the entry, or add the "
+                    "server on the broker's machine with `neuralgentics broker add` (local config may use ${VAR})"
+                )
+            async with self._edit_lock:
+                if name in self.config.servers and not replace:
+                    raise InvalidRequest(f"servers.{name}: a server named {name!r} already exists")
+                try:
+                    config = with_server(self.config, name, server)
+                except ConfigError as exc:
+                    raise InvalidRequest(str(exc)) from None
+                if self.config_path is not None:
+                    save_config(config, self.config_path)
+                await self.apply_config(config)
+        except BrokerError as exc:
+            await self.record_admin(action, name, "invalid", credential=credential, front=front,
+                                    details=details, error=exc.message)
+            raise
+        await self.record_admin(action, name, "ok", credential=credential, front=front, details=details)
+        return config.servers[name]
+
+    async def remove_server(self, name: str, *, credential: str | None = "owner", front: str = "api") -> None:
+        before = self.config.servers.get(name)
+        details = {"before": _entry_for_audit(before)} if before is not None else {}
+        try:
+            async with self._edit_lock:
+                if name not in self.config.servers:
+                    raise NotFound(f"no server named {name!r}")
+                config = without_server(self.config, name)
+                if self.config_path is not None:
+                    save_config(config, self.config_path)
+                await self.apply_config(config)
+        except BrokerError as exc:
+            await self.record_admin("servers.remove", name, "invalid", credential=credential, front=front,
+                                    details=details, error=exc.message)
+            raise
+        await self.record_admin("servers.remove", name, "ok", credential=credential, front=front, details=details)
 
     async def _tools_changed(self, server: str) -> None:
         for s in list(self.front_sessions):
@@ -428,9 +552,17 @@ class Broker:
                 await s.send_tool_list_changed()
 
 
-def _require_name(field_name: str, value: Any) -> None:
-    if not isinstance(value, str) or not value:
-        raise InvalidRequest(f"'{field_name}' is required and must be a non-empty string")
+def _entry_for_audit(server: dict[str, Any] | ServerConfig | Any) -> Any:
+    """A server entry as an admin record keeps it: env and header values never (they hold
+    credentials even when their names do not say so), the rest redacted like arguments."""
+    data = server.model_dump(mode="json", exclude_defaults=True) if isinstance(server, ServerConfig) else server
+    if not isinstance(data, dict):
+        return redact(data)
+    data = dict(data)
+    for section in ("env", "headers"):
+        if isinstance(data.get(section), dict):
+            data[section] = {str(k): "[REDACTED]" for k in data[section]}
+    return redact(data)
 
 
 def _first_text(result: types.CallToolResult) -> str | None:

@@ -27,7 +27,7 @@ def install_reload_handler(broker: Broker) -> None:
 
     async def reload() -> None:
         try:
-            await broker.reload()
+            await broker.reload(credential="signal", front="signal")
         except ConfigError as exc:
             logger.error("SIGHUP: config not reloaded: %s", exc)
 
@@ -58,7 +58,16 @@ async def serve_stdio(config_path: Path | str | None, role: str | None) -> None:
         async def fast_call(arguments: dict[str, Any]) -> types.CallToolResult | dict[str, Any]:
             return await route_call(broker, caller, "mcp_router_call", arguments, as_json=True)
 
-        async with broker_stdio_transport(fast_call) as (read, write, front):
+        async def refused(msg: dict[str, Any] | None, error: str) -> None:
+            params = (msg or {}).get("params")
+            call = params.get("arguments") if isinstance(params, dict) else None
+            call = call if isinstance(call, dict) else {}
+            await broker.audit_refused(
+                error=error, role=caller.role, server=call.get("server", "-"), tool=call.get("tool", "-"),
+                session_id=caller.session_id, front=caller.front, credential=caller.credential,
+            )
+
+        async with broker_stdio_transport(fast_call, refused) as (read, write, front):
             # On pipes the front answers fast-path calls itself, so it (not an SDK
             # session) is the one told about tool-list changes.
             if front.writes:

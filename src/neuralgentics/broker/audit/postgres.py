@@ -6,7 +6,6 @@ import asyncio
 import json
 import threading
 from collections.abc import Iterator
-from dataclasses import asdict
 from typing import Any
 
 from neuralgentics.broker.audit.record import AuditRecord
@@ -30,6 +29,8 @@ CREATE TABLE IF NOT EXISTS broker_audit (
     front       text NOT NULL
 );
 CREATE INDEX IF NOT EXISTS broker_audit_time ON broker_audit (time);
+ALTER TABLE broker_audit ADD COLUMN IF NOT EXISTS kind text NOT NULL DEFAULT 'call';
+ALTER TABLE broker_audit ADD COLUMN IF NOT EXISTS credential text;
 """
 
 # Advisory lock key for the DDL: any fixed 64-bit number unique to this table.
@@ -37,7 +38,7 @@ _DDL_LOCK = 0x6E67_6175_6469_74  # "ngaudit"
 
 _COLS = [
     "time", "session_id", "role", "server", "tool", "args", "args_sha256", "outcome",
-    "error", "rule", "latency_ms", "bytes_in", "bytes_out", "front",
+    "error", "rule", "latency_ms", "bytes_in", "bytes_out", "front", "kind", "credential",
 ]
 
 
@@ -54,7 +55,7 @@ class PostgresAuditSink:
             self._conn.execute(_DDL)
 
     def write_sync(self, record: AuditRecord) -> None:
-        row: dict[str, Any] = asdict(record)
+        row: dict[str, Any] = record.to_dict()  # bounded and scrubbed, as the JSONL sink writes it
         row["args"] = json.dumps(row["args"], default=str)
         sql = (
             f"INSERT INTO broker_audit ({', '.join(_COLS)}) "

@@ -1,57 +1,104 @@
-"""One audit record per tools/call, allowed or denied, with secrets redacted."""
+"""One audit record per tools/call (allowed, denied or malformed) and per admin change.
+
+A record is bounded whatever the caller sent: every text field has a length limit, the
+arguments keep at most ``MAX_DEPTH`` levels, ``MAX_ITEMS`` entries per level and
+``MAX_VALUE_CHARS`` per string, and the whole arguments object at most ``MAX_ARGS_BYTES``. So
+one record is at most a few KB (``MAX_RECORD_BYTES``), and a caller cannot flush the history
+with a few huge names. Secrets are redacted wherever they would land (``redact.py``).
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 import pydantic_core
 
-REDACTED = "[REDACTED]"
-_MAX_VALUE_CHARS = 200
-
-# Keys whose values are secrets (matched anywhere in the key, case-insensitive).
-_SECRET_KEY = re.compile(
-    r"passw|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth|credential"
-    r"|cookie|bearer|signature|session[_-]?id|^key$|[_-]key$|otp$|^pin$",
-    re.IGNORECASE,
-)
-# Values that are secrets whatever their key is called.
-_SECRET_VALUE = re.compile(
-    r"^(Bearer|Basic)\s+\S+|^(sk|pk|rk)-[A-Za-z0-9_-]{16,}|^gh[pousr]_[A-Za-z0-9]{20,}"
-    r"|^xox[abposr]-|^AKIA[0-9A-Z]{16}$|-----BEGIN [A-Z ]*PRIVATE KEY-----",
+from neuralgentics.broker.audit.redact import (
+    REDACTED,
+    Scrubber,
+    collect_secrets,
+    is_secret_key,
 )
 
+MAX_VALUE_CHARS = 200
+MAX_KEY_CHARS = 64
+MAX_ITEMS = 50
+MAX_DEPTH = 8
+MAX_ARGS_BYTES = 4096
+# Per text field: what a record keeps of it.
+FIELD_LIMITS = {
+    "role": 64, "server": 64, "tool": 128, "session_id": 128, "front": 16, "outcome": 16,
+    "kind": 16, "credential": 80, "rule": 300, "error": 1000,
+}
+# An upper bound on one serialised record (fields + args + JSON overhead); tests hold it.
+MAX_RECORD_BYTES = 8192
+NO_SECRETS = Scrubber()
+_OWN_FIELDS = frozenset({"outcome", "kind", "front", "credential"})
 
-def is_secret_key(key: str) -> bool:
-    return bool(_SECRET_KEY.search(key))
+
+def cut(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters, saying how much was cut; control characters
+    shown escaped (a newline in a name must not look like a second record to a reader)."""
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[: limit * 2])
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"…(+{len(text) - limit} chars)"
 
 
-def redact(value: Any, key: str = "") -> Any:
-    """A copy of ``value`` with secret-looking keys' values replaced and long strings cut."""
+def _bounded(value: Any, key: str, depth: int, secrets: Scrubber) -> Any:
     if key and is_secret_key(key):
         return REDACTED
-    if isinstance(value, dict):
-        return {str(k): redact(v, str(k)) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [redact(v) for v in value]
     if isinstance(value, str):
-        if _SECRET_VALUE.search(value):
-            return REDACTED
-        if len(value) > _MAX_VALUE_CHARS:
-            return value[:_MAX_VALUE_CHARS] + f"…(+{len(value) - _MAX_VALUE_CHARS} chars)"
-    return value
+        # Scrubbed before it is cut, so a secret across the cut cannot leave a readable prefix.
+        head = value[: 4 * MAX_VALUE_CHARS]
+        text = secrets(head) + value[len(head):len(head)]
+        if len(value) > len(head):
+            return text[:MAX_VALUE_CHARS] + f"…(+{len(value) - MAX_VALUE_CHARS} chars)"
+        return cut(text, MAX_VALUE_CHARS)
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if depth >= MAX_DEPTH:
+        return f"[nested deeper than {MAX_DEPTH} levels]"
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for i, (k, v) in enumerate(value.items()):
+            if i == MAX_ITEMS:
+                out["…"] = f"(+{len(value) - MAX_ITEMS} more keys)"
+                break
+            name = cut(secrets(str(k)), MAX_KEY_CHARS)
+            out[name] = _bounded(v, str(k), depth + 1, secrets)
+        return out
+    if isinstance(value, list | tuple):
+        items = [_bounded(v, "", depth + 1, secrets) for v in value[:MAX_ITEMS]]
+        if len(value) > MAX_ITEMS:
+            items.append(f"…(+{len(value) - MAX_ITEMS} more items)")
+        return items
+    return cut(secrets(str(value)), MAX_VALUE_CHARS)
 
 
-def argument_digest(arguments: dict[str, Any] | None) -> tuple[dict[str, Any], str]:
+def redact(value: Any, key: str = "", secrets: Scrubber | None = None) -> Any:
+    """A bounded copy of ``value`` with secret keys' values replaced and secret shapes (and
+    ``secrets``' values) scrubbed from every string. Never raises, never recurses deeper than
+    ``MAX_DEPTH``."""
+    return _bounded(value, key, 0, secrets or NO_SECRETS)
+
+
+def argument_digest(arguments: Any, secrets: Scrubber | None = None) -> tuple[Any, str]:
     """(redacted arguments, sha256 of them); the hash is over the redacted form on purpose:
-    hashing the raw values would let anyone with the log confirm a guessed secret."""
-    red = redact(arguments or {})
-    canon = json.dumps(red, sort_keys=True, separators=(",", ":"), default=str)
+    hashing the raw values would let anyone with the log confirm a guessed secret. Arguments
+    over MAX_ARGS_BYTES once redacted keep only their first keys' names."""
+    red = redact(arguments if arguments is not None else {}, secrets=secrets)
+    canon = json.dumps(red, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=False)
+    if len(canon) > MAX_ARGS_BYTES:
+        keys = list(red)[:20] if isinstance(red, dict) else []
+        red = {"…": f"arguments of {len(canon)} bytes (audit keeps {MAX_ARGS_BYTES}); keys: "
+                    + cut(", ".join(map(str, keys)), 1500)}
+        canon = json.dumps(red, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return red, hashlib.sha256(canon.encode()).hexdigest()
 
 
@@ -59,15 +106,16 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-@dataclass(slots=True)
+@dataclass
 class AuditRecord:
     role: str | None
     server: str
     tool: str
-    # allowed | denied | error | tool_error (isError result) | timeout | cancelled
+    # ok | denied | invalid (malformed request) | error | tool_error (isError result) |
+    # timeout | cancelled; admin records the same; `suppressed` for a flood summary
     outcome: str
     session_id: str | None = None
-    args: dict[str, Any] = field(default_factory=dict)
+    args: Any = field(default_factory=dict)
     args_sha256: str = ""
     error: str | None = None
     rule: str | None = None
@@ -76,18 +124,36 @@ class AuditRecord:
     bytes_out: int = 0
     front: str = ""
     time: str = field(default_factory=now_iso)
+    # call (a tools/call), admin (servers/reload/tokens), summary (calls a flood gate counted)
+    kind: str = "call"
+    # which credential made the request: owner, token:<label>, stdio, signal, …
+    credential: str | None = None
+    # Not a field (not written, not in asdict): the values of secret-keyed arguments, scrubbed
+    # from every text field when the record is written.
+    _secrets: ClassVar[Scrubber] = NO_SECRETS  # the default; for_call sets one per record
 
     @classmethod
     def for_call(
-        cls, *, role: str | None, server: str, tool: str, arguments: dict[str, Any] | None, **kw: Any
+        cls, *, role: str | None, server: str, tool: str, arguments: Any, **kw: Any
     ) -> AuditRecord:
-        red, digest = argument_digest(arguments)
-        return cls(role=role, server=server, tool=tool, args=red, args_sha256=digest, **kw)
+        found = collect_secrets(arguments)
+        scrubber = Scrubber(found) if found else NO_SECRETS
+        red, digest = argument_digest(arguments, scrubber)
+        rec = cls(role=role, server=server, tool=tool, args=red, args_sha256=digest, **kw)
+        rec._secrets = scrubber  # type: ignore[misc]
+        return rec
 
     def to_dict(self) -> dict[str, Any]:
-        # Shallow on purpose: `args` is already a fresh redacted copy (asdict would deep-copy it
-        # again on every call's hot path).
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+        """What is written: every text field scrubbed and cut to its limit."""
+        out: dict[str, Any] = {}
+        for name in _FIELDS:
+            value = getattr(self, name)
+            limit = FIELD_LIMITS.get(name)
+            if limit is not None and value is not None:
+                # outcome, kind, front, credential are the broker's own words: only cut
+                value = cut(str(value) if name in _OWN_FIELDS else self._secrets(str(value)), limit)
+            out[name] = value
+        return out
 
     def to_json(self) -> bytes:
         """One compact UTF-8 JSON line (without the newline)."""
@@ -95,5 +161,8 @@ class AuditRecord:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AuditRecord:
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        known = {k: v for k, v in data.items() if k in _FIELDS}
         return cls(**known)
+
+
+_FIELDS = tuple(f.name for f in fields(AuditRecord))

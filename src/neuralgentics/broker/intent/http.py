@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import APIRouter, Header
+from fastapi import APIRouter, Header, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,24 +22,26 @@ class MatchRequest(BaseModel):
 
 def match_router(
     get_broker: Callable[[], BrokerLike],
-    role_of: Callable[[str | None, str | None], str | None],
+    role_of: Callable[[Request, str | None, str | None], str | None],
 ) -> APIRouter:
     """``POST /match`` -> ranked candidates, skills, confidence.
 
-    ``role_of(header_role, body_role)`` is the broker's own role resolution (a pinned header
-    wins; a mismatching body role is refused there).
+    ``role_of(request, header_role, body_role)`` is the broker's own role resolution (what the
+    request's credential may assert; a pinned header wins; a mismatching body role is refused).
     """
     router = APIRouter()
 
     @router.post("/match")
     async def match(
-        body: MatchRequest, x_neuralgentics_role: str | None = Header(None)
+        request: Request, body: MatchRequest, x_neuralgentics_role: str | None = Header(None)
     ) -> dict[str, Any]:
-        role = role_of(x_neuralgentics_role, body.role)
+        role = role_of(request, x_neuralgentics_role, body.role)
         try:
             result = await match_for_role(get_broker(), role, body.intent, body.top_k)
         except IntentError as exc:
-            return JSONResponse({"error": {"code": 400, "message": str(exc)}}, status_code=400)  # type: ignore[return-value]
+            return JSONResponse(  # type: ignore[return-value]
+                {"error": {"code": "invalid_request", "message": str(exc), "field": "intent"}}, status_code=400
+            )
         data = result.to_dict()
         data["role"] = role
         return data

@@ -1,0 +1,176 @@
+"""Keeping secrets out of audit records, wherever in the record they would land.
+
+Three layers, all applied to every string of a record (argument values and keys, the error
+text, the rule):
+
+1. **Secret keys**: the value of an argument whose key names a secret (``api_key``,
+   ``password``, ``passphrase``, ``Authorization`` …) is replaced whole, at any depth.
+2. **Those values, everywhere**: each such value (every string or number under a secret key)
+   is also scrubbed from the rest of the record — a schema-validation message or a downstream
+   error that quotes it (``'sk-live-…' is not of type 'integer'``) loses it too.
+3. **Secret shapes**: patterns for what is a secret whatever its key is called: bearer/token
+   headers, provider keys (``sk-…``, ``ghp_…``, ``xoxb-…``, ``AKIA…``, ``AIza…``, ``glpat-…``
+   …), JWTs, passwords in URLs (``postgresql://user:PW@``) and in query strings
+   (``?api_key=``), ``password=…`` pairs, private-key blocks.
+
+Redaction is bounded like the record (depth, items, string length) and never recurses, so a
+hostile argument cannot make it fail: the record is always written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+REDACTED = "[REDACTED]"
+
+# Keys whose values are secrets (matched anywhere in the key, case-insensitive).
+_SECRET_KEY = re.compile(
+    r"passw|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth"
+    r"|credential|cookie|bearer|signature|session[_-]?id|^key$|[_-]key$|otp$|^pin$|^pw$|dsn$"
+    r"|connection[_-]?string|client[_-]?secret",
+    re.IGNORECASE,
+)
+
+# A value scrubbed from the rest of the record must be long enough that replacing it cannot
+# wipe ordinary text: a 1-2 character "secret" protects nothing anyway.
+MIN_SCRUBBED_CHARS = 3
+
+_ANY_KEY_NAME = (
+    r"[\w.-]*(?:passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key"
+    r"|private[_-]?key|account[_-]?key|client[_-]?secret|credential|signature"
+    r"|auth[_-]?token)[\w.-]*"
+)
+_VALUE_CHARS = r"[A-Za-z0-9._~+/=:-]"
+
+# (pattern, replacement). Order matters: block and URL shapes before the generic ones.
+_SHAPES: list[tuple[re.Pattern[str], str]] = [
+    # PEM / OpenSSH private keys (the whole block, or from its header to the end when cut)
+    (re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)", re.S), REDACTED),
+    (re.compile(r"PuTTY-User-Key-File-\d+:.*?(?:Private-MAC: *\S+|\Z)", re.S), REDACTED),
+    # URL user info: scheme://user:PASSWORD@host
+    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]{1,20}://[^/\s:@'\"]*:)[^@\s/'\"]+@"), r"\1" + REDACTED + "@"),
+    # query / form parameters with secret names: ?api_key=…&access_token=…
+    (re.compile(r"(?i)([?&;](?:" + _ANY_KEY_NAME + r"|key|sig|code)=)[^&\s#'\"]+"), r"\1" + REDACTED),
+    # Authorization-style schemes with any whitespace before and after: Bearer x, Token x,
+    # Basic x. "token"/"basic" are English words too, so their value must look like one.
+    (re.compile(r"(?i)\b(bearer|digest)(\s+)" + _VALUE_CHARS + r"{4,}"), r"\1\2" + REDACTED),
+    (re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*['\"]?)((?:bearer|basic|digest|token|negotiate)\s+)?[^\s'\",;]+"),
+     r"\1\2" + REDACTED),
+    (re.compile(r"(?i)\b(token|apikey|api-key|basic)(\s+)(?=" + _VALUE_CHARS + r"*(?:[\d=+/_]|(?-i:[a-z][A-Z])))"
+                + _VALUE_CHARS + r"{6,}"), r"\1\2" + REDACTED),
+    (re.compile(r"(?i)\b(token)(\s+)" + _VALUE_CHARS + r"{20,}"), r"\1\2" + REDACTED),
+    # key = value / key: value / 'key': 'value' / "key": "value" in free text (repr, JSON, env);
+    # a quoted value is redacted up to its closing quote (a passphrase has spaces)
+    (re.compile(r"(?i)(['\"]?" + _ANY_KEY_NAME + r"['\"]?\s*[:=]\s*)(['\"])(.*?)(\2)"), r"\1\2" + REDACTED + r"\4"),
+    (re.compile(r"(?i)(['\"]?" + _ANY_KEY_NAME + r"['\"]?\s*[:=]\s*)(?!['\"]|\[REDACTED\])([^\s'\",;&}\])]+)"), r"\1" + REDACTED),
+    # JSON Web Tokens
+    (re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"), REDACTED),
+    # provider keys
+    (re.compile(r"\b(?:sk|pk|rk)[-_](?:live|test|proj|ant|or)?[-_]?[A-Za-z0-9_-]{12,}"), REDACTED),  # OpenAI, Stripe, Anthropic
+    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"), REDACTED),  # GitHub
+    (re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), REDACTED),  # GitLab
+    (re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{8,}|\bxapp-\d-[A-Za-z0-9-]{8,}"), REDACTED),  # Slack
+    (re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"), REDACTED),  # AWS access key id
+    (re.compile(r"\bAIza[0-9A-Za-z_-]{30,}"), REDACTED),  # Google API key
+    (re.compile(r"\bya29\.[0-9A-Za-z_-]{20,}"), REDACTED),  # Google OAuth access token
+    (re.compile(r"\bnpm_[A-Za-z0-9]{30,}"), REDACTED),  # npm
+    (re.compile(r"\bpypi-[A-Za-z0-9_-]{40,}"), REDACTED),  # PyPI
+    (re.compile(r"\bhf_[A-Za-z0-9]{30,}"), REDACTED),  # Hugging Face
+    (re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"), REDACTED),  # SendGrid
+    (re.compile(r"\b(?:SK|AC)[0-9a-f]{32}\b"), REDACTED),  # Twilio
+    (re.compile(r"\bdop_v1_[0-9a-f]{40,}|\bdo[or]_v1_[0-9a-f]{40,}"), REDACTED),  # DigitalOcean
+    (re.compile(r"\bshp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}"), REDACTED),  # Shopify
+    (re.compile(r"\b[MN][A-Za-z\d]{23,25}\.[\w-]{6}\.[\w-]{27,}"), REDACTED),  # Discord bot token
+]
+
+
+# A necessary condition for every shape above, in one search: most strings (paths, names,
+# prose) match none, and one search costs ~1 µs where running every shape costs ~20-100 µs
+# per string on a call's hot path.
+_MAYBE = re.compile(
+    r"(?i:private key|putty|://|bearer|digest|authoriz|token|api-?key|basic|passw|passphrase|pwd"
+    r"|secret|key|credential|signature|[?&;][\w.-]*=)"
+    r"|eyJ|\b[psr]k[-_]|gh[pousr]_|github_pat_|glpat-|xox|xapp-|A(?:KIA|SIA|GPA|IDA|ROA|Iza)"
+    r"|ya29\.|npm_|pypi-|hf_|SG\.|(?:SK|AC)[0-9a-f]{32}|do[por]_v1_|shp(?:at|ca|pa|ss)_|\.[\w-]{6}\."
+)
+
+
+def is_secret_key(key: str) -> bool:
+    return bool(_SECRET_KEY.search(key))
+
+
+def scrub_shapes(text: str) -> str:
+    """``text`` with every secret-shaped part replaced."""
+    if len(text) < 6 or not _MAYBE.search(text):
+        return text
+    for pattern, repl in _SHAPES:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def _forms(value: str) -> Iterable[str]:
+    """The ways a value can appear in a message: as is, as repr() and JSON would quote it."""
+    yield value
+    yield repr(value)[1:-1]
+    yield json.dumps(value)[1:-1]
+    yield json.dumps(value, ensure_ascii=False)[1:-1]
+
+
+class Scrubber:
+    """Removes the known secret values, then secret shapes, from any text."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        forms = {f for s in secrets if len(s) >= MIN_SCRUBBED_CHARS for f in _forms(s)}
+        # Longest first, so a secret that contains another is removed whole.
+        self._literals = sorted((f for f in forms if len(f) >= MIN_SCRUBBED_CHARS), key=len, reverse=True)
+        self._literal_re = (
+            re.compile("|".join(re.escape(f) for f in self._literals)) if self._literals else None
+        )
+
+    def __call__(self, text: str) -> str:
+        if self._literal_re is not None:
+            text = self._literal_re.sub(REDACTED, text)
+        return scrub_shapes(text)
+
+
+def secret_leaves(value: Any, limit: int = 10_000) -> list[str]:
+    """Every string and number inside ``value`` (iteratively, at most ``limit`` nodes)."""
+    out: list[str] = []
+    stack = [value]
+    seen = 0
+    while stack and seen < limit:
+        v = stack.pop()
+        seen += 1
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, bool) or v is None:
+            continue
+        elif isinstance(v, int | float):
+            out.append(str(v))
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list | tuple):
+            stack.extend(v)
+    return out
+
+
+def collect_secrets(value: Any, limit: int = 10_000) -> list[str]:
+    """Values held under secret keys anywhere in ``value`` (iterative; bounded)."""
+    found: list[str] = []
+    stack: list[Any] = [value]
+    seen = 0
+    while stack and seen < limit:
+        v = stack.pop()
+        seen += 1
+        if isinstance(v, dict):
+            for k, item in v.items():
+                if isinstance(k, str) and is_secret_key(k):
+                    found += secret_leaves(item, limit)
+                else:
+                    stack.append(item)
+        elif isinstance(v, list | tuple):
+            stack.extend(v)
+    return found

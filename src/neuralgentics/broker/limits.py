@@ -1,0 +1,105 @@
+"""Limits on what a caller may send, checked before anything else looks at it.
+
+Names: a server name is a config name (1-64 of ``A-Za-z0-9_.-``); a tool name 1-128 of
+``A-Za-z0-9_.-/:`` (the MCP spec's recommended tool-name characters, plus ``/`` and ``:``
+that some servers use). Arguments: at most ``MAX_DEPTH`` levels of nesting and
+``MAX_ARGUMENT_BYTES`` serialised. A request over a limit gets a clear error (HTTP 400 /
+JSON-RPC -32602) and an audit record like any other.
+
+Messages too deep for a JSON parser at all (the SDK's parser stops at 200 levels) are read by
+:func:`loads_pruned`, which cuts everything below a depth, so the request's id, method and
+tool are still known: it is answered and audited instead of silently dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from neuralgentics.broker.config import NAME_PATTERN
+from neuralgentics.broker.errors import InvalidRequest
+
+MAX_DEPTH = 32
+MAX_ARGUMENT_BYTES = 1024 * 1024
+TOOL_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/-]{0,127}")
+
+# A string literal or a bracket: the only tokens that change nesting depth.
+_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _shown(value: str, limit: int = 64) -> str:
+    text = value if value.isprintable() else value.encode("unicode_escape").decode()
+    return repr(text[:limit]) + (f"…(+{len(text) - limit} chars)" if len(text) > limit else "")
+
+
+def check_names(server: Any, tool: Any) -> None:
+    for field_name, value, pattern, what in (
+        ("server", server, NAME_PATTERN, "1-64 of A-Z a-z 0-9 _ . -"),
+        ("tool", tool, TOOL_PATTERN, "1-128 of A-Z a-z 0-9 _ . - / :"),
+    ):
+        if not isinstance(value, str) or not value:
+            raise InvalidRequest(f"'{field_name}' is required and must be a non-empty string")
+        if not pattern.fullmatch(value):
+            raise InvalidRequest(f"'{field_name}' {_shown(value)} is not a valid name ({what})")
+
+
+def depth_over(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """True when ``value`` nests containers more than ``limit`` levels deep (iterative)."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            items = v.values()
+        elif isinstance(v, list | tuple):
+            items = v
+        else:
+            continue
+        if d >= limit:
+            return True
+        stack.extend((x, d + 1) for x in items if isinstance(x, dict | list | tuple))
+    return False
+
+
+def check_arguments(arguments: Any) -> None:
+    if depth_over(arguments):
+        raise InvalidRequest(f"'arguments' are nested deeper than {MAX_DEPTH} levels")
+
+
+def check_size(size: int) -> None:
+    if size > MAX_ARGUMENT_BYTES:
+        raise InvalidRequest(f"'arguments' are {size} bytes, over the limit of {MAX_ARGUMENT_BYTES}")
+
+
+def loads_pruned(raw: bytes | str, max_depth: int = 8) -> tuple[Any, bool]:
+    """Parse JSON with everything nested deeper than ``max_depth`` replaced by null.
+
+    Returns (value, pruned). Raises ValueError when ``raw`` is not JSON even so. Scans only
+    string literals and brackets (regex, C speed), then hands the cut text to ``json``.
+    """
+    data = raw.encode() if isinstance(raw, str) else raw
+    out: list[bytes] = []
+    depth = 0
+    cut_from: int | None = None  # where the current over-deep container starts
+    pos = 0
+    pruned = False
+    for m in _TOKENS.finditer(data):
+        tok = m.group()
+        if tok in (b"{", b"["):
+            depth += 1
+            if depth == max_depth + 1 and cut_from is None:
+                out.append(data[pos : m.start()])
+                cut_from = m.start()
+        elif tok in (b"}", b"]"):
+            if depth == max_depth + 1 and cut_from is not None:
+                out.append(b"null")
+                pos = m.end()
+                cut_from = None
+                pruned = True
+            depth -= 1
+            if depth < 0:
+                raise ValueError("unbalanced brackets")
+    if cut_from is not None:
+        raise ValueError("the JSON text ends inside a container")
+    out.append(data[pos:])
+    return json.loads(b"".join(out)), pruned
