@@ -102,3 +102,53 @@ async def test_postgres_sink_through_a_broker_call(home, write_config, request, 
         assert "no pattern in roles.reviewer.allow" in (rows[1].rule or "")
     finally:
         drop_database(url)
+
+
+def test_every_field_of_a_record_is_bounded_whatever_the_caller_sent() -> None:
+    from neuralgentics.broker.audit.record import FIELD_LIMITS, MAX_RECORD_BYTES
+
+    deep: dict = {"leaf": "x"}
+    for _ in range(5000):
+        deep = {"d": deep}
+    rec = AuditRecord.for_call(
+        role="r" * 1_000_000, server="s\n" * 1_000_000, tool="t" * 4_000_000, outcome="invalid",
+        arguments={"k" * 10_000: "v" * 1_000_000, "deep": deep, "many": list(range(100_000)),
+                   **{f"key{i}": i for i in range(1000)}},
+        session_id="i" * 100_000, front="rest", error="e" * 10_000_000, rule="u" * 1_000_000,
+    )
+    line = rec.to_json()
+    assert len(line) <= MAX_RECORD_BYTES, len(line)
+    data = json.loads(line)
+    for name, limit in FIELD_LIMITS.items():
+        if data.get(name) is not None:
+            assert len(data[name]) <= limit + 40, name  # + the "…(+N chars)" note
+    assert "\n" not in data["server"] and data["server"].startswith("s\\ns\\n")
+    assert "(+" in data["tool"] and data["tool"].startswith("t" * 100)
+
+
+def test_the_flood_gate_counts_refusals_past_the_budget_in_summaries() -> None:
+    from neuralgentics.broker.audit.gate import SUMMARY_EVERY, FloodGate
+
+    now = [0.0]
+    gate = FloodGate(burst=5, per_second=1.0, clock=lambda: now[0])
+
+    def rec(outcome: str, credential: str = "token:bot", tool: str = "t") -> AuditRecord:
+        return AuditRecord.for_call(role="coder", server="s", tool=tool, arguments={}, outcome=outcome,
+                                    credential=credential)
+
+    written = [r for _ in range(100) for r in gate.admit(rec("denied"))]
+    assert len(written) == 5  # the burst, one by one
+    # real calls are never held back, and another credential has its own budget
+    assert len(gate.admit(rec("ok"))) == 1 and len(gate.admit(rec("denied", "owner"))) == 1
+    now[0] = SUMMARY_EVERY + 0.5
+    out = gate.admit(rec("invalid", tool="u"))
+    summary, last = out
+    assert summary.kind == "summary" and summary.outcome == "suppressed"
+    assert summary.args["suppressed"] == 95 and summary.args["by_outcome"] == {"denied": 95}
+    assert summary.args["top_targets"] == {"s/t": 95} and summary.credential == "token:bot"
+    assert last.tool == "u"  # the bucket refilled over those seconds
+    for _ in range(50):
+        gate.admit(rec("denied"))
+    flushed = gate.flush()
+    assert sum(r.args["suppressed"] for r in flushed) == 50 - 4  # the refilled bucket (5) paid for "u" and 4 more
+    assert gate.flush() == []

@@ -61,7 +61,7 @@ def test_downstreams_get_only_their_named_environment_and_secrets_stay_out_of_ev
         assert not holders, f"{secret[:8]}… written to {holders}"
 
 
-TOOLS = {"time": ["get_current_time", "convert_time"], "probe": ["echo", "pid", "env", "wait", "garbage", "flood"]}
+TOOLS = {"time": ["get_current_time", "convert_time"], "probe": ["echo", "pid", "env", "wait", "garbage", "flood", "fail"]}
 PATTERNS = ["*", "time", "probe", "probe/*", "time/*", "*/e*", "probe/echo", "time/get_*", "*/pid",
             "nomatch/*", "?ime/*", "*/*_time", "probe/[ep]*", "time/convert_time"]
 

@@ -13,6 +13,7 @@ tool are still known: it is answered and audited instead of silently dropped.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from typing import Any
@@ -21,7 +22,7 @@ from neuralgentics.broker.config import NAME_PATTERN
 from neuralgentics.broker.errors import InvalidRequest
 
 MAX_DEPTH = 32
-MAX_ARGUMENT_BYTES = 1024 * 1024
+MAX_ARGUMENT_BYTES = 16 * 1024 * 1024
 TOOL_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/-]{0,127}")
 
 # A string literal or a bracket: the only tokens that change nesting depth.
@@ -29,8 +30,10 @@ _TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
 def _shown(value: str, limit: int = 64) -> str:
-    text = value if value.isprintable() else value.encode("unicode_escape").decode()
-    return repr(text[:limit]) + (f"…(+{len(text) - limit} chars)" if len(text) > limit else "")
+    """The start of a refused name, escaped; only that much is looked at (it may be 4 MB)."""
+    head = value[:limit]
+    text = head if head.isprintable() else head.encode("unicode_escape").decode()
+    return repr(text) + (f"…(+{len(value) - limit} chars)" if len(value) > limit else "")
 
 
 def check_names(server: Any, tool: Any) -> None:
@@ -71,11 +74,31 @@ def check_size(size: int) -> None:
         raise InvalidRequest(f"'arguments' are {size} bytes, over the limit of {MAX_ARGUMENT_BYTES}")
 
 
+# Brackets and strings loads_pruned looks at before it gives up (~20 ms of scanning): past
+# that, only the top-level fields are looked for (``_head_fields``).
+MAX_SCANNED_TOKENS = 100_000
+_HEAD_FIELD = re.compile(rb'"(id|method|server|tool|name)"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,18})')
+
+
+def _head_fields(data: bytes) -> dict[str, Any]:
+    """The id, method, server and tool named in the first 64 KB, when a full read is too costly."""
+    found: dict[str, Any] = {}
+    for m in _HEAD_FIELD.finditer(data[:65536]):
+        key = m.group(1).decode()
+        if key not in found:
+            with contextlib.suppress(ValueError):
+                found[key] = json.loads(m.group(2))
+    return found
+
+
 def loads_pruned(raw: bytes | str, max_depth: int = 8) -> tuple[Any, bool]:
     """Parse JSON with everything nested deeper than ``max_depth`` replaced by null.
 
     Returns (value, pruned). Raises ValueError when ``raw`` is not JSON even so. Scans only
-    string literals and brackets (regex, C speed), then hands the cut text to ``json``.
+    string literals and brackets, then hands the cut text to ``json``. A text with more than
+    MAX_SCANNED_TOKENS brackets and strings is not scanned to its end: the id, method, name,
+    server and tool in its first 64 KB are picked out instead, at the top level and under
+    ``params``/``arguments`` (a request too deep to read still gets its id answered).
     """
     data = raw.encode() if isinstance(raw, str) else raw
     out: list[bytes] = []
@@ -83,7 +106,15 @@ def loads_pruned(raw: bytes | str, max_depth: int = 8) -> tuple[Any, bool]:
     cut_from: int | None = None  # where the current over-deep container starts
     pos = 0
     pruned = False
-    for m in _TOKENS.finditer(data):
+    for n, m in enumerate(_TOKENS.finditer(data)):
+        if n == MAX_SCANNED_TOKENS:
+            head = _head_fields(data)
+            if not head:
+                raise ValueError("not JSON that can be read within the scanning budget")
+            # Where a REST call has them (top level) and where a JSON-RPC tools/call has them.
+            params: dict[str, Any] = {"name": head["name"]} if "name" in head else {}
+            params["arguments"] = {k: head[k] for k in ("server", "tool") if k in head}
+            return {**head, "params": params}, True
         tok = m.group()
         if tok in (b"{", b"["):
             depth += 1

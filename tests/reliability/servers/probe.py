@@ -1,7 +1,8 @@
 """A stdio MCP server for broker fault and security tests.
 
 Tools: `echo`, `pid`, `env` (its own environment as JSON), `wait`, `garbage` (writes lines of
-non-JSON to stdout, then answers), `flood` (writes MiB to stderr, then answers).
+non-JSON to stdout, then answers), `flood` (writes MiB to stderr, then answers), `fail` (an
+error result quoting its message, as a downstream error quotes what it was sent).
 `--flood-stderr` also floods stderr from a thread for as long as the server runs.
 """
 
@@ -12,6 +13,7 @@ import sys
 import threading
 
 from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, TextContent
 
 app = MCPServer("probe")
 
@@ -51,6 +53,13 @@ def flood(mib: int = 4) -> str:
     for _ in range(mib * 1024):
         os.write(2, block)
     return f"flooded {mib} MiB"
+
+
+@app.tool()
+def fail(message: str) -> CallToolResult:
+    # An error result, not an exception: the SDK's exception path formats a traceback of the
+    # whole message, seconds for a large one.
+    return CallToolResult(is_error=True, content=[TextContent(type="text", text=f"could not process {message}")])
 
 
 def _flood_forever() -> None:

@@ -26,6 +26,7 @@ GATED_OUTCOMES = frozenset({"denied", "invalid"})
 # While a flood goes on, a summary is written at least this often (seconds).
 SUMMARY_EVERY = 10.0
 _TOP = 5  # servers/tools named in a summary
+_MAX_TARGETS = 1000  # distinct server/tool pairs counted per summary
 
 
 @dataclass
@@ -55,10 +56,13 @@ class FloodGate:
 
     def admit(self, rec: AuditRecord) -> list[AuditRecord]:
         """The records to write for ``rec``: ``[rec]``, ``[summary, rec]``, ``[summary]`` or ``[]``."""
+        key = rec.credential or rec.front or "-"
         if rec.outcome not in GATED_OUTCOMES:
+            pending = self._buckets.get(key) if self._buckets else None
+            if pending is not None and pending.suppressed and self.clock() - pending.first_at >= SUMMARY_EVERY:
+                return [*self._summary(key, pending), rec]
             return [rec]
         now = self.clock()
-        key = rec.credential or rec.front or "-"
         b = self._buckets.get(key)
         if b is None:
             if len(self._buckets) > 10_000:  # credentials are few; never let the map grow
@@ -66,17 +70,22 @@ class FloodGate:
             b = self._buckets[key] = _Bucket(tokens=float(self.burst), stamp=now)
         b.tokens = min(float(self.burst), b.tokens + (now - b.stamp) * self.per_second)
         b.stamp = now
+        out: list[AuditRecord] = []
         if b.tokens >= 1.0:
             b.tokens -= 1.0
-            return [*self._summary(key, b), rec]
-        if not b.suppressed:
-            b.first, b.first_at = rec.time, now
-        b.suppressed[rec.outcome] += 1
-        b.targets[cut(f"{rec.server}/{rec.tool}", 80)] += 1
-        b.last, b.role, b.front = rec.time, rec.role, rec.front
-        if now - b.first_at >= SUMMARY_EVERY:
-            return self._summary(key, b)
-        return []
+            out.append(rec)
+        else:
+            if not b.suppressed:
+                b.first, b.first_at = rec.time, now
+            b.suppressed[rec.outcome] += 1
+            target = f"{cut(rec.server, 40)}/{cut(rec.tool, 40)}"
+            if target in b.targets or len(b.targets) < _MAX_TARGETS:
+                b.targets[target] += 1
+            b.last, b.role, b.front = rec.time, rec.role, rec.front
+        # At most one summary per SUMMARY_EVERY while a flood goes on (and one at shutdown).
+        if b.suppressed and now - b.first_at >= SUMMARY_EVERY:
+            out = self._summary(key, b) + out
+        return out
 
     def flush(self) -> list[AuditRecord]:
         """Summaries of everything suppressed so far (at shutdown)."""

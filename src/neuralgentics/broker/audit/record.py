@@ -40,26 +40,31 @@ NO_SECRETS = Scrubber()
 _OWN_FIELDS = frozenset({"outcome", "kind", "front", "credential"})
 
 
-def cut(text: str, limit: int) -> str:
+def cut(text: str, limit: int, scrub: Scrubber | None = None) -> str:
     """``text`` within ``limit`` characters, saying how much was cut; control characters
-    shown escaped (a newline in a name must not look like a second record to a reader)."""
-    if not text.isprintable():
-        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[: limit * 2])
-    if len(text) <= limit:
-        return text
-    return text[:limit] + f"…(+{len(text) - limit} chars)"
+    shown escaped (a newline in a name must not look like a second record to a reader).
+
+    ``scrub`` runs before the cut (a secret across the cut must not leave a readable prefix),
+    on at most 4 × ``limit`` characters: a 4 MB name costs no more than a short one.
+    """
+    if len(text) <= limit and scrub is None and text.isprintable():
+        return text  # the common case: a short name of the broker's own
+    look = text[: 4 * limit]
+    unseen = len(text) - len(look)
+    if scrub is not None:
+        look = scrub(look)
+    if not look.isprintable():
+        look = "".join(c if c.isprintable() else repr(c)[1:-1] for c in look)
+    if len(look) <= limit and not unseen:
+        return look
+    return look[:limit] + f"…(+{len(look) - min(limit, len(look)) + unseen} chars)"
 
 
 def _bounded(value: Any, key: str, depth: int, secrets: Scrubber) -> Any:
     if key and is_secret_key(key):
         return REDACTED
     if isinstance(value, str):
-        # Scrubbed before it is cut, so a secret across the cut cannot leave a readable prefix.
-        head = value[: 4 * MAX_VALUE_CHARS]
-        text = secrets(head) + value[len(head):len(head)]
-        if len(value) > len(head):
-            return text[:MAX_VALUE_CHARS] + f"…(+{len(value) - MAX_VALUE_CHARS} chars)"
-        return cut(text, MAX_VALUE_CHARS)
+        return cut(value, MAX_VALUE_CHARS, secrets)
     if value is None or isinstance(value, bool | int | float):
         return value
     if depth >= MAX_DEPTH:
@@ -70,7 +75,7 @@ def _bounded(value: Any, key: str, depth: int, secrets: Scrubber) -> Any:
             if i == MAX_ITEMS:
                 out["…"] = f"(+{len(value) - MAX_ITEMS} more keys)"
                 break
-            name = cut(secrets(str(k)), MAX_KEY_CHARS)
+            name = cut(str(k), MAX_KEY_CHARS, secrets)
             out[name] = _bounded(v, str(k), depth + 1, secrets)
         return out
     if isinstance(value, list | tuple):
@@ -78,7 +83,7 @@ def _bounded(value: Any, key: str, depth: int, secrets: Scrubber) -> Any:
         if len(value) > MAX_ITEMS:
             items.append(f"…(+{len(value) - MAX_ITEMS} more items)")
         return items
-    return cut(secrets(str(value)), MAX_VALUE_CHARS)
+    return cut(str(value), MAX_VALUE_CHARS, secrets)
 
 
 def redact(value: Any, key: str = "", secrets: Scrubber | None = None) -> Any:
@@ -151,7 +156,7 @@ class AuditRecord:
             limit = FIELD_LIMITS.get(name)
             if limit is not None and value is not None:
                 # outcome, kind, front, credential are the broker's own words: only cut
-                value = cut(str(value) if name in _OWN_FIELDS else self._secrets(str(value)), limit)
+                value = cut(str(value), limit, None if name in _OWN_FIELDS else self._secrets)
             out[name] = value
         return out
 

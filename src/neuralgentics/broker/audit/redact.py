@@ -19,6 +19,7 @@ hostile argument cannot make it fail: the record is always written.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable
@@ -98,17 +99,32 @@ _MAYBE = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def is_secret_key(key: str) -> bool:
     return bool(_SECRET_KEY.search(key))
 
 
 def scrub_shapes(text: str) -> str:
     """``text`` with every secret-shaped part replaced."""
-    if len(text) < 6 or not _MAYBE.search(text):
+    if len(text) < 6:
+        return text
+    if len(text) <= _CACHED_CHARS:
+        return _scrub_short(text)
+    return _scrub(text)
+
+
+def _scrub(text: str) -> str:
+    if not _MAYBE.search(text):
         return text
     for pattern, repl in _SHAPES:
         text = pattern.sub(repl, text)
     return text
+
+
+# Names, keys and short values repeat from call to call (the same server, tool, role, session
+# and argument keys): remembering their answer keeps the call path at a dict lookup.
+_CACHED_CHARS = 128
+_scrub_short = functools.lru_cache(maxsize=8192)(_scrub)
 
 
 def _forms(value: str) -> Iterable[str]:
