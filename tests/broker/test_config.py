@@ -110,3 +110,32 @@ def test_first_class_servers_are_not_brokered() -> None:
     cfg = parse_config("servers:\n  mem:\n    command: x\n    first_class: true\n  t:\n    command: y\n")
     assert list(cfg.brokered()) == ["t"]
     assert time_server()["command"]
+
+
+def test_role_tokens_are_added_listed_and_removed_and_only_their_hash_is_kept(write_config) -> None:
+    from neuralgentics.broker.config import load_config
+    from neuralgentics.broker.tokens import principal_of
+
+    path = write_config(base_config())
+    r = cli("broker", "token", "add", "--role", "coder", "--label", "ci", "--config", str(path))
+    assert r.returncode == 0, r.stderr
+    token = r.stdout.strip()
+    assert len(token) >= 40 and token not in path.read_text()
+    assert "shown only now" in r.stderr
+    cfg = load_config(path)
+    assert principal_of(cfg, token).role == "coder" and principal_of(cfg, token).label == "token:ci"
+    assert principal_of(cfg, token + "x") is None
+    assert cli("broker", "token", "list", "--config", str(path)).stdout.split() == ["ci", "coder"]
+    for args, words in [(["--role", "boss", "--label", "x"], "not one of the roles"),
+                        (["--role", "coder", "--label", "ci"], "already exists")]:
+        r = cli("broker", "token", "add", *args, "--config", str(path))
+        assert r.returncode != 0 and words in r.stderr, r.stderr
+    assert cli("broker", "token", "remove", "ci", "--config", str(path)).returncode == 0
+    assert load_config(path).tokens == []
+    assert cli("broker", "token", "remove", "ci", "--config", str(path)).returncode != 0
+
+
+def test_a_token_bound_to_a_missing_role_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="bound to role 'ghost'"):
+        parse_config("roles: {coder: {allow: ['*']}}\ntokens:\n  - {label: x, role: ghost, hash: 'sha256:"
+                     + "0" * 64 + "'}\n")

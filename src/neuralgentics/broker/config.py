@@ -305,6 +305,14 @@ def save_config(config: BrokerConfig, path: Path | str | None = None) -> Path:
     return p
 
 
+def config_from(data: dict[str, Any], source: str = "config") -> BrokerConfig:
+    """Validate an edited config (as a dict) like a loaded file: ConfigError naming the field."""
+    try:
+        return BrokerConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_format_errors(exc, None, source)) from None
+
+
 def with_server(config: BrokerConfig, name: str, server: dict[str, Any] | ServerConfig) -> BrokerConfig:
     """A copy of ``config`` with ``name`` added or replaced; validated like a loaded file."""
     data = config.model_dump(mode="json")

@@ -16,6 +16,7 @@ from neuralgentics.broker.config import (
     BrokerConfig,
     ConfigError,
     TokenConfig,
+    config_from,
     default_config_path,
     load_config,
     save_config,
@@ -58,7 +59,7 @@ def add_token(role: str, label: str, path: Path | str | None = None) -> str:
     token = new_token()
     data = config.model_dump(mode="json")
     data["tokens"].append({"label": label, "role": role, "hash": token_hash(token)})
-    save_config(BrokerConfig.model_validate(data), p)  # validated again as it is written
+    save_config(config_from(data, str(p)), p)  # validated again as it is written
     return token
 
 
