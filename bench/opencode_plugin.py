@@ -45,10 +45,12 @@ def main() -> None:
                         break
                 except httpx.HTTPError:
                     time.sleep(0.3)
-            httpx.post(url + "/orchestrator/route", json={"task": "warm up"}, timeout=120)
-            httpx.post(url + "/memory/query", json={"query": "warm up"}, timeout=120)
+            # `serve` made the owner token in its config dir; the plugin reads it from there too
+            auth = {"Authorization": "Bearer " + (Path(tmp) / "config" / "token").read_text().strip()}
+            httpx.post(url + "/orchestrator/route", json={"task": "warm up"}, headers=auth, timeout=120)
+            httpx.post(url + "/memory/query", json={"query": "warm up"}, headers=auth, timeout=120)
             subprocess.run(["node", "--import", "tsx", str(REPO / "bench" / "opencode_plugin_hooks.mts"), url,
-                            str(args.rounds)], cwd=REPO, check=True, timeout=600)
+                            str(args.rounds)], cwd=REPO, check=True, timeout=600, env=env)
         finally:
             proc.terminate()
             proc.wait(timeout=30)

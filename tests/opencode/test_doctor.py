@@ -39,6 +39,8 @@ def test_nothing_running_nothing_installed_names_each_fix(
     assert checks["plugin"]["fix"] == f"neuralgentics opencode install --project {project.resolve()}"
     assert checks["opencode"]["status"] == "ok"  # npm opencode-ai 1.18.x
     assert checks["broker (http)"]["status"] == "warn"  # not needed by a stdio install
+    # nothing was ever served from this config dir: no credential yet, and the fix says how
+    assert checks["credential"]["status"] == "fail" and "neuralgentics up" in checks["credential"]["fix"]
 
 
 def test_healthy_install_passes_and_a_stale_plugin_is_flagged(
@@ -60,6 +62,13 @@ def test_healthy_install_passes_and_a_stale_plugin_is_flagged(
     assert checks["plugin"]["status"] == "ok" and checks["opencode.json"]["status"] == "ok"
     assert checks["embedding model"]["status"] == "ok" and "384 dims" in checks["embedding model"]["detail"]
     assert checks["routing matrix"]["status"] == "ok"
+    assert checks["credential"]["status"] == "ok" and "accepted by memini-core" in checks["credential"]["detail"]
+    monkeypatch.setenv("NEURALGENTICS_TOKEN", "not-the-service-token")
+    get_settings.cache_clear()
+    code, checks = doctor("--project", str(project), "--no-model")
+    assert code == 1 and checks["credential"]["status"] == "fail" and "refuses the token" in checks["credential"]["detail"]
+    monkeypatch.setenv("NEURALGENTICS_TOKEN", token_file.read_text().strip())
+    get_settings.cache_clear()
 
     plugin = project / ".opencode/plugin/neuralgentics.ts"
     plugin.write_text(plugin.read_text() + "\n// edited\n")
