@@ -34,6 +34,9 @@ from neuralgentics.netguard import is_loopback
 
 # A bearer token other than the owner's -> the principal it stands for, or None.
 Authenticate = Callable[[str], Principal | None]
+# (method, path, raw Cookie header, owner token) -> True when a cookie grants this request
+# (memini-core's dashboard session: ui/session.cookie_grants).
+CookieCheck = Callable[[str, str, str | None, str], bool]
 
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 # "testserver" is the Host of Starlette's TestClient; it never resolves through public DNS.
@@ -89,13 +92,20 @@ class HTTPGuard:
         allowed_origins: Iterable[str] | None = None,
         token: str | None = None,
         authenticate: Authenticate | None = None,
-        open_paths: Iterable[str] = ("/health",),
+        open_paths: Iterable[str | tuple[str, str]] = ("/health",),
+        cookie_check: CookieCheck | None = None,
     ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.token = token
         self.authenticate = authenticate
-        self.open_paths = frozenset(open_paths)
+        self.cookie_check = cookie_check
+        # "/path": open to GET and HEAD; ("POST", "/path"): open to that method too (a route
+        # that checks a credential in its own body, e.g. the dashboard's token → cookie swap).
+        self.open: frozenset[tuple[str, str]] = frozenset(
+            pair for p in open_paths
+            for pair in ([(p[0].upper(), p[1])] if isinstance(p, tuple) else [("GET", p), ("HEAD", p)])
+        )
         loopback = is_loopback(bind_host)
         self.hosts = tuple(allowed_hosts) if allowed_hosts is not None else (LOOPBACK_HOSTS if loopback else None)
         self.origins = tuple(allowed_origins) if allowed_origins is not None else (LOOPBACK_ORIGINS if loopback else None)
@@ -184,10 +194,17 @@ class HTTPGuard:
                 known = OWNER
             elif self.authenticate is not None:
                 known = self.authenticate(given)
-        if known is None and scope.get("method") in ("GET", "HEAD") and scope.get("path") in self.open_paths:
+        method, path = scope.get("method", ""), scope.get("path", "")
+        if known is None and self.cookie_check is not None and self.cookie_check(
+            method, path, headers.get("cookie"), self.token
+        ):
+            return DASHBOARD_SESSION
+        if known is None and (method, path) in self.open:
             return ANONYMOUS
         return known
 
 
 # Who reads an open path (GET /health, the dashboard's page shell) without the owner token.
 ANONYMOUS = Principal(owner=False, role=None, label="anonymous")
+# A request a cookie_check granted: the owner's browser, for the reads the cookie allows.
+DASHBOARD_SESSION = Principal(owner=True, role=None, label="dashboard session")

@@ -10,9 +10,11 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from fastapi import FastAPI, Request
 from fastapi.testclient import TestClient
 
 from neuralgentics.config import Settings
+from neuralgentics.credentials import Principal
 from neuralgentics.httpguard import HTTPGuard
 from neuralgentics.memini.app import create_app
 from reliability.asgi_server import serving
@@ -143,3 +145,34 @@ def test_requests_made_by_another_sites_page_are_refused(tmp_path, embedder_once
         assert c.get("/project/list").json() == []
         assert c.get("/memory", headers={"sec-fetch-site": "same-origin"}).status_code == 200
         assert c.get("/memory", headers={"sec-fetch-site": "none"}).status_code == 200
+
+
+def test_one_token_check_for_every_app_with_its_open_paths_and_an_optional_cookie() -> None:
+    """HTTPGuard's token check on its own (the check memini-core and the broker share): 401
+    without the owner token but on open paths (GET/HEAD, or a method named for a path); a
+    role token through `authenticate`; a cookie through `cookie_check`, only where it grants."""
+    app = FastAPI()
+
+    @app.api_route("/{path:path}", methods=["GET", "POST", "DELETE"])
+    def who(request: Request) -> dict:
+        p = request.state.principal
+        return {"owner": p.owner, "role": p.role, "label": p.label}
+
+    app.add_middleware(
+        HTTPGuard, token="own3r", open_paths={"/health", ("POST", "/swap")},
+        authenticate=lambda t: Principal(owner=False, role="coder", label="token:ci") if t == "r0le" else None,
+        cookie_check=lambda m, p, c, tok: m == "GET" and p == "/read" and c == f"s={tok[::-1]}",
+    )
+    with TestClient(app) as c:
+        assert c.get("/x").status_code == 401 and c.get("/x").headers["www-authenticate"].startswith("Bearer")
+        r = c.get("/x", headers={"Authorization": "bearer own3r"})
+        assert r.json().get("owner") is True, r.text  # the scheme in any case
+        assert c.get("/x", headers={"Authorization": "Basic own3r"}).status_code == 401
+        assert c.get("/x", headers={"Authorization": "Bearer r0le"}).json() == {
+            "owner": False, "role": "coder", "label": "token:ci"}
+        assert c.get("/health").json()["label"] == "anonymous"
+        assert c.post("/health").status_code == 401  # open to reads only
+        assert c.post("/swap").status_code == 200 and c.delete("/swap").status_code == 401
+        assert c.get("/read", headers={"Cookie": "s=r3nwo"}).json()["label"] == "dashboard session"
+        assert c.post("/read", headers={"Cookie": "s=r3nwo"}).status_code == 401
+        assert c.get("/read", headers={"Cookie": "s=wrong"}).status_code == 401
