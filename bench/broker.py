@@ -1,14 +1,21 @@
-"""Broker overhead: tools/call latency and throughput, direct vs our broker vs FastMCP's proxy.
+"""Broker overhead: tools/call latency and throughput, direct vs our broker vs two proxies.
 
     .venv/bin/python bench/broker.py [--rounds 20] [--calls 25] [--concurrency 16] [--quick]
-                                     [--compare-src DIR]
+                                     [--compare-src DIR] [--no-http] [--profile-http DIR]
 
 For each downstream (a minimal raw-JSON-RPC Python stdio server, and server-everything's
 `echo`), one SDK `ClientSession` per path calls a trivial tool:
 
-  direct   client -> server
-  broker   client -> `neuralgentics broker stdio` -> server     (via mcp_router_call)
-  fastmcp  client -> FastMCP 4 `create_proxy` over stdio -> server   (own venv; skipped if absent)
+  direct      client -> server                                           (stdio)
+  broker      client -> `neuralgentics broker stdio` -> server            (stdio, via mcp_router_call)
+  fastmcp     client -> FastMCP 4 `create_proxy` over stdio -> server     (own venv; skipped if absent)
+  broker-http client -> `neuralgentics broker serve` /mcp -> server       (streamable HTTP, via mcp_router_call)
+  mcp-proxy   client -> `mcp-proxy` 0.13 /mcp -> server                   (streamable HTTP; own venv, skipped if absent)
+
+The two HTTP paths use the same SDK client (`streamable_http_client` over one httpx2
+connection pool, one MCP session per path), so the comparison between them is the server side.
+`broker serve` gets a bearer token (NEURALGENTICS_TOKEN) and the client sends it with the
+role header, as a real deployment does; mcp-proxy has no credential check.
 
 "cpu ms/call" is the CPU time of the process the client talks to (the server itself for
 direct, the broker or the proxy otherwise) per call during the latency rounds: on a busy
@@ -26,7 +33,14 @@ before a change: `git archive <ref> src/neuralgentics | tar -x -C /tmp/before` t
 FastMCP lives in its own venv so its pins cannot touch ours; create it with
   python3 -m venv ~/.cache/neuralgentics-bench/fastmcp-venv &&
   ~/.cache/neuralgentics-bench/fastmcp-venv/bin/pip install fastmcp==4.1.6
-or point FASTMCP_PYTHON at a Python that has fastmcp.
+or point FASTMCP_PYTHON at a Python that has fastmcp. mcp-proxy pins mcp < 2, so it too has
+its own venv:
+  python3 -m venv /work/venvs/mcp-proxy && /work/venvs/mcp-proxy/bin/pip install mcp-proxy==0.13.0
+or point MCP_PROXY at its `mcp-proxy` script.
+
+`--profile-http DIR`: after the measured rounds, py-spy (`pip install py-spy`) records
+`broker serve` for `--profile-seconds` while the client keeps 16 calls in flight on it; writes
+raw folded stacks (wall and --gil) and a summary of the top frames into DIR.
 """
 
 from __future__ import annotations
@@ -35,7 +49,12 @@ import argparse
 import asyncio
 import contextlib
 import os
+import secrets
+import shutil
+import signal
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -44,9 +63,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import yaml
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
@@ -56,6 +77,7 @@ ECHO_SERVER = ROOT / "bench" / "broker_echo_server.py"
 FASTMCP_PY = Path(
     os.environ.get("FASTMCP_PYTHON", Path.home() / ".cache/neuralgentics-bench/fastmcp-venv/bin/python")
 )
+MCP_PROXY = Path(os.environ.get("MCP_PROXY", "/work/venvs/mcp-proxy/bin/mcp-proxy"))
 
 FASTMCP_PROXY = """
 import sys
@@ -66,17 +88,36 @@ create_proxy(cfg, name="fastmcp-proxy").run(show_banner=False)
 
 
 @dataclass
+class HttpFront:
+    """A process serving streamable HTTP at http://127.0.0.1:<port>/mcp, started by the bench."""
+
+    argv: list[str]
+    env: dict[str, str]
+    port: int
+    headers: dict[str, str]
+    log: Path
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+
+@dataclass
 class Path_:
     name: str
-    params: StdioServerParameters
+    params: StdioServerParameters | None
     tool: str
     wrap: bool  # call through mcp_router_call
+    http: HttpFront | None = None
     latencies: list[float] = field(default_factory=list)
     throughput: float = 0.0
     tp_runs: list[float] = field(default_factory=list)
     errors: int = 0
     pid: int | None = None  # the process the client talks to (server, broker or proxy)
     cpu: float = 0.0  # its CPU seconds during the latency rounds
+    tp_cpu: float = 0.0  # ... and during the throughput rounds
+    tp_calls: int = 0
 
 
 def _children() -> set[int]:
@@ -110,11 +151,63 @@ def pct(xs: list[float], p: float) -> float:
     return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
 
 
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def _wait_listening(front: HttpFront, timeout: float = 60.0) -> None:
+    assert front.proc is not None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if front.proc.poll() is not None:
+            raise RuntimeError(f"{front.argv[0]} exited with {front.proc.returncode} before listening on "
+                               f"{front.port}; its log ({front.log}):\n{front.log.read_text()[-2000:]}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", front.port)) == 0:
+                return
+        await asyncio.sleep(0.1)
+    raise RuntimeError(f"{front.argv[0]} did not listen on {front.port} within {timeout:.0f}s; "
+                       f"log: {front.log}")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the process group this bench started (the front and the server it spawned)."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=5)
+
+
 @contextlib.asynccontextmanager
-async def session(params: StdioServerParameters) -> AsyncIterator[ClientSession]:
-    async with stdio_client(params, errlog=open(os.devnull, "w")) as (r, w), ClientSession(r, w) as s:  # noqa: SIM115
-        await s.initialize()
-        yield s
+async def session(p: Path_) -> AsyncIterator[ClientSession]:
+    if p.http is None:
+        assert p.params is not None
+        async with stdio_client(p.params, errlog=open(os.devnull, "w")) as (r, w), ClientSession(r, w) as s:  # noqa: SIM115
+            await s.initialize()
+            yield s
+        return
+    front = p.http
+    with front.log.open("wb") as log:
+        front.proc = subprocess.Popen(front.argv, env=front.env, stdout=log, stderr=log, start_new_session=True)
+    try:
+        await _wait_listening(front)
+        p.pid = front.proc.pid
+        async with (
+            httpx2.AsyncClient(headers=front.headers, timeout=60) as http,
+            streamable_http_client(front.url, http_client=http) as (r, w),
+            ClientSession(r, w) as s,
+        ):
+            await s.initialize()
+            yield s
+    finally:
+        _stop(front.proc)
 
 
 async def one_call(s: ClientSession, p: Path_, i: int) -> float:
@@ -132,8 +225,19 @@ async def one_call(s: ClientSession, p: Path_, i: int) -> float:
     return dt
 
 
-async def bench_target(label: str, command: str, args: list[str], opts: argparse.Namespace,
-                       workdir: Path) -> list[Path_]:
+async def in_flight(s: ClientSession, p: Path_, concurrency: int, per_task: int) -> float:
+    """`concurrency` tasks each making `per_task` calls on the shared session; calls per second."""
+    t0 = time.perf_counter()
+
+    async def worker(k: int) -> None:
+        for i in range(per_task):
+            await one_call(s, p, k * 1000 + i)
+
+    await asyncio.gather(*(worker(k) for k in range(concurrency)))
+    return concurrency * per_task / (time.perf_counter() - t0)
+
+
+def build_paths(label: str, command: str, args: list[str], opts: argparse.Namespace, workdir: Path) -> list[Path_]:
     cfg = {
         "servers": {"target": {"command": command, "args": args, "idle_timeout": 0}},
         "roles": {"bench": {"allow": ["target/*"]}},
@@ -141,7 +245,9 @@ async def bench_target(label: str, command: str, args: list[str], opts: argparse
     }
     cfg_path = workdir / f"broker-{label}.yaml"
     cfg_path.write_text(yaml.safe_dump(cfg))
-    env = {**os.environ, "NEURALGENTICS_HOME": str(workdir / "home")}
+    # Own home and config dir: nothing of the user's (token, broker.yaml, audit) is read or written.
+    env = {**os.environ, "NEURALGENTICS_HOME": str(workdir / "home"),
+           "NEURALGENTICS_CONFIG_DIR": str(workdir / "config")}
     paths = [
         Path_("direct", StdioServerParameters(command=command, args=args), "echo", False),
         Path_("broker", StdioServerParameters(
@@ -157,16 +263,43 @@ async def bench_target(label: str, command: str, args: list[str], opts: argparse
         script.write_text(FASTMCP_PROXY)
         paths.append(Path_("fastmcp", StdioServerParameters(
             command=str(FASTMCP_PY), args=[str(script), command, *args]), "echo", False))
-    else:
-        print(f"  (fastmcp skipped: {FASTMCP_PY} not found)")
+    elif label == opts.first_label:
+        print(f"  (fastmcp skipped: {FASTMCP_PY} not found; see the module docstring to create it)")
+    if opts.no_http:
+        return paths
+    token = secrets.token_urlsafe(24)
+    port = free_port()
+    paths.append(Path_("broker-http", None, "mcp_router_call", True, http=HttpFront(
+        argv=[NEURALGENTICS, "broker", "serve", "--config", str(cfg_path), "--port", str(port)],
+        env={**env, "NEURALGENTICS_TOKEN": token}, port=port,
+        headers={"Authorization": f"Bearer {token}", "X-Neuralgentics-Role": "bench"},
+        log=workdir / f"serve-{label}.log")))
+    if MCP_PROXY.exists():
+        port = free_port()
+        # --log-level WARNING: the broker's uvicorn logs at warning too, so neither pays for
+        # a log line per request.
+        paths.append(Path_("mcp-proxy", None, "echo", False, http=HttpFront(
+            argv=[str(MCP_PROXY), "--port", str(port), "--host", "127.0.0.1", "--log-level", "WARNING",
+                  "--pass-environment", "--", command, *args],
+            env=dict(os.environ), port=port, headers={}, log=workdir / f"mcp-proxy-{label}.log")))
+    elif label == opts.first_label:
+        print(f"  (mcp-proxy skipped: {MCP_PROXY} not found; create it with `python3 -m venv "
+              f"/work/venvs/mcp-proxy && /work/venvs/mcp-proxy/bin/pip install mcp-proxy==0.13.0` "
+              f"or set MCP_PROXY)")
+    return paths
 
+
+async def bench_target(label: str, command: str, args: list[str], opts: argparse.Namespace,
+                       workdir: Path) -> list[Path_]:
+    paths = build_paths(label, command, args, opts, workdir)
     async with contextlib.AsyncExitStack() as stack:
         sessions = []
         for p in paths:
             before = _children()
-            sessions.append(await stack.enter_async_context(session(p.params)))
-            new = _children() - before
-            p.pid = min(new) if new else None
+            sessions.append(await stack.enter_async_context(session(p)))
+            if p.http is None:
+                new = _children() - before
+                p.pid = min(new) if new else None
         for s, p in zip(sessions, paths, strict=True):
             if not p.wrap:
                 names = [t.name for t in (await s.list_tools()).tools]
@@ -188,37 +321,73 @@ async def bench_target(label: str, command: str, args: list[str], opts: argparse
             if rnd % 2:
                 order.reverse()
             for s, p in order:
-                n = opts.concurrency * opts.per_task
-                t0 = time.perf_counter()
-
-                async def worker(k: int, s: ClientSession = s, p: Path_ = p) -> None:
-                    for i in range(opts.per_task):
-                        await one_call(s, p, k * 1000 + i)
-
-                await asyncio.gather(*(worker(k) for k in range(opts.concurrency)))
-                p.tp_runs.append(n / (time.perf_counter() - t0))
+                c0 = _cpu_seconds(p.pid)
+                p.tp_runs.append(await in_flight(s, p, opts.concurrency, opts.per_task))
+                p.tp_cpu += _cpu_seconds(p.pid) - c0
+                p.tp_calls += opts.concurrency * opts.per_task
         for p in paths:
             p.throughput = statistics.median(p.tp_runs)
+        if opts.profile_http and label == opts.first_label:
+            for s, p in zip(sessions, paths, strict=True):
+                if p.name == "broker-http":
+                    await profile(s, p, opts)
     return paths
+
+
+async def profile(s: ClientSession, p: Path_, opts: argparse.Namespace) -> None:
+    """py-spy on `broker serve` while the client keeps `--concurrency` calls in flight."""
+    spy = shutil.which("py-spy") or str(Path(PY).parent / "py-spy")
+    if not Path(spy).exists():
+        print("  (profile skipped: py-spy not found; `.venv/bin/pip install py-spy`)")
+        return
+    out = Path(opts.profile_http)
+    out.mkdir(parents=True, exist_ok=True)
+    for kind, extra in (("wall", []), ("gil", ["--gil"])):
+        raw = out / f"broker-serve-{kind}.txt"
+        cmd = [spy, "record", "-p", str(p.pid), "-r", "500", "-d", str(opts.profile_seconds), "-f", "raw",
+               "-o", str(raw), "--nonblocking", *extra]
+        spy_proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        await asyncio.sleep(0.5)  # py-spy attached
+        calls = 0
+        c0 = _cpu_seconds(p.pid)
+        t0 = time.monotonic()
+        while spy_proc.poll() is None and time.monotonic() - t0 < opts.profile_seconds + 30:
+            await in_flight(s, p, opts.concurrency, opts.per_task)
+            calls += opts.concurrency * opts.per_task
+        cpu = _cpu_seconds(p.pid) - c0
+        _, err = spy_proc.communicate()
+        if spy_proc.returncode != 0:
+            print(f"  (py-spy failed: {err.decode()[-500:]})")
+            continue
+        print(f"  profile ({kind}): {raw}  ({calls} calls, {cpu / max(calls, 1) * 1e3:.3f} ms CPU/call)")
 
 
 def report(label: str, paths: list[Path_], concurrency: int) -> None:
     direct = paths[0]
     d50, d99 = statistics.median(direct.latencies), pct(direct.latencies, 99)
     print(f"\n## {label}  ({len(direct.latencies)} calls per path, interleaved)")
-    print(f"{'path':<10} {'p50 ms':>8} {'p99 ms':>8} {'+p50 ms':>8} {'+p99 ms':>8} "
-          f"{'calls/s@' + str(concurrency):>12} {'vs direct':>9} {'cpu ms/call':>11} {'errors':>6}")
-    added = {}
+    print(f"{'path':<11} {'p50 ms':>8} {'p99 ms':>8} {'+p50 ms':>8} {'+p99 ms':>8} "
+          f"{'calls/s@' + str(concurrency):>12} {'vs direct':>9} {'cpu ms/call':>11} {'cpu@' + str(concurrency):>8} "
+          f"{'errors':>6}")
+    added, cpu, tput = {}, {}, {}
     for p in paths:
         p50, p99 = statistics.median(p.latencies), pct(p.latencies, 99)
         added[p.name] = p50 - d50
-        print(f"{p.name:<10} {p50 * 1e3:8.2f} {p99 * 1e3:8.2f} {(p50 - d50) * 1e3:8.2f} "
+        cpu[p.name] = p.cpu / len(p.latencies)
+        tput[p.name] = p.throughput
+        tp_cpu = p.tp_cpu / p.tp_calls if p.tp_calls else 0.0
+        print(f"{p.name:<11} {p50 * 1e3:8.2f} {p99 * 1e3:8.2f} {(p50 - d50) * 1e3:8.2f} "
               f"{(p99 - d99) * 1e3:8.2f} {p.throughput:12.0f} {p.throughput / direct.throughput:9.2f} "
-              f"{p.cpu / len(p.latencies) * 1e3:11.3f} {p.errors:6d}")
+              f"{cpu[p.name] * 1e3:11.3f} {tp_cpu * 1e3:8.3f} {p.errors:6d}")
     if "fastmcp" in added and added["fastmcp"] > 0:
         for name in ("broker", "broker@ref"):
             if name in added:
                 print(f"{name} added p50 / fastmcp added p50 = {added[name] / added['fastmcp']:.2f}")
+    if "broker-http" in added and "mcp-proxy" in added:
+        a, b = "broker-http", "mcp-proxy"
+        ratio = (f"{added[a] / added[b]:.2f}" if added[b] > 0 else "n/a")
+        print(f"broker-http / mcp-proxy: added p50 {ratio}, cpu per call {cpu[a] / cpu[b]:.2f}, "
+              f"throughput @{concurrency} {tput[a] / tput[b]:.2f}   (target: <= 0.5, <= 0.5, >= 1)")
 
 
 async def main() -> None:
@@ -230,6 +399,11 @@ async def main() -> None:
     ap.add_argument("--tp-rounds", type=int, default=3, help="interleaved throughput rounds (median)")
     ap.add_argument("--quick", action="store_true", help="CI smoke: a few calls only")
     ap.add_argument("--compare-src", help="also measure the broker from this source dir (PYTHONPATH)")
+    ap.add_argument("--no-http", action="store_true", help="stdio paths only (no broker serve, no mcp-proxy)")
+    ap.add_argument("--targets", default="raw,everything",
+                    help="comma list of downstreams: raw (python echo), everything (server-everything)")
+    ap.add_argument("--profile-http", metavar="DIR", help="py-spy `broker serve` under load, into DIR")
+    ap.add_argument("--profile-seconds", type=int, default=20)
     opts = ap.parse_args()
     if opts.quick:
         opts.rounds, opts.calls, opts.per_task, opts.tp_rounds = 3, 5, 5, 1
@@ -238,9 +412,16 @@ async def main() -> None:
         print(f"broker@ref = the broker with PYTHONPATH={opts.compare_src}")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        targets = [("python-raw-echo", PY, [str(ECHO_SERVER)])]
-        if EVERYTHING.exists():
-            targets.append(("server-everything-echo", str(EVERYTHING), ["stdio"]))
+        wanted = {t.strip() for t in opts.targets.split(",")}
+        targets = []
+        if "raw" in wanted:
+            targets.append(("python-raw-echo", PY, [str(ECHO_SERVER)]))
+        if "everything" in wanted:
+            if EVERYTHING.exists():
+                targets.append(("server-everything-echo", str(EVERYTHING), ["stdio"]))
+            else:
+                print(f"  (server-everything skipped: {EVERYTHING} not found; run `npm install`)")
+        opts.first_label = targets[0][0] if targets else ""
         for label, cmd, args in targets:
             paths = await bench_target(label, cmd, args, opts, work)
             report(label, paths, opts.concurrency)
