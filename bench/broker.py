@@ -39,8 +39,9 @@ its own venv:
 or point MCP_PROXY at its `mcp-proxy` script.
 
 `--profile-http DIR`: after the measured rounds, py-spy (`pip install py-spy`) records
-`broker serve` for `--profile-seconds` while the client keeps 16 calls in flight on it; writes
-raw folded stacks (wall and --gil) and a summary of the top frames into DIR.
+`broker serve`, then mcp-proxy, for `--profile-seconds` each while the client keeps 16 calls
+in flight on it (first downstream only); writes
+raw folded stacks (active and --gil) and their top frames (bench/folded_stacks.py) into DIR.
 """
 
 from __future__ import annotations
@@ -68,6 +69,9 @@ import yaml
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from folded_stacks import read_folded, summarize
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
@@ -189,7 +193,7 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 async def session(p: Path_) -> AsyncIterator[ClientSession]:
     if p.http is None:
         assert p.params is not None
-        async with stdio_client(p.params, errlog=open(os.devnull, "w")) as (r, w), ClientSession(r, w) as s:  # noqa: SIM115
+        async with stdio_client(p.params, errlog=open(os.devnull, "w")) as (r, w), ClientSession(r, w) as s:
             await s.initialize()
             yield s
         return
@@ -329,21 +333,23 @@ async def bench_target(label: str, command: str, args: list[str], opts: argparse
             p.throughput = statistics.median(p.tp_runs)
         if opts.profile_http and label == opts.first_label:
             for s, p in zip(sessions, paths, strict=True):
-                if p.name == "broker-http":
+                if p.http is not None:  # broker serve, and mcp-proxy for comparison
                     await profile(s, p, opts)
     return paths
 
 
 async def profile(s: ClientSession, p: Path_, opts: argparse.Namespace) -> None:
-    """py-spy on `broker serve` while the client keeps `--concurrency` calls in flight."""
+    """py-spy on an HTTP front while the client keeps `--concurrency` calls in flight."""
     spy = shutil.which("py-spy") or str(Path(PY).parent / "py-spy")
     if not Path(spy).exists():
         print("  (profile skipped: py-spy not found; `.venv/bin/pip install py-spy`)")
         return
     out = Path(opts.profile_http)
     out.mkdir(parents=True, exist_ok=True)
-    for kind, extra in (("wall", []), ("gil", ["--gil"])):
-        raw = out / f"broker-serve-{kind}.txt"
+    # "active": every sample of a thread not idle in a syscall (py-spy's default); "gil": only
+    # samples holding the GIL, i.e. Python work.
+    for kind, extra in (("active", []), ("gil", ["--gil"])):
+        raw = out / f"{p.name}-{kind}.txt"
         cmd = [spy, "record", "-p", str(p.pid), "-r", "500", "-d", str(opts.profile_seconds), "-f", "raw",
                "-o", str(raw), "--nonblocking", *extra]
         spy_proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -359,7 +365,11 @@ async def profile(s: ClientSession, p: Path_, opts: argparse.Namespace) -> None:
         if spy_proc.returncode != 0:
             print(f"  (py-spy failed: {err.decode()[-500:]})")
             continue
-        print(f"  profile ({kind}): {raw}  ({calls} calls, {cpu / max(calls, 1) * 1e3:.3f} ms CPU/call)")
+        seconds = time.monotonic() - t0
+        line = (f"{p.name} {kind}: {calls} calls in {seconds:.1f} s ({calls / seconds:.0f}/s), "
+                f"{cpu / max(calls, 1) * 1e3:.3f} ms CPU/call, py-spy at 500 Hz")
+        print(f"  profile {line}: {raw}")
+        (out / f"{p.name}-{kind}-top.txt").write_text(line + "\n" + summarize(read_folded(raw), 40) + "\n")
 
 
 def report(label: str, paths: list[Path_], concurrency: int) -> None:
@@ -402,7 +412,7 @@ async def main() -> None:
     ap.add_argument("--no-http", action="store_true", help="stdio paths only (no broker serve, no mcp-proxy)")
     ap.add_argument("--targets", default="raw,everything",
                     help="comma list of downstreams: raw (python echo), everything (server-everything)")
-    ap.add_argument("--profile-http", metavar="DIR", help="py-spy `broker serve` under load, into DIR")
+    ap.add_argument("--profile-http", metavar="DIR", help="py-spy the HTTP fronts under load, into DIR")
     ap.add_argument("--profile-seconds", type=int, default=20)
     opts = ap.parse_args()
     if opts.quick:

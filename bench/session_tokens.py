@@ -323,6 +323,8 @@ def run_session(config: str, task: Task, work: Path, llm: FakeLLM, opts: argpars
             res = sandbox.run(message, llm.requests, sid, opts.timeout)
             session.seconds.append(res.seconds)
             reqs = llm.requests[res.first_request:res.last_request]
+            with (root / "requests.jsonl").open("a") as f:  # what OpenCode sent, kept with --keep
+                f.writelines(compact(r) + "\n" for r in reqs)
             session.requests += [count_request(r, mcp_servers) for r in reqs]
             for r in reqs:
                 sub = "sub:" if request_kind(r) == "subagent" else ""
@@ -438,7 +440,8 @@ def main() -> int:
     ap.add_argument("--service-timeout", type=float, default=300.0, help="seconds for memini-core to be ready")
     ap.add_argument("--json", type=Path, help="write every session's requests and figures here")
     ap.add_argument("--requests", action="store_true", help="print every request's figures")
-    ap.add_argument("--keep", action="store_true", help="keep the sessions' directories (logs, configs)")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the sessions' directories (configs, logs, requests.jsonl: every request sent)")
     opts = ap.parse_args()
     configs = [c.strip() for c in opts.configs.split(",") if c.strip()]
     bad = [c for c in configs if c not in CONFIGS]
