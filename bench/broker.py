@@ -382,11 +382,16 @@ async def profile(s: ClientSession, p: Path_, opts: argparse.Namespace) -> None:
         (out / f"{p.name}-{kind}-top.txt").write_text(line + "\n" + summarize(read_folded(raw), 40) + "\n")
 
 
+def _ratio(a: float, b: float) -> str:
+    # --quick runs can measure 0 CPU ticks (10 ms resolution) or a negative added p50
+    return f"{a / b:.2f}" if b > 0 else "n/a"
+
+
 def report(label: str, paths: list[Path_], concurrency: int) -> None:
     direct = paths[0]
     d50, d99 = statistics.median(direct.latencies), pct(direct.latencies, 99)
     print(f"\n## {label}  ({len(direct.latencies)} calls per path, interleaved)")
-    print(f"{'path':<11} {'p50 ms':>8} {'p99 ms':>8} {'+p50 ms':>8} {'+p99 ms':>8} "
+    print(f"{'path':<15} {'p50 ms':>8} {'p99 ms':>8} {'+p50 ms':>8} {'+p99 ms':>8} "
           f"{'calls/s@' + str(concurrency):>12} {'vs direct':>9} {'cpu ms/call':>11} {'cpu@' + str(concurrency):>8} "
           f"{'errors':>6}")
     added, cpu, tput = {}, {}, {}
@@ -396,7 +401,7 @@ def report(label: str, paths: list[Path_], concurrency: int) -> None:
         cpu[p.name] = p.cpu / len(p.latencies)
         tput[p.name] = p.throughput
         tp_cpu = p.tp_cpu / p.tp_calls if p.tp_calls else 0.0
-        print(f"{p.name:<11} {p50 * 1e3:8.2f} {p99 * 1e3:8.2f} {(p50 - d50) * 1e3:8.2f} "
+        print(f"{p.name:<15} {p50 * 1e3:8.2f} {p99 * 1e3:8.2f} {(p50 - d50) * 1e3:8.2f} "
               f"{(p99 - d99) * 1e3:8.2f} {p.throughput:12.0f} {p.throughput / direct.throughput:9.2f} "
               f"{cpu[p.name] * 1e3:11.3f} {tp_cpu * 1e3:8.3f} {p.errors:6d}")
     if "fastmcp" in added and added["fastmcp"] > 0:
@@ -406,9 +411,9 @@ def report(label: str, paths: list[Path_], concurrency: int) -> None:
     b = "mcp-proxy"
     for a in ("broker-http", "broker-http@ref"):
         if a in added and b in added:
-            ratio = (f"{added[a] / added[b]:.2f}" if added[b] > 0 else "n/a")
-            print(f"{a} / mcp-proxy: added p50 {ratio}, cpu per call {cpu[a] / cpu[b]:.2f}, "
-                  f"throughput @{concurrency} {tput[a] / tput[b]:.2f}   (target: <= 0.5, <= 0.5, >= 1)")
+            print(f"{a} / mcp-proxy: added p50 {_ratio(added[a], added[b])}, cpu per call "
+                  f"{_ratio(cpu[a], cpu[b])}, throughput @{concurrency} {_ratio(tput[a], tput[b])}"
+                  "   (target: <= 0.5, <= 0.5, >= 1)")
 
 
 async def main() -> None:
