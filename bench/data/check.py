@@ -25,11 +25,100 @@ DATA = Path(__file__).resolve().parent
 NEAR_COPY_COVER = 0.75
 NEAR_COPY_JACCARD = 0.6
 STOP = frozenset(
-    """a an and are as at be been by can do does did for from has have how i if in into is it its
-    me my of on or our so that the their them then there these this to was we were what when where
-    which who whom whose why will with you your after before about up down out over under than
-    too very just also any all each every some most more much many should would could must may
-    might get got gets being am not no s""".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "by",
+        "can",
+        "do",
+        "does",
+        "did",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "so",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+        "after",
+        "before",
+        "about",
+        "up",
+        "down",
+        "out",
+        "over",
+        "under",
+        "than",
+        "too",
+        "very",
+        "just",
+        "also",
+        "any",
+        "all",
+        "each",
+        "every",
+        "some",
+        "most",
+        "more",
+        "much",
+        "many",
+        "should",
+        "would",
+        "could",
+        "must",
+        "may",
+        "might",
+        "get",
+        "got",
+        "gets",
+        "being",
+        "am",
+        "not",
+        "no",
+        "s",
+    ]
 )
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -99,7 +188,9 @@ def quantiles(values: list[float]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--list", type=int, default=0, help="print the N most overlapping questions")
+    parser.add_argument(
+        "--list", type=int, default=0, help="print the N most overlapping questions"
+    )
     args = parser.parse_args()
     failed = False
     for name in ("memory_updates.jsonl", "memory_paraphrase.jsonl", "memory_keyword.jsonl"):
@@ -110,7 +201,9 @@ def main() -> int:
             counts[key] = counts.get(key, 0) + 1
         qa = pairs(rows)
         per_split = {s: sum(1 for p in qa if p[1] == s) for s in ("tune", "heldout")}
-        print(f"{name}: {len(rows)} lines " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+        print(
+            f"{name}: {len(rows)} lines " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+        )
         print(f"  question/fact pairs: tune {per_split['tune']}, heldout {per_split['heldout']}")
         scored = [(overlap(q, f), pid, q, f) for pid, _, q, f in qa]
         share = [s[0][0] for s in scored]
@@ -120,17 +213,28 @@ def main() -> int:
         print(f"  cover (fact words repeated by the question): {quantiles(cover)}")
         print(f"  jaccard(question, fact):                  {quantiles(jacc)}")
         bands = [(0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 1.01)]
-        print("  share histogram: " + "  ".join(
-            f"[{lo:.1f},{min(hi, 1.0):.1f}{']' if hi > 1 else ')'} {sum(lo <= s < hi for s in share)}"
-            for lo, hi in bands))
+        print(
+            "  share histogram: "
+            + "  ".join(
+                f"[{lo:.1f},{min(hi, 1.0):.1f}{']' if hi > 1 else ')'}"
+                f" {sum(lo <= s < hi for s in share)}"
+                for lo, hi in bands
+            )
+        )
         near = [s for s in scored if s[0][1] >= NEAR_COPY_COVER or s[0][2] >= NEAR_COPY_JACCARD]
-        print(f"  near-copies (cover >= {NEAR_COPY_COVER} or jaccard >= {NEAR_COPY_JACCARD}): {len(near)}")
+        print(
+            f"  near-copies (cover >= {NEAR_COPY_COVER} or jaccard >= {NEAR_COPY_JACCARD}):"
+            f" {len(near)}"
+        )
         for (sh, cv, jc), pid, q, f in near:
             print(f"  NEAR-COPY {pid}: cover {cv:.2f}, jaccard {jc:.2f}\n    Q: {q}\n    F: {f}")
         failed |= bool(near)
         if args.list:
             for (sh, cv, jc), pid, q, f in sorted(scored, key=lambda s: -s[0][2])[: args.list]:
-                print(f"  share {sh:.2f} cover {cv:.2f} jaccard {jc:.2f} {pid}\n    Q: {q}\n    F: {f}")
+                print(
+                    f"  share {sh:.2f} cover {cv:.2f} jaccard {jc:.2f} {pid}"
+                    f"\n    Q: {q}\n    F: {f}"
+                )
     return 1 if failed else 0
 
 

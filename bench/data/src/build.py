@@ -88,14 +88,28 @@ def parse_updates() -> tuple[dict[str, dict], list[dict]]:
             item = {"id": f"{short}-{current}-{n:02d}", "kind": kind, "project": current}
             if kind == "non_update":
                 _, topic, old, new, q_old, q_new = fields(line, 6, where)
-                item.update(topic=topic, old=old, new=new, questions=[
-                    {"question": q_old, "answer": "old"}, {"question": q_new, "answer": "new"}])
+                item.update(
+                    topic=topic,
+                    old=old,
+                    new=new,
+                    questions=[
+                        {"question": q_old, "answer": "old"},
+                        {"question": q_new, "answer": "new"},
+                    ],
+                )
             else:
                 _, topic, old, new, question = fields(line, 5, where)
-                item.update(topic=topic, old=old, new=new, question=question,
-                            answer="new" if kind == "update" else "both")
+                item.update(
+                    topic=topic,
+                    old=old,
+                    new=new,
+                    question=question,
+                    answer="new" if kind == "update" else "both",
+                )
             if kind == "update":
-                item["style"] = "value_only" if code == "V" else ("cue" if CUE.search(new) else "plain")
+                item["style"] = (
+                    "value_only" if code == "V" else ("cue" if CUE.search(new) else "plain")
+                )
             items.append(item)
     return projects, items
 
@@ -159,11 +173,27 @@ def parse_grouped(pattern: str, set_name: str) -> list[dict]:
                 raise SystemExit(f"{where}: empty field: {line!r}")
             counter += 1
             if parts[0] == "F" and len(parts) >= 3:
-                rows.append({"group": group, "about": about, "kind": "fact", "fact": parts[1],
-                             "questions": parts[2:], "n": counter})
+                rows.append(
+                    {
+                        "group": group,
+                        "about": about,
+                        "kind": "fact",
+                        "fact": parts[1],
+                        "questions": parts[2:],
+                        "n": counter,
+                    }
+                )
             elif parts[0] == "D" and len(parts) == 2:
-                rows.append({"group": group, "about": about, "kind": "distractor", "fact": parts[1],
-                             "questions": [], "n": counter})
+                rows.append(
+                    {
+                        "group": group,
+                        "about": about,
+                        "kind": "distractor",
+                        "fact": parts[1],
+                        "questions": [],
+                        "n": counter,
+                    }
+                )
             else:
                 raise SystemExit(f"{where}: expected F|fact|question... or D|fact: {line!r}")
     return rows
@@ -206,7 +236,9 @@ def main() -> int:
     args = parser.parse_args()
     outputs = {
         "memory_updates.jsonl": dump(build_updates()),
-        "memory_paraphrase.jsonl": dump(build_grouped("paraphrase_*.txt", "memory_paraphrase", "par")),
+        "memory_paraphrase.jsonl": dump(
+            build_grouped("paraphrase_*.txt", "memory_paraphrase", "par")
+        ),
         "memory_keyword.jsonl": dump(build_grouped("keyword_*.txt", "memory_keyword", "kw")),
     }
     stale = []

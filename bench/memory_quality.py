@@ -1,0 +1,251 @@
+"""memini-core ranking quality on the evaluation sets, against plain cosine and mem0 OSS, one run.
+
+    .venv/bin/python bench/memory_quality.py                      # tune and heldout, every set
+    .venv/bin/python bench/memory_quality.py --split heldout      # one split
+    .venv/bin/python bench/memory_quality.py --mem0-python /work/venvs/mem0/bin/python --json o.json
+
+Each set goes into a fresh memini-core (MemoryService on a temporary SQLite file, the real
+all-MiniLM-L6-v2 through the project's Embedder) and, in the same run, a fresh mem0 OSS
+(`infer=False`, the same MiniLM weights, qdrant local; bench/mem0_runner.py in mem0's venv,
+made by bench/mem0_setup.sh — without it the bench prints "mem0: skipped (...)" and goes on).
+
+Sets (bench/data, README there): `paraphrase` — every fact in one scope, each question asks for
+one fact in other words; `keyword` — every fact and distractor in one scope, each question names
+the fact's identifier; `updates` — each item in its own scope (context, old fact, then new fact,
+plain adds), update questions whose answer is the new fact, and non-update questions whose answer
+is the fact asked about. Contradictions are left to bench/memory_updates.py.
+
+Rankings (bench/memory_evalkit.py says exactly which calls): vector (plain cosine, numpy, over
+the store's own vectors), keyword (the store's keyword ranking), default (MemoryService.query),
+mem0 (Memory.search). Each is asked for its top 10: recall@1, recall@5, MRR@10, and the p50 time
+per question (embedding included, its cache emptied before every timed call). For each question
+the rankings run one after the other, so machine noise falls on all of them alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from memory_evalkit import (
+    Embedder,
+    K,
+    OurMemory,
+    Scores,
+    load_note,
+    load_set,
+    open_mem0,
+    pct,
+    rank_of,
+)
+
+METHODS = ("vector", "keyword", "default")
+
+
+@dataclass
+class Question:
+    scope: str
+    text: str
+    target: str  # key of the fact that answers it
+    split: str
+    part: str  # which table the question is reported in
+
+
+def corpus_paraphrase() -> tuple[list[tuple[str, str, str]], list[Question]]:
+    rows = load_set("memory_paraphrase")
+    facts = [("paraphrase", r["id"], r["fact"]) for r in rows]
+    questions = [
+        Question("paraphrase", q, r["id"], r["split"], "paraphrase")
+        for r in rows
+        if r["kind"] == "fact"
+        for q in r["questions"]
+    ]
+    return facts, questions
+
+
+def corpus_keyword() -> tuple[list[tuple[str, str, str]], list[Question]]:
+    rows = load_set("memory_keyword")
+    facts = [("keyword", r["id"], r["fact"]) for r in rows]
+    questions = [
+        Question("keyword", q, r["id"], r["split"], "keyword")
+        for r in rows
+        if r["kind"] == "fact"
+        for q in r["questions"]
+    ]
+    return facts, questions
+
+
+def corpus_updates() -> tuple[list[tuple[str, str, str]], list[Question]]:
+    facts, questions = [], []
+    for r in load_set("memory_updates"):
+        scope = r["id"]
+        for i, text in enumerate(r["context"]):
+            facts.append((scope, f"{scope}/ctx{i}", text))
+        facts.append((scope, f"{scope}/old", r["old"]))
+        facts.append((scope, f"{scope}/new", r["new"]))
+        if r["kind"] == "update":
+            questions.append(
+                Question(scope, r["question"], f"{scope}/new", r["split"], "updates: update")
+            )
+        elif r["kind"] == "non_update":
+            for q in r["questions"]:
+                questions.append(
+                    Question(
+                        scope,
+                        q["question"],
+                        f"{scope}/{q['answer']}",
+                        r["split"],
+                        "updates: non-update",
+                    )
+                )
+    return facts, questions
+
+
+SETS = {"paraphrase": corpus_paraphrase, "keyword": corpus_keyword, "updates": corpus_updates}
+
+
+def add_figures(ms: list[float]) -> dict:
+    """Adds, one at a time: p50, p99, adds per second of time spent adding (no pipe, no JSON)."""
+    return {"p50_ms": pct(ms, 50), "p99_ms": pct(ms, 99), "per_s": len(ms) / (sum(ms) / 1000)}
+
+
+def run_set(name: str, embedder: Embedder, mem0, splits: list[str]) -> dict:
+    facts, questions = SETS[name]()
+    questions = [q for q in questions if "all" in splits or q.split in splits]
+    result: dict = {"facts": len(facts), "questions": len(questions)}
+    # -- ours
+    with OurMemory(embedder) as ours:
+        add_ms, key_to_id = [], {}
+        for scope, key, text in facts:
+            added, ms = ours.add(scope, text)
+            add_ms.append(ms)
+            key_to_id[key] = added.memory.id
+        result["ours_add"] = add_figures(add_ms)
+        for scope in {q.scope for q in questions}:
+            ours.scope_vectors(scope)  # the "index" of plain cosine, built before timing
+        scores: dict[tuple[str, str, str], Scores] = {}
+        for q in questions:
+            target = key_to_id[q.target]
+            for method in METHODS:
+                embedder.cache_clear()  # every timed call embeds its question afresh
+                ids, ms = getattr(ours, method)(q.scope, q.text, K)
+                for split in (q.split, "all"):
+                    scores.setdefault((q.part, split, method), Scores()).add(
+                        rank_of(target, ids), ms
+                    )
+    # -- mem0, in the same run
+    if mem0 is not None:
+        mem0.fresh()
+        m_ids, m_ms = [], []
+        for i in range(0, len(facts), 200):
+            ids, ms = mem0.add([(scope, text) for scope, _, text in facts[i : i + 200]])
+            m_ids += ids
+            m_ms += ms
+        result["mem0_add"] = add_figures(m_ms)
+        m_key = {key: mid for (_, key, _), mid in zip(facts, m_ids)}
+        embed_ms: list[float] = []
+        for i in range(0, len(questions), 100):
+            chunk = questions[i : i + 100]
+            out = mem0.search([(q.scope, q.text) for q in chunk], K)
+            embed_ms += out["embed_ms"]
+            for q, hits, ms in zip(chunk, out["hits"], out["ms"]):
+                for split in (q.split, "all"):
+                    scores.setdefault((q.part, split, "mem0"), Scores()).add(
+                        rank_of(m_key[q.target], hits), ms
+                    )
+        result["mem0_embed_p50_ms"] = pct(embed_ms, 50)
+    result["scores"] = {
+        f"{part}|{split}|{method}": s.as_dict() for (part, split, method), s in scores.items()
+    }
+    return result
+
+
+def print_set(name: str, res: dict, splits: list[str]) -> None:
+    print(f"\n== {name}: {res['facts']} memories, {res['questions']} questions asked")
+    a = res["ours_add"]
+    line = f"   adds: ours p50 {a['p50_ms']:.2f} ms, p99 {a['p99_ms']:.1f} ms ({a['per_s']:.0f}/s)"
+    if "mem0_add" in res:
+        m = res["mem0_add"]
+        line += (
+            f"; mem0 p50 {m['p50_ms']:.2f} ms, p99 {m['p99_ms']:.1f} ms ({m['per_s']:.0f}/s)"
+            f"; mem0 spends p50 {res['mem0_embed_p50_ms']:.2f} ms of a search embedding"
+        )
+    print(line)
+    parts = sorted({k.split("|")[0] for k in res["scores"]})
+    for part in parts:
+        for split in splits:
+            rows = {m: res["scores"].get(f"{part}|{split}|{m}") for m in (*METHODS, "mem0")}
+            if rows["default"] is None:
+                continue
+            print(f"   {part} [{split}, n={rows['default']['n']}]")
+            print(f"     {'ranking':<9} {'R@1':>6} {'R@5':>6} {'MRR@10':>7} {'p50 ms':>8}")
+            for m, r in rows.items():
+                if r is not None:
+                    print(
+                        f"     {m:<9} {r['recall@1']:>6.3f} {r['recall@5']:>6.3f}"
+                        f" {r['mrr@10']:>7.3f} {r['p50_ms']:>8.2f}"
+                    )
+            d, v, kw = rows["default"], rows["vector"], rows["keyword"]
+            ratio = f"default - vector R@1 {100 * (d['recall@1'] - v['recall@1']):+.1f} points, "
+            ratio += f"default - keyword R@1 {100 * (d['recall@1'] - kw['recall@1']):+.1f} points"
+            if rows["mem0"] is not None:
+                ratio += f"; mem0 p50 / default p50 = {rows['mem0']['p50_ms'] / d['p50_ms']:.2f}x"
+            print(f"     {ratio}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--split",
+        choices=("tune", "heldout", "all"),
+        default="all",
+        help="which questions to ask; 'all' reports tune, heldout and both together",
+    )
+    parser.add_argument("--sets", default="paraphrase,keyword,updates")
+    parser.add_argument(
+        "--mem0-python",
+        type=str,
+        default=None,
+        help="python of mem0's venv (default $MEM0_PYTHON or /work/venvs/mem0/bin/python)",
+    )
+    parser.add_argument("--no-mem0", action="store_true")
+    parser.add_argument("--json", type=str, default=None, help="write every figure here")
+    args = parser.parse_args()
+    sets = [s.strip() for s in args.sets.split(",") if s.strip()]
+    unknown = [s for s in sets if s not in SETS]
+    if unknown:
+        parser.error(f"unknown set(s) {', '.join(unknown)}; choose from {', '.join(SETS)}")
+    splits = ["tune", "heldout", "all"] if args.split == "all" else [args.split]
+
+    embedder = Embedder()
+    embedder.embed_one("warm up")  # model load is not part of any figure
+
+    mem0, note = open_mem0(Path(args.mem0_python) if args.mem0_python else None, args.no_mem0)
+    print(f"memory_quality: embedder {embedder.model_name} ({embedder.backend}); {note}")
+    print(f"start: {load_note()}")
+    report = {
+        "embedder_backend": embedder.backend,
+        "mem0": note,
+        "load_start": load_note(),
+        "sets": {},
+    }
+    try:
+        for name in sets:
+            res = run_set(name, embedder, mem0, splits)
+            report["sets"][name] = res
+            print_set(name, res, splits)
+    finally:
+        if mem0 is not None:
+            mem0.close()
+    report["load_end"] = load_note()
+    print(f"\nend: {report['load_end']}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

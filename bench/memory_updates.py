@@ -1,0 +1,428 @@
+"""Do newer facts replace older ones? memini-core against mem0 OSS (infer=False), one run.
+
+    .venv/bin/python bench/memory_updates.py                       # tune and heldout
+    .venv/bin/python bench/memory_updates.py --split heldout --json out.json
+    .venv/bin/python bench/memory_updates.py --mem0-python /work/venvs/mem0/bin/python
+
+For every item of bench/data/memory_updates.jsonl, in its own scope (project = the item's id) of
+one fresh memini-core (MemoryService, temporary SQLite file, real MiniLM): add the context facts
+and the old fact, then the new fact — plain adds, as a user's agent makes them, no
+supersede_similar — then ask. The same sequence goes into a fresh mem0 OSS in the same run
+(bench/mem0_runner.py in mem0's own venv; "mem0: skipped (...)" without it).
+
+Reported, per split (targets from issue 17 on held-out):
+- updates: the new fact ranked first (>= 90 %), the old fact absent from the top 5 (>= 90 %),
+  the old fact superseded by the write, and how each style of new fact fares (cue / plain /
+  value-only);
+- non-updates: false supersessions (<= 2 %) — the old fact superseded by the write, or hidden
+  (not in the top 5 for its own question) — and whether each question finds its fact first;
+- contradictions: a CONTRADICTS link between the two facts after the write, and whether either
+  was superseded (the wrong outcome);
+- writes: latency of adding the new fact (p50/p99), and what the service adds over a bare
+  insert of the same text (embed + `store.add_memory`, measured on the same items in a shadow
+  scope): today that is the `similar` lookup; update detection will land there (< 10 ms p50).
+Rankings: our default query (MemoryService.query) and, for reference, plain cosine over the
+same vectors (bench/memory_evalkit.py); mem0's Memory.search.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from memory_evalkit import (
+    Embedder,
+    K,
+    OurMemory,
+    load_note,
+    load_set,
+    open_mem0,
+    pct,
+    rank_of,
+)
+
+from neuralgentics.memini.embeddings import content_hash
+from neuralgentics.memini.store.base import NewMemory
+
+TOP = 5
+
+
+class Tally:
+    """Counts per (split, name); `rate` is the share of items where a condition held."""
+
+    def __init__(self) -> None:
+        self.hits: dict[tuple[str, str], int] = defaultdict(int)
+        self.total: dict[tuple[str, str], int] = defaultdict(int)
+        self.ms: dict[tuple[str, str], list[float]] = defaultdict(list)
+
+    def count(self, split: str, name: str, ok: bool) -> None:
+        for s in (split, "all"):
+            self.total[s, name] += 1
+            self.hits[s, name] += int(ok)
+
+    def time(self, split: str, name: str, ms: float) -> None:
+        for s in (split, "all"):
+            self.ms[s, name].append(ms)
+
+    def rate(self, split: str, name: str) -> tuple[float, int, int]:
+        n = self.total.get((split, name), 0)
+        h = self.hits.get((split, name), 0)
+        return (h / n if n else float("nan")), h, n
+
+    def as_dict(self) -> dict:
+        out: dict = {}
+        for (split, name), n in self.total.items():
+            out.setdefault(split, {})[name] = {
+                "hits": self.hits[split, name],
+                "n": n,
+                "rate": round(self.hits[split, name] / n, 4),
+            }
+        for (split, name), values in self.ms.items():
+            out.setdefault(split, {})[name] = {
+                "p50_ms": round(pct(values, 50), 3),
+                "p99_ms": round(pct(values, 99), 3),
+                "n": len(values),
+            }
+        return out
+
+
+def raw_insert(ours: OurMemory, scope: str, text: str, *, timed: bool) -> float:
+    """Embed and insert with the store alone: what a write costs without the service's logic."""
+    if timed:
+        ours.embedder.cache_clear()
+    start = time.perf_counter()
+    vector = ours.embedder.embed_one(text)
+    ours.store.add_memory(
+        NewMemory(content=text, embedding=vector, content_hash=content_hash(text), project=scope)
+    )
+    return (time.perf_counter() - start) * 1000
+
+
+def service_add(ours: OurMemory, scope: str, text: str):
+    ours.embedder.cache_clear()  # the new fact is embedded inside the timed add
+    return ours.add(scope, text)
+
+
+def run_ours(items: list[dict], embedder: Embedder) -> Tally:
+    t = Tally()
+    with OurMemory(embedder) as ours:
+        for n, item in enumerate(items):
+            scope, split, kind = item["id"], item["split"], item["kind"]
+            ids = {}
+            for text in item["context"]:
+                ours.add(scope, text)
+                raw_insert(ours, scope + "#raw", text, timed=False)
+            ids["old"] = ours.add(scope, item["old"])[0].memory.id
+            raw_insert(ours, scope + "#raw", item["old"], timed=False)
+
+            # The timed pair: the service's add and a bare insert of the same text, in
+            # alternating order so neither always runs on a warmer cache.
+            if n % 2:
+                raw_ms = raw_insert(ours, scope + "#raw", item["new"], timed=True)
+                added, ms = service_add(ours, scope, item["new"])
+            else:
+                added, ms = service_add(ours, scope, item["new"])
+                raw_ms = raw_insert(ours, scope + "#raw", item["new"], timed=True)
+            ids["new"] = added.memory.id
+            t.time(split, "write_new", ms)
+            t.time(split, "write_raw", raw_ms)
+            t.time(split, "write_overhead", ms - raw_ms)
+            old = ours.store.get_memory(ids["old"])
+            superseded = old.superseded_by is not None
+            t.count(
+                split,
+                f"{kind}: old reported similar on add",
+                any(s.memory.id == ids["old"] for s in added.similar),
+            )
+            t.count(split, f"{kind}: old superseded", superseded)
+            if kind == "update":
+                for method in ("default", "vector"):
+                    embedder.cache_clear()
+                    ranked, qms = getattr(ours, method)(scope, item["question"], K)
+                    r_new, r_old = rank_of(ids["new"], ranked), rank_of(ids["old"], ranked)
+                    t.count(split, f"update/{method}: new first", r_new == 1)
+                    t.count(
+                        split,
+                        f"update/{method}: old absent from top {TOP}",
+                        r_old is None or r_old > TOP,
+                    )
+                    t.count(
+                        split,
+                        f"update/{method}: new in top {TOP}",
+                        r_new is not None and r_new <= TOP,
+                    )
+                    t.count(split, f"update/{method} [{item['style']}]: new first", r_new == 1)
+                    t.time(split, f"query/{method}", qms)
+            elif kind == "non_update":
+                hidden = False
+                for q in item["questions"]:
+                    embedder.cache_clear()
+                    ranked, qms = ours.default(scope, q["question"], K)
+                    r = rank_of(ids[q["answer"]], ranked)
+                    t.count(split, f"non_update: {q['answer']} fact first", r == 1)
+                    t.time(split, "query/default", qms)
+                    if q["answer"] == "old":
+                        hidden = r is None or r > TOP
+                t.count(split, f"non_update: old hidden from top {TOP}", hidden)
+                t.count(
+                    split,
+                    "non_update: false supersession (superseded or hidden)",
+                    superseded or hidden,
+                )
+            else:
+                edges = ours.store.edges_of([ids["new"]], ["CONTRADICTS"])
+                linked = any({e.source_id, e.target_id} == {ids["new"], ids["old"]} for e in edges)
+                t.count(split, "contradiction: linked", linked)
+                new_superseded = ours.store.get_memory(ids["new"]).superseded_by is not None
+                t.count(split, "contradiction: either superseded", superseded or new_superseded)
+                embedder.cache_clear()
+                ranked, _ = ours.default(scope, item["question"], K)
+                both = all(
+                    (r := rank_of(ids[x], ranked)) is not None and r <= TOP for x in ("old", "new")
+                )
+                t.count(split, f"contradiction: both in top {TOP}", both)
+    return t
+
+
+def run_mem0(items: list[dict], mem0) -> Tally:
+    t = Tally()
+    mem0.fresh()
+    ids: dict[str, dict[str, str]] = {}
+    for item in items:
+        scope = item["id"]
+        before, _ = mem0.add([(scope, text) for text in (*item["context"], item["old"])])
+        new_ids, ms = mem0.add([(scope, item["new"])])
+        ids[scope] = {"old": before[-1], "new": new_ids[0]}
+        t.time(item["split"], "write_new", ms[0])
+    # What is still there: with infer=False mem0 never updates or deletes, checked all the same.
+    still = mem0.exists([ids[i["id"]]["old"] for i in items])
+    queries, owners = [], []
+    for item, old_exists in zip(items, still):
+        split, kind, scope = item["split"], item["kind"], item["id"]
+        t.count(split, f"{kind}: old superseded", not old_exists)
+        if kind == "non_update":
+            for q in item["questions"]:
+                queries.append((scope, q["question"]))
+                owners.append((item, q["answer"]))
+        else:
+            queries.append((scope, item["question"]))
+            owners.append((item, None))
+    hidden: dict[str, bool] = {}
+    for i in range(0, len(queries), 100):
+        out = mem0.search(queries[i : i + 100], K)
+        for (item, answer), ranked, qms in zip(owners[i : i + 100], out["hits"], out["ms"]):
+            split, kind, mine = item["split"], item["kind"], ids[item["id"]]
+            t.time(split, "query/mem0", qms)
+            if kind == "update":
+                r_new, r_old = rank_of(mine["new"], ranked), rank_of(mine["old"], ranked)
+                t.count(split, "update/mem0: new first", r_new == 1)
+                t.count(
+                    split, f"update/mem0: old absent from top {TOP}", r_old is None or r_old > TOP
+                )
+                t.count(split, f"update/mem0: new in top {TOP}", r_new is not None and r_new <= TOP)
+                t.count(split, f"update/mem0 [{item['style']}]: new first", r_new == 1)
+            elif kind == "non_update":
+                r = rank_of(mine[answer], ranked)
+                t.count(split, f"non_update: {answer} fact first", r == 1)
+                if answer == "old":
+                    hidden[item["id"]] = r is None or r > TOP
+            else:
+                both = all(
+                    (r := rank_of(mine[x], ranked)) is not None and r <= TOP for x in ("old", "new")
+                )
+                t.count(split, f"contradiction: both in top {TOP}", both)
+                t.count(split, "contradiction: linked", False)  # mem0 has no links without an LLM
+    for item, old_exists in zip(items, still):
+        if item["kind"] == "non_update":
+            h = hidden[item["id"]]
+            t.count(item["split"], f"non_update: old hidden from top {TOP}", h)
+            t.count(
+                item["split"],
+                "non_update: false supersession (superseded or hidden)",
+                h or not old_exists,
+            )
+    return t
+
+
+def fmt_rate(t: Tally | None, split: str, name: str) -> str:
+    if t is None:
+        return "-"
+    rate, h, n = t.rate(split, name)
+    return "-" if not n else f"{rate:.3f} ({h}/{n})"
+
+
+def fmt_ms(t: Tally | None, split: str, name: str) -> str:
+    if t is None or not t.ms.get((split, name)):
+        return "-"
+    v = t.ms[split, name]
+    return f"p50 {pct(v, 50):.2f} / p99 {pct(v, 99):.2f} ms"
+
+
+def report(ours: Tally, mem0: Tally | None, splits: list[str]) -> None:
+    rows = [
+        (
+            "updates: new fact ranked first (>= 0.90)",
+            "update/default: new first",
+            "update/mem0: new first",
+        ),
+        (
+            f"updates: old fact absent from top {TOP} (>= 0.90)",
+            f"update/default: old absent from top {TOP}",
+            f"update/mem0: old absent from top {TOP}",
+        ),
+        (
+            f"updates: new fact in top {TOP}",
+            f"update/default: new in top {TOP}",
+            f"update/mem0: new in top {TOP}",
+        ),
+        ("  plain cosine, new first", "update/vector: new first", None),
+        (
+            f"  plain cosine, old absent from top {TOP}",
+            f"update/vector: old absent from top {TOP}",
+            None,
+        ),
+        (
+            "  new first, cue words",
+            "update/default [cue]: new first",
+            "update/mem0 [cue]: new first",
+        ),
+        (
+            "  new first, plain",
+            "update/default [plain]: new first",
+            "update/mem0 [plain]: new first",
+        ),
+        (
+            "  new first, value only",
+            "update/default [value_only]: new first",
+            "update/mem0 [value_only]: new first",
+        ),
+        (
+            "updates: old superseded by the write",
+            "update: old superseded",
+            "update: old superseded",
+        ),
+        ("updates: old reported `similar` on add", "update: old reported similar on add", None),
+        (
+            "non-updates: false supersession (<= 0.02)",
+            "non_update: false supersession (superseded or hidden)",
+            "non_update: false supersession (superseded or hidden)",
+        ),
+        ("  of which superseded", "non_update: old superseded", "non_update: old superseded"),
+        (
+            f"  of which hidden from top {TOP}",
+            f"non_update: old hidden from top {TOP}",
+            f"non_update: old hidden from top {TOP}",
+        ),
+        (
+            "non-updates: old fact first for its question",
+            "non_update: old fact first",
+            "non_update: old fact first",
+        ),
+        (
+            "non-updates: new fact first for its question",
+            "non_update: new fact first",
+            "non_update: new fact first",
+        ),
+        ("contradictions: CONTRADICTS link", "contradiction: linked", "contradiction: linked"),
+        ("contradictions: either fact superseded", "contradiction: either superseded", None),
+        (
+            f"contradictions: both in top {TOP}",
+            f"contradiction: both in top {TOP}",
+            f"contradiction: both in top {TOP}",
+        ),
+    ]
+    for split in splits:
+        print(f"\n== {split}")
+        print(f"   {'':<48} {'memini-core':<28} {'mem0 (infer=False)':<28}")
+        for label, ours_key, mem0_key in rows:
+            print(
+                f"   {label:<48} {fmt_rate(ours, split, ours_key):<28} "
+                f"{fmt_rate(mem0, split, mem0_key) if mem0_key else '-':<28}"
+            )
+        print(
+            f"   {'write of the new fact':<48} {fmt_ms(ours, split, 'write_new'):<28} "
+            f"{fmt_ms(mem0, split, 'write_new')}"
+        )
+        print(
+            f"   {'  bare insert of the same text (ours)':<48} {fmt_ms(ours, split, 'write_raw')}"
+        )
+        print(
+            f"   {'  service over bare insert (detection goes here)':<48}"
+            f" {fmt_ms(ours, split, 'write_overhead')}"
+        )
+        print(
+            f"   {'query':<48} {fmt_ms(ours, split, 'query/default'):<28}"
+            f" {fmt_ms(mem0, split, 'query/mem0')}"
+        )
+        if (
+            mem0 is not None
+            and ours.ms.get((split, "write_new"))
+            and mem0.ms.get((split, "write_new"))
+        ):
+            ratio = pct(mem0.ms[split, "write_new"], 50) / pct(ours.ms[split, "write_new"], 50)
+            print(f"   mem0 write p50 / ours = {ratio:.2f}x")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--split",
+        choices=("tune", "heldout", "all"),
+        default="all",
+        help="which items; 'all' reports tune, heldout and both together",
+    )
+    parser.add_argument(
+        "--mem0-python",
+        type=str,
+        default=None,
+        help="python of mem0's venv (default $MEM0_PYTHON or /work/venvs/mem0/bin/python)",
+    )
+    parser.add_argument("--no-mem0", action="store_true")
+    parser.add_argument("--json", type=str, default=None)
+    args = parser.parse_args()
+    items = [
+        r for r in load_set("memory_updates") if args.split == "all" or r["split"] == args.split
+    ]
+    splits = ["tune", "heldout", "all"] if args.split == "all" else [args.split]
+
+    embedder = Embedder()
+    embedder.embed_one("warm up")
+    mem0, note = open_mem0(Path(args.mem0_python) if args.mem0_python else None, args.no_mem0)
+    kinds = defaultdict(int)
+    for r in items:
+        kinds[r["kind"]] += 1
+    print(
+        f"memory_updates: {dict(kinds)}; embedder {embedder.model_name} ({embedder.backend});"
+        f" {note}"
+    )
+    print(f"start: {load_note()}")
+    try:
+        ours = run_ours(items, embedder)
+        theirs = run_mem0(items, mem0) if mem0 is not None else None
+    finally:
+        if mem0 is not None:
+            mem0.close()
+    report(ours, theirs, splits)
+    end = load_note()
+    print(f"\nend: {end}")
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "mem0": note,
+                    "load_end": end,
+                    "ours": ours.as_dict(),
+                    "mem0_figures": theirs.as_dict() if theirs else None,
+                },
+                indent=1,
+            )
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
