@@ -209,6 +209,52 @@ def test_concurrent_callers_share_one_model_and_one_cache(built: None) -> None:
         np.testing.assert_array_equal(r, results[0])
 
 
+def test_a_query_during_bulk_embedding_is_served_before_the_remaining_bulk_batches(
+    built: None,
+) -> None:
+    """Issue 13 finding 7: an index's embedding must not make a query wait for all of it."""
+    embedder = Embedder("onnx", batch_size=4, cache_size=0)
+    rng = random.Random(3)
+    chunks = [
+        f"chunk {i}: " + " ".join(rng.choice(_WORDS) for _ in range(300)) for i in range(40)
+    ]  # 10 bulk batches of 4 texts at the 256-token cut
+    alone = Embedder("onnx", cache_size=0).embed(chunks)
+    bulk_result: list[np.ndarray] = []
+    bulk = threading.Thread(target=lambda: bulk_result.append(embedder.embed(chunks)))
+    bulk.start()
+    while embedder.model_calls < 1:  # the first bulk batch is done, the next one in flight
+        bulk.join(timeout=0.001)
+    query = embedder.embed_one("which port does the staging database use")
+    batches_when_answered = embedder.model_calls - 1  # less the query's own model call
+    still_running = bulk.is_alive()
+    bulk.join(timeout=300)
+    assert still_running, "the query waited for the whole bulk call"
+    assert batches_when_answered <= 4, f"{batches_when_answered} of 10 bulk batches went first"
+    assert embedder.model_calls == 11 and embedder.texts_encoded == 41
+    np.testing.assert_allclose(bulk_result[0], alone, atol=1e-5)  # bulk work still whole
+    expected = Embedder("onnx", cache_size=0).embed_one("which port does the staging database use")
+    np.testing.assert_allclose(query, expected, atol=1e-5)
+
+
+def test_bulk_is_explicit_or_more_than_one_batch_and_duplicates_wait_for_one_result(
+    built: None,
+) -> None:
+    embedder = Embedder("onnx", batch_size=4)
+    texts = [f"shared text {i}" for i in range(6)]
+    results: list[np.ndarray] = []
+    callers = [
+        threading.Thread(target=lambda b=b: results.append(embedder.embed(texts, bulk=b)))
+        for b in (True, False, None, True)
+    ]
+    for t in callers:
+        t.start()
+    for t in callers:
+        t.join(timeout=120)
+    assert len(results) == 4 and embedder.texts_encoded == 6  # each text embedded once
+    for r in results[1:]:
+        np.testing.assert_array_equal(r, results[0])
+
+
 @pytest.mark.reference
 def test_the_stored_reference_vectors_are_what_sentence_transformers_computes(
     texts: list[str], reference: np.ndarray

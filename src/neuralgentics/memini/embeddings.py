@@ -28,6 +28,7 @@ from typing import Protocol
 
 import numpy as np
 
+from neuralgentics.memini._embed_lanes import Lanes
 from neuralgentics.memini._onnx_cache import MODEL_NAME, ModelUnavailable
 
 __all__ = [
@@ -62,6 +63,10 @@ class _Encoder(Protocol):
 
     def encode(self, texts: list[str]) -> np.ndarray: ...
 
+    def spare(self) -> _Encoder | None:
+        """A second instance for interactive calls while bulk work holds this one, or None."""
+        ...
+
 
 class _TorchEncoder:
     backend = "torch"
@@ -93,6 +98,9 @@ class _TorchEncoder:
         )
         return np.asarray(vectors, dtype=np.float32)
 
+    def spare(self) -> None:
+        return None  # a second torch model is ~500 MiB: interactive calls queue instead
+
 
 class _OnnxEncoder:
     def __init__(self, *, source: str, int8: bool) -> None:
@@ -110,13 +118,24 @@ class _OnnxEncoder:
             )
             paths = build_model(source, int8=int8).paths
         self.graph = paths.graph(int8=int8)
-        self._encoder = OnnxEncoder(self.graph, TOKENIZER, int(model_config()["max_seq_length"]))
+        self._max_length = int(model_config()["max_seq_length"])
+        self._encoder = OnnxEncoder(self.graph, TOKENIZER, self._max_length)
         self.backend = {("packaged", False): "onnx", ("packaged", True): "onnx-int8"}.get(
             (source, int8), "onnx-reference"
         )
 
     def encode(self, texts: list[str]) -> np.ndarray:
         return self._encoder.encode(texts)
+
+    def spare(self) -> _OnnxEncoder:
+        """Another session over the same graph file (~100 MiB more once made)."""
+        from neuralgentics.memini._onnx_session import OnnxEncoder
+        from neuralgentics.memini._onnx_weights import TOKENIZER
+
+        twin = object.__new__(_OnnxEncoder)
+        twin.graph, twin._max_length, twin.backend = self.graph, self._max_length, self.backend
+        twin._encoder = OnnxEncoder(self.graph, TOKENIZER, self._max_length)
+        return twin
 
 
 def _configured_backend() -> str:
@@ -150,11 +169,15 @@ class Embedder:
         self.batch_size = batch_size
         self.cache_size = cache_size
         self._encoder: _Encoder | None = None
+        self._lanes: Lanes[_Encoder] | None = None
         self._load_lock = threading.Lock()
-        # One embedding at a time: with the model already using every core, parallel calls gain
-        # nothing, and serialising is what makes "never embedded twice" exact.
-        self._encode_lock = threading.Lock()
+        # Guards the cache, the in-flight table and the counters; never held during a model
+        # call. Model calls are scheduled by `Lanes` (interactive first, bulk batch by batch).
+        self._state_lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        # texts some caller is embedding right now: others wanting them wait for that result,
+        # which is what keeps "never embedded twice" exact without one lock around the model
+        self._inflight: dict[str, _Pending] = {}
         self.texts_encoded = 0  # texts that went through the model: what the cache saves
         self.model_calls = 0
         self.cache_hits = 0
@@ -181,11 +204,16 @@ class Embedder:
         return self._encoder is not None
 
     def _load(self) -> _Encoder:
-        if self._encoder is None:
+        return self._loaded_lanes().main
+
+    def _loaded_lanes(self) -> Lanes[_Encoder]:
+        if self._lanes is None:
             with self._load_lock:
-                if self._encoder is None:
-                    self._encoder = self._make_encoder()
-        return self._encoder
+                if self._lanes is None:
+                    encoder = self._make_encoder()
+                    self._encoder = encoder
+                    self._lanes = Lanes(encoder, encoder.spare)
+        return self._lanes
 
     def _make_encoder(self) -> _Encoder:
         if self.requested_backend == "torch":
@@ -194,8 +222,12 @@ class Embedder:
             return _OnnxEncoder(source="reference", int8=False)
         return _OnnxEncoder(source="packaged", int8=self.requested_backend == "onnx-int8")
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """(len(texts), 384) float32, each row L2-normalised, rows in input order."""
+    def embed(self, texts: Sequence[str], *, bulk: bool | None = None) -> np.ndarray:
+        """(len(texts), 384) float32, each row L2-normalised, rows in input order.
+
+        `bulk` marks background work (indexing) that must not delay interactive calls: it runs
+        batch by batch and lets queries go first. By default a call is bulk when it needs more
+        than one model batch (more than `batch_size` uncached texts)."""
         if isinstance(texts, str):
             raise TypeError("embed() takes a list of strings; use embed_one() for a single text")
         texts = list(texts)
@@ -214,21 +246,31 @@ class Embedder:
                     f"embed() texts[{i}] is not valid Unicode text: {exc.reason} at character "
                     f"{exc.start}"
                 ) from None
-        with self._encode_lock:
-            missing: dict[str, str] = {}
+        found: dict[str, np.ndarray] = {}
+        mine: dict[str, str] = {}  # texts this call embeds
+        theirs: dict[str, _Pending] = {}  # texts another call is embedding right now
+        with self._state_lock:
             for key, text in zip(keys, texts):
-                if key not in self._cache and key not in missing:
-                    missing[key] = text
-            fresh = self._encode_unique(missing) if missing else {}
-            for i, key in enumerate(keys):
-                vector = fresh.get(key)
-                if vector is None:
-                    vector = self._cache[key]
+                if key in found or key in mine or key in theirs:
+                    continue
+                cached = self._cache.get(key)
+                if cached is not None:
                     self._cache.move_to_end(key)
-                    self.cache_hits += 1
-                out[i] = vector
-            for key, vector in fresh.items():
-                self._remember(key, vector)
+                    found[key] = cached
+                elif key in self._inflight:
+                    theirs[key] = self._inflight[key]
+                else:
+                    mine[key] = text
+                    self._inflight[key] = _Pending()
+        if mine:
+            is_bulk = len(mine) > self.batch_size if bulk is None else bulk
+            found.update(self._encode_unique(mine, bulk=is_bulk))
+        for key, pending in theirs.items():
+            found[key] = pending.result()
+        with self._state_lock:
+            self.cache_hits += sum(1 for key in keys if key not in mine)
+        for i, key in enumerate(keys):
+            out[i] = found[key]
         return out
 
     def embed_one(self, text: str) -> np.ndarray:
@@ -238,30 +280,68 @@ class Embedder:
         return self.embed([text])[0]
 
     def cache_clear(self) -> None:
-        with self._encode_lock:
+        with self._state_lock:
             self._cache.clear()
 
-    def _encode_unique(self, texts: dict[str, str]) -> dict[str, np.ndarray]:
-        encoder = self._load()
+    def _encode_unique(self, texts: dict[str, str], *, bulk: bool) -> dict[str, np.ndarray]:
+        """Embed texts no one else is embedding, batch by batch through the lanes; each batch's
+        vectors are published (cache + waiters) as soon as it is done."""
+        result: dict[str, np.ndarray] = {}
         # Longest first, so the first batch shows the peak memory and padding stays minimal.
         order = sorted(texts.items(), key=lambda item: len(item[1]), reverse=True)
-        result: dict[str, np.ndarray] = {}
-        for start in range(0, len(order), self.batch_size):
-            chunk = order[start : start + self.batch_size]
-            vectors = encoder.encode([text for _, text in chunk])
-            self.model_calls += 1
-            self.texts_encoded += len(chunk)
-            for (key, _), vector in zip(chunk, vectors):
-                result[key] = vector
+        try:
+            lanes = self._loaded_lanes()
+            for start in range(0, len(order), self.batch_size):
+                chunk = order[start : start + self.batch_size]
+                vectors = lanes.run([text for _, text in chunk], bulk=bulk)
+                with self._state_lock:
+                    self.model_calls += 1
+                    self.texts_encoded += len(chunk)
+                    for (key, _), vector in zip(chunk, vectors):
+                        vector = vector.copy()  # not a view that would pin its whole batch
+                        result[key] = vector
+                        self._remember(key, vector)
+                        self._inflight.pop(key).set(vector)
+        except BaseException as exc:
+            with self._state_lock:
+                for key, _ in order:
+                    pending = self._inflight.pop(key, None) if key not in result else None
+                    if pending is not None:
+                        pending.fail(exc)
+            raise
         return result
 
     def _remember(self, key: str, vector: np.ndarray) -> None:
+        """Under `_state_lock`."""
         if self.cache_size == 0:
             return
-        self._cache[key] = vector.copy()  # not a view that would pin its whole batch
+        self._cache[key] = vector
         self._cache.move_to_end(key)
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
+
+
+class _Pending:
+    """A text one call is embedding; other calls that need it wait here for its vector."""
+
+    def __init__(self) -> None:
+        self._done = threading.Event()
+        self._vector: np.ndarray | None = None
+        self._error: BaseException | None = None
+
+    def set(self, vector: np.ndarray) -> None:
+        self._vector = vector
+        self._done.set()
+
+    def fail(self, error: BaseException) -> None:
+        self._error = error
+        self._done.set()
+
+    def result(self) -> np.ndarray:
+        self._done.wait()
+        if self._vector is None:
+            raise ModelUnavailable(f"embedding failed in another call: {self._error}")
+        return self._vector
 
 
 _singleton_lock = threading.Lock()
