@@ -24,6 +24,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -103,10 +104,18 @@ class _TorchEncoder:
 
 
 class _OnnxEncoder:
-    def __init__(self, *, source: str, int8: bool) -> None:
-        from neuralgentics.memini._onnx_build import build_model, find_build
+    def __init__(self, graph: Path, backend: str) -> None:
         from neuralgentics.memini._onnx_session import OnnxEncoder
         from neuralgentics.memini._onnx_weights import TOKENIZER, model_config
+
+        self.graph = graph
+        self.backend = backend
+        self._encoder = OnnxEncoder(graph, TOKENIZER, int(model_config()["max_seq_length"]))
+
+    @classmethod
+    def load(cls, *, source: str, int8: bool) -> _OnnxEncoder:
+        """The graph of that weight source from the model cache, built there first if need be."""
+        from neuralgentics.memini._onnx_build import build_model, find_build
 
         paths = find_build(source, int8=int8)
         if paths is None:
@@ -117,25 +126,17 @@ class _OnnxEncoder:
                 source,
             )
             paths = build_model(source, int8=int8).paths
-        self.graph = paths.graph(int8=int8)
-        self._max_length = int(model_config()["max_seq_length"])
-        self._encoder = OnnxEncoder(self.graph, TOKENIZER, self._max_length)
-        self.backend = {("packaged", False): "onnx", ("packaged", True): "onnx-int8"}.get(
+        backend = {("packaged", False): "onnx", ("packaged", True): "onnx-int8"}.get(
             (source, int8), "onnx-reference"
         )
+        return cls(paths.graph(int8=int8), backend)
 
     def encode(self, texts: list[str]) -> np.ndarray:
         return self._encoder.encode(texts)
 
     def spare(self) -> _OnnxEncoder:
         """Another session over the same graph file (~100 MiB more once made)."""
-        from neuralgentics.memini._onnx_session import OnnxEncoder
-        from neuralgentics.memini._onnx_weights import TOKENIZER
-
-        twin = object.__new__(_OnnxEncoder)
-        twin.graph, twin._max_length, twin.backend = self.graph, self._max_length, self.backend
-        twin._encoder = OnnxEncoder(self.graph, TOKENIZER, self._max_length)
-        return twin
+        return _OnnxEncoder(self.graph, self.backend)
 
 
 def _configured_backend() -> str:
@@ -219,8 +220,8 @@ class Embedder:
         if self.requested_backend == "torch":
             return _TorchEncoder()
         if self.requested_backend == "onnx-reference":
-            return _OnnxEncoder(source="reference", int8=False)
-        return _OnnxEncoder(source="packaged", int8=self.requested_backend == "onnx-int8")
+            return _OnnxEncoder.load(source="reference", int8=False)
+        return _OnnxEncoder.load(source="packaged", int8=self.requested_backend == "onnx-int8")
 
     def embed(self, texts: Sequence[str], *, bulk: bool | None = None) -> np.ndarray:
         """(len(texts), 384) float32, each row L2-normalised, rows in input order.
