@@ -3,14 +3,14 @@
 The issue this guards (#15): the default install pulled torch (6.3 GB) and still answered 500 on
 the first add until a separate export step ran. Here a new virtualenv gets the project as a
 user would install it (a built wheel, not the editable source tree, so package data counts),
-then `neuralgentics serve` adds and finds a memory over HTTP. Only pip's download cache is
-shared with the machine; HOME, the XDG dirs and the model cache are new and empty.
+then `neuralgentics serve` adds and finds a memory over HTTP with the credential it made in
+the new config dir. Only pip's download cache is shared with the machine; HOME, the XDG dirs,
+the config dir and the model cache are new and empty.
 """
 
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 import socket
 import subprocess
@@ -112,22 +112,18 @@ def test_pip_install_without_extras_serves_and_finds_a_memory(tmp_path: Path) ->
     assert _dir_mib(venv) < 1024, f"default venv is {_dir_mib(venv):.0f} MiB (target < 1 GiB)"
 
     port = _free_port()
-    token = secrets.token_urlsafe(24)
-    serve_env = dict(env, NEURALGENTICS_TOKEN=token)
     log = (tmp_path / "serve.log").open("w")
+    # no NEURALGENTICS_TOKEN: serve makes the local credential in the fresh config dir
     proc = subprocess.Popen(
         [str(venv / "bin" / "neuralgentics"), "serve", "--port", str(port)],
-        env=serve_env,
+        env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
         cwd=tmp_path,
     )
+    token_file = tmp_path / "ng-config" / "token"
     try:
-        with httpx.Client(
-            base_url=f"http://127.0.0.1:{port}",
-            headers={"Authorization": f"Bearer {token}"},
-            timeout=120,
-        ) as http:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=120) as http:
             deadline = time.monotonic() + 90
             while True:
                 try:
@@ -138,6 +134,7 @@ def test_pip_install_without_extras_serves_and_finds_a_memory(tmp_path: Path) ->
                 assert proc.poll() is None, (tmp_path / "serve.log").read_text()[-3000:]
                 assert time.monotonic() < deadline, "serve did not answer /health"
                 time.sleep(0.3)
+            http.headers["Authorization"] = f"Bearer {token_file.read_text().strip()}"
             added = http.post(
                 "/memory/add",
                 json={
