@@ -15,7 +15,13 @@ class NeuralgenticsError(Exception):
         self.field = field
 
     def detail(self) -> dict:
-        return {"code": self.code, "message": self.message, "field": self.field}
+        # A message may quote what the caller sent; a lone surrogate in it would make the
+        # error itself unencodable (a 500 instead of the 4xx), so such text is escaped.
+        return {"code": self.code, "message": _utf8(self.message), "field": _utf8(self.field)}
 
     def to_json(self) -> dict:
         return {"error": self.detail()}
+
+
+def _utf8(text: str | None) -> str | None:
+    return text if text is None or text.isascii() else text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -19,7 +19,12 @@ from neuralgentics.memini.store.base import (
     Store,
     TrustEvent,
 )
-from neuralgentics.memini.store.validate import check_relationship_type
+from neuralgentics.memini.store.validate import (
+    check_filter,
+    check_json,
+    check_relationship_type,
+    check_text,
+)
 
 # Reciprocal rank fusion constant (Cormack et al.); 60 is the usual, robust choice.
 RRF_K = 60
@@ -67,6 +72,16 @@ class MemoryDetail:
     relationships: list[Relationship]
 
 
+def check_fields(**fields: object) -> None:
+    """Every given field can be stored and sent back as UTF-8 JSON (None: not given).
+
+    Checked before any read or write, so a bad value is refused with a 422 naming it instead of
+    failing half-way (a lone surrogate reached SQLite, was committed, and broke every read)."""
+    for name, value in fields.items():
+        if value is not None:
+            check_json(value, name)
+
+
 def check_id(value: str, what: str = "id") -> str:
     try:
         return str(uuid.UUID(value))
@@ -83,12 +98,9 @@ class MemoryService:
     # -- writing ------------------------------------------------------------------------
 
     def _check_content(self, content: str) -> str:
-        if not content or not content.strip():
+        if not isinstance(content, str) or not content.strip():
             raise InvalidInput("content is empty", field="content")
-        try:
-            content.encode("utf-8")
-        except UnicodeEncodeError:
-            raise InvalidInput("content is not valid Unicode (a lone surrogate)", field="content") from None
+        check_text(content, "content")
         if len(content) > self.settings.max_content_chars:
             raise InvalidInput(
                 f"content has {len(content)} characters; the limit is "
@@ -111,6 +123,8 @@ class MemoryService:
     ) -> AddResult:
         """Store a memory, or return the identical one already stored (an agent_used event)."""
         content = self._check_content(content)
+        check_fields(project=project, source_type=source_type, tags=tags, metadata=metadata,
+                     actor=actor)
         digest = content_hash(content)
         reuse = trust.trust_change("", "agent_used", actor=actor, note="added again")
         existing = self.store.find_by_hash(project, digest)
@@ -162,6 +176,7 @@ class MemoryService:
         metadata: dict | None = None,
     ) -> Memory:
         memory_id = check_id(memory_id)
+        check_fields(source_type=source_type, tags=tags, metadata=metadata)
         patch = MemoryPatch(source_type=source_type, tags=tags, metadata=metadata)
         if content is not None:
             current = self._require(memory_id)
@@ -180,6 +195,7 @@ class MemoryService:
     def apply_trust(
         self, memory_id: str, event: str, *, actor: str | None = None, note: str | None = None
     ) -> tuple[Memory, TrustEvent]:
+        check_fields(event=event, actor=actor, note=note)
         change = trust.trust_change(check_id(memory_id), event, actor=actor, note=note)
         return self.store.apply_trust(change)
 
@@ -194,6 +210,7 @@ class MemoryService:
         actor: str | None = None,
     ) -> Relationship:
         source_id, target_id = check_id(source_id, "source_id"), check_id(target_id, "target_id")
+        check_fields(relationship_type=relationship_type, metadata=metadata, actor=actor)
         kind = check_relationship_type(relationship_type.upper(), shown=relationship_type)
         if not 0.0 <= confidence <= 1.0:
             raise InvalidInput("confidence must be between 0 and 1", field="confidence")
@@ -237,12 +254,15 @@ class MemoryService:
             raise InvalidInput("limit must be between 1 and 1000", field="limit")
         if not 0 <= offset <= MAX_OFFSET:
             raise InvalidInput(f"offset must be between 0 and {MAX_OFFSET}", field="offset")
+        check_filter(flt)
         return self.store.list_memories(flt, limit=limit, offset=offset)
 
     def query(self, text: str, flt: MemoryFilter, *, top_k: int = 10) -> list[Hit]:
         """Hybrid search: vector and keyword rankings fused by RRF, then weighted by trust."""
         if not text or not text.strip():
             raise InvalidInput("query is empty", field="query")
+        check_text(text, "query")
+        check_filter(flt)
         if not 1 <= top_k <= MAX_TOP_K:
             raise InvalidInput(f"top_k must be between 1 and {MAX_TOP_K}", field="top_k")
         pool = max(top_k * 5, 50)
@@ -276,7 +296,8 @@ class MemoryService:
         self._require(memory_id)
         if not 1 <= depth <= graph.MAX_DEPTH:
             raise InvalidInput(f"depth must be between 1 and {graph.MAX_DEPTH}", field="depth")
-        wanted = [check_relationship_type(t.upper(), "types") for t in types or []]
+        check_fields(types=types)
+        wanted = list(dict.fromkeys(check_relationship_type(t.upper(), "types") for t in types or []))
         reached, edges = graph.related(self.store, memory_id, depth=depth, types=wanted or None)
         return reached, edges, self.store.get_memories([r.memory_id for r in reached])
 

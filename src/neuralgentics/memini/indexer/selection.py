@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
+from neuralgentics import jsonsafe
 from neuralgentics.memini.errors import InvalidInput
 
 IGNORE_FILES = (".gitignore", ".neuralgenticsignore")
@@ -93,12 +94,16 @@ def expand_path(path: str | os.PathLike[str]) -> Path:
 
 def resolve_root(path: str | os.PathLike[str]) -> Path:
     """The project root as an absolute path, or a clear error for a path that cannot be one."""
+    text = os.fspath(path)
+    why = jsonsafe.text_problem(text) if isinstance(text, str) else None
+    if why:  # the OS would refuse it too, with "embedded null byte" or an encoding error
+        raise InvalidInput(f"path {why}", field="path")
     raw = expand_path(path)
     try:
         root = raw.resolve(strict=True)
     except FileNotFoundError:
         raise InvalidInput(f"path {str(raw)!r} does not exist", field="path") from None
-    except (OSError, RuntimeError) as exc:
+    except (OSError, RuntimeError, ValueError) as exc:
         raise InvalidInput(f"path {str(raw)!r} cannot be resolved: {exc}", field="path") from None
     if not root.is_dir():
         raise InvalidInput(f"path {str(raw)!r} is not a directory", field="path")

@@ -39,7 +39,9 @@ from neuralgentics.memini.store.base import (
     TrustChange,
     TrustEvent,
 )
+from neuralgentics.memini.store import repair
 from neuralgentics.memini.store.validate import (
+    check_filter,
     check_metadata,
     check_relationship_type,
     check_tags,
@@ -178,31 +180,39 @@ def _as_uuid(value: str | uuid.UUID) -> uuid.UUID | None:
 
 
 def _row_to_memory(row: tuple) -> Memory:
-    return Memory(
+    # JSONB and UTF8 text cannot hold undecodable text, but a row written by hand or by another
+    # tool can hold metadata that is not an object or tags with NULLs (store/repair.py)
+    fix = repair.Repairs("memory", row[0])
+    memory = Memory(
         id=str(row[0]),
         content=row[1],
         trust_score=float(row[2]),
         source_type=row[3],
         project=row[4],
-        tags=list(row[5] or []),
-        metadata=dict(row[6] or {}),
+        tags=repair.tags(row[5], fix),
+        metadata=repair.metadata(row[6], fix),
         content_hash=row[7],
         created_at=row[8],
         updated_at=row[9],
         superseded_by=str(row[10]) if row[10] is not None else None,
     )
+    fix.report()
+    return memory
 
 
 def _row_to_relationship(row: tuple) -> Relationship:
-    return Relationship(
+    fix = repair.Repairs("relationship", row[0])
+    rel = Relationship(
         id=str(row[0]),
         source_id=str(row[1]),
         target_id=str(row[2]),
         relationship_type=row[3],
         confidence=float(row[4]),
         created_at=row[5],
-        metadata=dict(row[6] or {}),
+        metadata=repair.metadata(row[6], fix),
     )
+    fix.report()
+    return rel
 
 
 def _row_to_event(row: tuple) -> TrustEvent:
@@ -220,6 +230,7 @@ def _row_to_event(row: tuple) -> TrustEvent:
 
 def _where(flt: MemoryFilter) -> tuple[str, list[Any]]:
     """SQL condition (on unaliased memories columns) for a filter, and its parameters."""
+    check_filter(flt)
     clauses: list[str] = []
     params: list[Any] = []
     if flt.project is not None:

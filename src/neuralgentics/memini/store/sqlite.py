@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sqlite3
@@ -25,9 +26,11 @@ from neuralgentics.memini.store.base import (
     TrustChange,
     TrustEvent,
 )
+from neuralgentics.memini.store import repair
 from neuralgentics.memini.store.batches import in_batches
 from neuralgentics.memini.store.migrations import migrations
 from neuralgentics.memini.store.validate import (
+    check_filter,
     check_metadata,
     check_relationship_type,
     check_tags,
@@ -42,6 +45,7 @@ _MEMORY_COLUMNS = (
     "m.content_hash, m.created_at, m.updated_at, m.superseded_by"
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
+_TEXT = functools.partial(str, encoding="utf-8", errors="surrogateescape")
 # Filters that leave at most this many rows are searched exactly (measured: ~5 ms here).
 EXACT_LIMIT = 5_000
 
@@ -55,44 +59,53 @@ def _ts(value: datetime) -> str:
 
 
 def _memory(row: tuple) -> Memory:
-    return Memory(
+    fix = repair.Repairs("memory", row[0])
+    memory = Memory(
         id=row[0],
-        content=row[1],
+        content=repair.fix_optional_text(row[1], fix, "content") or "",
         trust_score=row[2],
-        source_type=row[3],
-        project=row[4],
-        tags=json.loads(row[5]),
-        metadata=json.loads(row[6]),
+        source_type=repair.fix_optional_text(row[3], fix, "source_type"),
+        project=repair.fix_optional_text(row[4], fix, "project") or "",
+        tags=repair.tags(repair.json_text(row[5], fix, "tags", []), fix),
+        metadata=repair.metadata(repair.json_text(row[6], fix, "metadata", {}), fix),
         content_hash=row[7],
-        created_at=datetime.fromisoformat(row[8]),
-        updated_at=datetime.fromisoformat(row[9]),
+        created_at=repair.timestamp(row[8], fix, "created_at"),
+        updated_at=repair.timestamp(row[9], fix, "updated_at"),
         superseded_by=row[10],
     )
+    fix.report()
+    return memory
 
 
 def _relationship(row: tuple) -> Relationship:
-    return Relationship(
+    fix = repair.Repairs("relationship", row[0])
+    rel = Relationship(
         id=row[0],
         source_id=row[1],
         target_id=row[2],
         relationship_type=row[3],
         confidence=row[4],
-        created_at=datetime.fromisoformat(row[5]),
-        metadata=json.loads(row[6]),
+        created_at=repair.timestamp(row[5], fix, "created_at"),
+        metadata=repair.metadata(repair.json_text(row[6], fix, "metadata", {}), fix),
     )
+    fix.report()
+    return rel
 
 
 def _trust_event(row: tuple) -> TrustEvent:
-    return TrustEvent(
+    fix = repair.Repairs("trust event", row[0])
+    event = TrustEvent(
         id=row[0],
         memory_id=row[1],
-        event=row[2],
+        event=repair.fix_optional_text(row[2], fix, "event") or "",
         delta=row[3],
-        actor=row[4],
+        actor=repair.fix_optional_text(row[4], fix, "actor"),
         score_after=row[5],
-        note=row[6],
-        created_at=datetime.fromisoformat(row[7]),
+        note=repair.fix_optional_text(row[6], fix, "note"),
+        created_at=repair.timestamp(row[7], fix, "created_at"),
     )
+    fix.report()
+    return event
 
 
 # Words that match nearly every row: scoring them costs time and ranks nothing.
@@ -147,6 +160,7 @@ def fts_query(text: str, doc_freq: Callable[[list[str]], dict[str, int]] | None 
 
 
 def _where(flt: MemoryFilter, alias: str = "m") -> tuple[str, list]:
+    check_filter(flt)
     clauses: list[str] = []
     params: list = []
     if flt.project is not None:
@@ -193,6 +207,10 @@ class SQLiteStore:
                 conn = sqlite3.connect(
                     self.path, isolation_level=None, check_same_thread=False, timeout=30
                 )
+                # Bytes that are not UTF-8 (a row written by another tool, or damaged) would
+                # fail the whole read; decoded with surrogateescape they reach the row readers,
+                # which repair and report them (store/repair.py). A C call, as fast as str.
+                conn.text_factory = _TEXT
                 conn.execute("PRAGMA journal_mode = WAL")
                 # FULL: an acknowledged write survives a power cut, not only a crash.
                 conn.execute("PRAGMA synchronous = FULL")

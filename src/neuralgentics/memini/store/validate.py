@@ -7,10 +7,15 @@ from typing import Any
 
 import numpy as np
 
+from neuralgentics import jsonsafe
 from neuralgentics.memini.errors import InvalidInput
-from neuralgentics.memini.store.base import RELATIONSHIP_TYPES
+from neuralgentics.memini.store.base import RELATIONSHIP_TYPES, MemoryFilter
 
 DIM = 384
+# A memory carries at most 50 tags (the API's limit), so a filter naming more distinct tags
+# can match nothing; on SQLite each one is also a clause, and ~1,000 of them overflow the
+# parser ("Expression tree is too large").
+MAX_FILTER_TAGS = 50
 
 
 def check_vector(value: Any, field: str = "embedding") -> np.ndarray:
@@ -32,8 +37,9 @@ def check_text(value: str, field: str, *, max_len: int | None = None, allow_empt
         raise InvalidInput(f"{field} must be a string", field=field)
     if not allow_empty and not value.strip():
         raise InvalidInput(f"{field} must not be empty", field=field)
-    if "\x00" in value:
-        raise InvalidInput(f"{field} contains a NUL character", field=field)
+    why = jsonsafe.text_problem(value)
+    if why:
+        raise InvalidInput(f"{field} {why}", field=field)
     if max_len is not None and len(value) > max_len:
         raise InvalidInput(f"{field} is longer than {max_len} characters", field=field)
     return value
@@ -51,7 +57,36 @@ def check_tags(value: Iterable[str], field: str = "tags") -> list[str]:
 def check_metadata(value: Any, field: str = "metadata") -> dict:
     if not isinstance(value, dict):
         raise InvalidInput(f"{field} must be a JSON object", field=field)
+    check_json(value, field)
     return value
+
+
+def check_json(value: Any, field: str) -> Any:
+    """Refuse what cannot be stored and read back as UTF-8 JSON (see neuralgentics.jsonsafe)."""
+    found = jsonsafe.problem(value, field)
+    if found is not None:
+        raise InvalidInput(str(found), field=found.field or field)
+    return value
+
+
+def check_filter(flt: MemoryFilter) -> MemoryFilter:
+    """A filter's text is a value like any other: it must be valid Unicode, without NUL."""
+    if flt.project is not None:
+        check_text(flt.project, "project", allow_empty=True)
+    if flt.source_type is not None:
+        check_text(flt.source_type, "source_type", allow_empty=True)
+    if isinstance(flt.tags, str):
+        raise InvalidInput("tags must be a list of strings, not one string", field="tags")
+    distinct = list(dict.fromkeys(flt.tags))
+    if len(distinct) > MAX_FILTER_TAGS:
+        raise InvalidInput(
+            f"a filter may name at most {MAX_FILTER_TAGS} distinct tags (a memory carries at most"
+            f" {MAX_FILTER_TAGS}); got {len(distinct)}",
+            field="tags",
+        )
+    for tag in distinct:
+        check_text(tag, "tags", allow_empty=True)
+    return flt
 
 
 def check_relationship_type(value: str, field: str = "relationship_type", shown: str | None = None) -> str:
