@@ -196,6 +196,23 @@ def test_supersedes_hides_the_old_memory_unless_asked(client):
     assert client.get(f"/memory/{old}").json()["memory"]["superseded_by"] == new
 
 
+def test_a_supersedes_cycle_is_a_409_naming_the_edge(client):
+    a, b, c = (add(client, f"Port fact version {i}")["memory"]["id"] for i in range(3))
+    link = lambda s, t: client.post(  # noqa: E731
+        "/memory/relationship", json={"source_id": s, "target_id": t, "relationship_type": "SUPERSEDES"})
+    assert link(a, b).status_code == 201
+    back = link(b, a)
+    assert back.status_code == 409
+    err = back.json()["error"]
+    assert err["code"] == "conflict" and err["field"] == "target_id"
+    assert f"{b} SUPERSEDES {a}" in err["message"] and "cycle" in err["message"]
+    assert link(b, c).status_code == 201
+    loop = link(c, a)
+    assert loop.status_code == 409 and f"{a} SUPERSEDES {b} SUPERSEDES {c}" in loop.json()["error"]["message"]
+    assert [m["id"] for m in client.get("/memory").json()["items"]] == [a]
+    assert client.get("/health").json()["counts"]["relationships"] == 2
+
+
 def test_contradiction_lowers_the_older_memorys_trust(client):
     older = add(client, "Tabs are the house style")["memory"]["id"]
     newer = add(client, "Spaces are the house style")["memory"]["id"]

@@ -736,3 +736,64 @@ def test_store_errors_are_memini_errors() -> None:
     # the HTTP layer maps MeminiError subclasses to status codes; the store raises nothing else
     for cls in (Conflict, InvalidInput, NotFound):
         assert issubclass(cls, MeminiError)
+
+
+# --- supersession cycles (issue 13, finding 13) ------------------------------------------------
+
+
+def _visible(store: Store) -> set[str]:
+    return {m.id for m in store.list_memories(MemoryFilter(), limit=1000)[0]}
+
+
+@pytest.mark.parametrize("length", [2, 3, 5])
+def test_a_supersedes_cycle_is_refused_naming_the_edge(store: Store, length: int) -> None:
+    ms = [store.add_memory(new(f"cycle member {i} of {length}"))[0] for i in range(length)]
+    for a, b in zip(ms, ms[1:]):
+        store.add_relationship(a.id, b.id, "SUPERSEDES", 1.0)
+    before = (store.counts(), _visible(store), [store.get_memory(m.id).superseded_by for m in ms])
+    closing = (ms[-1].id, ms[0].id)
+    with pytest.raises(Conflict) as caught:
+        store.add_relationship(*closing, "SUPERSEDES", 1.0, {"why": "closing"})
+    message = caught.value.message
+    assert f"{closing[0]} SUPERSEDES {closing[1]}" in message and "cycle" in message
+    # the chain that already holds is named, memory by memory
+    assert " SUPERSEDES ".join(m.id for m in ms) in message
+    assert caught.value.field == "target_id"
+    after = (store.counts(), _visible(store), [store.get_memory(m.id).superseded_by for m in ms])
+    assert after == before and ms[0].id in after[1]
+    # other relationship types may form cycles: they hide nothing
+    store.add_relationship(*closing, "RELATED_TO", 1.0)
+    store.add_relationship(*closing, "DERIVED_FROM", 1.0)
+    assert _visible(store) == before[1]
+
+
+def test_supersedes_into_a_chain_from_outside_is_fine(store: Store) -> None:
+    a, b, c, d = (store.add_memory(new(f"dag member {i}"))[0] for i in range(4))
+    store.add_relationship(a.id, b.id, "SUPERSEDES", 1.0)
+    store.add_relationship(b.id, c.id, "SUPERSEDES", 1.0)
+    store.add_relationship(a.id, c.id, "SUPERSEDES", 1.0)  # a shortcut, not a cycle
+    store.add_relationship(d.id, a.id, "SUPERSEDES", 1.0)
+    assert _visible(store) == {d.id}
+
+
+def test_opposite_supersedes_written_at_once_never_both_land(open_store: Callable[[], Store]) -> None:
+    """Two writers (two store handles, as two processes would be) race A→B against B→A."""
+    first, second = open_store(), open_store()
+    for round_ in range(10):
+        a = first.add_memory(new(f"race a {round_}"))[0]
+        b = first.add_memory(new(f"race b {round_}"))[0]
+        barrier = threading.Barrier(2)
+
+        def link(store: Store, src: str, dst: str) -> str:
+            barrier.wait(timeout=30)
+            try:
+                store.add_relationship(src, dst, "SUPERSEDES", 1.0)
+                return "ok"
+            except Conflict:
+                return "refused"
+
+        with ThreadPoolExecutor(2) as pool:
+            results = sorted(pool.map(lambda args: link(*args),
+                                      [(first, a.id, b.id), (second, b.id, a.id)]))
+        assert results == ["ok", "refused"], round_
+        assert len({a.id, b.id} & _visible(first)) == 1

@@ -156,14 +156,19 @@ class MemoryService:
         superseded = None
         if supersede_similar and similar:
             closest = similar[0]
-            self.store.add_relationship(
-                memory.id,
-                closest.memory.id,
-                "SUPERSEDES",
-                round(min(1.0, max(0.0, closest.similarity)), 6),
-                {"reason": "near-duplicate on add"},
-            )
-            superseded = closest.memory.id
+            try:
+                self.store.add_relationship(
+                    memory.id,
+                    closest.memory.id,
+                    "SUPERSEDES",
+                    round(min(1.0, max(0.0, closest.similarity)), 6),
+                    {"reason": "near-duplicate on add"},
+                )
+                superseded = closest.memory.id
+            except NotFound:
+                # deleted since the search: the memory is stored (201) and supersedes nothing,
+                # rather than a failed request that left a committed row behind
+                superseded = None
         return AddResult(memory, created=True, similar=similar, superseded=superseded)
 
     def update(

@@ -39,7 +39,7 @@ from neuralgentics.memini.store.base import (
     TrustChange,
     TrustEvent,
 )
-from neuralgentics.memini.store import repair
+from neuralgentics.memini.store import cycles, repair
 from neuralgentics.memini.store.validate import (
     check_filter,
     check_metadata,
@@ -57,6 +57,8 @@ T = TypeVar("T")
 MIGRATIONS_DIR = Path(__file__).parent / "migrations" / "postgres"
 # any constant works; it only has to be the same for every process migrating this database
 _MIGRATION_LOCK_KEY = 0x6E6D656D_696E6931 & 0x7FFFFFFF_FFFFFFFF
+# Serialises SUPERSEDES inserts (cycle check); any constant distinct from the migration lock.
+_SUPERSEDES_LOCK_KEY = 0x6E6D656D_73757072 & 0x7FFFFFFF_FFFFFFFF
 _MAX_K = 1000
 # How long callers are refused at once after the database was found unreachable.
 BREAKER_SECONDS = 1.0
@@ -854,6 +856,11 @@ class PostgresStore:
             raise InvalidInput("a memory cannot be related to itself", field="target_id")
 
         def op(conn: psycopg.Connection) -> Relationship:
+            if relationship_type == "SUPERSEDES":
+                # One SUPERSEDES writer at a time: two transactions adding A→B and B→A would
+                # each see no cycle (read committed) and both commit one. Taken before any row
+                # lock, so it cannot deadlock with the row locks below.
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", [_SUPERSEDES_LOCK_KEY])
             found = {
                 r[0]
                 for r in conn.execute(
@@ -865,6 +872,13 @@ class PostgresStore:
             for name, raw, u in (("source_id", source_id, src), ("target_id", target_id, dst)):
                 if u is None or u not in found:
                     raise NotFound(f"memory {raw} does not exist", field=name)
+            if relationship_type == "SUPERSEDES":
+                if conn.execute(cycles.REACHES.format(p="%s"), [dst, src]).fetchone():
+                    raise cycles.refuse(str(src), str(dst), [str(i) for i in cycles.path_between(
+                        dst, src, lambda ids: conn.execute(
+                            "SELECT source_id, target_id FROM memory_relationships"
+                            " WHERE relationship_type = 'SUPERSEDES' AND source_id = ANY(%s)",
+                            [list(ids)]).fetchall())])
             row = conn.execute(
                 "INSERT INTO memory_relationships"
                 " (id, source_id, target_id, relationship_type, confidence, metadata)"

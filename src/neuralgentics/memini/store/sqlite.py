@@ -26,7 +26,7 @@ from neuralgentics.memini.store.base import (
     TrustChange,
     TrustEvent,
 )
-from neuralgentics.memini.store import repair
+from neuralgentics.memini.store import cycles, repair
 from neuralgentics.memini.store.batches import in_batches
 from neuralgentics.memini.store.migrations import migrations
 from neuralgentics.memini.store.validate import (
@@ -587,6 +587,11 @@ class SQLiteStore:
                     f"{source_id} {relationship_type} {target_id} already exists",
                     field="relationship_type",
                 )
+            if relationship_type == "SUPERSEDES" and conn.execute(
+                cycles.REACHES.format(p="?"), (target_id, source_id)
+            ).fetchone():
+                raise cycles.refuse(source_id, target_id, cycles.path_between(
+                    target_id, source_id, lambda ids: _supersedes_out(conn, ids)))
             rel = Relationship(
                 id=str(uuid.uuid4()),
                 source_id=source_id,
@@ -679,6 +684,17 @@ class SQLiteStore:
             name: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
             for name, table in tables.items()
         }
+
+
+def _supersedes_out(conn: sqlite3.Connection, ids: list[str]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for part, marks in in_batches(ids):
+        out += conn.execute(
+            "SELECT source_id, target_id FROM memory_relationships"
+            f" WHERE relationship_type = 'SUPERSEDES' AND source_id IN ({marks})",
+            part,
+        ).fetchall()
+    return out
 
 
 def _retarget(change: TrustChange, memory_id: str) -> TrustChange:
