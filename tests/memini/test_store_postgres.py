@@ -120,7 +120,8 @@ def test_schema_has_the_indexes_and_constraints_queries_rely_on(db_url: str) -> 
     ]:
         assert cols[(table, column)] == "jsonb"
     assert ("project_chunks", "project") in cols
-    assert ("trust_events", "score_after") in cols
+    assert cols[("trust_events", "score_after_milli")] == "integer"
+    assert cols[("trust_events", "delta_milli")] == "integer"
 
 
 def test_unreachable_database_is_reported_quickly_without_the_password() -> None:

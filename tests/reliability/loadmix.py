@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from neuralgentics.memini.trust import DEFAULT_TRUST, EVENTS
+from neuralgentics.memini.trust import DEFAULT_TRUST, EVENTS, EVENTS_MILLI
 from reliability.memini_proc import auth
 
 HOT = 8  # memories every client adjusts trust on, so trust updates contend
@@ -170,11 +170,13 @@ def run_load(urls: Sequence[str], seconds: float, clients: int = 8, *,
 
 
 def _replay(history: list[dict]) -> float:
-    score = DEFAULT_TRUST
+    """The score the events lead to, in exact thousandths (stores keep trust that way)."""
+    milli = round(DEFAULT_TRUST * 1000)
     for e in history:
-        score = min(1.0, max(0.0, score + EVENTS[e["event"]]))
-        assert abs(score - e["score_after"]) < 1e-9, f"event {e['id']}: replay {score} != stored {e['score_after']}"
-    return score
+        milli = min(1000, max(0, milli + EVENTS_MILLI[e["event"]]))
+        score = milli / 1000
+        assert score == e["score_after"], f"event {e['id']}: replay {score} != stored {e['score_after']}"
+    return milli / 1000
 
 
 def verify(url: str, ledger: Ledger, headers: dict[str, str] | None = None,
@@ -206,7 +208,7 @@ def verify(url: str, ledger: Ledger, headers: dict[str, str] | None = None,
             assert stored_ok, (
                 f"{mid}: {ledger.trust_calls[mid]} trust events acknowledged, {len(history)} stored"
             )
-            assert abs(_replay(history) - detail["memory"]["trust_score"]) < 1e-9
+            assert _replay(history) == detail["memory"]["trust_score"]
             events += len(history)
         edges: set[str] = set()
         for source in set(ledger.relations.values()):

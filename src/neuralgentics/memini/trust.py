@@ -8,15 +8,17 @@ missing ones), and being contradicted by a newer memory costs as much as a confi
 from __future__ import annotations
 
 from neuralgentics.memini.errors import InvalidInput
-from neuralgentics.memini.store.base import TrustChange
+from neuralgentics.memini.store.base import TrustChange, from_milli
 
 DEFAULT_TRUST = 0.5
-EVENTS: dict[str, float] = {
-    "agent_used": +0.05,
-    "user_confirmed": +0.10,
-    "user_rejected": -0.15,
-    "contradicted": -0.10,
+# In thousandths, the unit the stores compute in (exact: no float drift over many events).
+EVENTS_MILLI: dict[str, int] = {
+    "agent_used": +50,
+    "user_confirmed": +100,
+    "user_rejected": -150,
+    "contradicted": -100,
 }
+EVENTS: dict[str, float] = {name: from_milli(m) for name, m in EVENTS_MILLI.items()}
 
 
 def trust_change(

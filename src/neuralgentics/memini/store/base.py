@@ -14,6 +14,21 @@ import numpy as np
 
 RELATIONSHIP_TYPES = ("SUPERSEDES", "RELATED_TO", "CONTRADICTS", "DERIVED_FROM")
 
+# Trust is kept in exact thousandths: scores and deltas are integers k (stored as k for
+# events, as k / 1000 for a memory's score); float deltas added one after another drifted
+# (0.5000000000000006 after +0.05 +0.10 -0.15).
+TRUST_SCALE = 1000
+
+
+def to_milli(value: float) -> int:
+    """A trust value or delta in thousandths (0.05 -> 50; finer steps are rounded)."""
+    return round(value * TRUST_SCALE)
+
+
+def from_milli(value: int) -> float:
+    """k thousandths as the float that reads back as the decimal (550 -> 0.55)."""
+    return int(value) / TRUST_SCALE
+
 
 @dataclass
 class Memory:
@@ -84,9 +99,13 @@ class TrustChange:
 
     memory_id: str
     event: str
-    delta: float
+    delta: float  # applied in thousandths: to_milli(delta)
     actor: str | None = None
     note: str | None = None
+
+    @property
+    def delta_milli(self) -> int:
+        return to_milli(self.delta)
 
 
 @dataclass

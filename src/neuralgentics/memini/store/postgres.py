@@ -38,6 +38,8 @@ from neuralgentics.memini.store.base import (
     Relationship,
     TrustChange,
     TrustEvent,
+    from_milli,
+    to_milli,
 )
 from neuralgentics.memini.store import cycles, repair
 from neuralgentics.memini.store.validate import (
@@ -70,7 +72,7 @@ _MEMORY_COLUMNS = (
     "created_at, updated_at, superseded_by"
 )
 _REL_COLUMNS = "id, source_id, target_id, relationship_type, confidence, created_at, metadata"
-_EVENT_COLUMNS = "id, memory_id, event, delta, actor, score_after, created_at, note"
+_EVENT_COLUMNS = "id, memory_id, event, delta_milli, actor, score_after_milli, created_at, note"
 
 
 @dataclass(frozen=True)
@@ -222,9 +224,9 @@ def _row_to_event(row: tuple) -> TrustEvent:
         id=int(row[0]),
         memory_id=str(row[1]),
         event=row[2],
-        delta=float(row[3]),
+        delta=from_milli(row[3]),
         actor=row[4],
-        score_after=float(row[5]),
+        score_after=from_milli(row[5]),
         created_at=row[6],
         note=row[7],
     )
@@ -493,7 +495,7 @@ class PostgresStore:
                 " tags, metadata, content_hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
                 " ON CONFLICT (project, content_hash) DO NOTHING"
                 f" RETURNING {_MEMORY_COLUMNS}",
-                [uuid.uuid4(), content, embedding, trust, source_type, project, tags,
+                [uuid.uuid4(), content, embedding, from_milli(to_milli(trust)), source_type, project, tags,
                  Jsonb(metadata), content_hash],
             ).fetchone()
             if row is not None:
@@ -802,18 +804,21 @@ class PostgresStore:
         row = None
         if mid is not None:
             # one statement reads and writes the row under its lock: concurrent deltas all land
+            # integer thousandths: the stored k / 1000 gives back k exactly, so no drift
             row = conn.execute(
-                "UPDATE memories SET trust_score = LEAST(1, GREATEST(0, trust_score + %s))"
+                "UPDATE memories SET trust_score ="
+                " LEAST(1000, GREATEST(0, round(trust_score * 1000)::int + %s))::float8 / 1000"
                 f" WHERE id = %s RETURNING {_MEMORY_COLUMNS}",
-                [float(change.delta), mid],
+                [change.delta_milli, mid],
             ).fetchone()
         if row is None:
             raise NotFound(f"memory {change.memory_id} does not exist", field="memory_id")
         memory = _row_to_memory(row)
         event = conn.execute(
-            "INSERT INTO trust_events (memory_id, event, delta, actor, score_after, note)"
+            "INSERT INTO trust_events (memory_id, event, delta_milli, actor, score_after_milli, note)"
             f" VALUES (%s, %s, %s, %s, %s, %s) RETURNING {_EVENT_COLUMNS}",
-            [mid, change.event, float(change.delta), change.actor, memory.trust_score, change.note],
+            [mid, change.event, change.delta_milli, change.actor, to_milli(memory.trust_score),
+             change.note],
         ).fetchone()
         return memory, _row_to_event(event)
 

@@ -25,6 +25,8 @@ from neuralgentics.memini.store.base import (
     Relationship,
     TrustChange,
     TrustEvent,
+    from_milli,
+    to_milli,
 )
 from neuralgentics.memini.store import cycles, repair
 from neuralgentics.memini.store.batches import in_batches
@@ -98,9 +100,9 @@ def _trust_event(row: tuple) -> TrustEvent:
         id=row[0],
         memory_id=row[1],
         event=repair.fix_optional_text(row[2], fix, "event") or "",
-        delta=row[3],
+        delta=from_milli(row[3]),
         actor=repair.fix_optional_text(row[4], fix, "actor"),
-        score_after=row[5],
+        score_after=from_milli(row[5]),
         note=repair.fix_optional_text(row[6], fix, "note"),
         created_at=repair.timestamp(row[7], fix, "created_at"),
     )
@@ -323,7 +325,7 @@ class SQLiteStore:
                     memory_id,
                     new.content,
                     to_blob(new.embedding),
-                    new.trust_score,
+                    from_milli(to_milli(new.trust_score)),
                     new.source_type,
                     stamp,
                     stamp,
@@ -521,26 +523,29 @@ class SQLiteStore:
     # -- trust --------------------------------------------------------------------------
 
     def _apply_trust(self, conn: sqlite3.Connection, change: TrustChange) -> TrustEvent:
+        # Integer thousandths: the stored k / 1000.0 gives back k exactly, so no drift.
         row = conn.execute(
-            "UPDATE memories SET trust_score = min(1.0, max(0.0, trust_score + ?)), updated_at = ?"
-            " WHERE id = ? RETURNING trust_score",
-            (change.delta, _ts(now()), change.memory_id),
+            "UPDATE memories SET trust_score = min(1000, max(0,"
+            " CAST(round(trust_score * 1000) AS INTEGER) + ?)) / 1000.0, updated_at = ?"
+            " WHERE id = ? RETURNING CAST(round(trust_score * 1000) AS INTEGER)",
+            (change.delta_milli, _ts(now()), change.memory_id),
         ).fetchone()
         if row is None:
             raise NotFound(f"memory {change.memory_id} does not exist", field="id")
         stamp = _ts(now())
         cur = conn.execute(
-            "INSERT INTO trust_events (memory_id, event, delta, actor, score_after, note, created_at)"
-            " VALUES (?,?,?,?,?,?,?)",
-            (change.memory_id, change.event, change.delta, change.actor, row[0], change.note, stamp),
+            "INSERT INTO trust_events (memory_id, event, delta_milli, actor, score_after_milli,"
+            " note, created_at) VALUES (?,?,?,?,?,?,?)",
+            (change.memory_id, change.event, change.delta_milli, change.actor, row[0], change.note,
+             stamp),
         )
         return TrustEvent(
             id=cur.lastrowid,
             memory_id=change.memory_id,
             event=change.event,
-            delta=change.delta,
+            delta=from_milli(change.delta_milli),
             actor=change.actor,
-            score_after=row[0],
+            score_after=from_milli(row[0]),
             note=change.note,
             created_at=datetime.fromisoformat(stamp),
         )
@@ -552,7 +557,7 @@ class SQLiteStore:
 
     def trust_history(self, memory_id: str) -> list[TrustEvent]:
         rows = self._conn().execute(
-            "SELECT id, memory_id, event, delta, actor, score_after, note, created_at"
+            "SELECT id, memory_id, event, delta_milli, actor, score_after_milli, note, created_at"
             " FROM trust_events WHERE memory_id = ? ORDER BY id",
             (memory_id,),
         ).fetchall()
