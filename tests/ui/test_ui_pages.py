@@ -304,23 +304,25 @@ def test_without_the_token_the_page_asks_for_it(stack: Stack, seeded: dict) -> N
          "eval": "({banner: document.querySelector('#banner').innerText, main: document.querySelector('main').innerText})"},
         {"name": "unlocked", "fill": ["#banner input[type=password]", stack.token],
          "press": ["#banner input[type=password]", "Enter"], "wait": "main[data-ready=overview] #counts",
-         "eval": "({banner: document.querySelector('#banner').hidden, stored: sessionStorage.getItem('neuralgentics.token') !== null})"},
+         "eval": "({banner: document.querySelector('#banner').hidden, stored: sessionStorage.length + localStorage.length, "
+                 "cookie: document.cookie})"},
     ]
     result = stack.browse(steps, name="token", login=False)
     assert "needs its token" in result["locked"]["value"]["banner"]
     assert "missing or wrong bearer token" in result["locked"]["value"]["main"]
-    assert result["unlocked"]["value"] == {"banner": True, "stored": True}
+    # the token lives only in an HttpOnly cookie: nothing on the page can read it
+    assert result["unlocked"]["value"] == {"banner": True, "stored": 0, "cookie": ""}
     assert result["unlocked"]["errors"] == []
 
 
-def test_token_in_the_address_is_kept_for_the_tab_and_hidden(stack: Stack, seeded: dict) -> None:
+def test_token_in_the_address_is_traded_for_a_cookie_and_hidden(stack: Stack, seeded: dict) -> None:
     steps = [{"name": "open", "goto": f"/ui?token={stack.token}#/memories",
               "wait": "main[data-ready=memories] #results",
-              "eval": "({href: location.href, stored: sessionStorage.getItem('neuralgentics.token'), "
-                      "rows: document.querySelectorAll('#results tbody tr').length})"}]
+              "eval": "({href: location.href, history: history.length, stored: sessionStorage.length, "
+                      "cookie: document.cookie, rows: document.querySelectorAll('#results tbody tr').length})"}]
     result = stack.browse(steps, name="token-url", login=False)
     value = result["open"]["value"]
     assert "token" not in value["href"] and value["href"].endswith("/ui/#/memories")
-    assert value["stored"] == stack.token
+    assert value["stored"] == 0 and value["cookie"] == ""
     assert value["rows"] >= 3
     assert result["open"]["errors"] == []

@@ -44,9 +44,11 @@ def test_page_and_assets_are_open_but_data_needs_the_token(client: TestClient) -
     csp = page.headers["content-security-policy"]
     assert "default-src 'self'" in csp and "frame-ancestors 'none'" in csp
     assert page.headers["x-content-type-options"] == "nosniff"
-    # ?token= survives the redirect, so the page can pick it up
+    # a wrong ?token= is dropped from the address and opens nothing
     moved = client.get("/ui?token=abc", follow_redirects=False)
-    assert moved.status_code == 307 and moved.headers["location"] == "/ui/?token=abc"
+    assert moved.status_code == 303 and moved.headers["location"] == "/ui/"
+    assert "set-cookie" not in moved.headers
+    client.cookies.clear()
     for path in ("/ui/api/info", "/ui/api/audit", "/ui/api/broker/servers", "/memory"):
         refused = client.get(path)
         assert refused.status_code == 401, path
@@ -141,3 +143,44 @@ def test_project_details_only_for_indexed_projects(client: TestClient, tmp_path)
     assert r.status_code == 404
     assert "is not an indexed project" in r.json()["error"]["message"]
     assert client.get("/ui/api/project/files", headers=auth()).status_code == 422
+
+
+# --- issue 13, finding 6: the token leaves the address at once --------------------------------
+
+
+def test_token_in_the_address_becomes_an_httponly_strict_cookie(client: TestClient) -> None:
+    for start in ("/ui", "/ui/"):
+        moved = client.get(start, params={"token": TOKEN, "x": "1"}, follow_redirects=False)
+        assert moved.status_code == 303, start
+        assert moved.headers["location"] == "/ui/?x=1"  # the token is gone, the rest kept
+        assert moved.headers["cache-control"] == "no-store"
+        cookie = moved.headers["set-cookie"]
+        assert cookie.startswith("neuralgentics_session=")
+        assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie
+        assert TOKEN not in cookie  # an HMAC of the token, not the token
+    # the cookie opens the dashboard's reads...
+    assert client.get("/memory").status_code == 200
+    assert client.get("/ui/api/info").status_code == 200
+    assert client.post("/memory/query", json={"query": "anything"}).status_code == 200
+    # ...and no write: those still need the bearer token
+    assert client.post("/memory/add", json={"content": "by cookie"}).status_code == 401
+    assert client.post("/orchestrator/tasks", json={"task": "t", "session": "s"}).status_code == 401
+    assert client.post("/memory/add", json={"content": "by bearer"}, headers=auth()).status_code == 201
+    # a forged or stale cookie opens nothing
+    client.cookies.clear()
+    client.cookies.set("neuralgentics_session", "0" * 64)
+    assert client.get("/memory").status_code == 401
+    client.cookies.clear()
+
+
+def test_the_banners_token_is_exchanged_for_the_cookie(client: TestClient) -> None:
+    wrong = client.post("/ui/session", json={"token": "nope"})
+    assert wrong.status_code == 401 and "set-cookie" not in wrong.headers
+    assert client.get("/memory").status_code == 401
+    right = client.post("/ui/session", json={"token": TOKEN})
+    assert right.status_code == 204 and "HttpOnly" in right.headers["set-cookie"]
+    assert client.get("/memory").status_code == 200
+    gone = client.delete("/ui/session")
+    assert gone.status_code == 204
+    client.cookies.clear()
+    assert client.get("/memory").status_code == 401

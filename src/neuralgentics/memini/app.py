@@ -26,10 +26,12 @@ from neuralgentics.memini.store.base import MemoryFilter, Store
 from neuralgentics.orchestrator.http import router as orchestrator_router
 from neuralgentics.ui import PUBLIC_PATHS as UI_PUBLIC_PATHS
 from neuralgentics.ui import router as ui_router
+from neuralgentics.ui.session import SESSION_ROUTES as UI_SESSION_ROUTES
+from neuralgentics.ui.session import cookie_grants
 
 _ERRORS = {"model": m.ErrorResponse}
 # The dashboard's page shell and static files are open; its data routes need the token.
-OPEN_PATHS = {"/health", *UI_PUBLIC_PATHS}
+OPEN_PATHS = {"/health", *UI_PUBLIC_PATHS, *UI_SESSION_ROUTES}
 
 
 def _error(status: int, code: str, message: str, field: str | None = None) -> JSONResponse:
@@ -244,5 +246,7 @@ def create_app(
     app.include_router(orchestrator_router)
     app.include_router(ui_router)
     # The token (when the settings have one: always when served) is checked there, once.
-    app.add_middleware(HTTPGuard, bind_host=settings.host, token=settings.token, open_paths=OPEN_PATHS)
+    # The dashboard's session cookie opens its read routes (ui/session.py).
+    app.add_middleware(HTTPGuard, bind_host=settings.host, token=settings.token,
+                       open_paths=OPEN_PATHS, cookie_check=cookie_grants)
     return app

@@ -8,6 +8,7 @@ both modes validate, answer and fail identically.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from contextlib import contextmanager
 from typing import Any, Iterator
@@ -19,6 +20,7 @@ from rich.table import Table
 
 from neuralgentics.config import get_settings
 from neuralgentics.credentials import CredentialError, auth_headers, with_token
+from neuralgentics.filemodes import private_dir
 from neuralgentics.netguard import check_bind
 
 memory_app = typer.Typer(help="Add, search and link memories.", no_args_is_help=True)
@@ -315,6 +317,7 @@ def serve(
     """Run memini-core (HTTP JSON) on the configured store."""
     import uvicorn
 
+    from neuralgentics.logredact import log_config
     from neuralgentics.memini.app import create_app
 
     settings = get_settings()
@@ -328,9 +331,15 @@ def serve(
     except (ValueError, CredentialError) as exc:
         err.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
+    # Everything this process creates (database, indexes, task records, logs) is its owner's
+    # alone; the stores also create their files 0600 and tighten older ones.
+    os.umask(0o077)
+    private_dir(settings.home)
     store = "postgres" if settings.database_url else f"sqlite ({settings.sqlite_path})"
     err.print(f"memini-core on http://{host}:{port}  store: {store}")
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    # the access log never shows a credential from a query string (/ui?token=…)
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info",
+                log_config=log_config())
 
 
 def register(app: typer.Typer) -> None:

@@ -11,6 +11,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
+from neuralgentics.filemodes import private_dir, private_file, private_files
 from neuralgentics.orchestrator.errors import NotFound, StepRefused
 from neuralgentics.orchestrator.protocol import TaskRecord
 
@@ -31,7 +32,10 @@ CREATE INDEX IF NOT EXISTS orchestrator_tasks_session ON orchestrator_tasks(sess
 class TaskStore:
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # task records quote tasks and results: private like the memories (dir 0700, file 0600)
+        private_dir(path.parent)
+        private_file(path)
+        private_files(path.parent.glob(f"{path.name}-*"))
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._conn.execute("PRAGMA journal_mode=WAL")

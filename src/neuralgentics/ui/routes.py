@@ -1,8 +1,10 @@
 """The dashboard's routes, all under /ui.
 
 - ``GET /ui`` and ``GET /ui/assets/{name}``: the page and its static files. They hold no
-  data, so they are open even when NEURALGENTICS_TOKEN is set (``PUBLIC_PATHS``); the page
-  sends the token on every data request.
+  data, so they are open even when NEURALGENTICS_TOKEN is set (``PUBLIC_PATHS``).
+  ``/ui?token=…`` trades the token for an HttpOnly session cookie and redirects to the page
+  without it (``session.py``); ``POST /ui/session`` does the same for a token typed into the
+  page. The browser then sends the cookie with every data request.
 - ``/ui/api/...``: read-only JSON the pages need beyond memini-core's own routes, behind the
   same token as the rest of the API.
 """
@@ -13,10 +15,11 @@ from typing import Any
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse, RedirectResponse
+from pydantic import BaseModel, ConfigDict, Field
 
 from neuralgentics import __version__
 from neuralgentics.config import Settings, get_settings
-from neuralgentics.ui import audit_view, project_view
+from neuralgentics.ui import audit_view, project_view, session
 from neuralgentics.ui.assets import ASSETS
 from neuralgentics.ui.broker_client import BrokerClient, BrokerUnreachable, allowed
 
@@ -50,11 +53,52 @@ def _unreachable(exc: BrokerUnreachable) -> JSONResponse:
 # -- page and static files -------------------------------------------------------------------
 
 
+def _exchange_token(request: Request) -> Response | None:
+    """`?token=…` in the address: answer with the session cookie (when the token is right) and
+    a redirect to the same page without it, so the token leaves the address bar, the history
+    and the page at once. A wrong token just goes: the page then asks for it."""
+    if "token" not in request.query_params:
+        return None
+    rest = session.without_token(request.url.query)
+    response = RedirectResponse("/ui/" + (f"?{rest}" if rest else ""), status_code=303)
+    response.headers.update({"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+    token = _settings(request).token
+    if token and session.token_matches(request.query_params.get("token"), token):
+        session.set_cookie(response, token)
+    return response
+
+
 @router.get("")
-def index_redirect(request: Request) -> RedirectResponse:
-    # Keep the query (?token=...) so the page can pick the token up.
+def index_redirect(request: Request) -> Response:
+    exchanged = _exchange_token(request)
+    if exchanged is not None:
+        return exchanged
     query = request.url.query
     return RedirectResponse(f"/ui/?{query}" if query else "/ui/", status_code=307)
+
+
+class SessionRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    token: str = Field(min_length=1, max_length=4096)
+
+
+@router.post("/session", status_code=204)
+def open_session(request: Request, body: SessionRequest) -> Response:
+    """The token typed into the page's banner, exchanged for the session cookie."""
+    token = _settings(request).token
+    if token and not session.token_matches(body.token, token):
+        return _error(401, "unauthorized", "missing or wrong bearer token", "token")
+    response = Response(status_code=204)
+    if token:
+        session.set_cookie(response, token)
+    return response
+
+
+@router.delete("/session", status_code=204)
+def close_session() -> Response:
+    response = Response(status_code=204)
+    session.clear_cookie(response)
+    return response
 
 
 # Only the dashboard's own files may run or load; no framing (clickjacking), no plug-ins.
@@ -69,7 +113,10 @@ SECURITY_HEADERS = {
 
 
 @router.get("/", name="ui_index")
-def index() -> Response:
+def index(request: Request) -> Response:
+    exchanged = _exchange_token(request)
+    if exchanged is not None:
+        return exchanged
     page = ASSETS["index.html"]
     return Response(page.body, media_type=page.media_type,
                     headers={"Cache-Control": "no-store", **SECURITY_HEADERS})

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from neuralgentics.filemodes import private_dir, private_file, private_files
 from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound, StoreUnavailable
 from neuralgentics.memini.store.base import (
     Memory,
@@ -189,11 +190,16 @@ class SQLiteStore:
 
     def __init__(self, path: Path | str, *, index_dir: Path | None = None) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Only the owner may read the memories (other local users are not trusted): the data
+        # dir 0700, the database 0600 before SQLite opens it (its -wal and -shm files take the
+        # database's mode), and whatever an older version left readable is tightened.
+        private_dir(self.path.parent)
+        private_file(self.path)
         self._local = threading.local()
         self._conns: list[sqlite3.Connection] = []
         self._conns_lock = threading.Lock()
         index_dir = index_dir or self.path.parent
+        private_files(p for d in {self.path.parent, index_dir} for p in d.glob(f"{self.path.name}*"))
         self._migrate()
         conn = self._conn()
         db_id = conn.execute("SELECT value FROM store_meta WHERE key = 'db_id'").fetchone()[0]

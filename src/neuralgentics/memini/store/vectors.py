@@ -25,6 +25,7 @@ import numpy as np
 import onnxruntime  # noqa: F401, I001
 from usearch.index import Index
 
+from neuralgentics.filemodes import make_private
 from neuralgentics.memini.store.batches import in_batches
 
 log = logging.getLogger(__name__)
@@ -139,6 +140,7 @@ class VectorIndex:
         with self._lock:
             tmp = self.path.with_suffix(self.path.suffix + ".tmp")
             self._index.save(str(tmp))
+            make_private(tmp)  # usearch creates it with the umask's mode; the vectors are data
             os.replace(tmp, self.path)
             meta = {
                 "db_id": self._db_id,
@@ -148,6 +150,7 @@ class VectorIndex:
             }
             side_tmp = self._sidecar().with_suffix(".tmp")
             side_tmp.write_text(json.dumps(meta))
+            make_private(side_tmp)
             os.replace(side_tmp, self._sidecar())
             self._since_save = 0
 

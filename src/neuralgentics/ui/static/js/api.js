@@ -1,5 +1,6 @@
-// Every data request goes to memini-core (one origin) with the bearer token, if one was given.
-const KEY = 'neuralgentics.token';
+// Every data request goes to memini-core (one origin). The token never lives in the page: the
+// server trades `/ui?token=...` (or the token typed into the banner) for an HttpOnly session
+// cookie, which the browser sends with each request and no script can read.
 
 export class ApiError extends Error {
   constructor(status, code, message, field) {
@@ -10,21 +11,17 @@ export class ApiError extends Error {
   }
 }
 
-// `/ui?token=...` once: keep it for this tab's session and take it out of the address bar.
-export function captureToken() {
-  const url = new URL(location.href);
-  if (!url.searchParams.has('token')) return;
-  const token = url.searchParams.get('token');
-  if (token) sessionStorage.setItem(KEY, token);
-  else sessionStorage.removeItem(KEY);
-  url.searchParams.delete('token');
-  history.replaceState(null, '', url.pathname + url.search + url.hash);
-}
+let refused = false;
+export const tokenWasRefused = () => refused;
 
-export const getToken = () => sessionStorage.getItem(KEY);
-export function setToken(token) {
-  if (token) sessionStorage.setItem(KEY, token);
-  else sessionStorage.removeItem(KEY);
+// The banner's token, exchanged for the session cookie. Resolves true when it was accepted.
+export async function login(token) {
+  const resp = await fetch('/ui/session', {
+    method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify({ token }),
+  });
+  refused = resp.status === 401;
+  return resp.ok;
 }
 
 export async function api(path, { method = 'GET', body, params } = {}) {
@@ -35,8 +32,6 @@ export async function api(path, { method = 'GET', body, params } = {}) {
     }
   }
   const headers = { Accept: 'application/json' };
-  const token = getToken();
-  if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let resp;
   try {

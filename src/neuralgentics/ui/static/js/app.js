@@ -1,5 +1,5 @@
 // Hash routes: #/overview, #/memories?q=…, #/memory/<id>, #/graph/<id>?depth=2, #/broker, #/project
-import { api, captureToken, getToken, setToken } from './api.js';
+import { api, login, tokenWasRefused } from './api.js';
 import { h, clear, errorBox } from './dom.js';
 import * as overview from './pages/overview.js';
 import * as memories from './pages/memories.js';
@@ -31,12 +31,16 @@ export function go(page, args = [], query = {}) {
 function showTokenBanner(message) {
   banner.hidden = false;
   const input = h('input', { type: 'password', placeholder: 'NEURALGENTICS_TOKEN', autocomplete: 'off', 'aria-label': 'token' });
-  clear(banner, h('form', { onsubmit: (ev) => { ev.preventDefault(); setToken(input.value.trim()); banner.hidden = true; route(); } },
+  const submit = async (ev) => {
+    ev.preventDefault();
+    if (await login(input.value.trim())) { banner.hidden = true; route(); } else showTokenBanner('The token given was refused.');
+  };
+  clear(banner, h('form', { onsubmit: submit },
     h('b', {}, 'This service needs its token. '), message, ' ', input, ' ', h('button', { type: 'submit' }, 'Use token'),
-    h('span', { class: 'muted small' }, ' (kept for this tab only; or open /ui?token=… once)')));
+    h('span', { class: 'muted small' }, ' (kept as a session cookie this page cannot read; or open /ui?token=… once)')));
 }
 
-window.addEventListener('ng-unauthorized', () => showTokenBanner(getToken() ? 'The token given was refused.' : ''));
+window.addEventListener('ng-unauthorized', () => showTokenBanner(tokenWasRefused() ? 'The token given was refused.' : ''));
 
 async function route() {
   const mine = ++generation;
@@ -58,7 +62,6 @@ async function route() {
   }
 }
 
-captureToken();
 window.addEventListener('hashchange', route);
 document.getElementById('refresh').addEventListener('click', () => route());
 api('/ui/api/info').then((info) => {
