@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 from typing import Any
+from urllib.parse import quote, unquote
 
 import httpx
 from mcp.types import Tool
@@ -46,8 +47,47 @@ def broker_url(settings: Settings) -> str:
     return f"http://{host}:{settings.broker_port}"
 
 
+def normalise(raw: str) -> str | None:
+    """The broker path a dashboard request names, in canonical form, or None when it is not a
+    plain relative path. The proxy forwards only what the allow-list accepts *after* this.
+
+    `tools/../openapi.json` reached the broker's /openapi.json (the HTTP client resolves dot
+    segments), carrying the broker token. So: percent-decoding is undone until nothing changes
+    (`%252e%252e` → `%2e%2e` → `..`), backslashes count as slashes, `.` segments go, and a
+    path with `..`, an empty segment (`//`, a leading or trailing `/`) or a control character
+    is refused rather than guessed at."""
+    text = raw
+    for _ in range(4):
+        decoded = unquote(text)
+        if decoded == text:
+            break
+        text = decoded
+    else:
+        return None  # still encoded after four rounds: no honest path looks like that
+    if any(ord(c) < 0x20 or c == "\x7f" for c in text):
+        return None
+    segments = [seg for seg in text.replace("\\", "/").split("/") if seg != "."]
+    if not segments or any(seg in ("", "..") for seg in segments):
+        return None
+    return "/".join(segments)
+
+
 def allowed(method: str, path: str) -> bool:
+    """`path` must already be normalised (see `normalise`)."""
     return any(method == m and pattern.fullmatch(path) for m, pattern in ALLOWED)
+
+
+def segment(text: str) -> str:
+    """One path segment, percent-encoded so that nothing in it is a separator or a dot
+    segment the HTTP client would resolve (it keeps `%2E`)."""
+    out = quote(text, safe="")
+    return out.replace(".", "%2E") if out in (".", "..") else out
+
+
+def encoded(path: str) -> str:
+    """A normalised path with each segment encoded (see `segment`): the broker receives
+    exactly the segments the allow-list accepted."""
+    return "/" + "/".join(segment(seg) for seg in path.split("/"))
 
 
 class BrokerClient:
@@ -70,7 +110,7 @@ class BrokerClient:
     ) -> httpx.Response:
         try:
             async with self._client() as client:
-                return await client.request(method, "/" + path, params=params, json=json,
+                return await client.request(method, encoded(path), params=params, json=json,
                                             headers=headers)
         except httpx.TransportError as exc:
             raise BrokerUnreachable(self.base, str(exc) or exc.__class__.__name__) from None
@@ -94,7 +134,8 @@ class BrokerClient:
             async def schema_tokens(server: str, tool: str) -> int | None:
                 # The broker's describe route returns the tool exactly as tools/list gave it.
                 async with sem:
-                    r = await client.get(f"/tools/{server}/{tool}", params=params)
+                    # names come from downstream MCP servers: encoded, never a path of their own
+                    r = await client.get(f"/tools/{segment(server)}/{segment(tool)}", params=params)
                 if r.status_code != 200:
                     return None
                 d = r.json()

@@ -17,11 +17,11 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from neuralgentics import __version__
+from neuralgentics import __version__, jsonsafe
 from neuralgentics.config import Settings, get_settings
 from neuralgentics.ui import audit_view, project_view, session
 from neuralgentics.ui.assets import ASSETS
-from neuralgentics.ui.broker_client import BrokerClient, BrokerUnreachable, allowed
+from neuralgentics.ui.broker_client import BrokerClient, BrokerUnreachable, allowed, normalise
 
 router = APIRouter(prefix="/ui", tags=["dashboard"], include_in_schema=False)
 
@@ -216,9 +216,13 @@ async def catalog(request: Request, role: str | None = None) -> Response:
 
 @router.api_route("/api/broker/{path:path}", methods=["GET", "POST"])
 async def broker_proxy(request: Request, path: str) -> Response:
-    """Forward one of the broker's read routes (and POST /match)."""
-    if not allowed(request.method, path):
-        return _error(404, "not_found", f"{request.method} /{path} is not forwarded to the broker")
+    """Forward one of the broker's read routes (and POST /match): normalised first, then
+    checked against the allow-list, then sent segment by segment as checked."""
+    clean = normalise(path)
+    if clean is None or not allowed(request.method, clean):
+        return _error(404, "not_found",
+                      f"{request.method} /{jsonsafe.shown(path, 200)} is not forwarded to the broker")
+    path = clean
     body = None
     if request.method == "POST":
         try:
