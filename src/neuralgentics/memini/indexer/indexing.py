@@ -31,6 +31,7 @@ from neuralgentics.memini.indexer.chunkstore import (
     identifier_terms,
 )
 from neuralgentics.memini.indexer.languages import language_of
+from neuralgentics.memini.indexer.secrets import token_in
 from neuralgentics.memini.indexer.selection import (
     MAX_FILE_BYTES,
     Candidate,
@@ -70,6 +71,7 @@ class IndexReport:
     chunks: int = 0  # chunks written this run
     embedded: int = 0  # chunk texts embedded this run
     reused: int = 0  # chunk texts whose stored embedding was reused
+    secret_chunks: int = 0  # chunks left out because they hold a token (secrets.py)
     seconds: float = 0.0
 
     def summary(self) -> str:
@@ -92,6 +94,7 @@ class IndexReport:
             "chunks": self.chunks,
             "embedded": self.embedded,
             "reused": self.reused,
+            "secret_chunks": self.secret_chunks,
             "seconds": round(self.seconds, 3),
         }
 
@@ -246,10 +249,28 @@ class _Batch:
         if text is None:
             self._skip(cand.path, why or "not text", old, keep=False)
             return
-        chunks = make_chunks(cand.path, language, text)
+        chunks = self._without_secrets(cand.path, text, make_chunks(cand.path, language, text))
         state = FileState(cand.path, digest, st.st_mtime_ns, st.st_size, language, len(chunks))
         self.files.append((state, chunks, old is None))
         self.pending += len(chunks)
+
+    def _without_secrets(
+        self, path: str, text: str, chunks: list[tuple[str, str, object]]
+    ) -> list[tuple[str, str, object]]:
+        """The chunks without those that hold a token of a well-known shape (the file's other
+        chunks are still worth finding). One scan of the file first: most hold none."""
+        if token_in(text) is None:
+            return chunks
+        kept = []
+        for chunk in chunks:
+            kind = token_in(chunk[0])
+            if kind is None:
+                kept.append(chunk)
+            else:
+                self.report.secret_chunks += 1
+                log.warning("%s lines %d-%d left out of the index: they hold a %s", path,
+                            chunk[2].start_line, chunk[2].end_line, kind)  # type: ignore[attr-defined]
+        return kept
 
     def _skip(self, path: str, reason: str, old: FileState | None, *, keep: bool) -> None:
         self.report.skipped.append(Skipped(path, reason))

@@ -1,10 +1,13 @@
 """Which files of a project are indexed, and why each other one is not.
 
 Rules, lowest precedence first (a later rule that matches wins, as in git):
-built-in defaults (generated and vendored folders, lock files), `.git/info/exclude`, then per
-directory its `.gitignore` and `.neuralgenticsignore`, deeper directories over shallower ones.
-A `!pattern` in `.neuralgenticsignore` can therefore bring back what a default leaves out.
-Content checks (size, binary, generated markers) run after the rules, on the bytes read.
+built-in defaults (generated and vendored folders, lock files), the secret deny list
+(secrets.py: `.env`, keys, credential files, ...), `.git/info/exclude`, then per directory its
+`.gitignore` and `.neuralgenticsignore`, deeper directories over shallower ones. A `!pattern`
+in `.neuralgenticsignore` can therefore bring back what a default leaves out; a secret file
+comes back only that way (a `.gitignore` negation does not count for it).
+Content checks (size, binary, generated markers, private keys) run after the rules, on the
+bytes read.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from pathspec import GitIgnoreSpec
 
 from neuralgentics import jsonsafe
 from neuralgentics.memini.errors import InvalidInput
+from neuralgentics.memini.indexer.secrets import LABEL as SECRET_LABEL
+from neuralgentics.memini.indexer.secrets import SECRET_FILES
+from neuralgentics.memini.indexer.secrets import file_reason as secret_file_reason
 
 IGNORE_FILES = (".gitignore", ".neuralgenticsignore")
 MAX_FILE_BYTES = 1_000_000
@@ -82,6 +88,12 @@ class _Rules:
     base: str  # directory relative to the root, '' or 'a/b/'
     spec: GitIgnoreSpec
     sources: list[str]  # 'file:line (pattern)' per pattern index
+    # the secret deny list: what it leaves out, only a .neuralgenticsignore brings back
+    secret: bool = False
+
+
+def _overrides_secrets(source: str) -> bool:
+    return source.split(":", 1)[0].endswith(".neuralgenticsignore")
 
 
 def expand_path(path: str | os.PathLike[str]) -> Path:
@@ -143,8 +155,10 @@ def _rules_for(root: Path, rel_dir: str, extra: list[tuple[Path, str]] = ()) -> 
 
 
 def _verdict(stack: list[_Rules], rel: str, is_dir: bool) -> str | None:
-    """The reason `rel` is ignored, or None if it is kept (last matching rule wins)."""
+    """The reason `rel` is ignored, or None if it is kept (last matching rule wins; a file
+    the secret deny list leaves out comes back only through a .neuralgenticsignore)."""
     decision: str | None = None
+    secret = False
     for rules in stack:
         if not rel.startswith(rules.base):
             continue
@@ -152,7 +166,11 @@ def _verdict(stack: list[_Rules], rel: str, is_dir: bool) -> str | None:
         result = rules.spec.check_file(local)
         if result.include is None:
             continue
-        decision = rules.sources[result.index] if result.include else None
+        source = rules.sources[result.index]
+        if result.include:
+            decision, secret = source, rules.secret
+        elif not secret or _overrides_secrets(source):
+            decision, secret = None, False
     return decision
 
 
@@ -166,7 +184,9 @@ def select_files(root: Path, *, max_file_bytes: int = MAX_FILE_BYTES) -> Selecti
     )
     exclude = root / ".git" / "info" / "exclude"
     top = _rules_for(root, "", [(exclude, ".git/info/exclude")] if exclude.is_file() else [])
-    stack = [defaults] + ([top] if top else [])
+    deny = _Rules("", GitIgnoreSpec.from_lines(SECRET_FILES),
+                  [f"{SECRET_LABEL} ({p})" for p in SECRET_FILES], secret=True)
+    stack = [defaults, deny] + ([top] if top else [])
     _walk(root, "", stack, selection, max_file_bytes)
     selection.candidates.sort(key=lambda c: c.path)
     selection.skipped.sort(key=lambda s: s.path)
@@ -274,5 +294,9 @@ def decode_text(data: bytes) -> tuple[str | None, str | None]:
         bad = text.count("\ufffd")
         if bad > max(1, len(data) * MAX_INVALID_RATIO):
             return None, f"not UTF-8 text ({bad} undecodable bytes)"
-    return text.removeprefix("\ufeff"), None
+    text = text.removeprefix("\ufeff")
+    secret = secret_file_reason(text)
+    if secret:
+        return None, secret
+    return text, None
 
