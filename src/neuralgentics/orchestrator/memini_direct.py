@@ -26,13 +26,17 @@ class DirectMemory:
         except MeminiError as exc:
             raise MemoryUnavailable(f"memory service unavailable: {exc.message}") from exc
 
-    def _call(self, fn: Callable[[], Any]) -> Any:
-        from neuralgentics.memini.errors import Conflict, MeminiError
+    def _call(self, fn: Callable[[], Any], *, gone_ok: bool = False) -> Any:
+        from neuralgentics.memini.errors import Conflict, MeminiError, NotFound
 
         try:
             return fn()
         except Conflict:
             return None  # e.g. the link already exists: a retried step is not an error
+        except NotFound:
+            if gone_ok:
+                return None  # a used memory deleted since: nothing left to link or credit
+            raise MemoryUnavailable("memory service refused: not found") from None
         except MeminiError as exc:
             raise MemoryUnavailable(f"memory service refused: {exc.message}") from exc
 
@@ -56,11 +60,12 @@ class DirectMemory:
 
     def relate(self, source_id: str, target_id: str, relationship_type: str, confidence: float = 1.0) -> None:
         svc = self._service()
-        self._call(lambda: svc.relate(source_id, target_id, relationship_type, confidence=confidence))
+        self._call(lambda: svc.relate(source_id, target_id, relationship_type, confidence=confidence),
+                   gone_ok=True)
 
     def trust(self, memory_id: str, event: str, *, actor: str | None = None, note: str | None = None) -> None:
         svc = self._service()
-        self._call(lambda: svc.apply_trust(memory_id, event, actor=actor, note=note))
+        self._call(lambda: svc.apply_trust(memory_id, event, actor=actor, note=note), gone_ok=True)
 
     def search_project(self, text: str, top_k: int, project_dir: str) -> list[ProjectChunk]:
         from neuralgentics.memini.errors import MeminiError

@@ -94,13 +94,15 @@ class HttpMemoryClient:
     def close(self) -> None:
         self._http.close()
 
-    def _post(self, path: str, body: dict, *, ok_conflict: bool = False) -> dict:
+    def _post(self, path: str, body: dict, *, ok_conflict: bool = False, gone_ok: bool = False) -> dict:
         try:
             resp = self._http.post(path, json=body)
         except httpx.HTTPError as exc:
             raise MemoryUnavailable(f"memory service at {self.base_url} unreachable: {exc}") from exc
         if ok_conflict and resp.status_code == 409:
             return {}
+        if gone_ok and resp.status_code == 404:
+            return {}  # a used memory deleted since: nothing left to link or credit
         if resp.status_code >= 400:
             try:
                 detail = resp.json()
@@ -131,6 +133,7 @@ class HttpMemoryClient:
             "/memory/relationship",
             {"source_id": source_id, "target_id": target_id, "relationship_type": relationship_type, "confidence": confidence},
             ok_conflict=True,  # the link already exists: a retried step 8 is not an error
+            gone_ok=True,
         )
 
     def search_project(self, text: str, top_k: int, project_dir: str) -> list[ProjectChunk]:
@@ -151,7 +154,7 @@ class HttpMemoryClient:
             body["actor"] = actor
         if note:
             body["note"] = note
-        self._post(f"/memory/{memory_id}/trust", body)
+        self._post(f"/memory/{memory_id}/trust", body, gone_ok=True)
 
 
 class CallableMemory:

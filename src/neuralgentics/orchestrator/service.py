@@ -364,6 +364,10 @@ class Orchestrator:
         metadata = {"task_id": record.id, "session": record.session, "agent": record.agent,
                     "task_type": record.task_type, "outcome": outcome,
                     "verified_by": verification.data.get("verified_by") if verification else None}
+        # Claim the step before writing memories: of two concurrent returns, the second is
+        # refused here (409) instead of after its writes landed (a failing request must leave
+        # nothing behind). Only the version moves; the next save writes the result.
+        self._store().save(record)
         memory_id = self.memory.add(content, source_type="task_result", project=record.project,
                                     tags=[t for t in ("task_result", record.task_type, record.agent) if t], metadata=metadata)
         for used in record.context_memory_ids:
