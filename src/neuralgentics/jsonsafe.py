@@ -16,6 +16,9 @@ from typing import Any
 
 # Deeper than any real metadata; far below the recursion limit of every JSON encoder we use.
 MAX_DEPTH = 32
+# Python's int/str conversion limit: a longer integer cannot be written as JSON text.
+MAX_INT_DIGITS = 4300
+MAX_INT_BITS = int(MAX_INT_DIGITS * 3.3219)  # log2(10): bits of the smallest 4,301-digit number
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,7 @@ def problem(value: Any, field: str = "", *, max_depth: int = MAX_DEPTH) -> Probl
     """The first part of `value` that cannot round-trip as UTF-8 JSON, or None.
 
     Checked: every string (dict keys included) for lone surrogates and NUL, every float for
-    NaN/Infinity, and the nesting depth. Other types (bool, int, None) always round-trip.
+    NaN/Infinity, integers for Python's 4,300-digit conversion limit, and the nesting depth.
     """
     stack: list[tuple[Any, str, int]] = [(value, field, 0)]
     while stack:
@@ -72,6 +75,9 @@ def problem(value: Any, field: str = "", *, max_depth: int = MAX_DEPTH) -> Probl
         elif isinstance(item, float):
             if not math.isfinite(item):
                 return Problem(path, f"{item} is not a JSON number (NaN and Infinity are not allowed)")
+        elif isinstance(item, int) and not isinstance(item, bool):
+            if item.bit_length() > MAX_INT_BITS:
+                return Problem(path, f"is an integer of more than {MAX_INT_DIGITS} digits")
         elif isinstance(item, dict):
             if depth >= max_depth:
                 return Problem(path, f"is nested deeper than {max_depth} levels")

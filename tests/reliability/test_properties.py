@@ -151,3 +151,46 @@ def test_any_skill_text_parses_or_names_the_line_at_fault(text: str) -> None:
     assert isinstance(skill, Skill)
     assert skill.description.strip() and skill.body.strip()
     assert skill.model in (None, "primary", "secondary")
+
+
+# -- issue 13, finding 2/8: what may be stored is exactly what round-trips as UTF-8 JSON ---------
+
+from reliability import hostile  # noqa: E402
+
+
+def _value(v):
+    """A generated value as the Python object a JSON parser (or a library caller) would hand in."""
+    if isinstance(v, hostile.Raw):
+        if v.text[:1] in "[{":
+            depth = v.text.count("[") + v.text.count("{")
+            out: object = 1
+            for _ in range(depth):
+                out = [out] if v.text[0] == "[" else {"k": out}
+            return out
+        return {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf"),
+                "1e400": float("inf"), "-1e400": float("-inf"), "-0": 0, "1E-400": 0.0}.get(v.text, 10**5000)
+    if isinstance(v, dict):
+        return {k: _value(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_value(x) for x in v]
+    return v
+
+
+@given(raw=hostile.hostile_json)
+@settings(max_examples=EXAMPLES * 5, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+def test_a_value_is_refused_with_its_path_or_round_trips_exactly(raw) -> None:
+    from neuralgentics import jsonsafe
+    from neuralgentics.memini.store.repair import Repairs, fix_json_value
+
+    value = _value(raw)
+    found = jsonsafe.problem({"metadata": value})
+    if found is None:
+        text = json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8")
+        assert json.loads(text) == value
+    else:
+        assert found.field.startswith("metadata") and found.message
+        str(found).encode("utf-8")  # the error itself can always be sent
+    # what the read path shows for a stored value is always sendable, however bad it was
+    shown = fix_json_value(value, Repairs("memory", "x"), "metadata")
+    json.dumps(shown, allow_nan=False, ensure_ascii=False).encode("utf-8")

@@ -83,33 +83,46 @@ def fix_optional_text(value: Any, repairs: Repairs, field: str) -> str | None:
     return fix_text(value, repairs, field)
 
 
+# Deeper than this is cut (the response encoders recurse); well above what the API accepts.
+MAX_SHOWN_DEPTH = 64
+TOO_DEEP = "[nested too deeply to show]"
+
+
 def fix_json_value(value: Any, repairs: Repairs, field: str) -> Any:
-    """A JSON value with every bad string repaired and NaN/Infinity as null."""
-    if jsonsafe.problem(value, max_depth=10_000) is None:
+    """A JSON value with every bad string repaired, NaN/Infinity as null, huge integers as
+    text and nesting cut at MAX_SHOWN_DEPTH."""
+    if jsonsafe.problem(value, max_depth=MAX_SHOWN_DEPTH) is None:
         return value
-    repairs.note(field, "holds text or numbers that are not valid JSON")
+    repairs.note(field, "holds text, numbers or nesting that cannot be sent as JSON")
     return _fix(value)
+
+
+def _fix_text(text: str) -> str:
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").replace("\x00", "\ufffd")
 
 
 def _fix(value: Any) -> Any:
     # Iterative rebuild: the value may be nested deeper than the recursion limit.
     root: list[Any] = [None]
-    stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+    stack: list[tuple[Any, Any, Any, int]] = [(value, root, 0, 0)]
     while stack:
-        item, parent, key = stack.pop()
+        item, parent, key, depth = stack.pop()
         if isinstance(item, str):
-            out: Any = item.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-            out = out.replace("\x00", "\ufffd")
+            out: Any = _fix_text(item)
         elif isinstance(item, float) and not math.isfinite(item):
             out = None
+        elif isinstance(item, int) and not isinstance(item, bool) \
+                and item.bit_length() > jsonsafe.MAX_INT_BITS:
+            out = f"[an integer of {item.bit_length()} bits]"
+        elif isinstance(item, (dict, list, tuple)) and depth >= MAX_SHOWN_DEPTH:
+            out = TOO_DEEP
         elif isinstance(item, dict):
             out = {}
             for k, v in item.items():
-                fixed_key = _fix(str(k)) if not isinstance(k, str) or jsonsafe.text_problem(k) else k
-                stack.append((v, out, fixed_key))
+                stack.append((v, out, _fix_text(k) if isinstance(k, str) else _fix_text(str(k)), depth + 1))
         elif isinstance(item, (list, tuple)):
             out = [None] * len(item)
-            stack.extend((v, out, i) for i, v in enumerate(item))
+            stack.extend((v, out, i, depth + 1) for i, v in enumerate(item))
         else:
             out = item
         parent[key] = out
@@ -127,7 +140,8 @@ def json_text(raw: Any, repairs: Repairs, field: str, default: Any) -> Any:
         repairs.note(field, "is not valid JSON")
         return default
     if raw.isascii() and not _SURROGATE_ESCAPE.search(raw) and "NaN" not in raw \
-            and "Infinity" not in raw and "\\u0000" not in raw:
+            and "Infinity" not in raw and "\\u0000" not in raw \
+            and raw.count("[") + raw.count("{") <= MAX_SHOWN_DEPTH:
         return value
     return fix_json_value(value, repairs, field)
 
