@@ -148,3 +148,21 @@ def test_stores_refuse_bad_text_on_their_own(store):
     with pytest.raises(InvalidInput):
         store.list_memories(MemoryFilter(tags=["\ud800"]))
     assert store.counts()["memories"] == 0
+
+
+@pytest.mark.parametrize("path", ["/memory/add", "/memory/query", "/memory/relationship", "/project/search",
+                                  "/orchestrator/route", "/orchestrator/tasks", "/orchestrator/context"])
+@pytest.mark.parametrize("body", ['{"task": ', "not json", '{"a": 1}}', "[" * 5000])
+def test_body_parse_errors_have_the_documented_shape(client, path, body):
+    r = raw(client, "POST", path, body)
+    assert r.status_code == 422, r.text
+    assert set(r.json()) == {"error"} and "detail" not in r.text
+    err = r.json()["error"]
+    assert err["code"] == "invalid_input" and err["field"] == "body"
+    assert "not valid JSON" in err["message"] or "could not be parsed" in err["message"]
+
+
+def test_unknown_routes_and_methods_have_the_documented_shape(client):
+    assert client.get("/nope").json() == {"error": {"code": "not_found", "message": "Not Found", "field": None}}
+    r = client.put("/memory")
+    assert r.status_code == 405 and r.json()["error"]["code"] == "method_not_allowed"
