@@ -61,6 +61,31 @@ class Repairs:
         )
 
 
+_SUSPECT_JSON = re.compile(r"\\u[dD][89a-fA-F]|\\u0000|NaN|Infinity")
+
+
+def clean_json_text(raw: Any) -> bool:
+    """True when a stored JSON text (SQLite) surely parses into a value that can be sent back:
+    the fast path of every read. False sends the row through the repairing path."""
+    if not isinstance(raw, str) or not raw.isascii() or _SUSPECT_JSON.search(raw):
+        return False
+    return len(raw) < 2 * MAX_SHOWN_DEPTH or raw.count("[") + raw.count("{") <= MAX_SHOWN_DEPTH
+
+
+def clean_text(*values: Any) -> bool:
+    """True when every value is None or text that encodes as UTF-8 (the fast path)."""
+    for value in values:
+        if value is None or (isinstance(value, str) and value.isascii()):
+            continue
+        if not isinstance(value, str):
+            return False
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+    return True
+
+
 def fix_text(value: str, repairs: Repairs, field: str) -> str:
     """Lone surrogates (also undecodable bytes read with surrogateescape) → U+FFFD."""
     if value.isascii():

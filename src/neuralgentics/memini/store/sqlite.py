@@ -62,6 +62,23 @@ def _ts(value: datetime) -> str:
 
 
 def _memory(row: tuple) -> Memory:
+    # The fast path (every row a read meets) checks cheaply that nothing needs repair.
+    if repair.clean_text(row[1], row[3], row[4]) and repair.clean_json_text(row[5]) \
+            and repair.clean_json_text(row[6]):
+        try:
+            tags, metadata = json.loads(row[5]), json.loads(row[6])
+            created, updated = datetime.fromisoformat(row[8]), datetime.fromisoformat(row[9])
+        except (TypeError, ValueError):
+            pass
+        else:
+            if isinstance(tags, list) and isinstance(metadata, dict) \
+                    and all(isinstance(t, str) for t in tags):
+                return Memory(row[0], row[1], row[2], row[3], row[4], tags, metadata, row[7],
+                              created, updated, row[10])
+    return _repaired_memory(row)
+
+
+def _repaired_memory(row: tuple) -> Memory:
     fix = repair.Repairs("memory", row[0])
     memory = Memory(
         id=row[0],
