@@ -14,9 +14,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from neuralgentics import __version__
 from neuralgentics.config import Settings, get_settings
 from neuralgentics.errors import NeuralgenticsError
-from neuralgentics import jsonsafe
 from neuralgentics.httpguard import HTTPGuard
 from neuralgentics.memini import models as m
+from neuralgentics.memini.http_errors import http_response, validation_response
 from neuralgentics.memini.embeddings import Embedder, get_embedder
 from neuralgentics.memini.request_text import check_request_text
 from neuralgentics.memini.service import MAX_OFFSET, MemoryService
@@ -38,42 +38,6 @@ def _error(status: int, code: str, message: str, field: str | None = None) -> JS
     return JSONResponse(
         status_code=status, content={"error": {"code": code, "message": message, "field": field}}
     )
-
-
-# Codes for the errors Starlette/FastAPI raise themselves (unknown route, wrong method, ...).
-_HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-               405: "method_not_allowed", 413: "request_too_large", 415: "unsupported_media_type",
-               422: "invalid_input"}
-
-
-def _validation_response(exc: RequestValidationError) -> JSONResponse:
-    """FastAPI's validation errors in the documented shape, naming the first field at fault."""
-    first = exc.errors()[0] if exc.errors() else {}
-    if first.get("type") == "json_invalid":
-        loc = first.get("loc", ())
-        at = f" at character {loc[-1]}" if loc and isinstance(loc[-1], int) else ""
-        why = (first.get("ctx") or {}).get("error", "malformed")
-        return _error(422, "invalid_input", f"the request body is not valid JSON: {why}{at}", "body")
-    where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
-    msg = first.get("msg", "invalid request")
-    where, msg = jsonsafe.shown(where, 200), jsonsafe.shown(msg, 500)
-    return _error(422, "invalid_input", f"{where}: {msg}" if where else msg, where or None)
-
-
-def _http_response(exc: StarletteHTTPException) -> JSONResponse:
-    """Starlette's own errors ({"detail": ...}) in the documented shape. A body FastAPI could
-    not parse (nested too deeply, a 5,000-digit number) is bad input like malformed JSON."""
-    cause = exc.__cause__
-    if exc.status_code == 400 and cause is not None:
-        why = "nested too deeply to parse" if isinstance(cause, RecursionError) else str(cause)
-        return _error(422, "invalid_input",
-                      f"the request body could not be parsed: {jsonsafe.shown(why, 200)}", "body")
-    detail = exc.detail if isinstance(exc.detail, str) else "request refused"
-    response = _error(exc.status_code, _HTTP_CODES.get(exc.status_code, "http_error"),
-                      jsonsafe.shown(detail, 500))
-    for key, value in (exc.headers or {}).items():
-        response.headers[key] = value
-    return response
 
 
 class _Lazy:
@@ -134,11 +98,11 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
-        return _validation_response(exc)
+        return validation_response(exc)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return _http_response(exc)
+        return http_response(exc)
 
     @app.get("/health", tags=["service"])
     def health() -> dict:

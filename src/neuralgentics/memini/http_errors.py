@@ -1,0 +1,58 @@
+"""The documented error body for what FastAPI and Starlette answer themselves: validation
+errors, bodies that are not JSON, unknown routes, wrong methods. Routes raise
+NeuralgenticsError, which already has this shape; these are the errors raised before a route
+runs, which otherwise answer `{"detail": ...}`."""
+
+from __future__ import annotations
+
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from neuralgentics import jsonsafe
+
+# FastAPI's detail when reading the body failed for another reason than malformed JSON
+# (fastapi/routing.py): a RecursionError, a number over Python's digit limit, ...
+PARSE_FAILED = "There was an error parsing the body"
+
+
+def error(status: int, code: str, message: str, field: str | None = None) -> JSONResponse:
+    return JSONResponse(
+        status_code=status, content={"error": {"code": code, "message": message, "field": field}}
+    )
+
+
+# Codes for the errors Starlette/FastAPI raise themselves (unknown route, wrong method, ...).
+_HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+               405: "method_not_allowed", 413: "request_too_large", 415: "unsupported_media_type",
+               422: "invalid_input"}
+
+
+def validation_response(exc: RequestValidationError) -> JSONResponse:
+    """FastAPI's validation errors in the documented shape, naming the first field at fault."""
+    first = exc.errors()[0] if exc.errors() else {}
+    if first.get("type") == "json_invalid":
+        loc = first.get("loc", ())
+        at = f" at character {loc[-1]}" if loc and isinstance(loc[-1], int) else ""
+        why = (first.get("ctx") or {}).get("error", "malformed")
+        return error(422, "invalid_input", f"the request body is not valid JSON: {why}{at}", "body")
+    where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+    msg = first.get("msg", "invalid request")
+    where, msg = jsonsafe.shown(where, 200), jsonsafe.shown(msg, 500)
+    return error(422, "invalid_input", f"{where}: {msg}" if where else msg, where or None)
+
+
+def http_response(exc: StarletteHTTPException) -> JSONResponse:
+    """Starlette's own errors ({"detail": ...}) in the documented shape. A body FastAPI could
+    not parse (nested too deeply, a 5,000-digit number) is bad input like malformed JSON."""
+    cause = exc.__cause__
+    if exc.status_code == 400 and exc.detail == PARSE_FAILED and cause is not None:
+        why = "nested too deeply to parse" if isinstance(cause, RecursionError) else str(cause)
+        return error(422, "invalid_input",
+                      f"the request body could not be parsed: {jsonsafe.shown(why, 200)}", "body")
+    detail = exc.detail if isinstance(exc.detail, str) else "request refused"
+    response = error(exc.status_code, _HTTP_CODES.get(exc.status_code, "http_error"),
+                      jsonsafe.shown(detail, 500))
+    for key, value in (exc.headers or {}).items():
+        response.headers[key] = value
+    return response
