@@ -16,8 +16,8 @@ from neuralgentics.config import Settings, get_settings
 from neuralgentics.errors import NeuralgenticsError
 from neuralgentics.httpguard import HTTPGuard
 from neuralgentics.memini import models as m
-from neuralgentics.memini.http_errors import http_response, validation_response
 from neuralgentics.memini.embeddings import Embedder, get_embedder
+from neuralgentics.memini.http_errors import http_response, validation_response
 from neuralgentics.memini.request_text import check_request_text
 from neuralgentics.memini.service import MAX_OFFSET, MemoryService
 from neuralgentics.memini.store import open_store
@@ -32,12 +32,6 @@ from neuralgentics.ui.session import cookie_grants
 _ERRORS = {"model": m.ErrorResponse}
 # The dashboard's page shell and static files are open; its data routes need the token.
 OPEN_PATHS = {"/health", *UI_PUBLIC_PATHS, *UI_SESSION_ROUTES}
-
-
-def _error(status: int, code: str, message: str, field: str | None = None) -> JSONResponse:
-    return JSONResponse(
-        status_code=status, content={"error": {"code": code, "message": message, "field": field}}
-    )
 
 
 class _Lazy:
