@@ -241,3 +241,84 @@ def test_cli_install_and_uninstall(project: Path) -> None:
     assert res.exit_code == 0 and "uninstalled" in res.output
     res = runner.invoke(app, ["opencode", "uninstall", "--project", str(project)])
     assert res.exit_code == 2 and "not installed" in res.output
+
+
+# --- the TUI brand (tui.json) -------------------------------------------------------------
+
+BRAND_SPEC = "./neuralgentics-tui/neuralgentics-brand.tsx"
+USER_TUI = '{\n  "theme": "tokyonight",\n  "plugin": [["./mine.tsx", {"a": 1}]]\n}\n'
+
+
+def tui_of(project: Path) -> dict:
+    return json.loads((project / ".opencode" / "tui.json").read_text())
+
+
+def test_install_lists_the_brand_plugin_in_tui_json_with_where_the_services_and_token_are(project: Path) -> None:
+    report = install(project, broker="http")
+    tui = tui_of(project)
+    assert len(tui["plugin"]) == 1
+    spec, options = tui["plugin"][0]
+    assert spec == BRAND_SPEC
+    assert (project / ".opencode" / spec).read_text() == (
+        Path(__file__).resolve().parents[2] / "src/neuralgentics/opencode/plugin/neuralgentics-brand.tsx").read_text()
+    token_file = Path(isolated_env_config()) / "token"
+    assert options["broker"] == "http" and options["service_url"].startswith("http://127.0.0.1:")
+    assert Path(options["token_file"].replace("~", str(Path.home()), 1)) == token_file
+    assert token_file.read_text().strip() not in (project / ".opencode" / "tui.json").read_text()
+    assert any("tui.json" in line for line in report.lines())
+
+
+def test_a_users_tui_json_is_merged_backed_up_and_restored_byte_for_byte(project: Path) -> None:
+    (project / ".opencode").mkdir()
+    (project / ".opencode" / "tui.json").write_text(USER_TUI)
+    before = snapshot(project)
+    install(project)
+    tui = tui_of(project)
+    assert tui["theme"] == "tokyonight"
+    assert tui["plugin"][0] == ["./mine.tsx", {"a": 1}] and tui["plugin"][1][0] == BRAND_SPEC
+    uninstall(project)
+    assert snapshot(project) == before
+
+
+def test_later_edits_of_tui_json_survive_uninstall_and_only_our_entry_goes(project: Path) -> None:
+    install(project)
+    tui = tui_of(project)
+    tui["theme"] = "gruvbox"
+    tui["plugin"].append("./theirs.tsx")
+    (project / ".opencode" / "tui.json").write_text(json.dumps(tui))
+    uninstall(project)
+    assert tui_of(project) == {"theme": "gruvbox", "plugin": ["./theirs.tsx"]}
+    assert not (project / ".opencode" / "neuralgentics-tui").exists()
+
+
+def test_a_tui_json_that_already_lists_the_brand_is_kept_as_it_is(project: Path) -> None:
+    (project / ".opencode").mkdir()
+    mine = json.dumps({"plugin": [[BRAND_SPEC, {"poll_ms": 60000}]]})
+    (project / ".opencode" / "tui.json").write_text(mine)
+    report = install(project)
+    assert (project / ".opencode" / "tui.json").read_text() == mine
+    assert any("already lists" in k for k in report.kept)
+    uninstall(project)
+    assert (project / ".opencode" / "tui.json").read_text() == mine
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"plugin": [}', "tui.json:1:"),
+    ('{"plugin": "./x.tsx"}', '"plugin" is not a list'),
+])
+def test_a_broken_tui_json_is_refused_and_nothing_changes(project: Path, text: str, message: str) -> None:
+    (project / ".opencode").mkdir()
+    (project / ".opencode" / "tui.json").write_text(text)
+    before = snapshot(project)
+    with pytest.raises(InstallError, match=message):
+        install(project)
+    assert snapshot(project) == before
+
+
+def test_global_install_lists_the_brand_in_the_global_tui_json(isolated_env: dict[str, str]) -> None:
+    install(global_=True)
+    home = Path(isolated_env["XDG_CONFIG_HOME"]) / "opencode"
+    assert json.loads((home / "tui.json").read_text())["plugin"][0][0] == BRAND_SPEC
+    assert (home / "neuralgentics-tui" / "neuralgentics-brand.tsx").exists()
+    uninstall(global_=True)
+    assert not (home / "tui.json").exists() and not (home / "neuralgentics-tui").exists()

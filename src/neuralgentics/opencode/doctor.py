@@ -161,6 +161,7 @@ def check_install(project: Path | None, global_: bool) -> list[Check]:
                             f"neuralgentics opencode install {where} (updates it unless you edited it: then delete it first)"))
     else:
         checks.append(Check("plugin", "ok", str(plugin)))
+    checks.append(check_tui_brand(target.home, where))
     try:
         cfg = read_json_file(target.config_file)
     except JsonFileError as exc:
@@ -174,6 +175,28 @@ def check_install(project: Path | None, global_: bool) -> list[Check]:
         how = entry.get("url") or " ".join(entry.get("command", []))
         checks.append(Check("opencode.json", "ok", f"mcp.{MCP_NAME}: {entry.get('type')} {how}"))
     return checks
+
+
+def check_tui_brand(home: Path, where: str) -> Check:
+    """The TUI plugin that shows "Neuralgentics powered by OpenCode" and the live status."""
+    from neuralgentics.opencode import tui
+    from neuralgentics.opencode.jsonedit import JsonFileError, read_json_file
+
+    config = tui.tui_config_file(home)
+    try:
+        listed = any((p[0] if isinstance(p, list) and p else p) == tui.BRAND_SPEC
+                     for p in read_json_file(config).get("plugin", []) or [])
+    except (JsonFileError, TypeError) as exc:
+        return Check("tui brand", "warn", f"{config}: {exc}", "fix the JSON")
+    brand = tui.brand_file(home)
+    if not listed or not brand.exists():
+        missing = f"{config} does not list {tui.BRAND_SPEC}" if not listed else f"{brand} is missing"
+        return Check("tui brand", "warn", f"{missing}: the TUI shows OpenCode's own footer",
+                     f"neuralgentics opencode install {where}")
+    if brand.read_text("utf-8") != tui.brand_source():
+        return Check("tui brand", "warn", f"{brand} differs from this version's",
+                     f"neuralgentics opencode install {where} (delete it first if you edited it)")
+    return Check("tui brand", "ok", f"{brand} (listed in {config})")
 
 
 def remote_broker_url(project: Path | None, global_: bool) -> str | None:

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from neuralgentics import __version__
 from neuralgentics.credentials import CredentialError, ensure_token
+from neuralgentics.opencode import tui
 from neuralgentics.opencode.agents import agent_files, load_roster, primary_agents, task_permission
 from neuralgentics.opencode.jsonedit import (
     EditLog,
@@ -229,6 +230,10 @@ def install(project: Path | None = None, global_: bool = False, broker: BrokerMo
         raise InstallError(str(exc)) from None
     roster = load_roster(target.project_dir)
     try:
+        tui_plan = tui.plan(target.home, broker)
+    except tui.TuiConfigError as exc:
+        raise InstallError(str(exc)) from None
+    try:
         # The credential the plugin and the remote MCP entry hand to the services: created
         # now (0600) if need be, so the {file:…} reference in opencode.json resolves.
         ensure_token()
@@ -240,9 +245,12 @@ def install(project: Path | None = None, global_: bool = False, broker: BrokerMo
     files: list[tuple[Path, str]] = [(target.plugin_dir / PLUGIN_FILE, plugin_source()),
                                      (target.plugin_dir / PLUGIN_SETTINGS_FILE, plugin_settings())]
     files += [(target.agent_dir / f"{a.name}.md", a.text) for a in agent_files(roster)]
+    brand = tui.brand_file(target.home)
+    files.append((brand, tui.brand_source()))
 
     report = Report(target=target)
-    made_dirs = _created_dirs([target.home, target.plugin_dir, target.agent_dir, target.config_file.parent])
+    made_dirs = _created_dirs([target.home, target.plugin_dir, target.agent_dir, brand.parent,
+                               target.config_file.parent])
     written_files: list[dict[str, str]] = []
     for path, text in files:
         if path.exists():
@@ -269,6 +277,9 @@ def install(project: Path | None = None, global_: bool = False, broker: BrokerMo
         )
     for k in log.kept:
         report.kept.append(f"{target.config_file}: {'.'.join(k['path'])} = {json.dumps(k['yours'])}")
+    tui_section, tui_lines = tui.apply(tui_plan, target.backup_dir)
+    (report.written if tui_section else report.kept).extend(
+        line.removeprefix("kept yours: ") for line in tui_lines)
 
     manifest = {
         "version": 1,
@@ -282,6 +293,7 @@ def install(project: Path | None = None, global_: bool = False, broker: BrokerMo
         "edits": log.to_json(),
         "files": written_files,
         "created_dirs": made_dirs,
+        "tui": tui_section,
     }
     _write_atomic(target.manifest, dump_json(manifest).encode("utf-8"))
     return report
@@ -331,6 +343,9 @@ def uninstall(project: Path | None = None, global_: bool = False) -> Report:
         report.removed.append(str(p))
     if backup is not None and backup.exists() and not any("left" in n for n in report.notes):
         backup.unlink()
+    tui_removed, tui_notes = tui.revert(manifest.get("tui"))
+    report.removed += tui_removed
+    report.notes += tui_notes
     target.manifest.unlink()
     dirs = [Path(d) for d in manifest.get("created_dirs", [])] + [target.backup_dir]
     for d in sorted(dirs, key=lambda p: len(p.parts), reverse=True):
