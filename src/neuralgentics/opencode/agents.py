@@ -8,6 +8,8 @@ from typing import Any
 
 import yaml
 
+from neuralgentics.opencode.models import ModelTiers
+
 # OpenCode's own agents: a file with one of these names would replace the built-in.
 OPENCODE_BUILTIN_AGENTS = frozenset({"build", "plan", "general", "explore", "compaction", "title", "summary"})
 
@@ -39,7 +41,7 @@ class AgentFile:
 
 @dataclass(frozen=True)
 class Roster:
-    agents: dict[str, dict[str, str]]  # name -> {purpose, mode}
+    agents: dict[str, dict[str, str]]  # name -> {purpose, mode, tier}
     task_types: dict[str, dict[str, Any]]  # id -> {label, primary, forbidden, verify_with}
 
 
@@ -49,7 +51,7 @@ def load_roster(project_dir: Path | None) -> Roster:
 
     cfg = load_config(project_dir=project_dir)
     return Roster(
-        agents={n: {"purpose": a.purpose, "mode": a.mode} for n, a in cfg.agents.items()},
+        agents={n: {"purpose": a.purpose, "mode": a.mode, "tier": a.model} for n, a in cfg.agents.items()},
         task_types={
             t.id: {"label": t.label, "primary": t.primary, "forbidden": list(t.forbidden),
                    "verify_with": list(t.verify_with)}
@@ -83,11 +85,15 @@ def task_permission(roster: Roster) -> dict[str, str]:
     return rules
 
 
-def render_agent(name: str, spec: dict[str, str], roster: Roster) -> AgentFile:
+def render_agent(name: str, spec: dict[str, str], roster: Roster, model: str | None = None) -> AgentFile:
+    """The agent's .md file. ``model`` ("provider/model", its tier's) goes into the frontmatter;
+    None leaves it out, so OpenCode's default model runs it."""
     access = _ROLE_ACCESS.get(name, _DEFAULT_ACCESS)
     takes = [t["label"] for t in roster.task_types.values() if t["primary"] == name]
     verifies = [t["label"] for t in roster.task_types.values() if name in t["verify_with"]]
     front: dict[str, Any] = {"description": spec["purpose"], "mode": spec["mode"]}
+    if model:
+        front["model"] = model
     if access["tools"]:
         front["tools"] = dict(access["tools"])
     front["permission"] = dict(access["permission"])
@@ -110,5 +116,7 @@ def render_agent(name: str, spec: dict[str, str], roster: Roster) -> AgentFile:
     return AgentFile(name=name, text=f"---\n{head}---\n\n{body}")
 
 
-def agent_files(roster: Roster) -> list[AgentFile]:
-    return [render_agent(n, s, roster) for n, s in roster.agents.items() if n not in OPENCODE_BUILTIN_AGENTS]
+def agent_files(roster: Roster, tiers: ModelTiers | None = None) -> list[AgentFile]:
+    tiers = tiers or ModelTiers()
+    return [render_agent(n, s, roster, tiers.model_for(s.get("tier", ""))) for n, s in roster.agents.items()
+            if n not in OPENCODE_BUILTIN_AGENTS]

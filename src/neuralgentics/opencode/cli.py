@@ -32,12 +32,18 @@ def install_cmd(
         BrokerChoice.stdio, "--broker",
         help="stdio: OpenCode starts the broker itself; http: use `neuralgentics up` on 127.0.0.1:8901.",
     ),
+    primary_model: str | None = typer.Option(
+        None, "--primary-model", metavar="PROVIDER/MODEL",
+        help="Model of the roster's primary-tier agents (default: models.yaml, else OpenCode's default)."),
+    secondary_model: str | None = typer.Option(
+        None, "--secondary-model", metavar="PROVIDER/MODEL",
+        help="Model of the roster's secondary-tier agents (default: models.yaml, else OpenCode's default)."),
 ) -> None:
     """Write the plugin, the agent roster and the opencode.json entries (merging, with a backup)."""
     from neuralgentics.opencode.installer import InstallError, install
 
     try:
-        report = install(project, global_, broker.value)
+        report = install(project, global_, broker.value, primary_model, secondary_model)
     except InstallError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -177,6 +177,44 @@ def check_install(project: Path | None, global_: bool) -> list[Check]:
     return checks
 
 
+def check_model_tiers(project: Path | None, global_: bool) -> Check:
+    """Which model each roster tier runs on: models.yaml, and what the install wrote."""
+    import json
+
+    from neuralgentics.opencode.agents import OPENCODE_BUILTIN_AGENTS, load_roster
+    from neuralgentics.opencode.installer import InstallError, resolve_target
+    from neuralgentics.opencode.models import ModelTierError, ModelTiers, load_tiers, models_file
+
+    try:
+        configured = load_tiers()
+    except ModelTierError as exc:
+        return Check("model tiers", "fail", str(exc), "fix the file (see docs/opencode.md, model tiers)")
+    try:
+        target = resolve_target(project, global_)
+        roster = load_roster(target.project_dir)
+    except Exception as exc:  # InstallError, or a broken roster (the routing check names it)
+        return Check("model tiers", "warn", f"cannot read the roster: {exc}")
+    installed = configured
+    where = "--global" if global_ else f"--project {target.project_dir}"
+    if target.manifest.exists():
+        try:
+            installed = ModelTiers(**(json.loads(target.manifest.read_text("utf-8")).get("models") or {}))
+        except (ValueError, TypeError):
+            pass
+    parts = []
+    for tier in ("primary", "secondary"):
+        agents = [n for n, a in roster.agents.items() if a.get("tier") == tier and n not in OPENCODE_BUILTIN_AGENTS]
+        model = installed.model_for(tier) or "OpenCode's default model"
+        parts.append(f"{tier} → {model} ({', '.join(agents) or 'no agents'})")
+    detail = "; ".join(parts)
+    if target.manifest.exists() and installed != configured:
+        return Check("model tiers", "warn",
+                     f"installed: {detail}; {models_file()} now says primary={configured.primary}, "
+                     f"secondary={configured.secondary}",
+                     f"neuralgentics opencode install {where} (rewrites the agents' model fields)")
+    return Check("model tiers", "ok", detail)
+
+
 def check_tui_brand(home: Path, where: str) -> Check:
     """The TUI plugin that shows "Neuralgentics powered by OpenCode" and the live status."""
     from neuralgentics.opencode import tui
@@ -249,6 +287,7 @@ def run_checks(project: Path | None = None, global_: bool = False, *, model: boo
     checks.append(check_routing(project))
     checks.append(check_opencode())
     checks += check_install(project, global_)
+    checks.append(check_model_tiers(project, global_))
     if model:
         checks.append(check_model())
     return checks

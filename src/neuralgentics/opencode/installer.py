@@ -23,6 +23,7 @@ from neuralgentics import __version__
 from neuralgentics.credentials import CredentialError, ensure_token
 from neuralgentics.opencode import tui
 from neuralgentics.opencode.agents import agent_files, load_roster, primary_agents, task_permission
+from neuralgentics.opencode.models import ModelTierError, resolve_tiers
 from neuralgentics.opencode.jsonedit import (
     EditLog,
     JsonFileError,
@@ -215,9 +216,14 @@ def _created_dirs(paths: list[Path]) -> list[str]:
     return [str(p) for p in paths if not p.exists()]
 
 
-def install(project: Path | None = None, global_: bool = False, broker: BrokerMode = "stdio") -> Report:
+def install(project: Path | None = None, global_: bool = False, broker: BrokerMode = "stdio",
+            primary_model: str | None = None, secondary_model: str | None = None) -> Report:
     if broker not in ("stdio", "http"):
         raise InstallError(f"--broker {broker!r}: choose stdio or http")
+    try:
+        tiers = resolve_tiers(primary_model, secondary_model)
+    except ModelTierError as exc:
+        raise InstallError(str(exc)) from None
     target = resolve_target(project, global_)
     if target.manifest.exists():
         # Re-install (an upgrade or a change of broker mode): reverse the old one first.
@@ -244,7 +250,7 @@ def install(project: Path | None = None, global_: bool = False, broker: BrokerMo
         merge_leaf(doc, path, value, log)
     files: list[tuple[Path, str]] = [(target.plugin_dir / PLUGIN_FILE, plugin_source()),
                                      (target.plugin_dir / PLUGIN_SETTINGS_FILE, plugin_settings())]
-    files += [(target.agent_dir / f"{a.name}.md", a.text) for a in agent_files(roster)]
+    files += [(target.agent_dir / f"{a.name}.md", a.text) for a in agent_files(roster, tiers)]
     brand = tui.brand_file(target.home)
     files.append((brand, tui.brand_source()))
 
@@ -294,8 +300,12 @@ def install(project: Path | None = None, global_: bool = False, broker: BrokerMo
         "files": written_files,
         "created_dirs": made_dirs,
         "tui": tui_section,
+        "models": tiers.to_json(),
     }
     _write_atomic(target.manifest, dump_json(manifest).encode("utf-8"))
+    for tier in ("primary", "secondary"):
+        model = tiers.model_for(tier)
+        report.notes.append(f"{tier} agents run on {model}" if model else f"{tier} agents run on OpenCode's default model")
     return report
 
 
