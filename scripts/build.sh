@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Build the release artefacts: the neuralgentics wheel (with the OpenCode plugin inside) and
-# a type check of the plugin. Output goes to dist/ (DIST_DIR overrides).
+# Build the release artefacts: the neuralgentics wheel and sdist (with the OpenCode plugins
+# inside) and a type check of the plugin. Output goes to dist/ (DIST_DIR overrides).
 #   scripts/build.sh
+# Offline: no build isolation, so the environment needs setuptools>=70.1 (scripts/install.sh
+# --test installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dist="${DIST_DIR:-dist}"
@@ -17,19 +19,27 @@ if [ ! -x "$tsc" ]; then
 fi
 "$tsc" -p tests/opencode/tsconfig.json
 
-echo "== wheel"
+echo "== wheel, sdist"
 # No build isolation: the build backend (setuptools) is already in the environment, and
 # building must work without reaching a package index.
+"$py" - <<'PY' || { echo "error: building needs setuptools>=70.1 in $py: $py -m pip install 'setuptools>=70.1'" >&2; exit 1; }
+import setuptools, sys
+from packaging.version import Version
+sys.exit(Version(setuptools.__version__) < Version("70.1"))
+PY
+version="$(bash scripts/version.sh)"
 "$py" -m pip wheel --disable-pip-version-check -q --no-deps --no-build-isolation -w "$dist" .
-version="$("$py" -c 'import tomllib; print(tomllib.load(open("pyproject.toml","rb"))["project"]["version"])')"
+"$py" -c 'import sys; from setuptools import build_meta; build_meta.build_sdist(sys.argv[1])' "$dist" >/dev/null
 wheel="$dist/neuralgentics-$version-py3-none-any.whl"
-[ -f "$wheel" ] || { echo "error: expected $wheel" >&2; exit 1; }
+sdist="$dist/neuralgentics-$version.tar.gz"
+for f in "$wheel" "$sdist"; do [ -f "$f" ] || { echo "error: expected $f" >&2; exit 1; }; done
 "$py" - "$wheel" <<'PY'
 import sys, zipfile
 names = set(zipfile.ZipFile(sys.argv[1]).namelist())
-need = ["neuralgentics/opencode/plugin/neuralgentics.ts", "neuralgentics/cli.py"]
+need = ["neuralgentics/opencode/plugin/neuralgentics.ts", "neuralgentics/opencode/plugin/neuralgentics-brand.tsx",
+        "neuralgentics/cli.py"]
 missing = [n for n in need if n not in names]
 if missing:
     sys.exit(f"error: {sys.argv[1]} lacks {', '.join(missing)}")
 PY
-echo "built $wheel"
+echo "built $wheel $sdist"

@@ -30,6 +30,10 @@ class Settings(BaseSettings):
     # cosine at or above which an added memory reports an existing one as `similar`
     similar_threshold: float = 0.90
     service_url: str | None = None
+    # The release feed `neuralgentics update` reads (NEURALGENTICS_RELEASES_URL): a release.json
+    # as scripts/release.sh writes it (or a list of them, or a GitHub releases API URL), over
+    # http(s) or as a local path. None: no feed configured (`update --index` still works).
+    releases_url: str | None = None
 
     @property
     def sqlite_path(self) -> Path:

@@ -1,18 +1,11 @@
-"""`neuralgentics update` against a local GitHub-releases-style server and a throwaway virtualenv."""
+"""`neuralgentics update` against a local release server and a throwaway virtualenv, with small
+hand-made wheels (the feed logic); test_update_real.py upgrades between wheels built from this tree."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
 import subprocess
-import sys
-import threading
-import zipfile
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 import typer
@@ -21,75 +14,7 @@ from typer.testing import CliRunner
 from neuralgentics import __version__
 from neuralgentics.opencode import cli as opencode_cli
 from neuralgentics.opencode.update import UpdateError, check, installed_version, update
-
-
-def make_wheel(directory: Path, version: str) -> Path:
-    """A minimal, valid `neuralgentics` wheel (one marker module) for pip to install."""
-    name = f"neuralgentics-{version}-py3-none-any.whl"
-    dist = f"neuralgentics-{version}.dist-info"
-    files = {
-        "neuralgentics_release_marker.py": f"VERSION = {version!r}\n",
-        f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: neuralgentics\nVersion: {version}\n",
-        f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    record = []
-    for path, text in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
-        record.append(f"{path},sha256={digest},{len(text.encode())}")
-    record.append(f"{dist}/RECORD,,")
-    files[f"{dist}/RECORD"] = "\n".join(record) + "\n"
-    out = directory / name
-    with zipfile.ZipFile(out, "w") as z:
-        for path, text in files.items():
-            z.writestr(path, text)
-    return out
-
-
-class Releases:
-    """Serves /releases/latest (JSON, set by the test) and /download/<file> from a folder."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.latest: Any = {}
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:  # noqa: N802
-                if self.path == "/releases/latest":
-                    body = json.dumps(outer.latest).encode()
-                    ctype = "application/json"
-                elif self.path.startswith("/download/") and (outer.folder / self.path[10:]).is_file():
-                    body = (outer.folder / self.path[10:]).read_bytes()
-                    ctype = "application/octet-stream"
-                else:
-                    self.send_error(404)
-                    return
-                self.send_response(200)
-                self.send_header("content-type", ctype)
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return self.base + "/releases/latest"
-
-    def publish(self, version: str, *, digest: str | None = None, wheel: bool = True) -> None:
-        assets = []
-        if wheel:
-            w = make_wheel(self.folder, version)
-            sha = digest or hashlib.sha256(w.read_bytes()).hexdigest()
-            assets.append({"name": w.name, "browser_download_url": f"{self.base}/download/{w.name}",
-                           "digest": f"sha256:{sha}"})
-        self.latest = {"tag_name": f"v{version}", "html_url": f"{self.base}/tag/v{version}", "assets": assets,
-                       "draft": False, "prerelease": False}
+from release_support import Releases, make_wheel, new_venv
 
 
 @pytest.fixture
@@ -106,14 +31,7 @@ def releases(tmp_path: Path) -> Iterator[Releases]:
 def venv_python(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A throwaway virtualenv with neuralgentics 0.1.0 (a plain, non-editable install)."""
     root = tmp_path_factory.mktemp("update-venv")
-    base = getattr(sys, "_base_executable", sys.executable)
-    has_pip = subprocess.run([base, "-c", "import pip"], capture_output=True).returncode == 0
-    # Borrowing the base interpreter's pip saves ~15 s of ensurepip; neuralgentics itself is
-    # not in the base site-packages, so the venv starts without it either way.
-    args = ["--without-pip", "--system-site-packages"] if has_pip else []
-    subprocess.run([base, "-m", "venv", *args, str(root / "venv")], check=True, timeout=300)
-    py = str(root / "venv" / "bin" / "python")
-    assert subprocess.run([py, "-c", "import neuralgentics"], capture_output=True).returncode != 0
+    py = new_venv(root / "venv")
     wheel = make_wheel(root, "0.1.0")
     subprocess.run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-index", str(wheel)],
                    check=True, timeout=300)
@@ -178,19 +96,30 @@ def test_unapplied_patches_in_the_opencode_checkout_block_the_update(
     assert str(installed_version(venv_python)) == "0.1.0"
 
 
-def test_editable_source_checkout_is_not_replaced(releases: Releases) -> None:
-    # this test process runs from the repository's editable install
-    releases.publish("99.0.0")
-    with pytest.raises(UpdateError, match="editable source checkout"):
-        update(releases.url)
-
-
 def test_bad_release_feeds_are_clear_errors(releases: Releases) -> None:
     releases.latest = {"name": "no tag here"}
     with pytest.raises(UpdateError, match="no release with a version tag"):
         check(releases.url)
     with pytest.raises(UpdateError, match="cannot read releases"):
         check(releases.base + "/missing")
+    with pytest.raises(UpdateError, match="cannot read .*nowhere.json"):
+        check("/nowhere.json")
+
+
+def test_without_a_configured_feed_update_says_what_to_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    from neuralgentics.config import get_settings
+
+    monkeypatch.delenv("NEURALGENTICS_RELEASES_URL", raising=False)
+    get_settings.cache_clear()
+    try:
+        with pytest.raises(UpdateError, match="no release feed is configured: set NEURALGENTICS_RELEASES_URL"):
+            check()
+        monkeypatch.setenv("NEURALGENTICS_RELEASES_URL", "/nowhere/release.json")
+        get_settings.cache_clear()
+        with pytest.raises(UpdateError, match="cannot read /nowhere/release.json"):
+            check()
+    finally:
+        get_settings.cache_clear()
 
 
 def test_cli_check_reports_what_is_available(releases: Releases) -> None:

@@ -115,12 +115,20 @@ def doctor_cmd(
 def update_cmd(
     check_only: bool = typer.Option(False, "--check", help="Only compare with the latest release."),
     releases_url: str | None = typer.Option(
-        None, "--releases-url", help="GitHub-style releases JSON (default: NEURALGENTICS_RELEASES_URL)."),
+        None, "--releases-url",
+        help="The release feed: release.json (URL or path) as scripts/release.sh writes it "
+             "(default: NEURALGENTICS_RELEASES_URL)."),
+    index: bool = typer.Option(
+        False, "--index", help="Upgrade from pip's configured package index instead of the release feed."),
 ) -> None:
-    """Compare the installed version with the latest release and upgrade in place."""
-    from neuralgentics.opencode.update import UpdateError, check, source_checkout, update
+    """Upgrade this installation: a pip install from the release feed (or --index), a git checkout
+    by moving to the release tag and reinstalling."""
+    from neuralgentics.opencode.update import UpdateError, check, source_checkout, update, update_from_index
 
     try:
+        if check_only and index:
+            typer.echo(update_from_index(check_only=True))
+            return
         if check_only:
             st = check(releases_url)
             if st.available:
@@ -131,7 +139,7 @@ def update_cmd(
             else:
                 typer.echo(f"up to date ({st.installed})")
             return
-        typer.echo(update(releases_url, repo=source_checkout()))
+        typer.echo(update(releases_url, repo=source_checkout(), index=index))
     except UpdateError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -1,10 +1,25 @@
-"""`neuralgentics update [--check]`: compare with the latest release and upgrade in place.
+"""`neuralgentics update [--check] [--index]`: upgrade this installation to the latest release.
 
-Releases are read from a GitHub-releases-style JSON endpoint (one release object, or a list of
-them); the URL is configurable with NEURALGENTICS_RELEASES_URL or --releases-url. The upgrade
-installs the release's wheel with pip into the same Python environment. It refuses to
-downgrade, to replace an editable source checkout, and to run while local patches are
-uncommitted or not applied to the OpenCode checkout (NEURALGENTICS_OPENCODE_CHECKOUT).
+How depends on how Neuralgentics was installed (:func:`install_kind`):
+
+- **pip, from a wheel** (``pip install neuralgentics-….whl`` or from an index): from the release
+  feed, the release's wheel is downloaded (or read, for a local feed), checked against its
+  sha256 digest and installed with pip into the same environment; with ``--index``, pip
+  upgrades ``neuralgentics`` from its own configured index (pip.conf, ``PIP_INDEX_URL``), no feed
+  needed.
+- **a git checkout** (``scripts/install.sh`` makes an editable install of one): the release's tag
+  is fetched, the checkout fast-forwarded to it, and the package reinstalled (``pip install -e``).
+  When that cannot be done safely (uncommitted changes, local commits the tag lacks, no remote),
+  nothing is changed and the error says the exact commands to run.
+- **editable, without git**: the message says what to run.
+
+The release feed (Settings ``releases_url``, ``NEURALGENTICS_RELEASES_URL``, or ``--releases-url``)
+is the ``release.json`` that ``scripts/release.sh`` writes — GitHub's release shape, so a
+GitHub releases API URL works too — or a list of such releases, over http(s) or as a local
+path; asset URLs may be relative to the feed. Drafts and pre-releases are skipped.
+
+It refuses to downgrade, and to run while local patches are uncommitted or not applied to the
+OpenCode checkout (``NEURALGENTICS_OPENCODE_CHECKOUT``).
 """
 
 from __future__ import annotations
@@ -12,18 +27,22 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+from urllib.parse import urljoin, urlparse
+from urllib.request import url2pathname
 
 import httpx
 from packaging.version import InvalidVersion, Version
 
-DEFAULT_RELEASES_URL = "https://api.github.com/repos/neuralgentics/neuralgentics/releases/latest"
 DIST = "neuralgentics"
+InstallKind = Literal["wheel", "git", "editable"]
 
 
 class UpdateError(Exception):
@@ -51,10 +70,42 @@ class Status:
 
 
 def releases_url(override: str | None = None) -> str:
-    return override or os.environ.get("NEURALGENTICS_RELEASES_URL") or DEFAULT_RELEASES_URL
+    from neuralgentics.config import get_settings
+
+    url = override or get_settings().releases_url
+    if not url:
+        raise UpdateError("no release feed is configured: set NEURALGENTICS_RELEASES_URL (or pass --releases-url) "
+                          "to the release.json of your releases (docs/opencode.md, Updates), or run "
+                          "`neuralgentics update --index` to upgrade from pip's configured package index")
+    return url
 
 
-def _parse_release(data: dict[str, Any]) -> Release | None:
+def _local_path(url: str) -> Path | None:
+    """The file a feed or asset URL names, when it is a local path or a file:// URL."""
+    parsed = urlparse(url)
+    if parsed.scheme == "file":
+        return Path(url2pathname(parsed.path))
+    if parsed.scheme in ("", ) or (len(parsed.scheme) == 1 and os.name == "nt"):
+        return Path(url)
+    return None
+
+
+def _read(url: str, timeout: float) -> bytes:
+    local = _local_path(url)
+    if local is not None:
+        try:
+            return local.read_bytes()
+        except OSError as exc:
+            raise UpdateError(f"cannot read {local}: {exc.strerror}") from None
+    try:
+        r = httpx.get(url, timeout=timeout, follow_redirects=True, headers={"accept": "application/json"})
+        r.raise_for_status()
+        return r.content
+    except httpx.HTTPError as exc:
+        raise UpdateError(f"cannot read releases from {url}: {exc}") from None
+
+
+def _parse_release(data: dict[str, Any], feed: str) -> Release | None:
     tag = data.get("tag_name")
     if not isinstance(tag, str):
         return None
@@ -68,10 +119,12 @@ def _parse_release(data: dict[str, Any]) -> Release | None:
         None,
     )
     digest = wheel.get("digest") if wheel else None
+    url = wheel.get("browser_download_url") if wheel else None
     return Release(
         version=version,
         tag=tag,
-        wheel_url=wheel.get("browser_download_url") if wheel else None,
+        # release.sh writes asset URLs relative to release.json, so a copied dist/ works anywhere
+        wheel_url=urljoin(feed, url) if isinstance(url, str) and url else None,
         wheel_name=wheel.get("name") if wheel else None,
         sha256=digest.removeprefix("sha256:") if isinstance(digest, str) and digest.startswith("sha256:") else None,
         page=data.get("html_url"),
@@ -80,43 +133,57 @@ def _parse_release(data: dict[str, Any]) -> Release | None:
 
 def fetch_latest(url: str, timeout: float = 15.0) -> Release:
     try:
-        r = httpx.get(url, timeout=timeout, follow_redirects=True, headers={"accept": "application/json"})
-        r.raise_for_status()
-        data = r.json()
-    except httpx.HTTPError as exc:
-        raise UpdateError(f"cannot read releases from {url}: {exc}") from None
+        data = json.loads(_read(url, timeout))
     except ValueError:
-        raise UpdateError(f"{url} did not answer JSON (expected a GitHub-style release)") from None
+        raise UpdateError(f"{url} did not answer JSON (expected a release.json as scripts/release.sh writes)") from None
     items = data if isinstance(data, list) else [data]
+    base = url if _local_path(url) is None else _local_path(url).resolve().as_uri()  # type: ignore[union-attr]
     releases = [
         rel for item in items if isinstance(item, dict) and not item.get("draft") and not item.get("prerelease")
-        and (rel := _parse_release(item)) is not None
+        and (rel := _parse_release(item, base)) is not None
     ]
     if not releases:
         raise UpdateError(f"{url}: no release with a version tag (tag_name like v1.2.3)")
     return max(releases, key=lambda r: r.version)
 
 
+def _run(cmd: list[str], timeout: float = 600, **kw: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+
+
 def installed_version(python: str = sys.executable) -> Version:
-    out = subprocess.run(
-        [python, "-c", f"import importlib.metadata as m; print(m.version({DIST!r}))"],
-        capture_output=True, text=True, timeout=60,
-    )
+    out = _run([python, "-c", f"import importlib.metadata as m; print(m.version({DIST!r}))"], timeout=60)
     if out.returncode != 0:
         raise UpdateError(f"{python}: {DIST} is not installed there ({out.stderr.strip()[-200:]})")
     return Version(out.stdout.strip())
 
 
-def is_editable(python: str = sys.executable) -> bool:
+def direct_url(python: str = sys.executable) -> dict[str, Any]:
+    """PEP 610 direct_url.json of the installed distribution ({} for an index install)."""
     code = (
         "import importlib.metadata as m, json; t = m.distribution(%r).read_text('direct_url.json');"
         "print(json.dumps(json.loads(t) if t else {}))" % DIST
     )
-    out = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60)
+    out = _run([python, "-c", code], timeout=60)
     try:
-        return bool(json.loads(out.stdout or "{}").get("dir_info", {}).get("editable"))
+        return json.loads(out.stdout or "{}")
     except ValueError:
-        return False
+        return {}
+
+
+def is_editable(python: str = sys.executable) -> bool:
+    return bool(direct_url(python).get("dir_info", {}).get("editable"))
+
+
+def install_kind(python: str = sys.executable) -> tuple[InstallKind, Path | None]:
+    """How this Neuralgentics was installed, and its source directory for an editable one."""
+    info = direct_url(python)
+    if not info.get("dir_info", {}).get("editable"):
+        return "wheel", None
+    source = _local_path(str(info.get("url", "")))
+    if source is not None and (source / ".git").exists():
+        return "git", source
+    return "editable", source
 
 
 def check(url: str | None = None, python: str = sys.executable) -> Status:
@@ -132,8 +199,7 @@ def source_checkout() -> Path | None:
 def patch_problems(repo: Path | None, opencode_checkout: Path | None) -> list[str]:
     problems: list[str] = []
     if repo is not None and (repo / ".git").exists():
-        out = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--", "patches"],
-                             capture_output=True, text=True, timeout=60)
+        out = _run(["git", "-C", str(repo), "status", "--porcelain", "--", "patches"], timeout=60)
         changed = [line[3:] for line in out.stdout.splitlines() if line.strip()]
         if changed:
             problems.append(f"local patches are not committed in {repo}: {', '.join(changed)} "
@@ -141,8 +207,7 @@ def patch_problems(repo: Path | None, opencode_checkout: Path | None) -> list[st
     if opencode_checkout is not None:
         script = (repo or Path(__file__).resolve().parents[3]) / "scripts" / "verify.sh"
         if script.exists():
-            out = subprocess.run(["bash", str(script), str(opencode_checkout)], capture_output=True, text=True,
-                                 timeout=120)
+            out = _run(["bash", str(script), str(opencode_checkout)], timeout=120)
             if out.returncode != 0:
                 problems.append(f"patches are not applied to the OpenCode checkout {opencode_checkout}: "
                                 f"{out.stderr.strip() or out.stdout.strip()} "
@@ -150,45 +215,146 @@ def patch_problems(repo: Path | None, opencode_checkout: Path | None) -> list[st
     return problems
 
 
+def _pip(python: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return _run([python, "-m", "pip", "--disable-pip-version-check", *args])
+
+
+def _fetch_wheel(release: Release, folder: Path) -> Path:
+    assert release.wheel_url and release.wheel_name
+    wheel = folder / release.wheel_name
+    local = _local_path(release.wheel_url)
+    if local is not None:
+        try:
+            shutil.copyfile(local, wheel)
+        except OSError as exc:
+            raise UpdateError(f"cannot read {local}: {exc.strerror}") from None
+    else:
+        try:
+            with httpx.stream("GET", release.wheel_url, timeout=120, follow_redirects=True) as r:
+                r.raise_for_status()
+                with wheel.open("wb") as f:
+                    for chunk in r.iter_bytes():
+                        f.write(chunk)
+        except httpx.HTTPError as exc:
+            raise UpdateError(f"cannot download {release.wheel_url}: {exc}") from None
+    if release.sha256 and hashlib.sha256(wheel.read_bytes()).hexdigest() != release.sha256:
+        raise UpdateError(f"{release.wheel_name}: sha256 does not match the release's digest; not installed")
+    return wheel
+
+
+def _update_from_feed(status: Status, python: str) -> str:
+    latest, installed = status.latest, status.installed
+    if not latest.wheel_url or not latest.wheel_name:
+        raise UpdateError(f"release {latest.tag} has no {DIST}-*.whl asset to install")
+    with tempfile.TemporaryDirectory(prefix="neuralgentics-update-") as tmp:
+        wheel = _fetch_wheel(latest, Path(tmp))
+        out = _pip(python, "install", "-q", "--upgrade", str(wheel))
+        if out.returncode != 0:
+            raise UpdateError(f"pip could not install {latest.wheel_name}: {out.stderr.strip()[-800:]}")
+    return _confirm(python, installed, latest.version)
+
+
+def _confirm(python: str, before: Version, expected: Version) -> str:
+    now = installed_version(python)
+    if now != expected:
+        raise UpdateError(f"the upgrade finished but {DIST} is {now}, not {expected}")
+    return f"updated {before} -> {now}"
+
+
+def index_candidate(python: str = sys.executable) -> Version | None:
+    """The version `pip install --upgrade neuralgentics` would install from pip's configured index."""
+    with tempfile.TemporaryDirectory(prefix="neuralgentics-update-") as tmp:
+        report = Path(tmp) / "report.json"
+        out = _pip(python, "install", "-q", "--dry-run", "--upgrade", "--no-deps", "--ignore-installed",
+                   "--report", str(report), DIST)
+        if out.returncode != 0:
+            raise UpdateError(f"pip cannot find {DIST} on its configured index: {out.stderr.strip()[-600:]} "
+                              f"(check `{python} -m pip config list`, or use the release feed: --releases-url)")
+        items = json.loads(report.read_text()).get("install", [])
+    versions = [Version(i["metadata"]["version"]) for i in items if i.get("metadata", {}).get("name") == DIST]
+    return max(versions) if versions else None
+
+
+def update_from_index(python: str = sys.executable, check_only: bool = False) -> str:
+    installed = installed_version(python)
+    candidate = index_candidate(python)
+    if candidate is None or candidate <= installed:
+        return f"already up to date ({installed}; the index has {candidate})"
+    if check_only:
+        return f"{candidate} is available on the index (installed {installed})"
+    out = _pip(python, "install", "-q", "--upgrade", f"{DIST}=={candidate}")
+    if out.returncode != 0:
+        raise UpdateError(f"pip could not upgrade {DIST} to {candidate}: {out.stderr.strip()[-800:]}")
+    return _confirm(python, installed, candidate)
+
+
+def _git(repo: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return _run(["git", "-C", str(repo), *args], timeout=timeout)
+
+
+def _update_checkout(repo: Path, status: Status, python: str) -> str:
+    """Fast-forward the checkout to the release tag and reinstall it; or say exactly what to run."""
+    tag, installed = status.latest.tag, status.installed
+    q = shlex.quote
+    by_hand = (f"git -C {q(str(repo))} fetch --tags && git -C {q(str(repo))} merge --ff-only {q(tag)} && "
+               f"{q(python)} -m pip install -e {q(str(repo))}")
+    dirty = [line[3:] for line in _git(repo, "status", "--porcelain", "--untracked-files=no").stdout.splitlines()
+             if line.strip()]
+    if dirty:
+        raise UpdateError(f"{repo} has uncommitted changes ({', '.join(dirty[:5])}): "
+                          f"commit or stash them (git -C {q(str(repo))} stash), then run `neuralgentics update` again, "
+                          f"or by hand: {by_hand}")
+    fetched = _git(repo, "fetch", "--tags", "--quiet")
+    if fetched.returncode != 0:
+        raise UpdateError(f"git fetch failed in {repo}: {fetched.stderr.strip()[-300:]}; once the remote answers, "
+                          f"run: {by_hand}")
+    if _git(repo, "rev-parse", "-q", "--verify", f"refs/tags/{tag}").returncode != 0:
+        raise UpdateError(f"the release feed names {tag}, but {repo}'s remote has no such tag; "
+                          f"check the checkout's remote (git -C {q(str(repo))} remote -v)")
+    merged = _git(repo, "merge", "--ff-only", "--quiet", tag)
+    if merged.returncode != 0:
+        raise UpdateError(f"{repo} has commits that {tag} does not, so it cannot simply move to {tag}; nothing was "
+                          f"changed. Rebase them onto it (git -C {q(str(repo))} rebase {q(tag)}) or merge it "
+                          f"(git -C {q(str(repo))} merge {q(tag)}), then: {q(python)} -m pip install -e {q(str(repo))}")
+    out = _pip(python, "install", "-q", "-e", str(repo))
+    if out.returncode != 0:
+        raise UpdateError(f"{repo} is at {tag}, but reinstalling failed: {out.stderr.strip()[-800:]}; "
+                          f"run: {q(python)} -m pip install -e {q(str(repo))}")
+    return _confirm(python, installed, status.latest.version) + f" ({repo} at {tag})"
+
+
 def update(
     url: str | None = None,
     python: str = sys.executable,
     repo: Path | None = None,
     opencode_checkout: Path | None = None,
+    index: bool = False,
 ) -> str:
     """Upgrade to the latest release; return what was done. Raises UpdateError when refused."""
+    checkout = opencode_checkout or (Path(p) if (p := os.environ.get("NEURALGENTICS_OPENCODE_CHECKOUT")) else None)
+    kind, source = install_kind(python)
+    if index:
+        if kind != "wheel":
+            raise UpdateError(f"{DIST} runs from the source directory {source}; --index upgrades pip installs only "
+                              "(run `neuralgentics update` without --index)")
+        problems = patch_problems(repo, checkout)
+        if problems:
+            raise UpdateError("refusing to update: " + "; ".join(problems))
+        return update_from_index(python)
     status = check(url, python)
     latest, installed = status.latest, status.installed
     if latest.version < installed:
         raise UpdateError(f"refusing to downgrade: installed {installed}, latest release {latest.version}")
     if latest.version == installed:
         return f"already up to date ({installed})"
-    checkout = opencode_checkout or (Path(p) if (p := os.environ.get("NEURALGENTICS_OPENCODE_CHECKOUT")) else None)
-    problems = patch_problems(repo, checkout)
+    problems = patch_problems(repo or (source if kind == "git" else None), checkout)
     if problems:
         raise UpdateError("refusing to update: " + "; ".join(problems))
-    if is_editable(python):
-        raise UpdateError(f"{DIST} {installed} is an editable source checkout: update it with "
-                          f"`git pull && scripts/install.sh` (release {latest.tag} is available)")
-    if not latest.wheel_url or not latest.wheel_name:
-        raise UpdateError(f"release {latest.tag} has no {DIST}-*.whl asset to install")
-    with tempfile.TemporaryDirectory(prefix="neuralgentics-update-") as tmp:
-        wheel = Path(tmp) / latest.wheel_name
-        try:
-            with httpx.stream("GET", latest.wheel_url, timeout=120, follow_redirects=True) as r:
-                r.raise_for_status()
-                with wheel.open("wb") as f:
-                    for chunk in r.iter_bytes():
-                        f.write(chunk)
-        except httpx.HTTPError as exc:
-            raise UpdateError(f"cannot download {latest.wheel_url}: {exc}") from None
-        if latest.sha256 and hashlib.sha256(wheel.read_bytes()).hexdigest() != latest.sha256:
-            raise UpdateError(f"{latest.wheel_name}: sha256 does not match the release's digest; not installed")
-        out = subprocess.run([python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--upgrade",
-                              str(wheel)], capture_output=True, text=True, timeout=600)
-        if out.returncode != 0:
-            raise UpdateError(f"pip could not install {latest.wheel_name}: {out.stderr.strip()[-800:]}")
-    now = installed_version(python)
-    if now != latest.version:
-        raise UpdateError(f"pip finished but {DIST} is {now}, not {latest.version}")
-    return f"updated {installed} -> {latest.version}"
+    if kind == "git" and source is not None:
+        return _update_checkout(source, status, python)
+    if kind == "editable":
+        raise UpdateError(f"{DIST} {installed} is an editable install from {source}, which is not a git checkout: "
+                          f"put release {latest.tag}'s sources there, then run "
+                          f"`{python} -m pip install -e {source}` (or install the wheel: "
+                          f"{python} -m pip install {latest.wheel_url or DIST})")
+    return _update_from_feed(status, python)
