@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Apply every Neuralgentics patch (patches/*.patch, in name order) to an OpenCode checkout.
-#   scripts/apply-patches.sh OPENCODE_CHECKOUT
+# Apply every Neuralgentics patch for the checkout's source layout (in name order) to an
+# OpenCode checkout: patches/*.patch for packages/tui (1.18), patches/legacy-tui-layout/*.patch
+# for the earlier packages/opencode/src/cli/cmd/tui (scripts/patch-layout.sh).
+#   scripts/apply-patches.sh [--check] OPENCODE_CHECKOUT
 # Idempotent: a patch that is already applied counts as success. All patches are checked
 # before any is applied, so a conflict changes nothing and names the patch and the file.
+# --check: only say whether each would apply (exit 1 on a conflict); change nothing.
 # PATCHES_DIR overrides the patch folder (default: patches/ next to this script's repo).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 patches_dir="${PATCHES_DIR:-$here/patches}"
 
+check_only=0
+if [ "${1:-}" = "--check" ]; then check_only=1; shift; fi
 if [ $# -ne 1 ]; then
-  echo "usage: $0 OPENCODE_CHECKOUT" >&2
+  echo "usage: $0 [--check] OPENCODE_CHECKOUT" >&2
   exit 2
 fi
 checkout="$1"
@@ -18,10 +23,13 @@ if [ ! -d "$checkout" ]; then
   exit 2
 fi
 command -v git >/dev/null || { echo "error: git is required (git apply applies the patches)" >&2; exit 2; }
+. "$here/scripts/patch-layout.sh"
+patch_layout "$checkout" "$patches_dir" || exit 2
+echo "layout: $layout"
 shopt -s nullglob
-patches=("$patches_dir"/*.patch)
+patches=("$layout_dir"/*.patch)
 if [ ${#patches[@]} -eq 0 ]; then
-  echo "error: no patches in $patches_dir" >&2
+  echo "error: no patches in $layout_dir" >&2
   exit 2
 fi
 # A checkout inside another git work tree must not make git apply paths relative to that one.
@@ -45,6 +53,10 @@ for p in "${patches[@]}"; do
   fi
 done
 for p in "${to_apply[@]}"; do
-  git apply "$p"
-  echo "applied: $(basename "$p") -> $(files_of "$p")"
+  if [ "$check_only" = 1 ]; then
+    echo "applies: $(basename "$p") -> $(files_of "$p")"
+  else
+    git apply "$p"
+    echo "applied: $(basename "$p") -> $(files_of "$p")"
+  fi
 done

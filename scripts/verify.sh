@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Check that every Neuralgentics patch (patches/*.patch) is applied to an OpenCode checkout.
+# Check that every Neuralgentics patch for the checkout's source layout is applied to an OpenCode
+# checkout (patches/*.patch for packages/tui, patches/legacy-tui-layout/*.patch before it).
 #   scripts/verify.sh OPENCODE_CHECKOUT
 # Exit 0 when all are applied; 1 naming each patch (and file) that is not.
 set -euo pipefail
@@ -12,9 +13,12 @@ if [ $# -ne 1 ]; then
 fi
 checkout="$1"
 [ -d "$checkout" ] || { echo "error: $checkout is not a directory" >&2; exit 2; }
+. "$here/scripts/patch-layout.sh"
+patch_layout "$checkout" "$patches_dir" || exit 2
+echo "layout: $layout"
 shopt -s nullglob
-patches=("$patches_dir"/*.patch)
-[ ${#patches[@]} -gt 0 ] || { echo "error: no patches in $patches_dir" >&2; exit 2; }
+patches=("$layout_dir"/*.patch)
+[ ${#patches[@]} -gt 0 ] || { echo "error: no patches in $layout_dir" >&2; exit 2; }
 # A checkout inside another git work tree must not make git apply paths relative to that one.
 export GIT_CEILING_DIRECTORIES="$(cd "$checkout/.." && pwd)"
 cd "$checkout"

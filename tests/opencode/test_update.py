@@ -85,11 +85,10 @@ def test_uncommitted_local_patches_block_the_update(venv_python: str, releases: 
 def test_unapplied_patches_in_the_opencode_checkout_block_the_update(
     venv_python: str, releases: Releases, tmp_path: Path
 ) -> None:
-    import shutil
+    from upstream_trees import build_tree
 
     reset(venv_python)
-    checkout = tmp_path / "opencode"
-    shutil.copytree(Path(__file__).parent / "fixtures" / "opencode-tree", checkout)
+    checkout = build_tree("packages-tui@0d58cadd", tmp_path / "opencode")
     releases.publish("0.2.0")
     with pytest.raises(UpdateError, match="not applied to the OpenCode checkout"):
         update(releases.url, venv_python, opencode_checkout=checkout)
