@@ -322,3 +322,17 @@ def test_global_install_lists_the_brand_in_the_global_tui_json(isolated_env: dic
     assert (home / "neuralgentics-tui" / "neuralgentics-brand.tsx").exists()
     uninstall(global_=True)
     assert not (home / "tui.json").exists() and not (home / "neuralgentics-tui").exists()
+
+
+def test_doctor_says_whether_the_tui_brand_is_installed(project: Path) -> None:
+    from neuralgentics.opencode.doctor import check_tui_brand
+
+    home = project / ".opencode"
+    missing = check_tui_brand(home, f"--project {project}")
+    assert missing.status == "warn" and "OpenCode's own footer" in missing.detail
+    assert missing.fix == f"neuralgentics opencode install --project {project}"
+    install(project)
+    assert check_tui_brand(home, "").status == "ok"
+    brand = home / "neuralgentics-tui" / "neuralgentics-brand.tsx"
+    brand.write_text(brand.read_text() + "// mine\n")
+    assert "differs" in check_tui_brand(home, "").detail
