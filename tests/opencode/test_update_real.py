@@ -155,6 +155,21 @@ def test_a_git_checkout_moves_to_the_release_tag_and_is_reinstalled(
     assert git(user, "symbolic-ref", "--short", "HEAD") == git(upstream, "symbolic-ref", "--short", "HEAD")
 
 
+def test_a_git_checkout_needs_no_feed_it_takes_the_highest_release_tag(
+    checkout: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from neuralgentics.config import get_settings
+
+    user, py = checkout
+    monkeypatch.delenv("NEURALGENTICS_RELEASES_URL", raising=False)
+    get_settings.cache_clear()
+    try:
+        assert update(python=py) == f"updated 0.9.0 -> 0.9.1 ({user} at v0.9.1)"
+    finally:
+        get_settings.cache_clear()
+    assert str(installed_version(py)) == "0.9.1"
+
+
 def test_a_checkout_with_local_changes_or_commits_is_left_alone_with_the_commands_to_run(
     upstream: Path, checkout: tuple[Path, str]
 ) -> None:

@@ -292,6 +292,25 @@ def _git(repo: Path, *args: str, timeout: float = 300) -> subprocess.CompletedPr
     return _run(["git", "-C", str(repo), *args], timeout=timeout)
 
 
+def latest_tag(repo: Path) -> Release:
+    """The highest vX.Y.Z tag of the checkout's remote: a git checkout needs no release feed."""
+    fetched = _git(repo, "fetch", "--tags", "--quiet")
+    if fetched.returncode != 0:
+        raise UpdateError(f"git fetch failed in {repo}: {fetched.stderr.strip()[-300:]} (no release feed is "
+                          "configured either: NEURALGENTICS_RELEASES_URL)")
+    versions: list[tuple[Version, str]] = []
+    for tag in _git(repo, "tag", "--list", "v*").stdout.split():
+        try:
+            versions.append((Version(tag.removeprefix("v")), tag))
+        except InvalidVersion:
+            continue
+    final = [(v, t) for v, t in versions if not v.is_prerelease]
+    if not final:
+        raise UpdateError(f"{repo}: no release tag (vX.Y.Z) on its remote, and no release feed is configured")
+    version, tag = max(final)
+    return Release(version=version, tag=tag, wheel_url=None, wheel_name=None, sha256=None, page=None)
+
+
 def _update_checkout(repo: Path, status: Status, python: str) -> str:
     """Fast-forward the checkout to the release tag and reinstall it; or say exactly what to run."""
     tag, installed = status.latest.tag, status.installed
@@ -341,7 +360,12 @@ def update(
         if problems:
             raise UpdateError("refusing to update: " + "; ".join(problems))
         return update_from_index(python)
-    status = check(url, python)
+    from neuralgentics.config import get_settings
+
+    if kind == "git" and source is not None and not (url or get_settings().releases_url):
+        status = Status(installed=installed_version(python), latest=latest_tag(source))
+    else:
+        status = check(url, python)
     latest, installed = status.latest, status.installed
     if latest.version < installed:
         raise UpdateError(f"refusing to downgrade: installed {installed}, latest release {latest.version}")
