@@ -24,6 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from neuralgentics.config import Settings
 from neuralgentics.broker.config import AuditConfig, BrokerConfig, RoleConfig, ServerConfig
 from neuralgentics.broker.errors import BrokerError
 from neuralgentics.broker.service import Broker
@@ -41,7 +42,7 @@ async def flood(calls: int, name_bytes: int, burst: int, per_second: float) -> d
         )
         big = "t" * name_bytes
         shapes = [("time", "convert_time"), ("nope", "nothing"), ("time", big), ("s" * 100_000, "x")]
-        async with Broker.open(config=config) as broker:
+        async with Broker.open(config=config, settings=Settings()) as broker:
             t0 = time.perf_counter()
             for i in range(calls):
                 server, tool = shapes[i % len(shapes)]

@@ -97,7 +97,7 @@ def worker(backend: str, repeats: int, batch_sizes: list[int], out: Path) -> Non
     # it torch's spinning threads lose ~5x on a shared machine, which would flatter ONNX)
     base_rss = _rss_mib()
     started = time.perf_counter()
-    from neuralgentics.memini.embeddings import Embedder
+    from neuralgentics.embeddings import MiniLMEmbedder as Embedder
 
     embedder = Embedder(backend, cache_size=0)
     embedder.embed(["warm-up"])  # load (import + model + first run)
@@ -176,7 +176,7 @@ def main() -> None:
         return
     repeats = 1 if args.quick else args.repeats
 
-    from neuralgentics.memini._onnx_build import build_model
+    from neuralgentics.embeddings.onnx_build import build_model
 
     have_torch = importlib.util.find_spec("torch") is not None
     candidates = [b for b in BACKENDS if have_torch or b not in NEEDS_TORCH_EXTRA]

@@ -128,18 +128,26 @@ def build_repo(packages: list[str], dest: Path) -> tuple[int, list[Query]]:
     return files, queries
 
 
-def forbid_model():
-    raise RuntimeError("the model was needed by a run that should not need it")
+class _ForbidModel:
+    model_name = "none"
+    dim = 384
+
+    def embed(self, texts):
+        raise RuntimeError("the model was needed by a run that should not need it")
+
+
+forbid_model = _ForbidModel()
 
 
 def evaluate(store, project: str, queries: list[Query], mode: str) -> dict:
     """MRR@10 and recall@10 per half, and the median query time, of search_project itself."""
+    from neuralgentics.app.process import shared_embedder
     from neuralgentics.memini.indexer.search import search_project
 
     rr, found, times = [], [], []
     for q in queries:
         t = time.perf_counter()
-        hits = search_project(store, project, q.text, top_k=10, mode=mode)
+        hits = search_project(store, project, q.text, top_k=10, mode=mode, embedder=shared_embedder())
         times.append(time.perf_counter() - t)
         r, f = reciprocal_rank(hits, lambda h, q=q: h.file_path == q.path
                                and h.start_line <= q.line <= h.end_line)
@@ -153,10 +161,10 @@ def fusion_sweep(store, project: str, queries: list[Query]) -> dict:
     """MRR@10 per half of other fusions over the same top-50 lists: reciprocal rank fusion
     (the old way) and a grid of score fusions; the best on the tuning half is reported with
     its held-out figure, which no choice here has seen."""
-    from neuralgentics.memini.embeddings import get_embedder
+    from neuralgentics.app.process import shared_embedder
     from neuralgentics.memini.indexer.search import Fusion, fuse, rrf
 
-    vecs = get_embedder().embed([q.text for q in queries])
+    vecs = shared_embedder().embed([q.text for q in queries])
     runs = []
     for q, vec in zip(queries, vecs):
         kw = store.keyword_search(project, q.text, 50)
@@ -204,7 +212,7 @@ def main() -> None:
     os.environ.pop("NEURALGENTICS_DATABASE_URL", None)
     try:
         from neuralgentics.config import get_settings
-        from neuralgentics.memini.embeddings import get_embedder
+        from neuralgentics.app.process import shared_embedder
         from neuralgentics.memini.indexer import index_project, open_chunk_store
 
         get_settings.cache_clear()
@@ -217,12 +225,12 @@ def main() -> None:
               f" ({halves['tuning']} tuning, {halves['held-out']} held-out)", flush=True)
 
         t = time.perf_counter()
-        get_embedder().embed(["warm up"])
+        shared_embedder().embed(["warm up"])
         model_s = time.perf_counter() - t
 
-        store = open_chunk_store()
+        store = open_chunk_store(get_settings())
         t = time.perf_counter()
-        cold = index_project(repo, store)
+        cold = index_project(repo, store, embedder=shared_embedder())
         cold_s = time.perf_counter() - t
         project = str(repo.resolve())
         info = store.project(project)
@@ -242,7 +250,7 @@ def main() -> None:
             with target.open("a") as fh:
                 fh.write(f"\n\ndef bench_edit_{i}(x):\n    return x + {i}\n")
             t = time.perf_counter()
-            rep = index_project(repo, store)
+            rep = index_project(repo, store, embedder=shared_embedder())
             one_changed.append(time.perf_counter() - t)
             assert rep.changed == 1, rep.summary()
 

@@ -30,6 +30,7 @@ import evalset  # noqa: E402
 import numpy as np  # noqa: E402
 from mcp.types import Tool  # noqa: E402
 
+from neuralgentics.app.process import shared_embedder
 from neuralgentics.broker.intent import IntentMatcher, rerank  # noqa: E402
 from neuralgentics.broker.intent.embedcache import EmbeddingCache  # noqa: E402
 
@@ -114,12 +115,12 @@ def scaled_catalog(tools, summaries, at_least: int):
 def latency(tools, summaries, intents, at_least: int) -> dict:
     """Per-intent latency after warm-up, default intent embeddings and int8 ones interleaved
     (each intent timed with both, one after the other) so both see the same machine load."""
-    from neuralgentics.memini.embeddings import Embedder
+    from neuralgentics.embeddings import MiniLMEmbedder as Embedder
 
     big, big_sums = scaled_catalog(tools, summaries, at_least)
     cache = EmbeddingCache()
     load_before = os.getloadavg()[0]
-    matcher = IntentMatcher(big, big_sums, cache=cache)
+    matcher = IntentMatcher(big, big_sums, cache=cache, embedder=shared_embedder())
     t0 = time.perf_counter()
     matcher.warm()
     warm_s = time.perf_counter() - t0
@@ -186,7 +187,7 @@ def fit_rerank(tools, summaries, cache) -> None:
     """Refit the re-ranker on the training intents only (tuning set + intents_train2.tsv),
     report 5-fold cross-validated top-1 per L2 strength, print the weights to store."""
     zero = np.zeros(len(rerank.FEATURES), dtype=np.float32)
-    matcher = IntentMatcher(tools, summaries, cache=cache, rerank_weights=zero)
+    matcher = IntentMatcher(tools, summaries, cache=cache, rerank_weights=zero, embedder=shared_embedder())
     train = rerank_groups(
         matcher, evalset.intents(evalset.TUNING) + evalset.intents(evalset.TRAIN_2)
     )
@@ -226,7 +227,7 @@ def main() -> None:
     held_out_b = evalset.intents(evalset.HELD_OUT_B)
     held_out_c = evalset.intents(evalset.HELD_OUT_C)
     cache = EmbeddingCache()
-    matcher = IntentMatcher(tools, summaries, cache=cache)
+    matcher = IntentMatcher(tools, summaries, cache=cache, embedder=shared_embedder())
     matcher.warm()
     misses: list = []
     report = {
@@ -251,7 +252,7 @@ def main() -> None:
     if args.sweep:
         sweep = {}
         for w in (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0):
-            m = IntentMatcher(tools, summaries, cache=cache, semantic_weight=w)
+            m = IntentMatcher(tools, summaries, cache=cache, semantic_weight=w, embedder=shared_embedder())
             sweep[str(w)] = evaluate(m, intents, "hybrid")
         report["semantic_weight_sweep"] = sweep
     if not args.no_latency:

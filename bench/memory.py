@@ -118,7 +118,7 @@ class Data:
 
 
 def load_data(base: int, queries: int, cache_dir: Path) -> Data:
-    from neuralgentics.memini.embeddings import get_embedder
+    from neuralgentics.app.process import shared_embedder
 
     cache_dir.mkdir(parents=True, exist_ok=True)
     path = cache_dir / f"minilm-base{base}-q{queries}.npz"
@@ -126,7 +126,7 @@ def load_data(base: int, queries: int, cache_dir: Path) -> Data:
     if path.exists():
         cached = np.load(path)
         return Data(cached["base"], cached["queries"], qtexts, 0.0)
-    embedder = get_embedder()
+    embedder = shared_embedder()
     log(f"embedding {base} memory texts and {queries} queries with MiniLM (cached in {path}) ...")
     t = time.perf_counter()
     base_vectors = embedder.embed([memory_text(i) for i in range(base)])
@@ -276,7 +276,7 @@ def timed(fn: Callable[[], object]) -> float:
 
 def run_one(target: PostgresTarget | SQLiteTarget, n: int, data: Data,
             args: argparse.Namespace) -> Result:
-    from neuralgentics.memini.embeddings import get_embedder
+    from neuralgentics.app.process import shared_embedder
 
     kind = target.kind
     res = Result(kind, n)
@@ -309,7 +309,7 @@ def run_one(target: PostgresTarget | SQLiteTarget, n: int, data: Data,
     res.add_per_s_no_embed = add_range(durable, n) if n > durable else res.add_per_s_durable
 
     # add, embedding included: each memory embedded on its own, as POST /memory/add does
-    embedder = get_embedder()
+    embedder = shared_embedder()
     embedder.embed_one("warm up the model")
     sample = args.embed_sample
     extra: list[np.ndarray] = []

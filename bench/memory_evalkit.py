@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from neuralgentics.config import Settings
-from neuralgentics.memini.embeddings import Embedder
+from neuralgentics.embeddings import MiniLMEmbedder as Embedder
 from neuralgentics.memini.service import AddResult, MemoryService
 from neuralgentics.memini.store.base import MemoryFilter
 from neuralgentics.memini.store.sqlite import SQLiteStore

@@ -45,7 +45,7 @@ from memory_evalkit import (
     rank_of,
 )
 
-from neuralgentics.memini.embeddings import content_hash
+from neuralgentics.embeddings import content_hash
 from neuralgentics.memini.store.base import NewMemory
 
 TOP = 5

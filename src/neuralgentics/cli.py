@@ -13,11 +13,13 @@ from neuralgentics import __version__
 # command being run is imported: `neuralgentics broker stdio`, which OpenCode spawns, does not
 # pay for loading memini-core or the orchestrator. tests/test_cli.py keeps this map honest.
 AREAS: dict[str, tuple[str, ...]] = {
-    "neuralgentics.memini.cli": ("serve", "memory", "model"),
+    "neuralgentics.app.cli": ("serve", "up"),
+    "neuralgentics.embeddings.cli": ("model",),
+    "neuralgentics.memini.cli": ("memory",),
     "neuralgentics.memini.indexer.cli": ("index", "search"),
     "neuralgentics.broker.cli": ("broker",),
     "neuralgentics.orchestrator.cli": ("route", "context", "agents-md", "skills", "task"),
-    "neuralgentics.opencode.cli": ("up", "opencode", "doctor", "update"),
+    "neuralgentics.opencode.cli": ("opencode", "doctor", "update"),
 }
 
 

@@ -1,4 +1,10 @@
-"""Settings from the environment (prefix ``NEURALGENTICS_``) and the user's directories."""
+"""Settings from the environment (prefix ``NEURALGENTICS_``) and the user's directories.
+
+Every environment variable the program reads is a field here (the README's configuration
+table lists them). Library code takes a `Settings`; only entry points (the composition root
+in `neuralgentics.app` and the command modules, `*/cli.py`) call `get_settings()`, the
+process's settings read once. tests/test_layers.py keeps that true.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import platformdirs
-from pydantic import Field
+from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -24,24 +30,39 @@ class Settings(BaseSettings):
     broker_port: int = 8901
     # Required when a service binds to anything but loopback.
     token: str | None = None
-    # auto | onnx | torch
+    # auto | onnx | onnx-int8 | onnx-reference | torch (neuralgentics.embeddings.model)
     embedding_backend: str = "auto"
+    # onnxruntime intra-op threads; None: the CPUs this process may use, at most 4
+    embedding_threads: int | None = Field(default=None, ge=1)
+    # where the model's ONNX graph is built; None: the user's cache dir (never under `home`)
+    model_cache: Path | None = None
+    # the broker's intents through another backend than its tools' (e.g. onnx-int8)
+    intent_query_backend: str | None = None
     max_content_chars: int = 32_000
     # cosine at or above which an added memory reports an existing one as `similar`
     similar_threshold: float = 0.90
+    # where clients reach memini-core and the broker (default: host and port above)
     service_url: str | None = None
+    broker_url: str | None = None
+    # the broker's downstream HTTP calls through an egress gateway (an unprefixed name, as
+    # gateways and sandboxes set it)
+    egress_gateway_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("EGRESS_GATEWAY_URL")
+    )
     # The release feed `neuralgentics update` reads (NEURALGENTICS_RELEASES_URL): a release.json
     # as scripts/release.sh writes it (or a list of them, or a GitHub releases API URL), over
     # http(s) or as a local path. None: no feed configured (`update --index` still works).
     releases_url: str | None = None
+    # an OpenCode source checkout `update` checks the patches against
+    opencode_checkout: Path | None = None
+    # OpenCode's own config dir is under it (`opencode install`); None: ~/.config
+    xdg_config_home: Path | None = Field(
+        default=None, validation_alias=AliasChoices("XDG_CONFIG_HOME")
+    )
 
     @property
     def sqlite_path(self) -> Path:
         return self.home / "memini.db"
-
-    @property
-    def models_dir(self) -> Path:
-        return self.home / "models"
 
     @property
     def url(self) -> str:
@@ -50,4 +71,5 @@ class Settings(BaseSettings):
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
+    """The process's settings, read once. Entry points only (see the module docstring)."""
     return Settings()

@@ -21,7 +21,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from neuralgentics.config import Settings, get_settings
+from neuralgentics.config import Settings
 
 TOKEN_FILE = "token"
 # 32 random bytes, URL-safe base64 (43 characters): no character a shell or a header mangles.
@@ -49,8 +49,8 @@ class Principal:
 OWNER = Principal(owner=True)
 
 
-def token_path(settings: Settings | None = None) -> Path:
-    return (settings or get_settings()).config_dir / TOKEN_FILE
+def token_path(settings: Settings) -> Path:
+    return settings.config_dir / TOKEN_FILE
 
 
 def new_token() -> str:
@@ -113,9 +113,9 @@ def _create(path: Path) -> str:
     return found
 
 
-def ensure_token(settings: Settings | None = None) -> str:
+def ensure_token(settings: Settings) -> str:
     """The owner token, creating the token file when there is none (serve, up, install)."""
-    s = settings or get_settings()
+    s = settings
     if s.token:
         return s.token
     path = token_path(s)
@@ -126,16 +126,16 @@ def ensure_token(settings: Settings | None = None) -> str:
     return found
 
 
-def client_token(settings: Settings | None = None) -> str | None:
+def client_token(settings: Settings) -> str | None:
     """The owner token for a client, or None when none exists yet (no service was ever served
     from this config dir). Never creates one: a client has nothing to protect."""
-    s = settings or get_settings()
+    s = settings
     if s.token:
         return s.token
     return _read(token_path(s))
 
 
-def auth_headers(settings: Settings | None = None) -> dict[str, str]:
+def auth_headers(settings: Settings) -> dict[str, str]:
     token = client_token(settings)
     return {"Authorization": f"Bearer {token}"} if token else {}
 

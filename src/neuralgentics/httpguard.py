@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from neuralgentics.credentials import OWNER, Principal, same_token
+from neuralgentics.errors import error_body
 from neuralgentics.netguard import is_loopback
 
 # A bearer token other than the owner's -> the principal it stands for, or None.
@@ -47,7 +48,7 @@ LOOPBACK_ORIGINS = ("http://127.0.0.1", "http://127.0.0.1:*", "http://localhost"
 
 async def _refuse(send: Send, status: int, code: str, message: str,
                   extra_headers: list[tuple[bytes, bytes]] | None = None) -> None:
-    body = json.dumps({"error": {"code": code, "message": message, "field": None}}).encode()
+    body = json.dumps(error_body(code, message)).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(body)).encode()),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from neuralgentics.broker import access
 from neuralgentics.broker.access import AccessPolicy
 from neuralgentics.broker.config import RoleConfig
 
@@ -42,13 +41,3 @@ def test_server_visibility() -> None:
     assert not POLICY.may_see_server("reviewer", "everything")
     assert POLICY.may_see_server("reviewer", "time")
     assert not POLICY.may_see_server("intruder", "time")
-
-
-def test_module_level_may_call_uses_the_installed_policy() -> None:
-    before = access.current_policy()
-    try:
-        access.install_policy(POLICY)
-        assert access.may_call("coder", "time", "get_current_time")
-        assert not access.may_call("coder", "git", "git_reset")
-    finally:
-        access.install_policy(before)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from neuralgentics.config import Settings
 import pytest
 import json
 from pathlib import Path
@@ -91,7 +92,7 @@ async def test_postgres_sink_through_a_broker_call(home, write_config, request, 
     try:
         cfg = base_config(slow=slow_server())
         cfg["audit"] = {"sink": "postgres", "database_url": url}
-        async with Broker.open(write_config(cfg)) as broker:
+        async with Broker.open(write_config(cfg), settings=Settings()) as broker:
             await broker.call(role="coder", server="slow", tool="pid", arguments={"token": "t0p"},
                               session_id="s-1")
             with pytest.raises(AccessDenied):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import mcp.types as types
+from neuralgentics.config import Settings
 import pytest
 from mcp.shared.exceptions import MCPError
 
@@ -31,7 +32,7 @@ def text(result: dict[str, Any]) -> str:
 
 
 async def test_direct_calls_use_their_own_ids_beside_the_session(write_config, home: Path) -> None:
-    async with Broker.open(write_config(base_config(slow=slow_server()))) as broker:
+    async with Broker.open(write_config(base_config(slow=slow_server())), settings=Settings()) as broker:
         rid = json.loads(text(await direct(broker, "slow", "rid")))
         assert isinstance(rid, str) and rid.startswith("ng-")
         plain = await broker.call(role="coder", server="slow", tool="rid", arguments={})
@@ -55,7 +56,7 @@ async def test_direct_calls_use_their_own_ids_beside_the_session(write_config, h
 
 async def test_timeout_cancels_downstream_and_a_late_answer_is_ignored(write_config, home: Path) -> None:
     cfg = base_config(slow={**slow_server(), "call_timeout": 0.5})
-    async with Broker.open(write_config(cfg)) as broker:
+    async with Broker.open(write_config(cfg), settings=Settings()) as broker:
         with pytest.raises(CallTimeout, match=r"did not answer within 0.5 s"):
             await direct(broker, "slow", "hang")
         # The server was told (notifications/cancelled with the request's id).
@@ -72,7 +73,7 @@ async def test_timeout_cancels_downstream_and_a_late_answer_is_ignored(write_con
 
 
 async def test_a_cancelled_caller_cancels_downstream(write_config, home: Path) -> None:
-    async with Broker.open(write_config(base_config(slow=slow_server()))) as broker:
+    async with Broker.open(write_config(base_config(slow=slow_server())), settings=Settings()) as broker:
         await direct(broker, "slow", "pid")
         task = asyncio.ensure_future(direct(broker, "slow", "hang"))
         await asyncio.sleep(0.3)
@@ -87,7 +88,7 @@ async def test_a_cancelled_caller_cancels_downstream(write_config, home: Path) -
 @pytest.mark.parametrize("via", ["session", "direct"])
 async def test_a_server_error_passes_through_with_its_code(write_config, home: Path, via: str) -> None:
     # -32000 is also the SDK's own "Connection closed" code: a server using it is not a crash.
-    async with Broker.open(write_config(base_config(slow=slow_server()))) as broker:
+    async with Broker.open(write_config(base_config(slow=slow_server())), settings=Settings()) as broker:
         pid = text(await direct(broker, "slow", "pid"))
         with pytest.raises(MCPError) as err:
             if via == "direct":
@@ -104,7 +105,7 @@ async def test_a_server_error_passes_through_with_its_code(write_config, home: P
 @needs_node
 async def test_every_content_type_comes_through_as_the_session_would_give_it(write_config, home: Path) -> None:
     cfg = base_config(everything={"command": str(EVERYTHING), "args": []})
-    async with Broker.open(write_config(cfg)) as broker:
+    async with Broker.open(write_config(cfg), settings=Settings()) as broker:
         for tool, args in (("echo", {"message": "héllo"}), ("get-tiny-image", {})):
             raw = await direct(broker, "everything", tool, **args)
             model = await broker.call(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import mcp.types as types
+from neuralgentics.config import Settings
 import pytest
 
 from neuralgentics.broker.service import Broker
@@ -21,7 +22,7 @@ async def test_http_downstream_goes_through_the_gateway_with_the_session_id(
     monkeypatch.setenv("EGRESS_GATEWAY_URL", gateway.url)
     try:
         path = write_config(base_config(http={"transport": transport, "url": url}))
-        async with Broker.open(path) as broker:
+        async with Broker.open(path, settings=Settings()) as broker:
             result = await broker.call(role="coder", server="http", tool="echo",
                                        arguments={"message": "via gateway"}, session_id="sess-42")
             assert isinstance(result.content[0], types.TextContent)

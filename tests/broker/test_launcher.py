@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import mcp.types as types
+from neuralgentics.config import Settings
 import pytest
 
 from neuralgentics.broker.config import parse_config
@@ -32,7 +33,7 @@ from tests.broker.conftest import (
 @contextlib.asynccontextmanager
 async def running(write_config, data: dict[str, Any]) -> AsyncIterator[Broker]:
     path = write_config(data)
-    async with Broker.open(path) as broker:
+    async with Broker.open(path, settings=Settings()) as broker:
         yield broker
 
 
@@ -135,7 +136,7 @@ async def test_reload_restarts_only_changed_servers_and_loses_no_call(write_conf
     cfg = base_config(slow=slow_server(), slow2=slow_server(), time=time_server())
     cfg["roles"]["coder"]["allow"].append("slow2/*")
     path = write_config(cfg)
-    async with Broker.open(path) as broker:
+    async with Broker.open(path, settings=Settings()) as broker:
         pid_slow = text(await call(broker, "slow", "pid", via))
         pid_slow2 = text(await call(broker, "slow2", "pid", via))
         await call(broker, "time", "get_current_time", via, timezone="UTC")
@@ -160,7 +161,7 @@ async def test_reload_restarts_only_changed_servers_and_loses_no_call(write_conf
 async def test_bad_reload_changes_nothing(write_config) -> None:
     cfg = base_config()
     path = write_config(cfg)
-    async with Broker.open(path) as broker:
+    async with Broker.open(path, settings=Settings()) as broker:
         path.write_text("servers:\n  time:\n    transport: stdio\n")
         with pytest.raises(Exception, match="needs 'command'"):
             await broker.reload()

@@ -6,21 +6,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from neuralgentics.app.process import shared_embedder
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 PY = sys.executable
-
-
-@pytest.fixture(autouse=True)
-def _fresh_default_cache():
-    # The process-wide embedding cache lives under NEURALGENTICS_HOME, which is per test.
-    from neuralgentics.broker.intent.matcher import reset_default_cache
-
-    reset_default_cache()
-    yield
-    reset_default_cache()
 
 
 @pytest.fixture(scope="session")
@@ -43,7 +34,7 @@ def eval_matcher(eval_catalog, shared_embeddings):
     from neuralgentics.broker.intent import IntentMatcher
 
     tools, summaries = eval_catalog
-    matcher = IntentMatcher(tools, summaries, cache=shared_embeddings)
+    matcher = IntentMatcher(tools, summaries, cache=shared_embeddings, embedder=shared_embedder())
     matcher.warm()
     return matcher
 

@@ -11,7 +11,9 @@ from mcp.types import Tool
 
 from neuralgentics.broker.catalog import ToolListCache, config_hash
 from neuralgentics.broker.catalog.fetch import fetch_tools
-from neuralgentics.broker.config import ServerConfig
+from neuralgentics.broker.config import BrokerConfig, ServerConfig
+from neuralgentics.broker.service import Broker
+from neuralgentics.config import Settings
 
 
 def _real_time_tools() -> list[Tool]:
@@ -31,8 +33,9 @@ def test_round_trip_of_a_real_tools_list(tmp_path) -> None:
     loaded = cache.load("time", cfg)
     assert loaded == tools
     assert cache.saved_at("time") is not None
-    # Default location: under NEURALGENTICS_HOME.
-    assert str(ToolListCache().directory).startswith(os.environ["NEURALGENTICS_HOME"])
+    # The broker keeps it under NEURALGENTICS_HOME.
+    broker = Broker(BrokerConfig(), settings=Settings())
+    assert str(broker.launcher.tool_cache.directory).startswith(os.environ["NEURALGENTICS_HOME"])
 
 
 def test_a_changed_launch_config_misses_but_a_new_summary_does_not(tmp_path) -> None:

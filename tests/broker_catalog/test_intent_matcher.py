@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 from mcp.types import Tool
 
+from neuralgentics.app.process import shared_embedder
 from neuralgentics.broker.intent import IntentMatcher
 from neuralgentics.broker.intent.embedcache import EmbeddingCache
 from neuralgentics.broker.skillcatalog import SkillRecord
+from neuralgentics.config import Settings
 
 # Floors a few points under what bench/intent.py measured, so a regression fails here.
 # Tuning set (weights and vocabulary were chosen on it): hybrid 0.806 / 0.929 / 0.949.
@@ -152,11 +154,11 @@ def test_bad_parameters_are_refused(eval_matcher) -> None:
     with pytest.raises(ValueError, match="mode must be"):
         eval_matcher.match("list pods", mode="magic")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="semantic_weight"):
-        IntentMatcher({}, semantic_weight=2.0)
+        IntentMatcher({}, semantic_weight=2.0, embedder=shared_embedder())
 
 
 def test_an_empty_catalog_answers_with_no_candidates(shared_embeddings) -> None:
-    result = IntentMatcher({}, cache=shared_embeddings).match("list pods")
+    result = IntentMatcher({}, cache=shared_embeddings, embedder=shared_embedder()).match("list pods")
     assert result.candidates == [] and result.confidence == 0.0
 
 
@@ -179,7 +181,7 @@ SKILLS = [
 
 def test_skills_come_back_as_a_secondary_list(eval_catalog, shared_embeddings) -> None:
     tools, summaries = eval_catalog
-    matcher = IntentMatcher(tools, summaries, SKILLS, cache=shared_embeddings)
+    matcher = IntentMatcher(tools, summaries, SKILLS, cache=shared_embeddings, embedder=shared_embedder())
     result = matcher.match("review this change for security problems")
     assert result.skills and result.skills[0].id == "reviewer"
     assert result.candidates  # tools are still ranked alongside
@@ -199,20 +201,17 @@ def test_skills_accept_any_object_with_the_fields(shared_embeddings) -> None:
             )
 
     matcher = IntentMatcher(
-        {}, skills=[Skill(), {"id": "tester", "name": "Tests"}], cache=shared_embeddings
-    )
+        {}, skills=[Skill(), {"id": "tester", "name": "Tests"}], cache=shared_embeddings, embedder=shared_embedder())
     assert matcher.match("implement the feature").skills[0].id == "coder"
     with pytest.raises(ValueError, match="non-empty string 'id'"):
-        IntentMatcher({}, skills=[{"name": "no id"}], cache=shared_embeddings)
+        IntentMatcher({}, skills=[{"name": "no id"}], cache=shared_embeddings, embedder=shared_embedder())
 
 
 class CountingEmbedder:
     """The real MiniLM embedder, counting the texts that reach it."""
 
     def __init__(self) -> None:
-        from neuralgentics.memini.embeddings import get_embedder
-
-        self.inner = get_embedder()
+        self.inner = shared_embedder()
         self.model_name = self.inner.model_name
         self.dim = self.inner.dim
         self.texts = 0
@@ -257,11 +256,13 @@ def test_tool_texts_are_embedded_once_and_persist_across_processes(tmp_path) -> 
 
 
 def test_intents_can_go_through_the_int8_model_while_tools_stay_fp32(monkeypatch) -> None:
-    from neuralgentics.broker.intent.matcher import QUERY_BACKEND_ENV
+    from neuralgentics.app.broker import query_embedder
 
     tools, summaries = evalset.catalog()
-    monkeypatch.setenv(QUERY_BACKEND_ENV, "onnx-int8")
-    matcher = IntentMatcher(tools, summaries, cache=EmbeddingCache())
+    monkeypatch.setenv("NEURALGENTICS_INTENT_QUERY_BACKEND", "onnx-int8")
+    int8 = query_embedder(Settings(), shared_embedder())
+    matcher = IntentMatcher(tools, summaries, cache=EmbeddingCache(), embedder=shared_embedder(),
+                            query_embedder=int8)
     result = matcher.match("what time is it in Lisbon right now")
     assert (result.best.server, result.best.tool) == ("time", "get_current_time")
     assert matcher.query_embedder.requested_backend == "onnx-int8"
@@ -269,12 +270,11 @@ def test_intents_can_go_through_the_int8_model_while_tools_stay_fp32(monkeypatch
 
 
 def test_a_bad_intent_backend_is_refused_by_name(monkeypatch) -> None:
-    from neuralgentics.broker.intent.matcher import QUERY_BACKEND_ENV
+    from neuralgentics.app.broker import query_embedder
 
-    monkeypatch.setenv(QUERY_BACKEND_ENV, "gpu-fp4")
-    matcher = IntentMatcher({"time": [Tool(name="get_current_time", input_schema={})]})
-    with pytest.raises(ValueError, match=f"{QUERY_BACKEND_ENV}='gpu-fp4'"):
-        matcher.match("what time is it")
+    monkeypatch.setenv("NEURALGENTICS_INTENT_QUERY_BACKEND", "gpu-fp4")
+    with pytest.raises(ValueError, match="NEURALGENTICS_INTENT_QUERY_BACKEND='gpu-fp4'"):
+        query_embedder(Settings(), shared_embedder())
 
 
 def test_abbreviations_are_spelled_out_but_file_names_are_left_alone() -> None:

@@ -8,12 +8,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import httpx
+from neuralgentics.config import Settings
 import pytest
 from catalog_support import git_server, time_server
 from fastapi import FastAPI
 
 from neuralgentics.broker.config import BrokerConfig
 from neuralgentics.broker.intent.http import match_router
+from neuralgentics.app.process import shared_embedder
 from neuralgentics.broker.intent.tools import (
     FIND_TOOL,
     IntentError,
@@ -43,7 +45,7 @@ def _config(repo) -> BrokerConfig:
 
 @asynccontextmanager
 async def _broker(repo) -> AsyncIterator[Broker]:
-    async with Broker.open(config=_config(repo)) as broker:
+    async with Broker.open(config=_config(repo), settings=Settings()) as broker:
         yield broker
 
 
@@ -110,7 +112,7 @@ async def test_router_intent_resolves_when_confident_and_asks_when_not(git_repo)
 
 
 async def test_the_pool_rebuilds_only_when_tools_change(git_repo) -> None:
-    pool = MatcherPool()
+    pool = MatcherPool(shared_embedder())
     async with _broker(git_repo) as broker:
         await match_for_role(broker, "coder", "what time is it", pool=pool, skills=[])
         first = pool.get(await broker.tools_by_server("coder"), broker.summaries("coder"))

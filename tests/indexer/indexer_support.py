@@ -201,8 +201,17 @@ def chunks(request, tmp_path: Path):
     drop_database(url)
 
 
-def no_model():
-    raise AssertionError("the model was asked for, but nothing new needed embedding")
+class _NoModel:
+    """An embedder that must not be used: a run with nothing new to embed never calls it."""
+
+    model_name = "none"
+    dim = 384
+
+    def embed(self, texts):
+        raise AssertionError("the model was asked for, but nothing new needed embedding")
+
+
+no_model = _NoModel()
 
 
 def dedent(text: str) -> str:

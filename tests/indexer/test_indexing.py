@@ -6,6 +6,7 @@ import os
 import shutil
 from pathlib import Path
 
+from neuralgentics.app.process import shared_embedder
 import pytest
 
 from indexer_support import git, no_model, write
@@ -16,7 +17,7 @@ from neuralgentics.memini.indexer.search import find_project, search_project
 
 
 def top(store, project: str, query: str, mode: str = "hybrid", k: int = 5):
-    return search_project(store, project, query, top_k=k, mode=mode)
+    return search_project(store, project, query, top_k=k, mode=mode, embedder=shared_embedder())
 
 
 def consistent(store, project: str) -> None:
@@ -27,7 +28,7 @@ def consistent(store, project: str) -> None:
 
 
 def test_index_then_search_by_keyword_and_by_meaning(chunks, repo: Path) -> None:
-    report = index_project(repo, chunks)
+    report = index_project(repo, chunks, embedder=shared_embedder())
     project = str(repo.resolve())
     assert report.new == report.files == 9 and report.embedded > 0
     assert {"debug.log", "package-lock.json", "logo.png", "data.weird"} <= {
@@ -64,7 +65,7 @@ def test_index_then_search_by_keyword_and_by_meaning(chunks, repo: Path) -> None
 
 
 def test_rerun_of_unchanged_repo_reads_nothing_and_never_loads_the_model(chunks, repo) -> None:
-    index_project(repo, chunks)
+    index_project(repo, chunks, embedder=shared_embedder())
     again = index_project(repo, chunks, embedder=no_model)
     assert (again.new, again.changed, again.removed, again.chunks, again.embedded) == (0, 0, 0, 0, 0)
     assert again.unchanged == 9
@@ -76,14 +77,14 @@ def test_rerun_of_unchanged_repo_reads_nothing_and_never_loads_the_model(chunks,
 
 
 def test_an_edit_re_embeds_only_the_chunks_it_touched(chunks, repo: Path) -> None:
-    index_project(repo, chunks)
+    index_project(repo, chunks, embedder=shared_embedder())
     project = str(repo.resolve())
     path = repo / "billing/invoice.py"
     path.write_text(path.read_text().replace(
         '    """Charge a credit card and return the transaction id."""',
         '    """Charge a credit card; refuse expired cards."""',
     ))
-    report = index_project(repo, chunks)
+    report = index_project(repo, chunks, embedder=shared_embedder())
     assert report.changed == 1 and report.new == 0
     assert report.embedded == 1  # the class chunk; the function and imports are reused
     assert report.reused >= 2
@@ -95,12 +96,12 @@ def test_an_edit_re_embeds_only_the_chunks_it_touched(chunks, repo: Path) -> Non
 
 
 def test_rename_delete_and_newly_ignored_files_leave_the_index(chunks, repo: Path) -> None:
-    index_project(repo, chunks)
+    index_project(repo, chunks, embedder=shared_embedder())
     project = str(repo.resolve())
     git(repo, "mv", "server/health.go", "server/probes.go")
     (repo / "lib/greeter.rb").unlink()
     write(repo, ".neuralgenticsignore", "java/\n")
-    report = index_project(repo, chunks)
+    report = index_project(repo, chunks, embedder=shared_embedder())
     assert report.removed == 3 and report.new == 2  # probes.go and .neuralgenticsignore
     paths = {h.file_path for h in top(chunks, project, "health handler greet order", k=30)}
     assert "server/probes.go" in paths
@@ -113,7 +114,7 @@ def test_rename_delete_and_newly_ignored_files_leave_the_index(chunks, repo: Pat
 
 
 def test_identical_text_is_embedded_once_across_projects(chunks, repo: Path, tmp_path) -> None:
-    first = index_project(repo, chunks)
+    first = index_project(repo, chunks, embedder=shared_embedder())
     copy = tmp_path / "copy"
     shutil.copytree(repo, copy, symlinks=True)
     second = index_project(copy, chunks, embedder=no_model)
@@ -139,11 +140,11 @@ def test_an_interrupted_run_is_finished_by_the_next(chunks, repo: Path, monkeypa
             raise KeyboardInterrupt  # what Ctrl-C raises
 
     with pytest.raises(KeyboardInterrupt):
-        index_project(repo, chunks, progress=stop_midway)
+        index_project(repo, chunks, progress=stop_midway, embedder=shared_embedder())
     info = chunks.project(project)
     assert info.status == "indexing" and 0 < info.files < 9
     consistent(chunks, project)  # whole files only: no half-written file
-    done = index_project(repo, chunks)
+    done = index_project(repo, chunks, embedder=shared_embedder())
     assert chunks.project(project).status == "ready"
     assert done.files == 9 and done.new == 9 - info.files
     assert done.reused == 0 or done.embedded > 0
@@ -151,7 +152,7 @@ def test_an_interrupted_run_is_finished_by_the_next(chunks, repo: Path, monkeypa
 
 
 def test_a_file_changing_while_read_keeps_its_old_chunks(chunks, repo, monkeypatch) -> None:
-    index_project(repo, chunks)
+    index_project(repo, chunks, embedder=shared_embedder())
     project = str(repo.resolve())
     target = repo / "src/ring.rs"
     target.write_text(target.read_text() + "\n// edited\n")
@@ -167,13 +168,13 @@ def test_a_file_changing_while_read_keeps_its_old_chunks(chunks, repo, monkeypat
         return st
 
     monkeypatch.setattr(indexing.os, "fstat", busy_fstat)
-    report = index_project(repo, chunks)
+    report = index_project(repo, chunks, embedder=shared_embedder())
     assert {s.path: s.reason for s in report.skipped}["src/ring.rs"] == (
         "changed while being read (indexed on the next run)"
     )
     assert "src/ring.rs" in chunks.file_states(project)  # old chunks kept, not dropped
     monkeypatch.setattr(indexing.os, "fstat", real_fstat)
-    assert index_project(repo, chunks).changed == 1
+    assert index_project(repo, chunks, embedder=shared_embedder()).changed == 1
     consistent(chunks, project)
 
 
@@ -183,7 +184,7 @@ def test_non_utf8_and_binary_content(chunks, tmp_path: Path) -> None:
           .encode("latin-1"))
     write(root, "blob.txt", bytes(range(256)) * 8)
     write(root, "utf16.txt", "hello".encode("utf-16"))
-    report = index_project(root, chunks)
+    report = index_project(root, chunks, embedder=shared_embedder())
     skipped = {s.path: s.reason for s in report.skipped}
     assert skipped["blob.txt"] == "binary file (NUL bytes)"
     assert skipped["utf16.txt"] == "binary file (NUL bytes)"
@@ -195,25 +196,25 @@ def test_a_file_that_becomes_binary_is_removed(chunks, tmp_path: Path) -> None:
     root = tmp_path / "r"
     write(root, "a.py", "def alpha(): pass\n")
     write(root, "b.py", "def beta(): pass\n")
-    index_project(root, chunks)
+    index_project(root, chunks, embedder=shared_embedder())
     write(root, "b.py", b"\x00\x01binary now")
-    report = index_project(root, chunks)
+    report = index_project(root, chunks, embedder=shared_embedder())
     assert report.removed == 1 and set(chunks.file_states(str(root.resolve()))) == {"a.py"}
 
 
 def test_bad_paths_change_nothing(chunks, repo: Path, tmp_path: Path) -> None:
-    index_project(repo, chunks)
+    index_project(repo, chunks, embedder=shared_embedder())
     before = [(p.root, p.files, p.chunks) for p in chunks.projects()]
     for bad in (tmp_path / "missing", repo / "billing/invoice.py"):
         with pytest.raises(InvalidInput) as info:
-            index_project(bad, chunks)
+            index_project(bad, chunks, embedder=shared_embedder())
         assert info.value.field == "path" and str(bad) in info.value.message
     assert [(p.root, p.files, p.chunks) for p in chunks.projects()] == before
     with pytest.raises(NotFound):
         find_project(chunks, tmp_path)
     assert find_project(chunks, repo / "billing") == str(repo.resolve())
     with pytest.raises(InvalidInput):
-        search_project(chunks, str(repo.resolve()), "   ")
+        search_project(chunks, str(repo.resolve()), "   ", embedder=shared_embedder())
 
 
 @pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv to drop root")
@@ -242,8 +243,10 @@ def test_an_unreadable_file_is_skipped_with_its_reason() -> None:
         secret.chmod(0)
         code = (
             "import json, sys\n"
+            "from neuralgentics.app.process import shared_embedder\n"
+            "from neuralgentics.config import Settings\n"
             "from neuralgentics.memini.indexer import open_chunk_store, index_project\n"
-            "r = index_project(sys.argv[1], open_chunk_store())\n"
+            "r = index_project(sys.argv[1], open_chunk_store(Settings()), embedder=shared_embedder())\n"
             "print(json.dumps({s.path: s.reason for s in r.skipped}))\n"
         )
         env = {**os.environ, "NEURALGENTICS_HOME": str(home), "HOME": str(home)}

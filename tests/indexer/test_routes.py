@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from neuralgentics.config import get_settings
-from neuralgentics.memini.app import create_app
+from neuralgentics.app.core import create_app
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from neuralgentics.app.process import shared_embedder
 from neuralgentics.memini.indexer.indexing import index_project
 from neuralgentics.memini.indexer.search import search_project
 
@@ -41,13 +42,13 @@ def test_hybrid_beats_keyword_and_vector_rankings_alone(sqlite_chunks, tmp_path:
         (repo / "click" / name).write_text(text, encoding="utf-8")
         queries += found
     assert len(queries) >= 20
-    index_project(repo, sqlite_chunks)
+    index_project(repo, sqlite_chunks, embedder=shared_embedder())
     project = str(repo.resolve())
 
     def mrr(mode: str) -> float:
         rr = []
         for q in queries:
-            hits = search_project(sqlite_chunks, project, q.text, top_k=10, mode=mode)
+            hits = search_project(sqlite_chunks, project, q.text, top_k=10, mode=mode, embedder=shared_embedder())
             rank = next((i for i, h in enumerate(hits, 1)
                          if h.file_path == q.path and h.start_line <= q.line <= h.end_line), None)
             rr.append(1.0 / rank if rank else 0.0)

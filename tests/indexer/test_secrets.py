@@ -11,6 +11,7 @@ import base64
 import os
 from pathlib import Path
 
+from neuralgentics.app.process import shared_embedder
 import pytest
 
 from indexer_support import git, write
@@ -104,7 +105,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_secret_files_are_never_indexed_or_found(project: Path, chunks) -> None:
-    report = index_project(project, chunks)
+    report = index_project(project, chunks, embedder=shared_embedder())
     skipped = {s.path: s.reason for s in report.skipped}
     for rel in SECRET_FILES:
         top = rel.split("/")[0] + "/" if rel.startswith((".ssh/", ".aws/", ".kube/")) else rel
@@ -124,20 +125,20 @@ def test_secret_files_are_never_indexed_or_found(project: Path, chunks) -> None:
     seen = 0
     for query in queries:
         for mode in ("hybrid", "keyword", "vector"):
-            hits = search_project(chunks, str(project), query, top_k=20, mode=mode)
+            hits = search_project(chunks, str(project), query, top_k=20, mode=mode, embedder=shared_embedder())
             seen += len(hits)
             for hit in hits:
                 assert hit.file_path not in secret_paths, (query, mode, hit.file_path)
                 assert not any(secret in hit.content for secret in PLANTED), (query, mode, hit.file_path)
     assert seen > 0
-    found = search_project(chunks, str(project), "private key", top_k=5)
+    found = search_project(chunks, str(project), "private key", top_k=5, embedder=shared_embedder())
     assert {h.file_path for h in found} & {"app/signing.py", "README.md", "ops/secrets.yaml"}
-    symbols = {h.symbol for h in search_project(chunks, str(project), "sign load private key", top_k=20)}
+    symbols = {h.symbol for h in search_project(chunks, str(project), "sign load private key", top_k=20, embedder=shared_embedder())}
     assert {"load_private_key", "sign"} <= symbols and "legacy_upload" not in symbols
 
 
 def test_the_dashboard_lists_why_each_secret_is_left_out(project: Path, sqlite_chunks) -> None:
-    index_project(project, sqlite_chunks)
+    index_project(project, sqlite_chunks, embedder=shared_embedder())
     listed = {f["path"]: f["reason"] for f in project_view.skipped_files(sqlite_chunks, str(project))["files"]}
     assert listed[".env"].startswith("ignored by built-in secret deny list (")
     assert listed[".ssh/"] == "ignored by built-in secret deny list (.ssh/)"

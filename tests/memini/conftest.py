@@ -9,15 +9,15 @@ from fastapi.testclient import TestClient
 
 from _postgres import drop_database, fresh_database, postgres_url
 from neuralgentics.config import Settings
-from neuralgentics.memini.app import create_app
-from neuralgentics.memini.embeddings import get_embedder
+from neuralgentics.app.core import create_app
+from neuralgentics.app.process import shared_embedder
 from neuralgentics.memini.service import MemoryService
 from neuralgentics.memini.store.base import Store
 
 
 @pytest.fixture(scope="session")
 def embedder():
-    return get_embedder()
+    return shared_embedder()
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from neuralgentics.config import Settings
-from neuralgentics.memini.app import create_app
+from neuralgentics.app.core import create_app
 
 EXE = [sys.executable, "-m", "neuralgentics.cli"]
 

@@ -1,6 +1,6 @@
 """Issue 13 (finding 2, the general rule): a request that fails changes nothing. For every
 route of memini-core that can write (every POST/PATCH/DELETE route of the app, mounted routers
-included, and `GET /project/index`, which starts a job), failing requests of every kind — bad
+included, and `GET /project/index`, the original API's way to start a job), failing requests of every kind — bad
 text, bad types, malformed JSON, unknown or malformed ids, conflicts, a supersession cycle,
 steps out of order — answer 4xx, and a snapshot of every table of the store (both stores) and
 of the orchestrator's task database is the same before and after each one."""
@@ -16,7 +16,6 @@ import psycopg
 import pytest
 from fastapi.routing import APIRoute
 
-from neuralgentics.config import get_settings
 
 
 def snapshot_store(store) -> dict[str, list[str]]:
@@ -36,8 +35,8 @@ def snapshot_store(store) -> dict[str, list[str]]:
         return {n: sorted(r[0] for r in conn.execute(f'SELECT t::text FROM "{n}" t')) for n in names}
 
 
-def snapshot_tasks() -> list[str]:
-    path = Path(get_settings().home) / "orchestrator.db"
+def snapshot_tasks(home: Path) -> list[str]:
+    path = home / "orchestrator.db"
     if not path.exists():
         return []
     conn = sqlite3.connect(path)
@@ -69,7 +68,7 @@ def write_routes(app) -> set[tuple[str, str]]:
     return found
 
 
-def test_every_failing_write_changes_nothing(client, store, tmp_path) -> None:
+def test_every_failing_write_changes_nothing(client, store, settings, tmp_path) -> None:
     add = lambda text, **kw: client.post("/memory/add", json={"content": text, **kw}).json()["memory"]["id"]  # noqa: E731
     a, b, c = add("Seed A: the build runs on Python 3.12", tags=["seed"]), add("Seed B: tests use pytest"), add("Seed C")
     assert client.post("/memory/relationship", json={"source_id": a, "target_id": b,
@@ -140,6 +139,14 @@ def test_every_failing_write_changes_nothing(client, store, tmp_path) -> None:
             (f"/project/index?path={file_path}", {}),
             ("/project/index?path=~no-such-user-xyz/repo", {}),
         ],
+        ("POST", "/project/index"): [
+            ("/project/index", {"json": {"path": "/tmp/a\u0000b"}}),
+            ("/project/index", {"json": {"path": f"{tmp_path}/does-not-exist"}}),
+            ("/project/index", {"json": {"path": str(file_path)}}),
+            ("/project/index", {"json": {"path": ""}}),
+            ("/project/index", {"json": {"path": "/tmp", "recursive": True}}),
+            ("/project/index", raw('{"path": "\\ud800"}')),
+        ],
         ("POST", "/project/search"): [
             ("/project/search", {"json": {"query": "x", "project": str(tmp_path)}}),
             ("/project/search", raw('{"query": "\\ud800"}')),
@@ -173,7 +180,7 @@ def test_every_failing_write_changes_nothing(client, store, tmp_path) -> None:
     }
     assert set(failing) == write_routes(client.app), "a write route has no failing-request case"
 
-    before_store, before_tasks = snapshot_store(store), snapshot_tasks()
+    before_store, before_tasks = snapshot_store(store), snapshot_tasks(settings.home)
     assert before_tasks, "the seed task is stored"
     tried = 0
     for (method, _), requests in failing.items():
@@ -182,7 +189,7 @@ def test_every_failing_write_changes_nothing(client, store, tmp_path) -> None:
             assert 400 <= r.status_code < 500, (method, path, r.status_code, r.text[:300])
             assert set(r.json()) == {"error"}, (method, path, r.text[:300])
             assert snapshot_store(store) == before_store, (method, path, r.text[:300])
-            assert snapshot_tasks() == before_tasks, (method, path, r.text[:300])
+            assert snapshot_tasks(settings.home) == before_tasks, (method, path, r.text[:300])
             tried += 1
     print(f"failing writes: {tried} requests on {len(failing)} routes, {store.kind}: nothing changed")
     assert tried >= 55

@@ -40,7 +40,7 @@ def use_everything(home: Path, embedder, project: Path) -> None:
 
     MemoryService(store, embedder, Settings(home=home)).add("a private memory")
     chunks = SQLiteChunkStore(store)
-    index_project(project, chunks, embedder=lambda: embedder)
+    index_project(project, chunks, embedder=embedder)
     store.vectors.save()
     assert (home / "memini.db-wal").exists() and (home / "memini.db-shm").exists()
     wal_modes = {n: m for n, m in files_of(home).items() if n.endswith(("-wal", "-shm"))}

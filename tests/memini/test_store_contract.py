@@ -462,7 +462,7 @@ def test_vector_search_with_a_very_selective_filter_finds_every_match(store: Sto
 
 
 def test_vector_search_ranks_by_meaning_with_minilm(store: Store) -> None:
-    from neuralgentics.memini.embeddings import get_embedder
+    from neuralgentics.app.process import shared_embedder
 
     texts = [
         "PostgreSQL connection settings live in the DATABASE_URL environment variable",
@@ -470,7 +470,7 @@ def test_vector_search_ranks_by_meaning_with_minilm(store: Store) -> None:
         "Run the test suite with pytest before pushing a commit",
         "Bananas are rich in potassium",
     ]
-    embedder = get_embedder()
+    embedder = shared_embedder()
     vecs = embedder.embed(texts)
     stored = [store.add_memory(new(t, embedding=v))[0].id for t, v in zip(texts, vecs)]
     hits = store.vector_search(embedder.embed_one("how do I configure the database?"), ALL, 4)

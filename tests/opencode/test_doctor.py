@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from neuralgentics.config import Settings
 import pytest
 import typer
 from typer.testing import CliRunner
@@ -55,7 +56,7 @@ def test_healthy_install_passes_and_a_stale_plugin_is_flagged(
     get_settings.cache_clear()
     project = tmp_path / "p"
     project.mkdir()
-    install(project)
+    install(Settings(), project)
     code, checks = doctor("--project", str(project))
     assert code == 0, checks
     assert checks["memini-core"]["status"] == "ok" and "sqlite" in checks["memini-core"]["detail"]
@@ -75,6 +76,6 @@ def test_healthy_install_passes_and_a_stale_plugin_is_flagged(
     code, checks = doctor("--project", str(project), "--no-model")
     assert code == 0 and checks["plugin"]["status"] == "warn" and "differs" in checks["plugin"]["detail"]
 
-    install(project, broker="http")  # re-install: remote broker that is not running is now a failure
+    install(Settings(), project, broker="http")  # re-install: remote broker that is not running is now a failure
     code, checks = doctor("--project", str(project), "--no-model")
     assert code == 1 and checks["broker (http)"]["status"] == "fail"

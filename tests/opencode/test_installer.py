@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from neuralgentics.config import Settings
 import pytest
 import typer
 import yaml
@@ -53,7 +54,7 @@ def test_install_creates_the_credential_and_puts_it_nowhere_in_the_project(proje
     plugin, for the plugin; as a {file:} reference in opencode.json), never the token."""
     import stat
 
-    install(project, broker="http")
+    install(Settings(), project, broker="http")
     token_file = Path(isolated_env_config()) / "token"
     token = token_file.read_text().strip()
     assert len(token) >= 40
@@ -63,9 +64,9 @@ def test_install_creates_the_credential_and_puts_it_nowhere_in_the_project(proje
     assert holders == []
     beside = json.loads((project / ".opencode/plugin/neuralgentics.json").read_text())
     assert beside == {"token_file": str(token_file)}
-    install(project, broker="http")  # again: the same token, not a new one
+    install(Settings(), project, broker="http")  # again: the same token, not a new one
     assert token_file.read_text().strip() == token
-    uninstall(project)
+    uninstall(Settings(), project)
     assert not (project / ".opencode").exists() and token_file.exists()  # the credential stays
 
 
@@ -76,7 +77,7 @@ def test_with_neuralgentics_token_set_the_remote_entry_names_the_variable(
 
     monkeypatch.setenv("NEURALGENTICS_TOKEN", "from-the-environment-123")
     get_settings.cache_clear()
-    install(project, broker="http")
+    install(Settings(), project, broker="http")
     entry = config_of(project)["mcp"]["neuralgentics"]
     assert entry["headers"] == {"Authorization": "Bearer {env:NEURALGENTICS_TOKEN}"}
     assert "from-the-environment-123" not in (project / "opencode.json").read_text()
@@ -85,7 +86,7 @@ def test_with_neuralgentics_token_set_the_remote_entry_names_the_variable(
 
 def test_fresh_project_gets_plugin_agents_and_config_and_uninstall_leaves_nothing(project: Path) -> None:
     before = snapshot(project)
-    install(project)
+    install(Settings(), project)
     assert (project / ".opencode/plugin/neuralgentics.ts").read_text().startswith("/**")
     coder = (project / ".opencode/agent/coder.md").read_text()
     front = yaml.safe_load(coder.split("---")[1])
@@ -105,7 +106,7 @@ def test_fresh_project_gets_plugin_agents_and_config_and_uninstall_leaves_nothin
     assert list(task)[0] == "*" and task["*"] == "deny"
     assert task["coder"] == "allow" and task["architect"] == "allow" and "general" not in task
 
-    uninstall(project)
+    uninstall(Settings(), project)
     assert snapshot(project) == before
 
 
@@ -115,7 +116,7 @@ def test_existing_settings_and_files_are_kept_backed_up_and_restored_byte_for_by
     (project / ".opencode/agent/coder.md").write_text("---\ndescription: my own coder\n---\nmine\n")
     before = snapshot(project)
 
-    report = install(project)
+    report = install(Settings(), project)
 
     cfg = config_of(project)
     assert cfg["theme"] == "tokyonight"
@@ -129,18 +130,18 @@ def test_existing_settings_and_files_are_kept_backed_up_and_restored_byte_for_by
     backups = list((project / ".opencode/neuralgentics-backup").iterdir())
     assert [b.read_text() for b in backups] == [USER_CONFIG]
 
-    uninstall(project)
+    uninstall(Settings(), project)
     assert snapshot(project) == before
 
 
 def test_later_user_edits_survive_uninstall(project: Path) -> None:
     (project / "opencode.json").write_text(USER_CONFIG)
-    install(project)
+    install(Settings(), project)
     cfg = config_of(project)
     cfg["model"] = "anthropic/claude-sonnet"
     (project / "opencode.json").write_text(json.dumps(cfg))
 
-    report = uninstall(project)
+    report = uninstall(Settings(), project)
 
     cfg = config_of(project)
     assert cfg["model"] == "anthropic/claude-sonnet"
@@ -151,9 +152,9 @@ def test_later_user_edits_survive_uninstall(project: Path) -> None:
 
 
 def test_an_edited_agent_file_is_left_in_place_on_uninstall(project: Path) -> None:
-    install(project)
+    install(Settings(), project)
     (project / ".opencode/agent/tester.md").write_text("---\ndescription: tuned by me\n---\n")
-    report = uninstall(project)
+    report = uninstall(Settings(), project)
     assert (project / ".opencode/agent/tester.md").read_text().startswith("---\ndescription: tuned by me")
     assert not (project / ".opencode/agent/coder.md").exists()
     assert any("tester.md" in n for n in report.notes)
@@ -161,17 +162,17 @@ def test_an_edited_agent_file_is_left_in_place_on_uninstall(project: Path) -> No
 
 def test_http_broker_and_reinstall_switches_mode_without_duplicates(project: Path) -> None:
     before = snapshot(project)
-    install(project, broker="http")
+    install(Settings(), project, broker="http")
     token_file = Path(isolated_env_config()) / "token"
     assert config_of(project)["mcp"]["neuralgentics"] == {
         "type": "remote", "url": "http://127.0.0.1:8901/mcp", "enabled": True,
         # OpenCode reads the file when it loads the config: the token is not in opencode.json
         "headers": {"Authorization": "Bearer {file:" + str(token_file) + "}"}}
-    install(project, broker="stdio")
+    install(Settings(), project, broker="stdio")
     assert config_of(project)["mcp"]["neuralgentics"]["type"] == "local"
     manifest = json.loads((project / ".opencode/neuralgentics-install.json").read_text())
     assert manifest["broker"] == "stdio"
-    uninstall(project)
+    uninstall(Settings(), project)
     assert snapshot(project) == before
 
 
@@ -184,7 +185,7 @@ def test_first_class_servers_from_the_broker_config_go_straight_into_opencode_js
         "memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "first_class": True},
         "docs": {"transport": "streamable_http", "url": "http://127.0.0.1:9999/mcp", "first_class": True},
     }}))
-    install(project)
+    install(Settings(), project)
     mcp = config_of(project)["mcp"]
     assert mcp["memory"] == {"type": "local", "command": ["npx", "-y", "@modelcontextprotocol/server-memory"],
                              "enabled": True}
@@ -196,7 +197,7 @@ def test_invalid_opencode_json_is_refused_naming_the_line_and_nothing_changes(pr
     (project / "opencode.json").write_text('{\n  "theme": "dark",\n  "mcp": {,}\n}\n')
     before = snapshot(project)
     with pytest.raises(InstallError, match=r"opencode.json:3:\d+: not valid JSON"):
-        install(project)
+        install(Settings(), project)
     assert snapshot(project) == before
 
 
@@ -204,26 +205,26 @@ def test_jsonc_with_comments_is_refused_with_a_hint(project: Path) -> None:
     (project / "opencode.jsonc").write_text('{\n  // my theme\n  "theme": "dark"\n}\n')
     before = snapshot(project)
     with pytest.raises(InstallError, match="has comments"):
-        install(project)
+        install(Settings(), project)
     assert snapshot(project) == before
 
 
 def test_bad_targets_are_refused(project: Path, tmp_path: Path) -> None:
     with pytest.raises(InstallError, match="no such directory"):
-        install(tmp_path / "nope")
+        install(Settings(), tmp_path / "nope")
     with pytest.raises(InstallError, match="not both"):
-        install(project, global_=True)
+        install(Settings(), project, global_=True)
     with pytest.raises(InstallError, match="not installed"):
-        uninstall(project)
+        uninstall(Settings(), project)
 
 
 def test_global_install_goes_to_the_xdg_config_dir(isolated_env: dict[str, str]) -> None:
     home = Path(isolated_env["XDG_CONFIG_HOME"]) / "opencode"
-    install(global_=True, broker="http")
+    install(Settings(), global_=True, broker="http")
     assert (home / "plugin/neuralgentics.ts").exists()
     assert (home / "agent/coder.md").exists()
     assert json.loads((home / "opencode.json").read_text())["mcp"]["neuralgentics"]["type"] == "remote"
-    uninstall(global_=True)
+    uninstall(Settings(), global_=True)
     assert not home.exists() or not any(home.iterdir())
 
 
@@ -254,7 +255,7 @@ def tui_of(project: Path) -> dict:
 
 
 def test_install_lists_the_brand_plugin_in_tui_json_with_where_the_services_and_token_are(project: Path) -> None:
-    report = install(project, broker="http")
+    report = install(Settings(), project, broker="http")
     tui = tui_of(project)
     assert len(tui["plugin"]) == 1
     spec, options = tui["plugin"][0]
@@ -272,21 +273,21 @@ def test_a_users_tui_json_is_merged_backed_up_and_restored_byte_for_byte(project
     (project / ".opencode").mkdir()
     (project / ".opencode" / "tui.json").write_text(USER_TUI)
     before = snapshot(project)
-    install(project)
+    install(Settings(), project)
     tui = tui_of(project)
     assert tui["theme"] == "tokyonight"
     assert tui["plugin"][0] == ["./mine.tsx", {"a": 1}] and tui["plugin"][1][0] == BRAND_SPEC
-    uninstall(project)
+    uninstall(Settings(), project)
     assert snapshot(project) == before
 
 
 def test_later_edits_of_tui_json_survive_uninstall_and_only_our_entry_goes(project: Path) -> None:
-    install(project)
+    install(Settings(), project)
     tui = tui_of(project)
     tui["theme"] = "gruvbox"
     tui["plugin"].append("./theirs.tsx")
     (project / ".opencode" / "tui.json").write_text(json.dumps(tui))
-    uninstall(project)
+    uninstall(Settings(), project)
     assert tui_of(project) == {"theme": "gruvbox", "plugin": ["./theirs.tsx"]}
     assert not (project / ".opencode" / "neuralgentics-tui").exists()
 
@@ -295,10 +296,10 @@ def test_a_tui_json_that_already_lists_the_brand_is_kept_as_it_is(project: Path)
     (project / ".opencode").mkdir()
     mine = json.dumps({"plugin": [[BRAND_SPEC, {"poll_ms": 60000}]]})
     (project / ".opencode" / "tui.json").write_text(mine)
-    report = install(project)
+    report = install(Settings(), project)
     assert (project / ".opencode" / "tui.json").read_text() == mine
     assert any("already lists" in k for k in report.kept)
-    uninstall(project)
+    uninstall(Settings(), project)
     assert (project / ".opencode" / "tui.json").read_text() == mine
 
 
@@ -311,16 +312,16 @@ def test_a_broken_tui_json_is_refused_and_nothing_changes(project: Path, text: s
     (project / ".opencode" / "tui.json").write_text(text)
     before = snapshot(project)
     with pytest.raises(InstallError, match=message):
-        install(project)
+        install(Settings(), project)
     assert snapshot(project) == before
 
 
 def test_global_install_lists_the_brand_in_the_global_tui_json(isolated_env: dict[str, str]) -> None:
-    install(global_=True)
+    install(Settings(), global_=True)
     home = Path(isolated_env["XDG_CONFIG_HOME"]) / "opencode"
     assert json.loads((home / "tui.json").read_text())["plugin"][0][0] == BRAND_SPEC
     assert (home / "neuralgentics-tui" / "neuralgentics-brand.tsx").exists()
-    uninstall(global_=True)
+    uninstall(Settings(), global_=True)
     assert not (home / "tui.json").exists() and not (home / "neuralgentics-tui").exists()
 
 
@@ -331,7 +332,7 @@ def test_doctor_says_whether_the_tui_brand_is_installed(project: Path) -> None:
     missing = check_tui_brand(home, f"--project {project}")
     assert missing.status == "warn" and "OpenCode's own footer" in missing.detail
     assert missing.fix == f"neuralgentics opencode install --project {project}"
-    install(project)
+    install(Settings(), project)
     assert check_tui_brand(home, "").status == "ok"
     brand = home / "neuralgentics-tui" / "neuralgentics-brand.tsx"
     brand.write_text(brand.read_text() + "// mine\n")

@@ -8,13 +8,14 @@ import os
 import subprocess
 from pathlib import Path
 
+from neuralgentics.config import Settings
 import pytest
 import yaml
 
 from fake_llm import FakeLLM, Reply, ToolCall, system_text, tool_names, tool_results
 from neuralgentics.opencode.doctor import check_model_tiers
 from neuralgentics.opencode.installer import InstallError, install, uninstall
-from neuralgentics.opencode.models import ModelTierError, load_tiers, split_model
+from neuralgentics.opencode.models import ModelTierError, load_tiers, models_file, split_model
 from oc_support import NEURALGENTICS, NODE_BIN, free_port
 from tui_screen import precreate_plugin_lock
 
@@ -43,7 +44,7 @@ def cfg_dir() -> Path:
 
 
 def test_without_tiers_no_agent_gets_a_model_field(project: Path) -> None:
-    report = install(project)
+    report = install(Settings(), project)
     for agent in PRIMARY + SECONDARY:
         assert "model" not in front(project, agent)
     assert "primary agents run on OpenCode's default model" in report.lines()
@@ -51,13 +52,13 @@ def test_without_tiers_no_agent_gets_a_model_field(project: Path) -> None:
 
 def test_models_yaml_sets_each_agent_by_its_roster_tier(project: Path) -> None:
     write_models(cfg_dir(), primary="anthropic/claude-sonnet-4-5", secondary="openrouter/qwen/qwen3-coder")
-    install(project)
+    install(Settings(), project)
     for agent in PRIMARY:
         assert front(project, agent)["model"] == "anthropic/claude-sonnet-4-5"
     for agent in SECONDARY:
         assert front(project, agent)["model"] == "openrouter/qwen/qwen3-coder"
     assert split_model("openrouter/qwen/qwen3-coder") == ("openrouter", "qwen/qwen3-coder")
-    check = check_model_tiers(project, False)
+    check = check_model_tiers(Settings(), project, False)
     assert check.status == "ok"
     assert "primary → anthropic/claude-sonnet-4-5 (orchestrator, architect, reviewer)" in check.detail
     assert "secondary → openrouter/qwen/qwen3-coder (coder, explorer" in check.detail
@@ -65,18 +66,18 @@ def test_models_yaml_sets_each_agent_by_its_roster_tier(project: Path) -> None:
 
 def test_flags_win_over_the_file_and_one_tier_can_stay_default(project: Path) -> None:
     write_models(cfg_dir(), primary="anthropic/claude-opus-4")
-    install(project, secondary_model="fake/small")
+    install(Settings(), project, secondary_model="fake/small")
     assert front(project, "orchestrator")["model"] == "anthropic/claude-opus-4"
     assert front(project, "coder")["model"] == "fake/small"
-    install(project, primary_model="fake/big")  # a re-install rewrites the fields
+    install(Settings(), project, primary_model="fake/big")  # a re-install rewrites the fields
     assert front(project, "architect")["model"] == "fake/big"
     assert "model" not in front(project, "coder")
 
 
 def test_doctor_warns_when_models_yaml_changed_since_install(project: Path) -> None:
-    install(project, primary_model="fake/big")
+    install(Settings(), project, primary_model="fake/big")
     write_models(cfg_dir(), primary="fake/bigger")
-    check = check_model_tiers(project, False)
+    check = check_model_tiers(Settings(), project, False)
     assert check.status == "warn" and "primary → fake/big" in check.detail and "primary=fake/bigger" in check.detail
     assert check.fix.startswith("neuralgentics opencode install --project")
 
@@ -88,18 +89,18 @@ def test_doctor_warns_when_models_yaml_changed_since_install(project: Path) -> N
 ])
 def test_a_bad_model_name_is_refused_and_nothing_is_written(project: Path, flags: dict, message: str) -> None:
     with pytest.raises(InstallError, match=message):
-        install(project, **flags)
+        install(Settings(), project, **flags)
     assert list(project.iterdir()) == []
 
 
 def test_a_bad_models_yaml_is_a_clear_error(project: Path) -> None:
     (cfg_dir() / "models.yaml").write_text("models:\n  primary: fake/a\n  tertiary: fake/b\n")
     with pytest.raises(ModelTierError, match="unknown tier"):
-        load_tiers()
+        load_tiers(models_file(Settings().config_dir))
     with pytest.raises(InstallError, match=r"models.yaml: unknown tier\(s\) tertiary"):
-        install(project)
+        install(Settings(), project)
     (cfg_dir() / "models.yaml").write_text("models: [1, 2]\n")
-    assert check_model_tiers(project, False).status == "fail"
+    assert check_model_tiers(Settings(), project, False).status == "fail"
     assert list(project.iterdir()) == []
 
 
@@ -113,7 +114,7 @@ def test_cli_flags(project: Path) -> None:
                          capture_output=True, text=True, timeout=60)
     assert res.returncode == 0, res.stderr
     assert "secondary agents run on fake/small" in res.stdout
-    uninstall(project)
+    uninstall(Settings(), project)
 
 
 @pytest.mark.slow

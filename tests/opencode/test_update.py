@@ -106,19 +106,14 @@ def test_bad_release_feeds_are_clear_errors(releases: Releases) -> None:
 
 
 def test_without_a_configured_feed_update_says_what_to_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    from neuralgentics.config import get_settings
+    from neuralgentics.config import Settings
 
     monkeypatch.delenv("NEURALGENTICS_RELEASES_URL", raising=False)
-    get_settings.cache_clear()
-    try:
-        with pytest.raises(UpdateError, match="no release feed is configured: set NEURALGENTICS_RELEASES_URL"):
-            check()
-        monkeypatch.setenv("NEURALGENTICS_RELEASES_URL", "/nowhere/release.json")
-        get_settings.cache_clear()
-        with pytest.raises(UpdateError, match="cannot read /nowhere/release.json"):
-            check()
-    finally:
-        get_settings.cache_clear()
+    with pytest.raises(UpdateError, match="no release feed is configured: set NEURALGENTICS_RELEASES_URL"):
+        check(Settings().releases_url)
+    monkeypatch.setenv("NEURALGENTICS_RELEASES_URL", "/nowhere/release.json")
+    with pytest.raises(UpdateError, match="cannot read /nowhere/release.json"):
+        check(Settings().releases_url)
 
 
 def test_cli_check_reports_what_is_available(releases: Releases) -> None:

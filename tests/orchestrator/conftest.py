@@ -1,116 +1,110 @@
-"""Fixtures for the orchestrator tests: real MiniLM (loaded once), real tokenizer, and an
-in-process memory backed by real memories and real embeddings (no HTTP mock)."""
+"""Fixtures for the orchestrator tests: real MiniLM (loaded once), real tokenizer, and the real
+memory service on a temporary SQLite file, reached the way memini-core's process reaches it
+(`DirectMemory`) — or, while "down", over HTTP at a closed port (a real refused connection)."""
 
 from __future__ import annotations
 
-import hashlib
 import shutil
-from dataclasses import dataclass, field
+import socket
 from pathlib import Path
 
-import numpy as np
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from neuralgentics.orchestrator.http import router
-from neuralgentics.orchestrator.memory_client import CallableMemory, MemoryHit
+from neuralgentics.app.process import shared_embedder
+from neuralgentics.config import Settings
+from neuralgentics.http_errors import install_error_handlers
+from neuralgentics.memini.service import MemoryDetail, MemoryService
+from neuralgentics.memini.store.base import Memory
+from neuralgentics.memini.store.sqlite import SQLiteStore
+from neuralgentics.memini.trust import DEFAULT_TRUST, EVENTS_MILLI
+from neuralgentics.orchestrator import http as orchestrator_routes
+from neuralgentics.orchestrator.memini_direct import DirectMemory
+from neuralgentics.orchestrator.memory_client import HttpMemoryClient, MemoryClient
 from neuralgentics.orchestrator.service import Orchestrator
 from neuralgentics.orchestrator.task_store import TaskStore
 
 REPO = Path(__file__).resolve().parents[2]
-
-_cache: dict[str, np.ndarray] = {}
-
-
-def cached_embed(texts: list[str]) -> np.ndarray:
-    """The real embedder, memoised for the session: examples are embedded once for all tests."""
-    from neuralgentics.memini.embeddings import get_embedder
-
-    missing = list(dict.fromkeys(t for t in texts if t not in _cache))
-    if missing:
-        for text, vec in zip(missing, get_embedder().embed(missing)):
-            _cache[text] = vec
-    if not texts:
-        return np.zeros((0, 384), dtype=np.float32)
-    return np.stack([_cache[t] for t in texts])
+PROJECT = "demo"
 
 
 @pytest.fixture(scope="session")
 def embed():
-    return cached_embed
+    """The real embedder (its own cache embeds each example once for the session)."""
+    return shared_embedder()
 
 
-@dataclass
-class Stored:
-    id: str
-    content: str
-    vec: np.ndarray
-    trust_score: float = 0.5
-    source_type: str | None = None
-    superseded_by: str | None = None
-    tags: list[str] = field(default_factory=list)
-    metadata: dict = field(default_factory=dict)
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]  # closed once this returns: connections are refused
 
 
-class LocalMemory:
-    """Memories in a list, searched by MiniLM cosine. It implements memini-core's behaviour
-    the orchestrator relies on: superseded memories left out, trust events recorded and
-    clamped, the same content stored once."""
+class RealMemory:
+    """memini-core's MemoryService on a SQLite file of its own, and the helpers the tests use
+    to arrange memories (at a given trust, superseded) and to read back what a step stored."""
 
-    def __init__(self) -> None:
-        self.items: dict[str, Stored] = {}
-        self.edges: list[tuple[str, str, str, float]] = []
-        self.trust_events: list[tuple[str, str, str | None]] = []
-        self.queries: list[str] = []
+    def __init__(self, home: Path) -> None:
+        self.store = SQLiteStore(home / "memini.db")
+        self.service = MemoryService(self.store, shared_embedder(), Settings(home=home))
         self.down = False
+        self._direct = DirectMemory(lambda: self.service)
+        self._unreachable = HttpMemoryClient(f"http://127.0.0.1:{_closed_port()}", timeout=2.0)
 
-    def _check(self) -> None:
-        if self.down:
-            from neuralgentics.orchestrator.errors import MemoryUnavailable
+    def close(self) -> None:
+        self._unreachable.close()
+        self.store.close()
 
-            raise MemoryUnavailable("memory service at http://127.0.0.1:1 unreachable: connection refused")
-
-    def remember(self, content: str, *, source_type: str | None = None, project: str | None = None,
-                 tags: list[str] | None = None, metadata: dict | None = None, trust: float = 0.5) -> str:
-        self._check()
-        mid = hashlib.sha256(content.encode()).hexdigest()[:16]
-        if mid not in self.items:
-            self.items[mid] = Stored(mid, content, cached_embed([content])[0], trust, source_type,
-                                     tags=list(tags or []), metadata=dict(metadata or {}))
-        return mid
+    def remember(self, content: str, *, source_type: str = "fact", trust: float = DEFAULT_TRUST,
+                 tags: list[str] | None = None, metadata: dict | None = None) -> str:
+        """Add (or find: the same content is stored once) and bring its trust to `trust` with
+        the trust events that sum to it."""
+        result = self.service.add(content, source_type=source_type, project=PROJECT,
+                                  tags=tags or [], metadata=metadata or {})
+        memory_id = result.memory.id
+        if result.created:
+            for event in _events_to(trust):
+                self.service.apply_trust(memory_id, event, actor="test setup")
+        return memory_id
 
     def supersede(self, newer: str, older: str) -> None:
-        self.items[older].superseded_by = newer
-        self.edges.append((newer, older, "SUPERSEDES", 1.0))
+        self.service.relate(newer, older, "SUPERSEDES")
 
-    def recall(self, text: str, top_k: int, project: str | None) -> list[MemoryHit]:
-        self._check()
-        self.queries.append(text)
-        if not self.items:
-            return []
-        q = cached_embed([text])[0]
-        # like memini-core, superseded memories are not returned unless asked; here they are
-        # returned so the context builder's own filter is exercised too
-        ranked = sorted(self.items.values(), key=lambda s: float(s.vec @ q), reverse=True)[:top_k]
-        return [MemoryHit(s.id, s.content, float(s.vec @ q), s.trust_score, s.source_type, s.superseded_by, s.tags)
-                for s in ranked]
+    def get(self, memory_id: str) -> Memory:
+        return self.service.get(memory_id).memory
 
-    def relate(self, source: str, target: str, kind: str, confidence: float) -> None:
-        self._check()
-        assert source in self.items and target in self.items, "relationship ends must exist"
-        if (source, target, kind, confidence) not in self.edges:
-            self.edges.append((source, target, kind, confidence))
+    def detail(self, memory_id: str) -> MemoryDetail:
+        return self.service.get(memory_id)
 
-    def trust(self, memory_id: str, event: str, *, actor: str | None = None, note: str | None = None) -> None:
-        self._check()
-        delta = {"agent_used": 0.05, "user_confirmed": 0.10}[event]
-        item = self.items[memory_id]
-        item.trust_score = min(1.0, max(0.0, item.trust_score + delta))
-        self.trust_events.append((memory_id, event, actor))
+    def client(self) -> MemoryClient:
+        return _Switch(self)
 
-    def client(self) -> CallableMemory:
-        return CallableMemory(self.recall, self.remember, self.relate, self.trust)
+
+class _Switch:
+    """The memory client the orchestrator holds: the real in-process client, or while the test
+    says memory is down, the real HTTP client at an address where nothing listens."""
+
+    def __init__(self, memory: RealMemory) -> None:
+        self._memory = memory
+
+    def __getattr__(self, name: str):
+        m = self._memory
+        return getattr(m._unreachable if m.down else m._direct, name)
+
+
+def _events_to(trust: float) -> list[str]:
+    """Trust events that move the default trust to `trust` (a multiple of 0.05)."""
+    delta = round((trust - DEFAULT_TRUST) * 1000)  # thousandths, as the stores count
+    if delta >= 0:
+        confirmed, rest = divmod(delta, EVENTS_MILLI["user_confirmed"])
+        assert rest in (0, EVENTS_MILLI["agent_used"]), f"trust {trust} is not reachable by events"
+        return ["user_confirmed"] * confirmed + ["agent_used"] * (rest > 0)
+    lower = -delta  # made of contradicted (100) and user_rejected (150) steps
+    contradicted = -EVENTS_MILLI["contradicted"]
+    rejected = next(n for n in range(8) if (lower - n * -EVENTS_MILLI["user_rejected"]) % contradicted == 0)
+    rest = lower - rejected * -EVENTS_MILLI["user_rejected"]
+    return ["user_rejected"] * rejected + ["contradicted"] * (rest // contradicted)
 
 
 PROJECT_MEMORIES = [
@@ -126,11 +120,12 @@ PROJECT_MEMORIES = [
 
 
 @pytest.fixture
-def memory() -> LocalMemory:
-    mem = LocalMemory()
+def memory(tmp_path: Path):
+    mem = RealMemory(tmp_path)
     for content, trust in PROJECT_MEMORIES:
-        mem.remember(content, source_type="fact", trust=trust)
-    return mem
+        mem.remember(content, trust=trust)
+    yield mem
+    mem.close()
 
 
 @pytest.fixture
@@ -142,12 +137,10 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def orch(project: Path, tmp_path: Path, memory: LocalMemory, embed) -> Orchestrator:
-    from neuralgentics.config import get_settings
-
+def orch(project: Path, tmp_path: Path, memory: RealMemory, embed) -> Orchestrator:
     store = TaskStore(tmp_path / "tasks.db")
-    o = Orchestrator(project_dir=project, config_dir=get_settings().config_dir,
-                     memory=memory.client(), store=store, embed=embed, project="demo")
+    o = Orchestrator(embedder=embed, project_dir=project, config_dir=Settings().config_dir,
+                     memory=memory.client(), store=store, project=PROJECT)
     yield o
     store.close()
 
@@ -156,10 +149,16 @@ def copy_repo_skills(dest: Path) -> None:
     shutil.copytree(REPO / "skills", dest, dirs_exist_ok=True)
 
 
+def orchestrator_app(orch: Orchestrator) -> FastAPI:
+    """The orchestrator's routes over `orch`, with the error handler every front has."""
+    app = FastAPI()
+    install_error_handlers(app)
+    app.dependency_overrides[orchestrator_routes.orchestrator] = lambda: orch
+    app.include_router(orchestrator_routes.router)
+    return app
+
+
 @pytest.fixture
 def client(orch: Orchestrator) -> TestClient:
     """The orchestrator's HTTP routes over ``orch``."""
-    app = FastAPI()
-    app.include_router(router)
-    app.state.orchestrator = orch
-    return TestClient(app)
+    return TestClient(orchestrator_app(orch))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+
+from neuralgentics.orchestrator.memory_client import MemoryHit
 from typer.testing import CliRunner
 
 from neuralgentics.orchestrator.errors import InvalidInput
@@ -55,8 +57,14 @@ def test_superseded_and_low_trust_memories_are_left_out(orch, memory):
     ids = {i.id for i in package.items}
     assert old not in ids and new in ids and shaky not in ids
     reasons = {d.id: d.reason for d in package.dropped}
-    assert reasons[old] == f"superseded by {new}"
+    assert old not in reasons  # memini-core does not return a superseded memory at all
     assert "trust 0.10" in reasons[shaky]
+    # and a superseded memory recalled anyway (an older record) is left out by the builder
+    stale = memory.get(old)
+    recalled = [MemoryHit(stale.id, stale.content, 1.0, stale.trust_score, stale.source_type,
+                          stale.superseded_by, list(stale.tags))]
+    package = orch.context(TASK, "coder", 4000, recalled=recalled)
+    assert {d.id: d.reason for d in package.dropped}[old] == f"superseded by {new}"
 
 
 def test_trust_weights_the_order_of_equally_relevant_memories(orch, memory):
@@ -161,10 +169,7 @@ WORDS = ["retry", "backoff", "deploy", "client", "http", "timeout", "config", "c
     budget=st.integers(50, 3000),
 )
 def test_any_memories_any_budget_the_package_fits(orch, embed, memories, budget):
-    from neuralgentics.orchestrator.memory_client import CallableMemory, MemoryHit
-
     hits = [MemoryHit(f"m{i}", text, 0.5, trust) for i, (text, trust) in enumerate(memories)]
-    orch.memory = CallableMemory(lambda q, k, p: hits)
-    package = orch.context(TASK, "coder", budget, task_type="implementation")
+    package = orch.context(TASK, "coder", budget, task_type="implementation", recalled=hits)
     assert package.tokens == count_tokens(package.markdown) <= budget
     assert len({i.id for i in package.items}) == len(package.items)

@@ -54,12 +54,15 @@ def test_full_cycle_over_http_remembers_the_result_with_links_and_trust(client, 
 
     # step 8: a task_result memory, DERIVED_FROM the memories the context used, agent_used on each
     result_id = record["result_memory_id"]
-    stored = memory.items[result_id]
+    stored = memory.get(result_id)
     assert stored.source_type == "task_result"
     assert stored.metadata["task_id"] == task_id and stored.metadata["agent"] == "coder"
     assert "Added RetryPolicy" in stored.content
-    assert {(s, t, k) for s, t, k, _ in memory.edges} >= {(result_id, u, "DERIVED_FROM") for u in used}
-    assert sorted(m for m, e, a in memory.trust_events if e == "agent_used" and a == "coder") == sorted(used)
+    edges = {(r.source_id, r.target_id, r.relationship_type) for r in memory.detail(result_id).relationships}
+    assert edges >= {(result_id, u, "DERIVED_FROM") for u in used}
+    credited = [u for u in used for e in memory.detail(u).trust_history
+                if e.event == "agent_used" and e.actor == "coder"]
+    assert sorted(credited) == sorted(used)
 
 
 def _advance(orch, task_id, upto: int):
@@ -148,7 +151,7 @@ def test_failed_verification_sends_the_task_back_to_delegate(orch, memory):
         orch.step(task_id, "delegate", {})
     record, out = orch.step(task_id, "return", {"summary": "Could not add jitter without a new dependency.", "outcome": "failed"})
     assert record.status == "done" and out["outcome"] == "failed"
-    assert memory.items[out["memory_id"]].metadata["outcome"] == "failed"
+    assert memory.get(out["memory_id"]).metadata["outcome"] == "failed"
 
 
 def test_return_needs_a_summary_and_a_reachable_memory_and_can_be_retried(orch, memory):
@@ -199,7 +202,7 @@ def test_task_records_survive_a_restart(orch, tmp_path, memory, embed, project):
     task_id = orch.start_task(TASK, "ses").id
     _advance(orch, task_id, 4)
     orch.store.close()
-    reopened = Orchestrator(project_dir=project, memory=memory.client(), embed=embed,
+    reopened = Orchestrator(project_dir=project, memory=memory.client(), embedder=embed,
                             store=TaskStore(tmp_path / "tasks.db"))
     record = reopened.get_task(task_id)
     assert [s.step for s in record.steps] == list(STEPS[:4]) and record.agent == "coder"

@@ -119,7 +119,7 @@ def test_project_routing_override_changes_the_decision(project, embed, memory):
     (project / ".neuralgentics").mkdir()
     (project / ".neuralgentics/routing.yaml").write_text(
         "task_types:\n  testing: {primary: coder, forbidden: [general]}\n")
-    o = Orchestrator(project_dir=project, embed=embed, memory=memory.client())
+    o = Orchestrator(project_dir=project, embedder=embed, memory=memory.client())
     assert o.is_allowed("write unit tests for the invoice totals", "coder").allowed
     # and it is reloaded when the file changes
     (project / ".neuralgentics/routing.yaml").write_text(
@@ -127,21 +127,16 @@ def test_project_routing_override_changes_the_decision(project, embed, memory):
     assert not o.is_allowed("write unit tests for the invoice totals", "reviewer").allowed
 
 
-def test_module_level_select_agent_and_is_allowed(monkeypatch, tmp_path):
-    from neuralgentics import orchestrator
-    from neuralgentics.orchestrator import service
+def test_the_commands_orchestrator_routes_without_writing_a_file(monkeypatch, tmp_path):
+    from neuralgentics.config import Settings
+    from neuralgentics.orchestrator.cli import _orchestrator
 
     monkeypatch.chdir(tmp_path)
-    service.reset_default_orchestrator()
-    try:
-        assert orchestrator.select_agent("squash the last three commits").primary_agent == "git"
-        assert not orchestrator.is_allowed("update the README install section", "general")
-        # routing alone writes nothing to the user's data dir
-        from neuralgentics.config import get_settings
-
-        assert not (get_settings().home / "orchestrator.db").exists()
-    finally:
-        service.reset_default_orchestrator()
+    orchestrator = _orchestrator(None)
+    assert orchestrator.select_agent("squash the last three commits").primary_agent == "git"
+    assert not orchestrator.is_allowed("update the README install section", "general")
+    # routing alone writes nothing to the user's data dir
+    assert not (Settings().home / "orchestrator.db").exists()
 
 
 # -- the CLI ---------------------------------------------------------------------------------

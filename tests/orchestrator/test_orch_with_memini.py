@@ -4,6 +4,7 @@ links and agent_used trust events, all read back from memini-core's own routes."
 
 from __future__ import annotations
 
+from neuralgentics.app.process import shared_embedder
 import pytest
 from fastapi.testclient import TestClient
 
@@ -13,7 +14,7 @@ from neuralgentics.orchestrator.protocol import STEPS
 from neuralgentics.orchestrator.service import Orchestrator
 from neuralgentics.orchestrator.task_store import TaskStore
 
-create_app = pytest.importorskip("neuralgentics.memini.app").create_app
+create_app = pytest.importorskip("neuralgentics.app.core").create_app
 
 FACTS = [
     "The HTTP client retries idempotent requests 3 times with exponential backoff starting at 200 ms.",
@@ -44,7 +45,7 @@ def test_full_cycle_against_real_memini_core(memini, tmp_path, embed, access):
         client = HttpMemoryClient("http://testserver", http=memini)
     else:  # in memini-core's process: direct calls into its MemoryService
         client = DirectMemory(memini.app.state.service)
-    orch = Orchestrator(project_dir=tmp_path, memory=client, embed=embed, project="demo",
+    orch = Orchestrator(project_dir=tmp_path, memory=client, embedder=embed, project="demo",
                         store=TaskStore(tmp_path / "tasks.db"))
     task_id = orch.start_task("add retry with backoff to the HTTP client used by the deploy command", "s1").id
     _, recalled = orch.step(task_id, "recall", {})
@@ -75,7 +76,7 @@ def test_full_cycle_against_real_memini_core(memini, tmp_path, embed, access):
 
 def test_memini_down_is_a_clear_error_not_a_crash(tmp_path, embed):
     client = HttpMemoryClient("http://127.0.0.1:9", timeout=1.0)
-    orch = Orchestrator(project_dir=tmp_path, memory=client, embed=embed, store=TaskStore(tmp_path / "t.db"))
+    orch = Orchestrator(project_dir=tmp_path, memory=client, embedder=embed, store=TaskStore(tmp_path / "t.db"))
     package = orch.context("fix the flaky upload test", "coder", 500)
     assert package.warnings and "127.0.0.1:9 unreachable" in package.warnings[0]
     orch.store.close()
@@ -96,9 +97,9 @@ def test_context_includes_project_chunks_from_the_real_index(tmp_path, embed, ac
     (project / "shop/colours.py").write_text("PALETTE = {'red': '#f00', 'green': '#0f0'}\n")
     app = create_app()
     with TestClient(app) as memini:
-        indexer.index_project(project, indexer.chunk_store_for(app.state.service().store))
+        indexer.index_project(project, indexer.chunk_store_for(app.state.service().store), embedder=shared_embedder())
         memory = HttpMemoryClient("http://testserver", http=memini) if access == "http" else DirectMemory(app.state.service)
-        orch = Orchestrator(project_dir=project, memory=memory, embed=embed)
+        orch = Orchestrator(project_dir=project, memory=memory, embedder=embed)
         package = orch.context("add exponential backoff retry to the HTTP requests", "coder", 2000)
         chunks = [i for i in package.items if i.kind == "chunk"]
         assert chunks and chunks[0].id.startswith("shop/retry.py:"), package.dropped
@@ -108,7 +109,7 @@ def test_context_includes_project_chunks_from_the_real_index(tmp_path, embed, ac
         # a project that was never indexed: the package is built, and says why code is missing
         other = tmp_path / "unindexed"
         other.mkdir()
-        bare = Orchestrator(project_dir=other, memory=memory, embed=embed).context("add retries", "coder", 500)
+        bare = Orchestrator(project_dir=other, memory=memory, embedder=embed).context("add retries", "coder", 500)
         assert any("not indexed" in w or "no indexed project" in w for w in bare.warnings), bare.warnings
 
 

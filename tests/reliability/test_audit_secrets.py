@@ -14,6 +14,7 @@ import string
 from pathlib import Path
 
 import httpx
+from neuralgentics.config import Settings
 import pytest
 
 from reliability.broker_proc import owner, probe, serving, write_config
@@ -149,7 +150,7 @@ async def test_no_planted_secret_reaches_the_postgres_audit(tmp_path, request, t
         config = BrokerConfig.model_validate({"servers": {"probe": probe()}, "roles": {"coder": {"allow": ["probe/*"]}},
                                               "audit": {"sink": "postgres", "database_url": url}})
         sent = requests()
-        async with Broker.open(config=config) as broker:
+        async with Broker.open(config=config, settings=Settings()) as broker:
             for how, body in sent:
                 try:
                     await broker.call(role="coder", front="rest", credential="owner", **body)

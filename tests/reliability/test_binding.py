@@ -7,6 +7,8 @@ from __future__ import annotations
 import subprocess
 
 import pytest
+
+from neuralgentics.config import Settings
 from fastapi.testclient import TestClient
 
 from reliability.broker_proc import NEURALGENTICS, time_server, write_config
@@ -26,7 +28,7 @@ def test_broker_token_guards_every_route_but_health(tmp_path) -> None:
     from neuralgentics.broker.http import create_app
 
     config = write_config(tmp_path / "broker.yaml", {"time": time_server()})
-    with TestClient(create_app(config, token="br0ker-t0ken")) as c:
+    with TestClient(create_app(config, token="br0ker-t0ken", settings=Settings())) as c:
         assert c.get("/health").status_code == 200
         for method, path in [("GET", "/tools"), ("GET", "/servers"), ("POST", "/call"), ("POST", "/reload"),
                              ("POST", "/mcp"), ("DELETE", "/servers/time"), ("POST", "/match")]:
@@ -40,10 +42,10 @@ def test_memini_core_token_guards_every_documented_route_but_health(tmp_path) ->
     """Every path and method in memini-core's OpenAPI (memory, graph, trust, project index,
     orchestrator) answers 401 without the token or with a wrong one; /health stays open."""
     from neuralgentics.config import Settings
-    from neuralgentics.memini.app import create_app
-    from neuralgentics.memini.embeddings import get_embedder
+    from neuralgentics.app.core import create_app
+    from neuralgentics.app.process import shared_embedder
 
-    app = create_app(Settings(home=tmp_path / "home", token="m3mini-t0ken"), embedder=get_embedder())
+    app = create_app(Settings(home=tmp_path / "home", token="m3mini-t0ken"), embedder=shared_embedder())
     checked = 0
     with TestClient(app) as c:
         paths = app.openapi()["paths"]

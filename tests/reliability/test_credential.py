@@ -35,7 +35,7 @@ def _routes(app) -> list[tuple[str, str]]:
 def test_memini_core_served_without_any_setting_requires_the_token_it_made(tmp_path: Path) -> None:
     """`neuralgentics serve` with no NEURALGENTICS_TOKEN: the token file appears (0600 in a 0700
     dir), every documented route but GET /health answers 401 without it, and the CLI finds it."""
-    from neuralgentics.memini.app import create_app
+    from neuralgentics.app.core import create_app
 
     env = clean_env(tmp_path / "home")
     assert "NEURALGENTICS_TOKEN" not in env

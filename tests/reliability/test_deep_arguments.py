@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import httpx
+from neuralgentics.config import Settings
 import pytest
 
 from neuralgentics.broker.limits import MAX_ARGUMENT_BYTES, MAX_DEPTH
@@ -120,7 +121,7 @@ async def test_the_limit_itself(depth: int, tmp_path: Path) -> None:
         value = {"d": value}
     config = BrokerConfig.model_validate({"servers": {"probe": probe()}, "roles": ROLES,
                                           "audit": {"path": str(tmp_path / "a.jsonl")}})
-    async with Broker.open(config=config) as broker:
+    async with Broker.open(config=config, settings=Settings()) as broker:
         if depth <= MAX_DEPTH:
             r = await broker.call(role="coder", server="probe", tool="echo", arguments={"text": "t", "x": value})
             assert not r.is_error and r.content[0].text == "t"  # the probe ignores `x`

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from neuralgentics.config import Settings
-from neuralgentics.memini.app import create_app
+from neuralgentics.app.core import create_app
 
 HOSTILE = [
     "'; DROP TABLE memories; --",
@@ -29,9 +29,9 @@ HOSTILE = [
 @pytest.fixture(params=["sqlite", "postgres"])
 def client(request, tmp_path) -> Iterator[TestClient]:
     url = request.getfixturevalue("pg_url") if request.param == "postgres" else None
-    from neuralgentics.memini.embeddings import get_embedder
+    from neuralgentics.app.process import shared_embedder
 
-    app = create_app(Settings(home=tmp_path / "home", database_url=url), embedder=get_embedder())
+    app = create_app(Settings(home=tmp_path / "home", database_url=url), embedder=shared_embedder())
     with TestClient(app) as c:
         yield c
 

@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from neuralgentics.config import Settings
 from neuralgentics.credentials import Principal
 from neuralgentics.httpguard import HTTPGuard
-from neuralgentics.memini.app import create_app
+from neuralgentics.app.core import create_app
 from reliability.asgi_server import serving
 
 LIMIT = 256 * 1024
@@ -32,9 +32,9 @@ def guarded(tmp_path, embedder_once):
 
 @pytest.fixture(scope="module")
 def embedder_once():
-    from neuralgentics.memini.embeddings import get_embedder
+    from neuralgentics.app.process import shared_embedder
 
-    return get_embedder()
+    return shared_embedder()
 
 
 def _raw(url: str, head: bytes, chunks: list[bytes], wait: float = 15.0) -> tuple[bytes, int]:

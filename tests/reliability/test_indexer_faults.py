@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from neuralgentics.app.process import shared_embedder
 from neuralgentics.memini.indexer import indexing
 from neuralgentics.memini.indexer.chunkstore_sqlite import SQLiteChunkStore
 from neuralgentics.memini.store.sqlite import SQLiteStore
@@ -30,13 +31,13 @@ def test_a_file_deleted_while_indexing_is_left_out_and_the_next_run_agrees(tmp_p
     store = SQLiteChunkStore(SQLiteStore(tmp_path / "db" / "memini.db"), owns_store=True)
     try:
         monkeypatch.setattr(indexing, "_read_stable", delete_another_first)
-        report = indexing.index_project(repo, store)
+        report = indexing.index_project(repo, store, embedder=shared_embedder())
         reasons = {s.path: s.reason for s in report.skipped}
         assert gone and all(reasons.get(p) == "vanished while indexing" for p in gone), reasons
         project = str(repo.resolve())
         assert set(store.file_states(project)) == {"src/mod0.py"} or len(store.file_states(project)) == 1
         monkeypatch.setattr(indexing, "_read_stable", real)
-        again = indexing.index_project(repo, store)
+        again = indexing.index_project(repo, store, embedder=shared_embedder())
         assert again.files == 1 and again.unchanged == 1 and not again.skipped
         info = store.project(project)
         assert info.chunks == sum(s.chunks for s in store.file_states(project).values())

@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from neuralgentics.config import Settings
 import yaml
 from fastapi.testclient import TestClient
 
@@ -34,7 +36,7 @@ def test_post_servers_refuses_a_newline_name_and_changes_nothing(tmp_path: Path)
 
     config = write_config(tmp_path / "broker.yaml", {"time": time_server()})
     before = config.read_text()
-    with TestClient(create_app(config, token="t0ken")) as c:
+    with TestClient(create_app(config, token="t0ken", settings=Settings())) as c:
         for name in BAD:
             r = c.post("/servers", json={"name": name, **time_server()}, headers={"Authorization": "Bearer t0ken"})
             assert r.status_code == 400, (name, r.text)

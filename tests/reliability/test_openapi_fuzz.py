@@ -12,7 +12,7 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
 
 from neuralgentics.config import Settings
-from neuralgentics.memini.app import create_app
+from neuralgentics.app.core import create_app
 
 EXAMPLES = int(os.environ.get("NEURALGENTICS_FUZZ_EXAMPLES", "15"))
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
@@ -24,9 +24,9 @@ UNDECLARED_TEXT = {"POST /orchestrator/context", "GET /orchestrator/agents-md"}
 
 
 def fuzz(home: Path, wanted) -> tuple[list[str], dict[str, str]]:
-    from neuralgentics.memini.embeddings import get_embedder
+    from neuralgentics.app.process import shared_embedder
 
-    app = create_app(Settings(home=home), embedder=get_embedder())
+    app = create_app(Settings(home=home), embedder=shared_embedder())
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
     failures: dict[str, str] = {}
     tried: list[str] = []
@@ -156,9 +156,9 @@ def _request(route: APIRoute, method: str, seeds: dict[str, str]):
 
 
 def test_hostile_input_on_every_route_never_5xx(tmp_path) -> None:
-    from neuralgentics.memini.embeddings import get_embedder
+    from neuralgentics.app.process import shared_embedder
 
-    app = create_app(Settings(home=tmp_path / "home"), embedder=get_embedder())
+    app = create_app(Settings(home=tmp_path / "home"), embedder=shared_embedder())
     tally: Counter[str] = Counter()
     failures: dict[str, str] = {}
     took: dict[str, float] = {}

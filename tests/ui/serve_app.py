@@ -11,7 +11,7 @@ import uvicorn
 
 
 def build():
-    from neuralgentics.memini.app import create_app
+    from neuralgentics.app.core import create_app
 
     return create_app()
 

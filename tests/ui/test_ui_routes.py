@@ -20,7 +20,7 @@ def _closed_port() -> int:
 @pytest.fixture
 def client(monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
     from neuralgentics.config import get_settings
-    from neuralgentics.memini.app import create_app
+    from neuralgentics.app.core import create_app
 
     monkeypatch.setenv("NEURALGENTICS_TOKEN", TOKEN)
     monkeypatch.setenv("NEURALGENTICS_BROKER_PORT", str(_closed_port()))
@@ -116,8 +116,9 @@ def test_info_says_what_is_mounted(client: TestClient) -> None:
 
 def test_audit_filters_and_histogram(client: TestClient) -> None:
     from neuralgentics.broker.audit import AuditRecord, JsonlAuditSink, default_audit_path
+    from neuralgentics.config import Settings
 
-    sink = JsonlAuditSink(default_audit_path())
+    sink = JsonlAuditSink(default_audit_path(Settings()))
     for i, (outcome, ms) in enumerate([("ok", 0.5), ("ok", 3.0), ("denied", 0.2), ("error", 7000.0)]):
         sink.write_sync(AuditRecord.for_call(role="coder" if i % 2 else "reviewer", server="time",
                                              tool="get_current_time", arguments={"n": i, "api_key": "sk-secret"},

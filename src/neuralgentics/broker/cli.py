@@ -23,20 +23,37 @@ def _fail(message: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
+def _config(config: Path | None) -> tuple[Path, bool]:
+    """The config file a command works on, and whether it may be missing (only the default
+    one may: nobody has written it yet)."""
+    from neuralgentics.broker.config import default_config_path
+    from neuralgentics.config import get_settings
+
+    return (config, False) if config is not None else (default_config_path(get_settings()), True)
+
+
+def _load(config: Path | None):  # -> BrokerConfig
+    from neuralgentics.broker.config import load_config
+
+    path, missing_ok = _config(config)
+    return load_config(path, missing_ok=missing_ok)
+
+
 @broker_app.command("stdio")
 def stdio_cmd(
     config: Path | None = ConfigOpt,
     role: str | None = typer.Option(None, "--role", help="role of every call on this connection"),
 ) -> None:
     """Serve the broker as one MCP server on stdin/stdout."""
-    from neuralgentics.broker.config import ConfigError, load_config
-    from neuralgentics.broker.stdio import run_stdio
+    from neuralgentics.app.broker import run_stdio
+    from neuralgentics.broker.config import ConfigError
+    from neuralgentics.config import get_settings
 
     try:
-        load_config(config)  # fail before the client starts talking
+        _load(config)  # fail before the client starts talking
     except ConfigError as exc:
         _fail(str(exc))
-    run_stdio(config, role)
+    run_stdio(get_settings(), config, role)
 
 
 @broker_app.command("serve")
@@ -46,24 +63,25 @@ def serve_cmd(
     port: int | None = typer.Option(None, "--port", help="default: NEURALGENTICS_BROKER_PORT or 8901"),
 ) -> None:
     """Serve streamable HTTP at /mcp plus REST (/tools, /call, /servers, /health)."""
-    from neuralgentics.broker.config import ConfigError, load_config
-    from neuralgentics.broker.http import run_http
+    from neuralgentics.app.serve import serve_broker
+    from neuralgentics.broker.config import ConfigError
     from neuralgentics.config import get_settings
 
     try:
-        load_config(config)
+        _load(config)
     except ConfigError as exc:
         _fail(str(exc))
-    run_http(config, host, port or get_settings().broker_port)
+    settings = get_settings()
+    serve_broker(settings, config, host, port or settings.broker_port)
 
 
 @broker_app.command("check")
 def check_cmd(config: Path | None = ConfigOpt) -> None:
     """Validate the config file; errors name the line and field."""
-    from neuralgentics.broker.config import ConfigError, default_config_path, load_config
+    from neuralgentics.broker.config import ConfigError, load_config
 
     try:
-        cfg = load_config(config or default_config_path())
+        cfg = load_config(_config(config)[0])  # checking a file that is not there is an error
     except ConfigError as exc:
         _fail(str(exc))
     typer.echo(
@@ -107,14 +125,7 @@ def add_cmd(
     config: Path | None = ConfigOpt,
 ) -> None:
     """Register a server: `add NAME -- COMMAND ARGS…` or `add NAME --url URL`."""
-    from neuralgentics.broker.config import (
-        BrokerConfig,
-        ConfigError,
-        default_config_path,
-        load_config,
-        save_config,
-        with_server,
-    )
+    from neuralgentics.broker.config import ConfigError, load_config, save_config, with_server
 
     if bool(command) == bool(url):
         _fail("give either `-- COMMAND ARGS…` (stdio) or `--url URL`, not both or neither")
@@ -126,8 +137,8 @@ def add_cmd(
     try:
         entry["env"] = dict(_pair(e, "=") for e in env)
         entry["headers"] = dict(_pair(h, ":") for h in header)
-        path = config or default_config_path()
-        cfg = load_config(path) if Path(path).exists() else BrokerConfig()
+        path = _config(config)[0]
+        cfg = load_config(path, missing_ok=True)
         if name in cfg.servers and not replace:
             _fail(f"servers.{name}: a server named {name!r} already exists (use --replace)")
         save_config(with_server(cfg, name, entry), path)
@@ -149,15 +160,9 @@ def _pair(text: str, sep: str) -> tuple[str, str]:
 @broker_app.command("remove")
 def remove_cmd(name: str, config: Path | None = ConfigOpt) -> None:
     """Unregister a server (and persist the change)."""
-    from neuralgentics.broker.config import (
-        ConfigError,
-        default_config_path,
-        load_config,
-        save_config,
-        without_server,
-    )
+    from neuralgentics.broker.config import ConfigError, load_config, save_config, without_server
 
-    path = config or default_config_path()
+    path = _config(config)[0]
     try:
         save_config(without_server(load_config(path), name), path)
     except ConfigError as exc:
@@ -189,11 +194,12 @@ def audit_cmd(
     from dataclasses import asdict
 
     from neuralgentics.broker.audit import open_sink, query
-    from neuralgentics.broker.config import ConfigError, load_config
+    from neuralgentics.broker.config import ConfigError
+    from neuralgentics.config import get_settings
 
     try:
-        cfg = load_config(config)
-        sink = open_sink(cfg.audit)
+        cfg = _load(config)
+        sink = open_sink(cfg.audit, get_settings())
     except ConfigError as exc:
         _fail(str(exc))
     records = query(sink.read(), since=_parse_since(since) if since else None, role=role, server=server)
@@ -227,7 +233,7 @@ def token_add_cmd(
     from neuralgentics.broker.tokens import add_token
 
     try:
-        token = add_token(role, label, config)
+        token = add_token(role, label, _config(config)[0])
     except ConfigError as exc:
         _fail(str(exc))
     typer.echo(token)
@@ -243,7 +249,7 @@ def token_list_cmd(config: Path | None = ConfigOpt) -> None:
     from neuralgentics.broker.tokens import list_tokens
 
     try:
-        tokens = list_tokens(config)
+        tokens = list_tokens(_config(config)[0])
     except ConfigError as exc:
         _fail(str(exc))
     for t in tokens:
@@ -257,7 +263,7 @@ def token_remove_cmd(label: str, config: Path | None = ConfigOpt) -> None:
     from neuralgentics.broker.tokens import remove_token
 
     try:
-        gone = remove_token(label, config)
+        gone = remove_token(label, _config(config)[0])
     except ConfigError as exc:
         _fail(str(exc))
     typer.echo(f"removed token {gone.label!r} (role {gone.role!r})")

@@ -16,7 +16,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from neuralgentics.config import get_settings
+from neuralgentics.config import Settings
 
 Transport = Literal["stdio", "streamable_http", "sse"]
 
@@ -219,8 +219,8 @@ def env_references(server: dict[str, Any] | ServerConfig) -> list[str]:
     return sorted(set(names))
 
 
-def default_config_path() -> Path:
-    return get_settings().config_dir / "broker.yaml"
+def default_config_path(settings: Settings) -> Path:
+    return settings.config_dir / "broker.yaml"
 
 
 def _line_of(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
@@ -269,11 +269,12 @@ def parse_config(text: str, source: str = "<config>") -> BrokerConfig:
         raise ConfigError(_format_errors(exc, node, source)) from None
 
 
-def load_config(path: Path | str | None = None) -> BrokerConfig:
-    """Load the config file; a missing default file is an empty config, a missing named one an error."""
-    p = Path(path) if path is not None else default_config_path()
+def load_config(path: Path | str, *, missing_ok: bool = False) -> BrokerConfig:
+    """Load the config file. A missing file is an error, or with `missing_ok` (the default file,
+    which nobody has written yet) an empty config."""
+    p = Path(path)
     if not p.exists():
-        if path is not None:
+        if not missing_ok:
             raise ConfigError(f"{p}: no such config file")
         return BrokerConfig()
     return parse_config(p.read_text(encoding="utf-8"), str(p))
@@ -286,9 +287,9 @@ def dump_config(config: BrokerConfig) -> str:
     return yaml.safe_dump(data, sort_keys=False)
 
 
-def save_config(config: BrokerConfig, path: Path | str | None = None) -> Path:
+def save_config(config: BrokerConfig, path: Path | str) -> Path:
     """Write the config atomically (temp file + fsync + rename): a crash leaves old or new."""
-    p = Path(path) if path is not None else default_config_path()
+    p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     text = dump_config(config)
     parse_config(text, str(p))  # what we write must load again

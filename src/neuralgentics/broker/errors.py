@@ -1,55 +1,55 @@
-"""Errors the broker reports to callers; each maps to a JSON-RPC code and an HTTP status."""
+"""Errors the broker reports to callers: the shared kinds of `neuralgentics.errors`, marked as
+the broker's, each with the JSON-RPC code its MCP fronts send (`rpc_code`); the REST front
+answers `status` and `code` like every other HTTP front."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from neuralgentics import errors
+
 # JSON-RPC codes: the spec's INVALID_PARAMS for bad input, server-defined codes otherwise.
 INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
 ACCESS_DENIED = -32003
 NOT_FOUND = -32004
 UNAVAILABLE = -32005
 TIMEOUT = -32001
 
 
-class BrokerError(Exception):
-    code: int = -32603
-    status: int = 500
-    # The HTTP fronts' error code ({"error": {"code": <name>, ...}}); `code` is JSON-RPC's.
-    name: str = "internal_error"
+class BrokerError(errors.NeuralgenticsError):
+    """Any error of the broker."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    rpc_code: int = INTERNAL_ERROR
 
 
-class InvalidRequest(BrokerError):
-    code = INVALID_PARAMS
+class InvalidRequest(BrokerError, errors.InvalidInput):
+    rpc_code = INVALID_PARAMS
     status = 400
-    name = "invalid_request"
+    code = "invalid_request"
 
 
-class AccessDenied(BrokerError):
-    code = ACCESS_DENIED
-    status = 403
-    name = "forbidden"
+class AccessDenied(BrokerError, errors.Forbidden):
+    rpc_code = ACCESS_DENIED
 
     def __init__(self, message: str, rule: str) -> None:
         super().__init__(message)
         self.rule = rule
 
-
-class NotFound(BrokerError):
-    code = NOT_FOUND
-    status = 404
-    name = "not_found"
+    def detail(self) -> dict[str, Any]:
+        return {**super().detail(), "rule": self.rule}
 
 
-class ServerUnavailable(BrokerError):
-    code = UNAVAILABLE
-    status = 503
-    name = "server_unavailable"
+class NotFound(BrokerError, errors.NotFound):
+    rpc_code = NOT_FOUND
 
 
-class CallTimeout(BrokerError):
-    code = TIMEOUT
+class ServerUnavailable(BrokerError, errors.Unavailable):
+    rpc_code = UNAVAILABLE
+    code = "server_unavailable"
+
+
+class CallTimeout(BrokerError, errors.Unavailable):
+    rpc_code = TIMEOUT
     status = 504
-    name = "timeout"
+    code = "timeout"

@@ -22,7 +22,6 @@ from typing import Any
 
 import pydantic_core
 from fastapi import FastAPI, Header, Query, Request
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.shared.exceptions import MCPError
@@ -37,11 +36,13 @@ from neuralgentics.broker.limits import loads_pruned
 from neuralgentics.broker.server import ROLE_HEADER, build_server, http_caller, pinned_role, principal_of
 from neuralgentics.broker.service import Broker
 from neuralgentics.broker.stdio import install_reload_handler
+from neuralgentics.broker.intent.tools import Intents
 from neuralgentics.broker.tokens import authenticator
-from neuralgentics.config import get_settings
-from neuralgentics.credentials import CredentialError, Principal, ensure_token
+from neuralgentics.config import Settings
+from neuralgentics.credentials import Principal
+from neuralgentics.http_errors import error as _error
+from neuralgentics.http_errors import error_response, install_error_handlers
 from neuralgentics.httpguard import HTTPGuard
-from neuralgentics.netguard import check_bind
 
 class CallRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -60,17 +61,6 @@ class AddServerRequest(BaseModel):
     replace: bool = False
 
 
-def _error(status: int, code: str, message: str, field: str | None = None, rule: str | None = None) -> JSONResponse:
-    body: dict[str, Any] = {"error": {"code": code, "message": message, "field": field}}
-    if rule:
-        body["error"]["rule"] = rule
-    return JSONResponse(body, status_code=status)
-
-
-def _broker_error(exc: BrokerError) -> JSONResponse:
-    return _error(exc.status, exc.name, exc.message, rule=getattr(exc, "rule", None))
-
-
 def _validation_message(errors: list[Any]) -> tuple[str, str | None]:
     first = errors[0] if errors else {}
     where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
@@ -83,9 +73,13 @@ def create_app(
     config: BrokerConfig | None = None,
     host: str = "127.0.0.1",
     token: str | None = None,
+    *,
+    settings: Settings,
+    intents: Intents | None = None,
 ) -> FastAPI:
     """``token``: the owner's bearer token, required on every route but ``GET /health``
-    (``run_http`` always passes one). None: no token check, for an app run in-process."""
+    (``serve_broker`` always passes one). None: no token check, for an app run in-process.
+    ``settings`` and ``intents``: as for ``Broker.open`` (``neuralgentics.app.broker``)."""
     state: dict[str, Any] = {}
 
     # The MCP session manager exists only once the broker is open (inside the lifespan).
@@ -93,7 +87,7 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async with Broker.open(config_path, config=config) as broker:
+        async with Broker.open(config_path, config=config, settings=settings, intents=intents) as broker:
             state["broker"] = broker
             install_reload_handler(broker)
             server = build_server(broker, http_caller)
@@ -117,7 +111,7 @@ def create_app(
             try:
                 pinned_role(principal, headers.get(ROLE_HEADER))
             except AccessDenied as exc:
-                await _broker_error(exc)(scope, receive, send)
+                await error_response(exc)(scope, receive, send)
                 return
             if scope.get("method") == "POST":
                 body, receive = await _buffered(receive)
@@ -176,14 +170,7 @@ def create_app(
             raise AccessDenied(message, rule="admin operations: owner credential only")
         return principal
 
-    @app.exception_handler(BrokerError)
-    async def _on_broker_error(request: Request, exc: BrokerError) -> JSONResponse:
-        return _broker_error(exc)
-
-    @app.exception_handler(RequestValidationError)
-    async def _on_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-        message, where = _validation_message(list(exc.errors()))
-        return _error(422, "invalid_input", message, where)
+    install_error_handlers(app)
 
     @app.exception_handler(MCPError)
     async def _downstream_error(request: Request, exc: MCPError) -> JSONResponse:
@@ -370,18 +357,3 @@ async def _buffered(receive: Receive) -> tuple[bytes, Receive]:
         return await receive()
 
     return body, replay
-
-
-def run_http(config_path: Path | str | None, host: str, port: int) -> None:
-    import uvicorn
-
-    settings = get_settings()
-    try:
-        # Beyond loopback only with a token the user chose (NEURALGENTICS_TOKEN); on loopback
-        # the token file is created if need be. Every route but /health needs it either way.
-        check_bind(host, settings.token)
-        token = ensure_token(settings)
-    except (ValueError, CredentialError) as exc:
-        raise SystemExit(str(exc)) from None
-    app = create_app(config_path, host=host, token=token)
-    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")

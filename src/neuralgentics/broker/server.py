@@ -116,7 +116,7 @@ def _as_mcp_error(exc: BrokerError) -> MCPError:
     rule = getattr(exc, "rule", None)
     if rule:
         data["rule"] = rule
-    return MCPError(code=exc.code, message=exc.message, data=data)
+    return MCPError(code=exc.rpc_code, message=exc.message, data=data)
 
 
 def http_caller(ctx: ServerRequestContext[Any, Any]) -> Caller:

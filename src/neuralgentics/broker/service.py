@@ -5,7 +5,7 @@ front decides policy. Stable surface for the catalog and intent parts:
 
 - ``await broker.tools_by_server(role) -> dict[str, list[mcp.types.Tool]]`` (only what
   ``role`` may call), ``broker.summaries(role) -> dict[str, str]``
-- ``broker.may_call(role, server, tool) -> bool`` (same as ``access.may_call``)
+- ``broker.may_call(role, server, tool) -> bool`` (its `AccessPolicy`, swapped on reload)
 - ``await broker.call(role=, server=, tool=, arguments=, ...) -> mcp.types.CallToolResult``
 """
 
@@ -26,7 +26,6 @@ import mcp.types as types
 import pydantic_core
 from mcp.shared.exceptions import MCPError
 
-from neuralgentics.broker import access
 from neuralgentics.broker.access import AccessPolicy
 from neuralgentics.broker.audit import AuditRecord, AuditSink, open_sink
 from neuralgentics.broker.audit.gate import FloodGate
@@ -43,6 +42,9 @@ from neuralgentics.broker.config import (
     with_server,
     without_server,
 )
+from neuralgentics.broker.intent.tools import Intents, MatcherPool
+from neuralgentics.config import Settings
+from neuralgentics.embeddings import embedder_from_settings
 from neuralgentics.broker.errors import (
     AccessDenied,
     BrokerError,
@@ -81,34 +83,59 @@ class ServerStatus:
 
 
 class Broker:
-    def __init__(self, config: BrokerConfig, config_path: Path | None = None) -> None:
+    """`settings`: where its files go (tool lists, audit log) and the database a PostgreSQL
+    audit sink falls back to. `intents`: the matchers behind find_tool and intent calls, and
+    the skills they offer (the composer's; default: a model of its own, no skills)."""
+
+    def __init__(
+        self,
+        config: BrokerConfig,
+        config_path: Path | None = None,
+        *,
+        settings: Settings,
+        intents: Intents | None = None,
+    ) -> None:
         self.config = config
         self.config_path = config_path
+        self.settings = settings
+        self.intents = intents or Intents(MatcherPool(embedder_from_settings(settings)))
         self.policy = AccessPolicy(config.roles)
         self.launcher = Launcher(
-            config.brokered(), on_tools_changed=self._tools_changed, tool_cache=ToolListCache()
+            config.brokered(), on_tools_changed=self._tools_changed,
+            tool_cache=ToolListCache(settings.home / "broker" / "tools"),
+            egress_gateway=settings.egress_gateway_url,
         )
-        self.audit: AuditSink = open_sink(config.audit)
+        self.audit: AuditSink = open_sink(config.audit, settings)
         self.gate = FloodGate(config.audit.flood_burst, config.audit.flood_per_second)
         self._edit_lock = asyncio.Lock()
         self._validators: dict[tuple[str, str], tuple[types.Tool, Any]] = {}
         # Front sessions to tell when a downstream server's tools change.
         self.front_sessions: weakref.WeakSet[Any] = weakref.WeakSet()
-        access.install_policy(self.policy)
 
     @classmethod
     @contextlib.asynccontextmanager
     async def open(
-        cls, config_path: Path | str | None = None, config: BrokerConfig | None = None
+        cls,
+        config_path: Path | str | None = None,
+        config: BrokerConfig | None = None,
+        *,
+        settings: Settings,
+        intents: Intents | None = None,
     ) -> AsyncIterator[Broker]:
-        """Load the config (or use ``config``) and run the broker until the block exits."""
+        """Load the config (or use ``config``) and run the broker until the block exits.
+        Without either, the default file (``<config dir>/broker.yaml``; missing: empty)."""
         # An in-memory config without a path is not persisted by add/remove (nor reloadable).
         path: Path | None
-        if config_path:
+        if config is not None:
+            path = Path(config_path) if config_path else None
+            loaded = config
+        elif config_path:
             path = Path(config_path)
+            loaded = load_config(path)
         else:
-            path = None if config is not None else default_config_path()
-        broker = cls(config if config is not None else load_config(config_path), path)
+            path = default_config_path(settings)
+            loaded = load_config(path, missing_ok=True)
+        broker = cls(loaded, path, settings=settings, intents=intents)
         try:
             yield broker
         finally:
@@ -463,7 +490,6 @@ class Broker:
         """Switch to ``config``: new policy at once; only added/removed/changed servers move."""
         self.config = config
         self.policy = AccessPolicy(config.roles)
-        access.install_policy(self.policy)
         self.gate.burst, self.gate.per_second = config.audit.flood_burst, config.audit.flood_per_second
         self._validators.clear()
         return await self.launcher.reload(config.brokered())

@@ -16,7 +16,9 @@ from mcp.server.lowlevel.server import NotificationOptions
 from neuralgentics.broker.config import ConfigError
 from neuralgentics.broker.front_stdio import broker_stdio_transport
 from neuralgentics.broker.server import build_server, route_call, stdio_caller
+from neuralgentics.broker.intent.tools import Intents
 from neuralgentics.broker.service import Broker
+from neuralgentics.config import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -46,11 +48,13 @@ def install_stop_handlers(task: asyncio.Task[object]) -> None:
             loop.add_signal_handler(sig, task.cancel)
 
 
-async def serve_stdio(config_path: Path | str | None, role: str | None) -> None:
+async def serve_stdio(
+    config_path: Path | str | None, role: str | None, *, settings: Settings, intents: Intents
+) -> None:
     main = asyncio.current_task()
     assert main is not None
     install_stop_handlers(main)
-    async with Broker.open(config_path) as broker:
+    async with Broker.open(config_path, settings=settings, intents=intents) as broker:
         install_reload_handler(broker)
         caller_of = stdio_caller(role)
         caller = caller_of(None)
@@ -76,11 +80,6 @@ async def serve_stdio(config_path: Path | str | None, role: str | None) -> None:
             await server.run(
                 read, write, server.create_initialization_options(NotificationOptions(tools_changed=True))
             )
-
-
-def run_stdio(config_path: Path | str | None, role: str | None) -> None:
-    with contextlib.suppress(asyncio.CancelledError, KeyboardInterrupt):
-        run(serve_stdio(config_path, role))
 
 
 def run(main: Coroutine[Any, Any, None]) -> None:

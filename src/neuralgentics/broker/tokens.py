@@ -17,7 +17,6 @@ from neuralgentics.broker.config import (
     ConfigError,
     TokenConfig,
     config_from,
-    default_config_path,
     load_config,
     save_config,
 )
@@ -43,12 +42,12 @@ def authenticator(config: Callable[[], BrokerConfig]) -> Callable[[str], Princip
     return lambda token: principal_of(config(), token)
 
 
-def _load(path: Path | str | None) -> tuple[Path, BrokerConfig]:
-    p = Path(path) if path is not None else default_config_path()
-    return p, load_config(p) if p.exists() else BrokerConfig()
+def _load(path: Path | str) -> tuple[Path, BrokerConfig]:
+    p = Path(path)
+    return p, load_config(p, missing_ok=True)
 
 
-def add_token(role: str, label: str, path: Path | str | None = None) -> str:
+def add_token(role: str, label: str, path: Path | str) -> str:
     """Make a token bound to ``role``, store its hash under ``label``; return the token."""
     p, config = _load(path)
     if any(t.label == label for t in config.tokens):
@@ -63,7 +62,7 @@ def add_token(role: str, label: str, path: Path | str | None = None) -> str:
     return token
 
 
-def remove_token(label: str, path: Path | str | None = None) -> TokenConfig:
+def remove_token(label: str, path: Path | str) -> TokenConfig:
     p, config = _load(path)
     kept = [t for t in config.tokens if t.label != label]
     if len(kept) == len(config.tokens):
@@ -73,5 +72,5 @@ def remove_token(label: str, path: Path | str | None = None) -> TokenConfig:
     return gone
 
 
-def list_tokens(path: Path | str | None = None) -> list[TokenConfig]:
+def list_tokens(path: Path | str) -> list[TokenConfig]:
     return list(_load(path)[1].tokens)

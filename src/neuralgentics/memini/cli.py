@@ -1,4 +1,4 @@
-"""`neuralgentics serve` and `neuralgentics memory ...`.
+"""`neuralgentics memory ...`.
 
 Every memory command sends the same HTTP request either to the running service or, with
 `--local`, to the same FastAPI app run in-process over the store directly: one code path, so
@@ -8,7 +8,6 @@ both modes validate, answer and fail identically.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from contextlib import contextmanager
 from typing import Any, Iterator
@@ -19,9 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from neuralgentics.config import get_settings
-from neuralgentics.credentials import CredentialError, auth_headers, with_token
-from neuralgentics.filemodes import private_dir
-from neuralgentics.netguard import check_bind
+from neuralgentics.credentials import CredentialError, auth_headers
 
 memory_app = typer.Typer(help="Add, search and link memories.", no_args_is_help=True)
 err = Console(stderr=True)
@@ -43,7 +40,7 @@ def _client(local: bool) -> Iterator[httpx.Client]:
     if local:
         from fastapi.testclient import TestClient
 
-        from neuralgentics.memini.app import create_app
+        from neuralgentics.app.core import create_app
 
         with TestClient(create_app(settings), raise_server_exceptions=True) as client:
             yield client
@@ -310,41 +307,5 @@ def delete(memory_id: str, local: bool = LocalOpt) -> None:
     out.print(f"deleted: {memory_id}")
 
 
-def serve(
-    host: str = typer.Option(None, "--host", help="Default 127.0.0.1 (NEURALGENTICS_HOST)"),
-    port: int = typer.Option(None, "--port", help="Default 8900 (NEURALGENTICS_PORT)"),
-) -> None:
-    """Run memini-core (HTTP JSON) on the configured store."""
-    import uvicorn
-
-    from neuralgentics.logredact import log_config
-    from neuralgentics.memini.app import create_app
-
-    settings = get_settings()
-    settings = settings.model_copy(update={"host": host or settings.host, "port": port or settings.port})
-    host, port = settings.host, settings.port
-    try:
-        # Beyond loopback only with a token the user chose (NEURALGENTICS_TOKEN); on loopback
-        # the token file is created if need be: every route but /health needs it either way.
-        check_bind(host, settings.token)
-        settings = with_token(settings)
-    except (ValueError, CredentialError) as exc:
-        err.print(f"[red]{exc}[/red]")
-        raise typer.Exit(2) from None
-    # Everything this process creates (database, indexes, task records, logs) is its owner's
-    # alone; the stores also create their files 0600 and tighten older ones.
-    os.umask(0o077)
-    private_dir(settings.home)
-    store = "postgres" if settings.database_url else f"sqlite ({settings.sqlite_path})"
-    err.print(f"memini-core on http://{host}:{port}  store: {store}")
-    # the access log never shows a credential from a query string (/ui?token=…)
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info",
-                log_config=log_config())
-
-
 def register(app: typer.Typer) -> None:
-    from neuralgentics.memini import model_cli
-
     app.add_typer(memory_app, name="memory")
-    app.command("serve")(serve)
-    model_cli.register(app)

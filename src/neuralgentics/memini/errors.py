@@ -1,29 +1,26 @@
-"""Errors the memory service raises; the HTTP layer maps each to one status code."""
+"""Errors memini-core raises (memory service, stores, project index): the shared kinds of
+`neuralgentics.errors`, marked as memini's."""
 
 from __future__ import annotations
 
-from neuralgentics.errors import NeuralgenticsError
+from neuralgentics import errors
 
 
-class MeminiError(NeuralgenticsError):
+class MeminiError(errors.NeuralgenticsError):
+    """Any error of memini-core."""
+
+
+class InvalidInput(MeminiError, errors.InvalidInput):
     pass
 
 
-class InvalidInput(MeminiError):
-    status = 422
-    code = "invalid_input"
+class NotFound(MeminiError, errors.NotFound):
+    pass
 
 
-class NotFound(MeminiError):
-    status = 404
-    code = "not_found"
+class Conflict(MeminiError, errors.Conflict):
+    pass
 
 
-class Conflict(MeminiError):
-    status = 409
-    code = "conflict"
-
-
-class StoreUnavailable(MeminiError):
-    status = 503
+class StoreUnavailable(MeminiError, errors.Unavailable):
     code = "store_unavailable"

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from neuralgentics import __version__
 from neuralgentics.config import Settings
 from neuralgentics.memini import graph, trust
-from neuralgentics.memini.embeddings import Embedder, content_hash
+from neuralgentics.embeddings import Embedder, content_hash
 from neuralgentics.memini.errors import InvalidInput, NotFound
 from neuralgentics.memini.store.base import (
     Memory,

@@ -1,4 +1,4 @@
-"""Commands of the OpenCode integration: `opencode install|uninstall`, `doctor`, `up`, `update`."""
+"""Commands of the OpenCode integration: `opencode install|uninstall`, `doctor`, `update`."""
 
 from __future__ import annotations
 
@@ -40,10 +40,11 @@ def install_cmd(
         help="Model of the roster's secondary-tier agents (default: models.yaml, else OpenCode's default)."),
 ) -> None:
     """Write the plugin, the agent roster and the opencode.json entries (merging, with a backup)."""
+    from neuralgentics.config import get_settings
     from neuralgentics.opencode.installer import InstallError, install
 
     try:
-        report = install(project, global_, broker.value, primary_model, secondary_model)
+        report = install(get_settings(), project, global_, broker.value, primary_model, secondary_model)
     except InstallError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -56,36 +57,17 @@ def install_cmd(
 @opencode_app.command("uninstall")
 def uninstall_cmd(project: Path | None = _PROJECT, global_: bool = _GLOBAL) -> None:
     """Remove exactly what `install` added; restore opencode.json from the backup when untouched."""
+    from neuralgentics.config import get_settings
     from neuralgentics.opencode.installer import InstallError, uninstall
 
     try:
-        report = uninstall(project, global_)
+        report = uninstall(get_settings(), project, global_)
     except InstallError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     for line in report.lines():
         typer.echo(line)
     typer.echo("uninstalled")
-
-
-def up_cmd(
-    host: str | None = typer.Option(None, "--host", help="Default 127.0.0.1 (NEURALGENTICS_HOST)."),
-    port: int | None = typer.Option(None, "--port", help="memini-core port (default 8900)."),
-    broker_port: int | None = typer.Option(None, "--broker-port", help="Broker HTTP port (default 8901)."),
-    no_broker: bool = typer.Option(False, "--no-broker", help="Start memini-core only."),
-) -> None:
-    """Start memini-core and the broker's HTTP front together; Ctrl-C or SIGTERM stops both."""
-    from neuralgentics.config import get_settings
-    from neuralgentics.opencode.services import UpError, up
-
-    s = get_settings()
-    try:
-        code = up(host or s.host, port or s.port, broker_port or s.broker_port, with_broker=not no_broker,
-                  echo=lambda line: typer.echo(line, err=False))
-    except UpError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
-    raise typer.Exit(code)
 
 
 def doctor_cmd(
@@ -97,9 +79,11 @@ def doctor_cmd(
     """Check services, versions, the OpenCode install and the model; say what to fix."""
     import json
 
+    from neuralgentics.app.process import shared_embedder
+    from neuralgentics.config import get_settings
     from neuralgentics.opencode.doctor import run_checks
 
-    checks = run_checks(project, global_, model=not no_model)
+    checks = run_checks(get_settings(), project, global_, model=None if no_model else shared_embedder())
     if as_json:
         typer.echo(json.dumps([c.to_json() for c in checks], indent=2))
     else:
@@ -123,8 +107,11 @@ def update_cmd(
 ) -> None:
     """Upgrade this installation: a pip install from the release feed (or --index), a git checkout
     by moving to the release tag and reinstalling."""
+    from neuralgentics.config import get_settings
     from neuralgentics.opencode.update import UpdateError, check, source_checkout, update, update_from_index
 
+    settings = get_settings()
+    releases_url = releases_url or settings.releases_url
     try:
         if check_only and index:
             typer.echo(update_from_index(check_only=True))
@@ -139,7 +126,8 @@ def update_cmd(
             else:
                 typer.echo(f"up to date ({st.installed})")
             return
-        typer.echo(update(releases_url, repo=source_checkout(), index=index))
+        typer.echo(update(releases_url, repo=source_checkout(), index=index,
+                          opencode_checkout=settings.opencode_checkout))
     except UpdateError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -148,6 +136,5 @@ def update_cmd(
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the main `neuralgentics` app."""
     app.add_typer(opencode_app, name="opencode")
-    app.command("up")(up_cmd)
     app.command("doctor")(doctor_cmd)
     app.command("update")(update_cmd)

@@ -13,6 +13,8 @@ from typing import Literal
 import httpx
 
 from neuralgentics import __version__
+from neuralgentics.config import Settings
+from neuralgentics.embeddings import Embedder
 
 Status = Literal["ok", "warn", "fail"]
 MIN_OPENCODE = (1, 18)
@@ -51,14 +53,12 @@ def check_memini(base_url: str) -> Check:
     return Check("memini-core", "ok", detail)
 
 
-def check_credential(memini_url: str) -> Check:
+def check_credential(s: Settings, memini_url: str) -> Check:
     """The local token exists, is private, and the running memini-core accepts it."""
     import stat
 
-    from neuralgentics.config import get_settings
     from neuralgentics.credentials import CredentialError, client_token, token_path
 
-    s = get_settings()
     path = token_path(s)
     try:
         token = client_token(s)
@@ -83,7 +83,7 @@ def check_credential(memini_url: str) -> Check:
     return Check("credential", "ok", f"{where}, accepted by memini-core")
 
 
-def check_broker_http(url: str, required: bool) -> Check:
+def check_broker_http(s: Settings, url: str, required: bool) -> Check:
     try:
         r = _get(url + "/health")
         ok = r.status_code == 200
@@ -93,7 +93,7 @@ def check_broker_http(url: str, required: bool) -> Check:
         from neuralgentics.credentials import CredentialError, auth_headers
 
         try:
-            refused = httpx.get(url + "/servers", headers=auth_headers(), timeout=3.0).status_code == 401
+            refused = httpx.get(url + "/servers", headers=auth_headers(s), timeout=3.0).status_code == 401
         except (httpx.HTTPError, CredentialError):
             refused = False
         if refused:
@@ -105,14 +105,14 @@ def check_broker_http(url: str, required: bool) -> Check:
     return Check("broker (http)", status, f"{url} does not answer ({why})", "start it: neuralgentics up")
 
 
-def check_broker_config() -> Check:
+def check_broker_config(s: Settings) -> Check:
     from neuralgentics.broker.config import ConfigError, default_config_path, load_config
 
+    path = default_config_path(s)
     try:
-        cfg = load_config()
+        cfg = load_config(path, missing_ok=True)
     except ConfigError as exc:
         return Check("broker config", "fail", str(exc), "fix the file; `neuralgentics broker check` validates it")
-    path = default_config_path()
     where = str(path) if path.exists() else f"{path} (absent: no servers yet)"
     return Check("broker config", "ok", f"{where}: {len(cfg.servers)} server(s)")
 
@@ -143,12 +143,12 @@ def check_opencode() -> Check:
     return Check("opencode", "ok", f"{m.group(0)} ({exe})")
 
 
-def check_install(project: Path | None, global_: bool) -> list[Check]:
+def check_install(s: Settings, project: Path | None, global_: bool) -> list[Check]:
     from neuralgentics.opencode.installer import MCP_NAME, PLUGIN_FILE, InstallError, plugin_source, resolve_target
     from neuralgentics.opencode.jsonedit import JsonFileError, read_json_file
 
     try:
-        target = resolve_target(project, global_)
+        target = resolve_target(s, project, global_)
     except InstallError as exc:
         return [Check("plugin", "fail", str(exc))]
     where = "--global" if global_ else f"--project {target.project_dir}"
@@ -177,7 +177,7 @@ def check_install(project: Path | None, global_: bool) -> list[Check]:
     return checks
 
 
-def check_model_tiers(project: Path | None, global_: bool) -> Check:
+def check_model_tiers(s: Settings, project: Path | None, global_: bool) -> Check:
     """Which model each roster tier runs on: models.yaml, and what the install wrote."""
     import json
 
@@ -186,11 +186,11 @@ def check_model_tiers(project: Path | None, global_: bool) -> Check:
     from neuralgentics.opencode.models import ModelTierError, ModelTiers, load_tiers, models_file
 
     try:
-        configured = load_tiers()
+        configured = load_tiers(models_file(s.config_dir))
     except ModelTierError as exc:
         return Check("model tiers", "fail", str(exc), "fix the file (see docs/opencode.md, model tiers)")
     try:
-        target = resolve_target(project, global_)
+        target = resolve_target(s, project, global_)
         roster = load_roster(target.project_dir)
     except Exception as exc:  # InstallError, or a broken roster (the routing check names it)
         return Check("model tiers", "warn", f"cannot read the roster: {exc}")
@@ -209,7 +209,7 @@ def check_model_tiers(project: Path | None, global_: bool) -> Check:
     detail = "; ".join(parts)
     if target.manifest.exists() and installed != configured:
         return Check("model tiers", "warn",
-                     f"installed: {detail}; {models_file()} now says primary={configured.primary}, "
+                     f"installed: {detail}; {models_file(s.config_dir)} now says primary={configured.primary}, "
                      f"secondary={configured.secondary}",
                      f"neuralgentics opencode install {where} (rewrites the agents' model fields)")
     return Check("model tiers", "ok", detail)
@@ -237,13 +237,13 @@ def check_tui_brand(home: Path, where: str) -> Check:
     return Check("tui brand", "ok", f"{brand} (listed in {config})")
 
 
-def remote_broker_url(project: Path | None, global_: bool) -> str | None:
+def remote_broker_url(s: Settings, project: Path | None, global_: bool) -> str | None:
     """The broker URL opencode.json sends OpenCode to, when it is installed as a remote server."""
     from neuralgentics.opencode.installer import MCP_NAME, InstallError, resolve_target
     from neuralgentics.opencode.jsonedit import JsonFileError, read_json_file
 
     try:
-        cfg = read_json_file(resolve_target(project, global_).config_file)
+        cfg = read_json_file(resolve_target(s, project, global_).config_file)
     except (InstallError, JsonFileError, OSError):
         return None
     entry = cfg.get("mcp", {}).get(MCP_NAME) if isinstance(cfg.get("mcp"), dict) else None
@@ -252,12 +252,10 @@ def remote_broker_url(project: Path | None, global_: bool) -> str | None:
     return None
 
 
-def check_model() -> Check:
+def check_model(embedder: Embedder) -> Check:
     try:
-        from neuralgentics.memini.embeddings import get_embedder
-
         start = time.perf_counter()
-        vec = get_embedder().embed_one("neuralgentics doctor")
+        vec = embedder.embed(["neuralgentics doctor"])[0]
         ms = (time.perf_counter() - start) * 1000
     except Exception as exc:  # any failure to load is what the user needs to see
         return Check("embedding model", "fail", f"{type(exc).__name__}: {exc}",
@@ -265,29 +263,28 @@ def check_model() -> Check:
     return Check("embedding model", "ok", f"all-MiniLM-L6-v2, {len(vec)} dims, first embedding in {ms:.0f} ms")
 
 
-def check_routing(project: Path | None) -> Check:
+def check_routing(s: Settings, project: Path | None) -> Check:
     try:
         from neuralgentics.orchestrator.config import load_config
-        from neuralgentics.config import get_settings
 
-        cfg = load_config(project_dir=project or Path.cwd(), config_dir=get_settings().config_dir)
+        cfg = load_config(project_dir=project or Path.cwd(), config_dir=s.config_dir)
     except Exception as exc:
         return Check("routing matrix", "fail", str(exc), "fix the roster/routing YAML it names")
     return Check("routing matrix", "ok", f"{len(cfg.agents)} agents, {len(cfg.task_types)} task types")
 
 
-def run_checks(project: Path | None = None, global_: bool = False, *, model: bool = True) -> list[Check]:
-    from neuralgentics.config import get_settings
-
-    s = get_settings()
-    checks = [Check("neuralgentics", "ok", __version__), check_memini(s.url), check_credential(s.url)]
-    remote = remote_broker_url(project, global_)
-    checks.append(check_broker_http(remote or f"http://127.0.0.1:{s.broker_port}", required=remote is not None))
-    checks.append(check_broker_config())
-    checks.append(check_routing(project))
+def run_checks(
+    s: Settings, project: Path | None = None, global_: bool = False, *, model: Embedder | None = None
+) -> list[Check]:
+    """Every check; `model`: the embedder to try (None: skip that check)."""
+    checks = [Check("neuralgentics", "ok", __version__), check_memini(s.url), check_credential(s, s.url)]
+    remote = remote_broker_url(s, project, global_)
+    checks.append(check_broker_http(s, remote or f"http://127.0.0.1:{s.broker_port}", required=remote is not None))
+    checks.append(check_broker_config(s))
+    checks.append(check_routing(s, project))
     checks.append(check_opencode())
-    checks += check_install(project, global_)
-    checks.append(check_model_tiers(project, global_))
-    if model:
-        checks.append(check_model())
+    checks += check_install(s, project, global_)
+    checks.append(check_model_tiers(s, project, global_))
+    if model is not None:
+        checks.append(check_model(model))
     return checks

@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from neuralgentics import __version__
+from neuralgentics.config import Settings
 from neuralgentics.credentials import CredentialError, ensure_token
 from neuralgentics.opencode import tui
 from neuralgentics.opencode.agents import agent_files, load_roster, primary_agents, task_permission
-from neuralgentics.opencode.models import ModelTierError, resolve_tiers
+from neuralgentics.opencode.models import ModelTierError, models_file, resolve_tiers
 from neuralgentics.opencode.jsonedit import (
     EditLog,
     JsonFileError,
@@ -73,16 +74,15 @@ class Target:
         return self.home / BACKUP_DIR
 
 
-def global_config_home() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "opencode"
+def global_config_home(s: Settings) -> Path:
+    return (s.xdg_config_home or Path.home() / ".config") / "opencode"
 
 
-def resolve_target(project: Path | None, global_: bool) -> Target:
+def resolve_target(s: Settings, project: Path | None, global_: bool) -> Target:
     if project is not None and global_:
         raise InstallError("choose one of --project DIR and --global, not both")
     if global_:
-        home = global_config_home()
+        home = global_config_home(s)
         return Target(config_file=home / "opencode.json", home=home, project_dir=None)
     root = (project or Path.cwd()).expanduser()
     if not root.is_dir():
@@ -109,17 +109,16 @@ def neuralgentics_command() -> list[str]:
     return [found or "neuralgentics", "broker", "stdio"]
 
 
-def token_reference() -> str:
+def token_reference(s: Settings) -> str:
     """How opencode.json names the local credential without holding it (users commit that
     file). OpenCode replaces ``{env:VAR}`` with the variable and ``{file:PATH}`` with the file's
     trimmed content (``~/`` is the home directory; a missing file is a config error, so install
     creates it first)."""
-    from neuralgentics.config import get_settings
     from neuralgentics.credentials import token_path
 
-    if get_settings().token:
+    if s.token:
         return "{env:NEURALGENTICS_TOKEN}"
-    return "{file:" + home_relative(token_path()) + "}"
+    return "{file:" + home_relative(token_path(s)) + "}"
 
 
 def home_relative(path: Path) -> str:
@@ -130,34 +129,33 @@ def home_relative(path: Path) -> str:
         return str(path)
 
 
-def plugin_settings() -> str:
+def plugin_settings(s: Settings) -> str:
     """neuralgentics.json beside the plugin: where the token file is (never the token)."""
     from neuralgentics.credentials import token_path
 
-    return dump_json({"token_file": home_relative(token_path())})
+    return dump_json({"token_file": home_relative(token_path(s))})
 
 
-def broker_entry(mode: BrokerMode) -> dict[str, Any]:
-    from neuralgentics.config import get_settings
-
-    s = get_settings()
+def broker_entry(s: Settings, mode: BrokerMode) -> dict[str, Any]:
     if mode == "http":
         return {"type": "remote", "url": f"http://127.0.0.1:{s.broker_port}/mcp", "enabled": True,
-                "headers": {"Authorization": "Bearer " + token_reference()}}
+                "headers": {"Authorization": "Bearer " + token_reference(s)}}
     entry: dict[str, Any] = {"type": "local", "command": neuralgentics_command(), "enabled": True}
     # A non-default home/config dir must reach the broker OpenCode spawns, or it reads another config.
-    env = {k: os.environ[k] for k in ("NEURALGENTICS_HOME", "NEURALGENTICS_CONFIG_DIR") if os.environ.get(k)}
+    # Only what was set (the environment, or the caller): a default is the broker's default too.
+    env = {f"NEURALGENTICS_{k.upper()}": str(getattr(s, k)) for k in ("home", "config_dir")
+           if k in s.model_fields_set}
     if env:
         entry["environment"] = env
     return entry
 
 
-def first_class_entries() -> dict[str, dict[str, Any]]:
+def first_class_entries(s: Settings) -> dict[str, dict[str, Any]]:
     """Servers the broker config marks `first_class`: written into opencode.json directly."""
-    from neuralgentics.broker.config import load_config
+    from neuralgentics.broker.config import default_config_path, load_config
 
     out: dict[str, dict[str, Any]] = {}
-    for name, srv in load_config().servers.items():
+    for name, srv in load_config(default_config_path(s), missing_ok=True).servers.items():
         if not srv.first_class:
             continue
         if name == MCP_NAME:
@@ -188,9 +186,9 @@ class Report:
         return out
 
 
-def _desired_config(doc: dict[str, Any], mode: BrokerMode, roster: Any) -> list[tuple[tuple[str, ...], Any]]:
-    leaves: list[tuple[tuple[str, ...], Any]] = [(("mcp", MCP_NAME), broker_entry(mode))]
-    for name, entry in first_class_entries().items():
+def _desired_config(s: Settings, doc: dict[str, Any], mode: BrokerMode, roster: Any) -> list[tuple[tuple[str, ...], Any]]:
+    leaves: list[tuple[tuple[str, ...], Any]] = [(("mcp", MCP_NAME), broker_entry(s, mode))]
+    for name, entry in first_class_entries(s).items():
         leaves.append((("mcp", name), entry))
     rules = task_permission(roster)
     for agent in primary_agents(roster):
@@ -216,18 +214,18 @@ def _created_dirs(paths: list[Path]) -> list[str]:
     return [str(p) for p in paths if not p.exists()]
 
 
-def install(project: Path | None = None, global_: bool = False, broker: BrokerMode = "stdio",
+def install(s: Settings, project: Path | None = None, global_: bool = False, broker: BrokerMode = "stdio",
             primary_model: str | None = None, secondary_model: str | None = None) -> Report:
     if broker not in ("stdio", "http"):
         raise InstallError(f"--broker {broker!r}: choose stdio or http")
     try:
-        tiers = resolve_tiers(primary_model, secondary_model)
+        tiers = resolve_tiers(primary_model, secondary_model, models_file(s.config_dir))
     except ModelTierError as exc:
         raise InstallError(str(exc)) from None
-    target = resolve_target(project, global_)
+    target = resolve_target(s, project, global_)
     if target.manifest.exists():
         # Re-install (an upgrade or a change of broker mode): reverse the old one first.
-        uninstall(project, global_)
+        uninstall(s, project, global_)
     # Everything is computed and validated before the first write, so a refusal changes nothing.
     try:
         original_bytes = target.config_file.read_bytes() if target.config_file.exists() else None
@@ -236,20 +234,20 @@ def install(project: Path | None = None, global_: bool = False, broker: BrokerMo
         raise InstallError(str(exc)) from None
     roster = load_roster(target.project_dir)
     try:
-        tui_plan = tui.plan(target.home, broker)
+        tui_plan = tui.plan(s, target.home, broker)
     except tui.TuiConfigError as exc:
         raise InstallError(str(exc)) from None
     try:
         # The credential the plugin and the remote MCP entry hand to the services: created
         # now (0600) if need be, so the {file:…} reference in opencode.json resolves.
-        ensure_token()
+        ensure_token(s)
     except CredentialError as exc:
         raise InstallError(str(exc)) from None
     log = EditLog()
-    for path, value in _desired_config(doc, broker, roster):
+    for path, value in _desired_config(s, doc, broker, roster):
         merge_leaf(doc, path, value, log)
     files: list[tuple[Path, str]] = [(target.plugin_dir / PLUGIN_FILE, plugin_source()),
-                                     (target.plugin_dir / PLUGIN_SETTINGS_FILE, plugin_settings())]
+                                     (target.plugin_dir / PLUGIN_SETTINGS_FILE, plugin_settings(s))]
     files += [(target.agent_dir / f"{a.name}.md", a.text) for a in agent_files(roster, tiers)]
     brand = tui.brand_file(target.home)
     files.append((brand, tui.brand_source()))
@@ -309,8 +307,8 @@ def install(project: Path | None = None, global_: bool = False, broker: BrokerMo
     return report
 
 
-def uninstall(project: Path | None = None, global_: bool = False) -> Report:
-    target = resolve_target(project, global_)
+def uninstall(s: Settings, project: Path | None = None, global_: bool = False) -> Report:
+    target = resolve_target(s, project, global_)
     if not target.manifest.exists():
         raise InstallError(f"Neuralgentics is not installed there: {target.manifest} does not exist")
     try:

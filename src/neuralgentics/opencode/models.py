@@ -57,15 +57,13 @@ def check_model(name: object, where: str) -> str:
     return name.strip()
 
 
-def models_file(config_dir: Path | None = None) -> Path:
-    from neuralgentics.config import get_settings
+def models_file(config_dir: Path) -> Path:
+    """models.yaml in the config dir (`Settings.config_dir`)."""
+    return config_dir / MODELS_FILE
 
-    return (config_dir or get_settings().config_dir) / MODELS_FILE
 
-
-def load_tiers(path: Path | None = None) -> ModelTiers:
-    """The tiers in models.yaml; both unset when the file does not exist."""
-    path = path or models_file()
+def load_tiers(path: Path) -> ModelTiers:
+    """The tiers in models.yaml (`models_file(...)`); both unset when the file does not exist."""
     if not path.exists():
         return ModelTiers()
     try:
@@ -82,7 +80,7 @@ def load_tiers(path: Path | None = None) -> ModelTiers:
     return ModelTiers(**{t: check_model(models[t], f"{path}: models.{t}") for t in TIERS if models.get(t) is not None})
 
 
-def resolve_tiers(primary: str | None = None, secondary: str | None = None, path: Path | None = None) -> ModelTiers:
+def resolve_tiers(primary: str | None, secondary: str | None, path: Path) -> ModelTiers:
     """models.yaml with the command-line flags on top."""
     base = load_tiers(path)
     return ModelTiers(

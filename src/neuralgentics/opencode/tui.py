@@ -22,6 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from neuralgentics.config import Settings
 from neuralgentics.opencode.jsonedit import JsonFileError, dump_json, read_json_file
 
 BRAND_SOURCE = "neuralgentics-brand.tsx"
@@ -51,14 +52,12 @@ def brand_file(home: Path) -> Path:
     return home / BRAND_DIR / BRAND_SOURCE
 
 
-def plugin_options(broker: str) -> dict[str, Any]:
+def plugin_options(s: Settings, broker: str) -> dict[str, Any]:
     """What the TUI plugin is told: where the services are and where the token file is (never
     the token itself: tui.json may be committed with the project)."""
-    from neuralgentics.config import get_settings
     from neuralgentics.credentials import token_path
     from neuralgentics.opencode.installer import home_relative
 
-    s = get_settings()
     return {
         "service_url": s.url,
         "broker_url": f"http://127.0.0.1:{s.broker_port}",
@@ -92,14 +91,14 @@ class TuiPlan:
     entry: list[Any]
 
 
-def plan(home: Path, broker: str) -> TuiPlan:
+def plan(s: Settings, home: Path, broker: str) -> TuiPlan:
     config = tui_config_file(home)
     original = config.read_bytes() if config.exists() else None
     try:
         doc = read_json_file(config)
     except JsonFileError as exc:
         raise TuiConfigError(str(exc)) from None
-    entry: list[Any] = [BRAND_SPEC, plugin_options(broker)]
+    entry: list[Any] = [BRAND_SPEC, plugin_options(s, broker)]
     plugins = doc.get("plugin", [])
     if not isinstance(plugins, list):
         raise TuiConfigError(f"{config}: \"plugin\" is not a list; fix it, or add {BRAND_SPEC} by hand")

@@ -70,9 +70,8 @@ class Status:
 
 
 def releases_url(override: str | None = None) -> str:
-    from neuralgentics.config import get_settings
-
-    url = override or get_settings().releases_url
+    """The release feed the caller resolved (`--releases-url`, else `Settings.releases_url`)."""
+    url = override
     if not url:
         raise UpdateError("no release feed is configured: set NEURALGENTICS_RELEASES_URL (or pass --releases-url) "
                           "to the release.json of your releases (docs/opencode.md, Updates), or run "
@@ -350,7 +349,7 @@ def update(
     index: bool = False,
 ) -> str:
     """Upgrade to the latest release; return what was done. Raises UpdateError when refused."""
-    checkout = opencode_checkout or (Path(p) if (p := os.environ.get("NEURALGENTICS_OPENCODE_CHECKOUT")) else None)
+    checkout = opencode_checkout  # the caller's (Settings.opencode_checkout)
     kind, source = install_kind(python)
     if index:
         if kind != "wheel":
@@ -360,9 +359,7 @@ def update(
         if problems:
             raise UpdateError("refusing to update: " + "; ".join(problems))
         return update_from_index(python)
-    from neuralgentics.config import get_settings
-
-    if kind == "git" and source is not None and not (url or get_settings().releases_url):
+    if kind == "git" and source is not None and not url:
         status = Status(installed=installed_version(python), latest=latest_tag(source))
     else:
         status = check(url, python)

@@ -1,5 +1,5 @@
-"""The orchestrator: routing matrix, skills, context packages and the 8-step Boomerang protocol."""
+"""The orchestrator: routing matrix, skills, context packages and the 8-step Boomerang protocol.
 
-from neuralgentics.orchestrator.service import Orchestrator, default_orchestrator, is_allowed, select_agent
-
-__all__ = ["Orchestrator", "default_orchestrator", "is_allowed", "select_agent"]
+`service.Orchestrator` is the one object the CLI and the HTTP routes call; importing this
+package loads nothing else, so a caller that needs only skills (`skills`) stays light.
+"""

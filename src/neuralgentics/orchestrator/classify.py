@@ -10,16 +10,15 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
+from neuralgentics.embeddings import Embedder
 from neuralgentics.orchestrator.config import OrchestratorConfig
 from neuralgentics.orchestrator.errors import InvalidInput
 
 MAX_TASK_CHARS = 20_000
-
-Embed = Callable[[list[str]], np.ndarray]
 
 
 @dataclass
@@ -64,12 +63,6 @@ class Weights:
     use_similarity: bool = True
 
 
-def _default_embed(texts: list[str]) -> np.ndarray:
-    from neuralgentics.memini.embeddings import get_embedder
-
-    return get_embedder().embed(texts)
-
-
 def validate_task_text(text: object) -> str:
     if not isinstance(text, str):
         raise InvalidInput("task text must be a string", field="task")
@@ -84,10 +77,10 @@ def validate_task_text(text: object) -> str:
 
 
 class TaskClassifier:
-    def __init__(self, config: OrchestratorConfig, *, embed: Embed | None = None, weights: Weights | None = None) -> None:
+    def __init__(self, config: OrchestratorConfig, *, embedder: Embedder, weights: Weights | None = None) -> None:
         self.config = config
         self.weights = weights or Weights()
-        self._embed = embed or _default_embed
+        self._embed = embedder.embed
         self._types = list(config.task_types)
         self._rules = {
             t: [(re.compile(rule.pattern, re.IGNORECASE), rule.weight) for rule in spec.keywords]

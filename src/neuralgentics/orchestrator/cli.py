@@ -19,6 +19,9 @@ JsonOpt = typer.Option(False, "--json", help="Machine-readable output.")
 
 
 def _orchestrator(project: Optional[Path], *, tasks: bool = False):
+    """The orchestrator a command works with: the project directory (default: the current
+    one), memory over HTTP at the configured service, the process's embedder."""
+    from neuralgentics.app.process import shared_embedder
     from neuralgentics.config import get_settings
     from neuralgentics.credentials import client_token
     from neuralgentics.orchestrator.memory_client import HttpMemoryClient
@@ -26,6 +29,7 @@ def _orchestrator(project: Optional[Path], *, tasks: bool = False):
 
     settings = get_settings()
     return Orchestrator(
+        embedder=shared_embedder(),
         project_dir=(project or Path.cwd()).resolve(),
         config_dir=settings.config_dir,
         memory=HttpMemoryClient(settings.url, token=client_token(settings)),

@@ -12,10 +12,11 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Callable
+
 
 import numpy as np
 
+from neuralgentics.embeddings import Embedder
 from neuralgentics.orchestrator.agents_md import capabilities_text
 from neuralgentics.orchestrator.config import OrchestratorConfig
 from neuralgentics.orchestrator.errors import InvalidInput, MemoryUnavailable
@@ -31,9 +32,6 @@ MIN_RELEVANCE = 0.20
 MIN_TRUST = 0.20
 # a single memory or chunk may take at most this share of the budget (truncated to fit)
 MAX_ITEM_SHARE = 0.4
-
-Embed = Callable[[list[str]], np.ndarray]
-
 
 @dataclass
 class ContextItem:
@@ -105,7 +103,7 @@ def build_context(
     memory: MemoryClient | None = None,
     recalled: list[MemoryHit] | None = None,
     chunks: ChunkSearch | None = None,
-    embed: Embed,
+    embedder: Embedder,
     top_k: int = 10,
     project: str | None = None,
 ) -> ContextPackage:
@@ -167,7 +165,7 @@ def build_context(
             kept_hits.append(hit)
 
     texts = [task] + [h.content for h in kept_hits] + [c.content for c in found_chunks]
-    vecs = embed(texts) if len(texts) > 1 else np.zeros((1, 1), dtype=np.float32)
+    vecs = embedder.embed(texts) if len(texts) > 1 else np.zeros((1, 1), dtype=np.float32)
     task_vec, item_vecs = vecs[0], vecs[1:]
     relevances = (item_vecs @ task_vec).tolist() if len(texts) > 1 else []
 

@@ -1,22 +1,23 @@
-"""Errors the orchestrator raises; the HTTP layer maps each to one status code, the CLI to exit 2."""
+"""Errors the orchestrator raises: the shared kinds of `neuralgentics.errors`, marked as the
+orchestrator's; the HTTP routes answer each with its status, the CLI exits 2."""
 
 from __future__ import annotations
 
-from neuralgentics.errors import NeuralgenticsError
+from typing import Any
+
+from neuralgentics import errors
 
 
-class OrchestratorError(NeuralgenticsError):
+class OrchestratorError(errors.NeuralgenticsError):
+    """Any error of the orchestrator."""
+
+
+class InvalidInput(OrchestratorError, errors.InvalidInput):
     pass
 
 
-class InvalidInput(OrchestratorError):
-    status = 422
-    code = "invalid_input"
-
-
-class NotFound(OrchestratorError):
-    status = 404
-    code = "not_found"
+class NotFound(OrchestratorError, errors.NotFound):
+    pass
 
 
 class ConfigError(OrchestratorError):
@@ -26,20 +27,18 @@ class ConfigError(OrchestratorError):
     code = "config_error"
 
 
-class StepRefused(OrchestratorError):
+class StepRefused(OrchestratorError, errors.Conflict):
     """A Boomerang step asked for out of order, twice, or with what its rules forbid."""
 
-    status = 409
     code = "step_refused"
 
     def __init__(self, message: str, *, missing_step: str | None = None, field: str | None = None) -> None:
         super().__init__(message, field=field)
         self.missing_step = missing_step
 
-    def detail(self) -> dict:
+    def detail(self) -> dict[str, Any]:
         return {**super().detail(), "missing_step": self.missing_step}
 
 
-class MemoryUnavailable(OrchestratorError):
-    status = 503
+class MemoryUnavailable(OrchestratorError, errors.Unavailable):
     code = "memory_unavailable"

@@ -1,64 +1,32 @@
-"""HTTP routes of the orchestrator, mounted by memini-core under /orchestrator.
-
-The orchestrator object comes from `request.app.state.orchestrator` when the host app sets
-one; inside memini-core one is made that calls its MemoryService directly; in any other app
-the process default (memory over HTTP) is used.
+"""HTTP routes of the orchestrator, under /orchestrator. The composition root provides the
+`Orchestrator` (in memini-core: one that calls the memory service in process); errors are
+answered by the app's one error handler.
 """
 
 from __future__ import annotations
 
-import threading
-from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi import APIRouter, Depends
+from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from neuralgentics.orchestrator.context import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET
-from neuralgentics.orchestrator.errors import OrchestratorError
-from neuralgentics.orchestrator.service import Orchestrator, default_orchestrator
+from neuralgentics.orchestrator.service import Orchestrator
+
+
+def orchestrator() -> Orchestrator:
+    """The orchestrator the routes call; provided by the composition root."""
+    raise RuntimeError("orchestrator is not wired: build the app with neuralgentics.app.create_app")
+
+
+Orch = Annotated[Orchestrator, Depends(orchestrator)]
 
 router = APIRouter(prefix="/orchestrator", tags=["orchestrator"])
 
 
-_host_lock = threading.Lock()
-
-
-def _host_orchestrator(request: Request) -> Orchestrator:
-    """The app's orchestrator: the one the host set, or, inside memini-core (which exposes its
-    MemoryService as `app.state.service`), one that calls memory directly instead of over HTTP."""
-    state = request.app.state
-    found = getattr(state, "orchestrator", None)
-    if isinstance(found, Orchestrator):
-        return found
-    service = getattr(state, "service", None)
-    if not callable(service):
-        return default_orchestrator()
-    with _host_lock:
-        found = getattr(state, "orchestrator", None)
-        if not isinstance(found, Orchestrator):
-            from neuralgentics.config import get_settings
-            from neuralgentics.orchestrator.memini_direct import DirectMemory
-
-            settings = get_settings()
-            found = Orchestrator(project_dir=Path.cwd(), config_dir=settings.config_dir,
-                                 memory=DirectMemory(service),
-                                 store_path=settings.home / "orchestrator.db")
-            state.orchestrator = found
-        return found
-
-
-def _orchestrator(request: Request, project_dir: str | None = None) -> Orchestrator:
-    return _host_orchestrator(request).for_project(project_dir)
-
-
 PROJECT_DIR = Field(default=None, max_length=4096,
                     description="Absolute path of the project whose overrides and skills apply (default: the service's)")
-
-
-def _error(exc: OrchestratorError) -> JSONResponse:
-    return JSONResponse(status_code=exc.status, content=exc.to_json())
 
 
 class RouteRequest(BaseModel):
@@ -92,31 +60,22 @@ class StepRequest(BaseModel):
 
 
 @router.post("/route")
-def route(body: RouteRequest, request: Request) -> Any:
-    try:
-        return _orchestrator(request, body.project_dir).route(body.task, body.agent).to_json()
-    except OrchestratorError as exc:
-        return _error(exc)
+def route(body: RouteRequest, orch: Orch) -> Any:
+    return orch.for_project(body.project_dir).route(body.task, body.agent).to_json()
 
 
 @router.get("/skills")
-def list_skills(request: Request, project_dir: str | None = None) -> Any:
-    try:
-        registry = _orchestrator(request, project_dir).skills
-        return {
-            "skills": [s.to_json(with_body=False) for s in registry.skills()],
-            "problems": [p.__dict__ for p in registry.problems()],
-        }
-    except OrchestratorError as exc:
-        return _error(exc)
+def list_skills(orch: Orch, project_dir: str | None = None) -> Any:
+    registry = orch.for_project(project_dir).skills
+    return {
+        "skills": [s.to_json(with_body=False) for s in registry.skills()],
+        "problems": [p.__dict__ for p in registry.problems()],
+    }
 
 
 @router.get("/skills/{skill_id}")
-def show_skill(skill_id: str, request: Request, project_dir: str | None = None) -> Any:
-    try:
-        return _orchestrator(request, project_dir).skills.get(skill_id).to_json()
-    except OrchestratorError as exc:
-        return _error(exc)
+def show_skill(skill_id: str, orch: Orch, project_dir: str | None = None) -> Any:
+    return orch.for_project(project_dir).skills.get(skill_id).to_json()
 
 
 @router.post(
@@ -124,11 +83,8 @@ def show_skill(skill_id: str, request: Request, project_dir: str | None = None) 
     responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}},
                      "description": "JSON, or markdown when format is 'markdown'"}},
 )
-def context(body: ContextRequest, request: Request) -> Any:
-    try:
-        package = _orchestrator(request, body.project_dir).context(body.task, body.agent, body.budget_tokens, task_type=body.task_type)
-    except OrchestratorError as exc:
-        return _error(exc)
+def context(body: ContextRequest, orch: Orch) -> Any:
+    package = orch.for_project(body.project_dir).context(body.task, body.agent, body.budget_tokens, task_type=body.task_type)
     if body.format == "markdown":
         return PlainTextResponse(package.markdown, headers={"X-Token-Count": str(package.tokens)})
     return package.to_json()
@@ -138,53 +94,35 @@ def context(body: ContextRequest, request: Request) -> Any:
     "/agents-md",
     responses={200: {"content": {"text/markdown": {"schema": {"type": "string"}}}}},
 )
-def agents_md(request: Request, project_dir: str | None = None) -> Any:
-    try:
-        return PlainTextResponse(_orchestrator(request, project_dir).agents_md(), media_type="text/markdown")
-    except OrchestratorError as exc:
-        return _error(exc)
+def agents_md(orch: Orch, project_dir: str | None = None) -> Any:
+    return PlainTextResponse(orch.for_project(project_dir).agents_md(), media_type="text/markdown")
 
 
 @router.get("/roster")
-def roster(request: Request, project_dir: str | None = None) -> Any:
-    try:
-        config = _orchestrator(request, project_dir).config
-        return {
-            "agents": [a.model_dump() for a in config.agents.values()],
-            "task_types": [t.model_dump(exclude={"keywords", "examples"}) for t in config.task_types.values()],
-        }
-    except OrchestratorError as exc:
-        return _error(exc)
+def roster(orch: Orch, project_dir: str | None = None) -> Any:
+    config = orch.for_project(project_dir).config
+    return {
+        "agents": [a.model_dump() for a in config.agents.values()],
+        "task_types": [t.model_dump(exclude={"keywords", "examples"}) for t in config.task_types.values()],
+    }
 
 
 @router.post("/tasks", status_code=201)
-def create_task(body: TaskRequest, request: Request) -> Any:
-    try:
-        return _orchestrator(request, body.project_dir).start_task(body.task, body.session).to_json()
-    except OrchestratorError as exc:
-        return _error(exc)
+def create_task(body: TaskRequest, orch: Orch) -> Any:
+    return orch.for_project(body.project_dir).start_task(body.task, body.session).to_json()
 
 
 @router.post("/tasks/{task_id}/step")
-def task_step(task_id: str, body: StepRequest, request: Request) -> Any:
-    try:
-        record, output = _orchestrator(request).for_task(task_id).step(task_id, body.step, body.data)
-    except OrchestratorError as exc:
-        return _error(exc)
+def task_step(task_id: str, body: StepRequest, orch: Orch) -> Any:
+    record, output = orch.for_task(task_id).step(task_id, body.step, body.data)
     return {"task": record.to_json(), "output": output}
 
 
 @router.get("/tasks")
-def list_tasks(request: Request, session: str | None = None, limit: int = 50) -> Any:
-    try:
-        return {"tasks": [t.to_json() for t in _orchestrator(request).list_tasks(session=session, limit=limit)]}
-    except OrchestratorError as exc:
-        return _error(exc)
+def list_tasks(orch: Orch, session: str | None = None, limit: int = 50) -> Any:
+    return {"tasks": [t.to_json() for t in orch.list_tasks(session=session, limit=limit)]}
 
 
 @router.get("/tasks/{task_id}")
-def get_task(task_id: str, request: Request) -> Any:
-    try:
-        return _orchestrator(request).get_task(task_id).to_json()
-    except OrchestratorError as exc:
-        return _error(exc)
+def get_task(task_id: str, orch: Orch) -> Any:
+    return orch.get_task(task_id).to_json()

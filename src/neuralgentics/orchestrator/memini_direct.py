@@ -1,6 +1,5 @@
-"""memini-core by direct call, for when the orchestrator runs inside memini-core's process.
-
-    app.state.orchestrator = Orchestrator(memory=DirectMemory(app.state.service), ...)
+"""memini-core by direct call, for when the orchestrator runs inside memini-core's process
+(the composition root builds ``Orchestrator(memory=DirectMemory(lazy_service), ...)``).
 
 `get_service` is called on every use so memini-core's lazily opened store (which recovers
 after a database outage) is respected.

@@ -1,9 +1,8 @@
 """The orchestrator's view of memini-core: recall, remember, link, and record trust.
 
-The orchestrator depends on the seed's routes only (POST /memory/query, POST /memory/add,
-POST /memory/relationship, POST /memory/{id}/trust), through `MemoryClient`. In the same
-process as memini-core a direct implementation can be passed instead of `HttpMemoryClient`;
-`CallableMemory` adapts plain functions.
+The orchestrator depends on memini-core's original routes only (POST /memory/query,
+POST /memory/add, POST /memory/relationship, POST /memory/{id}/trust), through `MemoryClient`:
+`HttpMemoryClient` over HTTP, or `memini_direct.DirectMemory` in memini-core's own process.
 """
 
 from __future__ import annotations
@@ -155,37 +154,3 @@ class HttpMemoryClient:
         if note:
             body["note"] = note
         self._post(f"/memory/{memory_id}/trust", body, gone_ok=True)
-
-
-class CallableMemory:
-    """A MemoryClient made of plain functions, for an in-process memini-core.
-
-    `recall(text, top_k, project) -> list[MemoryHit | dict]`; the writers are optional, and
-    step 8 of the protocol refuses to run without `remember`.
-    """
-
-    def __init__(
-        self,
-        recall: Callable[[str, int, str | None], list],
-        remember: Callable[..., str] | None = None,
-        relate: Callable[[str, str, str, float], None] | None = None,
-        trust: Callable[..., None] | None = None,
-    ) -> None:
-        self._recall, self._remember, self._relate, self._trust = recall, remember, relate, trust
-
-    def query(self, text: str, *, top_k: int = 10, project: str | None = None) -> list[MemoryHit]:
-        return [h if isinstance(h, MemoryHit) else hit_from_json(h) for h in self._recall(text, top_k, project)]
-
-    def add(self, content: str, *, source_type: str, project: str | None = None,
-            tags: list[str] | None = None, metadata: dict | None = None) -> str:
-        if self._remember is None:
-            raise MemoryUnavailable("this memory backend cannot store memories")
-        return self._remember(content, source_type=source_type, project=project, tags=tags or [], metadata=metadata or {})
-
-    def relate(self, source_id: str, target_id: str, relationship_type: str, confidence: float = 1.0) -> None:
-        if self._relate is not None:
-            self._relate(source_id, target_id, relationship_type, confidence)
-
-    def trust(self, memory_id: str, event: str, *, actor: str | None = None, note: str | None = None) -> None:
-        if self._trust is not None:
-            self._trust(memory_id, event, actor=actor, note=note)

@@ -8,10 +8,7 @@ from __future__ import annotations
 import threading
 import uuid
 from pathlib import Path
-from typing import Callable
-
-import numpy as np
-
+from neuralgentics.embeddings import Embedder
 from neuralgentics.orchestrator import protocol
 from neuralgentics.orchestrator.agents_md import render_agents_md
 from neuralgentics.orchestrator.classify import TaskClassifier, validate_task_text
@@ -26,29 +23,22 @@ from neuralgentics.orchestrator.routing import Allowed, RouteDecision, Router, T
 from neuralgentics.orchestrator.skills import SkillRegistry, SkillSource, builtin_skills_dir
 from neuralgentics.orchestrator.task_store import TaskStore
 
-Embed = Callable[[list[str]], np.ndarray]
 MAX_SUMMARY_CHARS = 20_000
 MAX_SESSION_CHARS = 200
 MAX_SIBLINGS = 16
-
-
-def _default_embed(texts: list[str]) -> np.ndarray:
-    from neuralgentics.memini.embeddings import get_embedder
-
-    return get_embedder().embed(texts)
 
 
 class Orchestrator:
     def __init__(
         self,
         *,
+        embedder: Embedder,
         project_dir: Path | None = None,
         config_dir: Path | None = None,
         memory: MemoryClient | None = None,
         chunks: ChunkSearch | None = None,
         store: TaskStore | None = None,
         store_path: Path | None = None,
-        embed: Embed | None = None,
         project: str | None = None,
     ) -> None:
         self.project_dir = project_dir
@@ -59,7 +49,7 @@ class Orchestrator:
         self.store = store
         # opened on the first task call, so routing alone never creates a file
         self.store_path = store_path
-        self.embed = embed or _default_embed
+        self.embedder = embedder
         self.project = project
         self._lock = threading.Lock()
         self._config_sig: tuple | None = None
@@ -88,7 +78,7 @@ class Orchestrator:
                 return
             config = load_config(self.project_dir, self.config_dir)
             self._config, self._config_sig = config, sig
-            self._router = Router(config, TaskClassifier(config, embed=self.embed))
+            self._router = Router(config, TaskClassifier(config, embedder=self.embedder))
             sources = []
             if self.project_dir is not None:
                 sources.append(SkillSource("project", self.project_dir / "skills"))
@@ -157,7 +147,7 @@ class Orchestrator:
         return build_context(
             text, agent, budget_tokens, config=self.config, skills=self.skills, task_type=task_type,
             confidence=confidence, memory=self.memory, recalled=recalled, chunks=self.chunks,
-            embed=self.embed, project=self.project,
+            embedder=self.embedder, project=self.project,
         )
 
     def agents_md(self) -> str:
@@ -191,7 +181,7 @@ class Orchestrator:
                     self._siblings.pop(next(iter(self._siblings)))
                 found = Orchestrator(project_dir=resolved, config_dir=self.config_dir, memory=self.memory,
                                      chunks=self._chunks, store=self.store, store_path=self.store_path,
-                                     embed=self.embed, project=self.project)
+                                     embedder=self.embedder, project=self.project)
                 self._siblings[resolved] = found
             return found
 
@@ -383,43 +373,4 @@ class Orchestrator:
         return {"memory_id": memory_id, "outcome": outcome, "derived_from": list(record.context_memory_ids)}
 
 
-_default: Orchestrator | None = None
-_default_lock = threading.Lock()
-
-
-def default_orchestrator() -> Orchestrator:
-    """The orchestrator for this process: current directory as project, settings for the rest."""
-    global _default
-    with _default_lock:
-        if _default is None:
-            from neuralgentics.config import get_settings
-            from neuralgentics.credentials import client_token
-            from neuralgentics.orchestrator.memory_client import HttpMemoryClient
-
-            settings = get_settings()
-            _default = Orchestrator(
-                project_dir=Path.cwd(),
-                config_dir=settings.config_dir,
-                memory=HttpMemoryClient(settings.url, token=client_token(settings)),
-                store_path=settings.home / "orchestrator.db",
-            )
-        return _default
-
-
-def reset_default_orchestrator() -> None:
-    global _default
-    with _default_lock:
-        if _default is not None and _default.store is not None:
-            _default.store.close()
-        _default = None
-
-
-def select_agent(task: str) -> RouteDecision:
-    return default_orchestrator().select_agent(task)
-
-
-def is_allowed(task: str, agent: str) -> Allowed:
-    return default_orchestrator().is_allowed(task, agent)
-
-
-__all__ = ["Orchestrator", "default_orchestrator", "select_agent", "is_allowed", "PROJECT_CONFIG_DIR"]
+__all__ = ["Orchestrator", "PROJECT_CONFIG_DIR"]

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from neuralgentics.broker.audit import AuditRecord, open_sink
 from neuralgentics.broker.config import load_config
+from neuralgentics.config import Settings
 
 # The newest records kept in memory per request; older ones only count towards totals.
 MAX_SCANNED = 100_000
@@ -68,9 +70,14 @@ def histogram(latencies: list[float]) -> list[dict[str, Any]]:
     return bins
 
 
-def read_audit(flt: AuditFilter, limit: int = 200) -> AuditView:
-    cfg = load_config(None)
-    sink = open_sink(cfg.audit)
+def broker_config_path(settings: Settings) -> Path:
+    """The broker config the served memini-core sees (the broker's default file)."""
+    return settings.config_dir / "broker.yaml"
+
+
+def read_audit(flt: AuditFilter, settings: Settings, limit: int = 200) -> AuditView:
+    cfg = load_config(broker_config_path(settings), missing_ok=True)
+    sink = open_sink(cfg.audit, settings)
     source = str(getattr(sink, "path", cfg.audit.sink))
     total = 0
     roles: set[str] = set()

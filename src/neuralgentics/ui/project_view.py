@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from neuralgentics.memini.errors import NotFound
-from neuralgentics.memini.indexer import chunk_store_for
 from neuralgentics.memini.indexer.chunkstore import ChunkStore
 from neuralgentics.memini.indexer.selection import decode_text, resolve_root, select_files
 
@@ -18,10 +17,6 @@ MAX_LISTED = 5000
 class SkippedFile:
     path: str
     reason: str
-
-
-def chunk_store(service_store: object) -> ChunkStore:
-    return chunk_store_for(service_store)
 
 
 def _indexed_root(cs: ChunkStore, root: str) -> str:

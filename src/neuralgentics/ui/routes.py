@@ -11,14 +11,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from neuralgentics import __version__, jsonsafe
-from neuralgentics.config import Settings, get_settings
+from neuralgentics.config import Settings
+from neuralgentics.http_errors import error as _error
+from neuralgentics.memini.indexer.chunkstore import ChunkStore
+from neuralgentics.memini.indexer.routes import chunk_store
 from neuralgentics.ui import audit_view, project_view, session
 from neuralgentics.ui.assets import ASSETS
 from neuralgentics.ui.broker_client import BrokerClient, BrokerUnreachable, allowed, normalise
@@ -30,15 +34,14 @@ PUBLIC_PATHS: frozenset[str] = frozenset(
 )
 
 
-def _settings(request: Request) -> Settings:
-    service = getattr(request.app.state, "service", None)
-    return getattr(service, "settings", None) or get_settings()
+def ui_settings() -> Settings:
+    """The service's settings (its token, the broker's address); provided by the composition
+    root. The project views use memini's `chunk_store` dependency, wired there too."""
+    raise RuntimeError("ui_settings is not wired: build the app with neuralgentics.app.create_app")
 
 
-def _error(status: int, code: str, message: str, field: str | None = None) -> JSONResponse:
-    return JSONResponse(
-        status_code=status, content={"error": {"code": code, "message": message, "field": field}}
-    )
+UISettings = Annotated[Settings, Depends(ui_settings)]
+Chunks = Annotated[Callable[[], ChunkStore], Depends(chunk_store)]
 
 
 def _unreachable(exc: BrokerUnreachable) -> JSONResponse:
@@ -53,7 +56,7 @@ def _unreachable(exc: BrokerUnreachable) -> JSONResponse:
 # -- page and static files -------------------------------------------------------------------
 
 
-def _exchange_token(request: Request) -> Response | None:
+def _exchange_token(request: Request, settings: Settings) -> Response | None:
     """`?token=…` in the address: answer with the session cookie (when the token is right) and
     a redirect to the same page without it, so the token leaves the address bar, the history
     and the page at once. A wrong token just goes: the page then asks for it."""
@@ -62,15 +65,15 @@ def _exchange_token(request: Request) -> Response | None:
     rest = session.without_token(request.url.query)
     response = RedirectResponse("/ui/" + (f"?{rest}" if rest else ""), status_code=303)
     response.headers.update({"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
-    token = _settings(request).token
+    token = settings.token
     if token and session.token_matches(request.query_params.get("token"), token):
         session.set_cookie(response, token)
     return response
 
 
 @router.get("")
-def index_redirect(request: Request) -> Response:
-    exchanged = _exchange_token(request)
+def index_redirect(request: Request, settings: UISettings) -> Response:
+    exchanged = _exchange_token(request, settings)
     if exchanged is not None:
         return exchanged
     query = request.url.query
@@ -83,9 +86,9 @@ class SessionRequest(BaseModel):
 
 
 @router.post("/session", status_code=204)
-def open_session(request: Request, body: SessionRequest) -> Response:
+def open_session(settings: UISettings, body: SessionRequest) -> Response:
     """The token typed into the page's banner, exchanged for the session cookie."""
-    token = _settings(request).token
+    token = settings.token
     if token and not session.token_matches(body.token, token):
         return _error(401, "unauthorized", "missing or wrong bearer token", "token")
     response = Response(status_code=204)
@@ -113,8 +116,8 @@ SECURITY_HEADERS = {
 
 
 @router.get("/", name="ui_index")
-def index(request: Request) -> Response:
-    exchanged = _exchange_token(request)
+def index(request: Request, settings: UISettings) -> Response:
+    exchanged = _exchange_token(request, settings)
     if exchanged is not None:
         return exchanged
     page = ASSETS["index.html"]
@@ -135,9 +138,8 @@ def asset(name: str) -> Response:
 
 
 @router.get("/api/info")
-def info(request: Request) -> dict[str, Any]:
+def info(request: Request, settings: UISettings) -> dict[str, Any]:
     """What the page needs to know about where it runs."""
-    settings = _settings(request)
     # Included routers are not flat in app.routes (FastAPI wraps them); the schema lists all.
     paths = set(request.app.openapi().get("paths", {}))
     return {
@@ -151,6 +153,7 @@ def info(request: Request) -> dict[str, Any]:
 
 @router.get("/api/audit")
 def audit(
+    settings: UISettings,
     role: str | None = None,
     server: str | None = None,
     outcome: str | None = None,
@@ -160,7 +163,7 @@ def audit(
     """The broker's audit records, newest first, filtered; facets and a latency histogram."""
     flt = audit_view.AuditFilter(role or None, server or None, outcome or None, tool or None)
     try:
-        view = audit_view.read_audit(flt, limit=limit)
+        view = audit_view.read_audit(flt, settings, limit=limit)
     except Exception as exc:  # noqa: BLE001 - a bad broker config is shown, not a 500
         return {"source": None, "total": 0, "matched": 0, "records": [], "facets": {},
                 "histogram": audit_view.histogram([]), "outcomes": {},
@@ -169,10 +172,10 @@ def audit(
 
 
 @router.get("/api/broker-status")
-async def broker_status(request: Request) -> dict[str, Any]:
+async def broker_status(settings: UISettings) -> dict[str, Any]:
     """Whether the broker answers, and its servers. Always 200: a stopped broker is a state
     the overview shows, not an error of this request."""
-    client = BrokerClient(_settings(request))
+    client = BrokerClient(settings)
     out: dict[str, Any] = {"url": client.base, "reachable": False, "error": None,
                            "health": None, "servers": []}
     try:
@@ -194,28 +197,28 @@ async def broker_status(request: Request) -> dict[str, Any]:
 
 
 @router.get("/api/roles")
-def roles() -> dict[str, Any]:
+def roles(settings: UISettings) -> dict[str, Any]:
     """Roles from the broker config memini-core sees (the catalog's role menu)."""
     from neuralgentics.broker.config import ConfigError, load_config
 
     try:
-        cfg = load_config(None)
+        cfg = load_config(audit_view.broker_config_path(settings), missing_ok=True)
     except ConfigError as exc:
         return {"roles": [], "default_role": None, "error": str(exc)}
     return {"roles": sorted(cfg.roles), "default_role": cfg.default_role}
 
 
 @router.get("/api/catalog")
-async def catalog(request: Request, role: str | None = None) -> Response:
+async def catalog(settings: UISettings, role: str | None = None) -> Response:
     try:
-        result = await BrokerClient(_settings(request)).catalog(role or None)
+        result = await BrokerClient(settings).catalog(role or None)
     except BrokerUnreachable as exc:
         return _unreachable(exc)
     return JSONResponse(result["body"], status_code=result["status"])
 
 
 @router.api_route("/api/broker/{path:path}", methods=["GET", "POST"])
-async def broker_proxy(request: Request, path: str) -> Response:
+async def broker_proxy(request: Request, settings: UISettings, path: str) -> Response:
     """Forward one of the broker's read routes (and POST /match): normalised first, then
     checked against the allow-list, then sent segment by segment as checked."""
     clean = normalise(path)
@@ -231,7 +234,7 @@ async def broker_proxy(request: Request, path: str) -> Response:
             return _error(422, "invalid_input", "the request body is not JSON")
     headers = {k: v for k, v in request.headers.items() if k.lower() == "x-neuralgentics-role"}
     try:
-        resp = await BrokerClient(_settings(request)).request(
+        resp = await BrokerClient(settings).request(
             request.method, path, params=list(request.query_params.multi_items()), json=body,
             headers=headers,
         )
@@ -242,14 +245,12 @@ async def broker_proxy(request: Request, path: str) -> Response:
 
 
 @router.get("/api/project/files")
-def project_files(request: Request, root: str = Query(..., min_length=1),
+def project_files(store: Chunks, root: str = Query(..., min_length=1),
                   limit: int = Query(project_view.MAX_LISTED, ge=1, le=50_000)) -> dict[str, Any]:
-    cs = project_view.chunk_store(request.app.state.service().store)
-    return project_view.project_files(cs, root, limit)
+    return project_view.project_files(store(), root, limit)
 
 
 @router.get("/api/project/skipped")
-def project_skipped(request: Request, root: str = Query(..., min_length=1),
+def project_skipped(store: Chunks, root: str = Query(..., min_length=1),
                     limit: int = Query(project_view.MAX_LISTED, ge=1, le=50_000)) -> dict[str, Any]:
-    cs = project_view.chunk_store(request.app.state.service().store)
-    return project_view.skipped_files(cs, root, limit)
+    return project_view.skipped_files(store(), root, limit)

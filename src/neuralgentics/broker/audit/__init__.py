@@ -1,6 +1,6 @@
 """Audit: one record per tools/call (allowed or denied); secrets never written.
 
-``open_sink(config)`` returns the configured sink (JSONL by default, PostgreSQL when
+``open_sink(config, settings)`` returns the configured sink (JSONL by default, PostgreSQL when
 ``audit.sink: postgres``); ``query(sink, ...)`` filters records for ``broker audit``.
 """
 
@@ -14,7 +14,7 @@ from typing import Protocol
 from neuralgentics.broker.audit.jsonl import JsonlAuditSink
 from neuralgentics.broker.audit.record import AuditRecord, argument_digest, redact
 from neuralgentics.broker.config import AuditConfig, ConfigError
-from neuralgentics.config import get_settings
+from neuralgentics.config import Settings
 
 
 class AuditSink(Protocol):
@@ -23,13 +23,15 @@ class AuditSink(Protocol):
     def close(self) -> None: ...
 
 
-def default_audit_path() -> Path:
-    return get_settings().home / "broker" / "audit.jsonl"
+def default_audit_path(settings: Settings) -> Path:
+    return settings.home / "broker" / "audit.jsonl"
 
 
-def open_sink(config: AuditConfig) -> AuditSink:
+def open_sink(config: AuditConfig, settings: Settings) -> AuditSink:
+    """The sink the config names; `settings` give the default JSONL path (under the data dir)
+    and the database a PostgreSQL sink uses when the config names none."""
     if config.sink == "postgres":
-        url = config.database_url or get_settings().database_url
+        url = config.database_url or settings.database_url
         if not url:
             raise ConfigError(
                 "audit.sink: 'postgres' needs audit.database_url or NEURALGENTICS_DATABASE_URL"
@@ -37,7 +39,7 @@ def open_sink(config: AuditConfig) -> AuditSink:
         from neuralgentics.broker.audit.postgres import PostgresAuditSink
 
         return PostgresAuditSink(url)
-    path = Path(config.path).expanduser() if config.path else default_audit_path()
+    path = Path(config.path).expanduser() if config.path else default_audit_path(settings)
     return JsonlAuditSink(path, max_bytes=config.max_bytes, keep=config.keep, fsync=config.fsync)
 
 

@@ -24,8 +24,6 @@ from typing import Any
 from mcp.types import Tool
 from pydantic import BaseModel, ValidationError
 
-from neuralgentics.config import get_settings
-
 log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
@@ -51,10 +49,9 @@ def config_hash(server_config: BaseModel | Mapping[str, Any]) -> str:
 class ToolListCache:
     """load / save / invalidate one server's tools/list result."""
 
-    def __init__(self, directory: Path | str | None = None) -> None:
-        self.directory = (
-            Path(directory) if directory is not None else get_settings().home / "broker" / "tools"
-        )
+    def __init__(self, directory: Path | str) -> None:
+        # the broker's: <data dir>/broker/tools
+        self.directory = Path(directory)
 
     def _path(self, server: str) -> Path:
         # Server names are validated by the config (letters, digits, _ - .); be safe anyway.

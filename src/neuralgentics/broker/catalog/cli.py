@@ -33,9 +33,11 @@ def _source(tools_file: Path | None, config: Path | None, role: str | None):
     from neuralgentics.broker.catalog.sources import load_source
     from neuralgentics.broker.catalog.toolsfile import ToolsFileError
     from neuralgentics.broker.config import ConfigError
+    from neuralgentics.config import get_settings
 
     try:
-        return load_source(tools_file=tools_file, config_path=config, role=role)
+        return load_source(settings=get_settings(), tools_file=tools_file, config_path=config,
+                           role=role)
     except (ToolsFileError, ConfigError) as exc:
         _fail(str(exc))
         raise  # unreachable: _fail exits
@@ -53,12 +55,13 @@ def catalog_cmd(
     tools_file: Path | None = ToolsFileOpt,
 ) -> None:
     """Print the catalog get_tool_list returns, its token count and that of the full schemas."""
+    from neuralgentics.app.broker import skill_source
     from neuralgentics.broker.catalog.render import render_catalog
-    from neuralgentics.broker.skillcatalog.records import load_skill_records
+    from neuralgentics.config import get_settings
 
     src = _source(tools_file, config, role)
     view = render_catalog(
-        src.visible(), src.summaries, budget_tokens=budget, skills=load_skill_records()
+        src.visible(), src.summaries, budget_tokens=budget, skills=skill_source(get_settings())()
     )
     if as_json:
         data = view.to_dict()
@@ -90,10 +93,13 @@ def refresh_cmd(
 
     from neuralgentics.broker.catalog.cache import ToolListCache
     from neuralgentics.broker.catalog.fetch import fetch_tools
-    from neuralgentics.broker.config import ConfigError, load_config
+    from neuralgentics.broker.config import ConfigError, default_config_path, load_config
+    from neuralgentics.config import get_settings
 
+    settings = get_settings()
     try:
-        cfg = load_config(config)
+        cfg = (load_config(config) if config is not None
+               else load_config(default_config_path(settings), missing_ok=True))
     except ConfigError as exc:
         _fail(str(exc))
     brokered = cfg.brokered()
@@ -102,7 +108,7 @@ def refresh_cmd(
     if unknown:
         known = ", ".join(sorted(brokered)) or "none"
         _fail(f"no brokered server named {', '.join(map(repr, unknown))} (servers: {known})")
-    cache = ToolListCache()
+    cache = ToolListCache(settings.home / "broker" / "tools")
     failed = 0
     for name in names:
         # The server's stderr goes to a file (a terminal would interleave it with our output);
@@ -140,15 +146,18 @@ def match_cmd(
     config: Path | None = ConfigOpt,
 ) -> None:
     """Rank the tools (and skills) that fit an intent."""
+    from neuralgentics.app.broker import skill_source
+    from neuralgentics.app.process import shared_embedder
     from neuralgentics.broker.intent.matcher import IntentMatcher
-    from neuralgentics.broker.skillcatalog.records import load_skill_records
+    from neuralgentics.config import get_settings
 
     if mode not in ("hybrid", "bm25", "embedding"):
         _fail(f"--mode must be hybrid, bm25 or embedding (got {mode!r})")
     if (intent is None) == (queries_file is None):
         _fail("give either an INTENT or --queries-file FILE")
     src = _source(tools_file, config, role)
-    matcher = IntentMatcher(src.known(), src.summaries, load_skill_records())
+    matcher = IntentMatcher(src.known(), src.summaries, skill_source(get_settings())(),
+                            embedder=shared_embedder())
 
     def answer(text: str) -> dict:
         data = matcher.match(text, allowed=src.allowed, top_k=top, mode=mode).to_dict()  # type: ignore[arg-type]

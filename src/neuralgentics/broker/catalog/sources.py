@@ -12,7 +12,8 @@ from mcp.types import Tool
 from neuralgentics.broker.access import AccessPolicy
 from neuralgentics.broker.catalog.cache import ToolListCache
 from neuralgentics.broker.catalog.toolsfile import load_tools_file
-from neuralgentics.broker.config import BrokerConfig, ConfigError, load_config
+from neuralgentics.broker.config import BrokerConfig, ConfigError, default_config_path, load_config
+from neuralgentics.config import Settings
 
 
 @dataclass
@@ -56,24 +57,31 @@ def _policy_for(
 
 def load_source(
     *,
+    settings: Settings,
     tools_file: Path | None = None,
     config_path: Path | None = None,
     role: str | None = None,
     cache: ToolListCache | None = None,
 ) -> CatalogSource:
     """Tools from ``tools_file`` (roles from the config when ``role`` is given), or else from the
-    config's servers and the tool-list cache."""
+    config's servers and the tool-list cache. Without `config_path`, the default config file
+    (``<config dir>/broker.yaml``; missing: empty)."""
+
+    def config() -> BrokerConfig:
+        if config_path is not None:
+            return load_config(config_path)
+        return load_config(default_config_path(settings), missing_ok=True)
+
     if tools_file is not None:
         tools, summaries = load_tools_file(tools_file)
         allowed = None
         if role is not None:
-            config = load_config(config_path)
-            role, allowed, _ = _policy_for(config, role)
+            role, allowed, _ = _policy_for(config(), role)
         return CatalogSource(dict(tools), summaries, role, allowed)
-    config = load_config(config_path)
-    role, allowed, policy = _policy_for(config, role)
-    cache = cache or ToolListCache()
-    servers = config.brokered()
+    loaded = config()
+    role, allowed, policy = _policy_for(loaded, role)
+    cache = cache or ToolListCache(settings.home / "broker" / "tools")
+    servers = loaded.brokered()
     if policy is not None and role is not None:
         servers = {n: c for n, c in servers.items() if policy.may_see_server(role, n)}
     tools_by_server = {name: cache.load(name, cfg) for name, cfg in servers.items()}

@@ -5,12 +5,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from functools import lru_cache
 
-import Stemmer
 from mcp.types import Tool
 
 from neuralgentics.broker.catalog.names import split_identifier
+from neuralgentics.text import stemmer
 
 # Verbs and filler that every server's tools share: they say nothing about what a server is for.
 _GENERIC = frozenset(
@@ -59,7 +58,7 @@ def derive_summary(server: str, tools: Sequence[Tool], max_topics: int = 3) -> s
             if word not in seen:
                 weights[word] += 1
                 seen.add(word)
-    stem = _stemmer().stemWord
+    stem = stemmer().stemWord
     topics: list[str] = []
     stems: set[str] = set()
     for word, n in weights.most_common():
@@ -75,7 +74,3 @@ def derive_summary(server: str, tools: Sequence[Tool], max_topics: int = 3) -> s
         return ""
     return "Topics: " + ", ".join(topics) + "."
 
-
-@lru_cache(maxsize=1)
-def _stemmer() -> Stemmer.Stemmer:
-    return Stemmer.Stemmer("english")

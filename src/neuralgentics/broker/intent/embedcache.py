@@ -15,19 +15,11 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
-
 import numpy as np
 
+from neuralgentics.embeddings import Embedder
+
 log = logging.getLogger(__name__)
-
-
-class Embedder(Protocol):
-    model_name: str
-    dim: int
-
-    def embed(self, texts: list[str]) -> np.ndarray: ...
-
 
 def model_key(embedder: Embedder) -> str:
     """Which vectors an embedder makes: the project's model names them (`vectors_id`: its

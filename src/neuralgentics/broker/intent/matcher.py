@@ -18,7 +18,6 @@ the intent is to it at all; below the threshold a caller must ask the agent to c
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -186,7 +185,7 @@ class IntentMatcher:
         summaries: Mapping[str, str] | None = None,
         skills: Sequence[Any] = (),
         *,
-        embedder: Embedder | None = None,
+        embedder: Embedder,
         cache: EmbeddingCache | None = None,
         threshold: float = DEFAULT_THRESHOLD,
         semantic_weight: float = SEMANTIC_WEIGHT,
@@ -198,11 +197,12 @@ class IntentMatcher:
         summaries = summaries or {}
         self.threshold = threshold
         self.semantic_weight = semantic_weight
-        self._embedder = embedder
+        self.embedder = embedder
         # Intents may go through a faster model than tools (int8 ONNX: the same network, its
-        # vectors within ~0.98 cosine of fp32), chosen by NEURALGENTICS_INTENT_QUERY_BACKEND.
-        self._query_embedder = query_embedder
-        self._cache = cache if cache is not None else default_cache()
+        # vectors within ~0.98 cosine of fp32; `Settings.intent_query_backend`).
+        self.query_embedder = query_embedder or embedder
+        # in memory only unless the composer hands in a persisted one
+        self._cache = cache if cache is not None else EmbeddingCache()
         docs = [
             tool_document(server, tool, summaries.get(server, ""))
             for server in sorted(tools_by_server)
@@ -255,20 +255,6 @@ class IntentMatcher:
     @property
     def tool_count(self) -> int:
         return len(self._keys)
-
-    @property
-    def embedder(self) -> Embedder:
-        if self._embedder is None:
-            from neuralgentics.memini.embeddings import get_embedder
-
-            self._embedder = get_embedder()
-        return self._embedder
-
-    @property
-    def query_embedder(self) -> Embedder:
-        if self._query_embedder is None:
-            self._query_embedder = query_embedder_for(self.embedder)
-        return self._query_embedder
 
     def warm(self) -> None:
         """Embed every tool and skill now (model load included) instead of on the first query."""
@@ -537,55 +523,6 @@ class IntentMatcher:
                 )
             )
         return out
-
-
-QUERY_BACKEND_ENV = "NEURALGENTICS_INTENT_QUERY_BACKEND"
-_query_embedders: dict[str, Embedder] = {}
-
-
-def query_embedder_for(tool_embedder: Embedder) -> Embedder:
-    """The embedder for intents: the tools' own unless NEURALGENTICS_INTENT_QUERY_BACKEND names
-    another backend (``onnx-int8``: about half the per-intent latency; bench figures in
-    docs/benchmarks-catalog-intent.md). One instance per backend per process."""
-    backend = os.environ.get(QUERY_BACKEND_ENV, "").strip().lower()
-    tool_backend = getattr(tool_embedder, "requested_backend", None)
-    # A caller's own embedder (not the project's model) embeds its intents too.
-    if not backend or tool_backend is None or backend == str(tool_backend):
-        return tool_embedder
-    from neuralgentics.memini.embeddings import BACKENDS
-    from neuralgentics.memini.embeddings import Embedder as ModelEmbedder
-
-    if backend not in BACKENDS:
-        raise ValueError(
-            f"{QUERY_BACKEND_ENV}={backend!r} is not an embedding backend: "
-            f"choose one of {', '.join(BACKENDS)}"
-        )
-    with _default_lock:
-        if backend not in _query_embedders:
-            _query_embedders[backend] = ModelEmbedder(backend)
-        return _query_embedders[backend]
-
-
-_default_cache: EmbeddingCache | None = None
-_default_lock = threading.Lock()
-
-
-def default_cache() -> EmbeddingCache:
-    """The process-wide cache, persisted under ``<NEURALGENTICS_HOME>/broker/``."""
-    global _default_cache
-    with _default_lock:
-        if _default_cache is None:
-            from neuralgentics.config import get_settings
-
-            _default_cache = EmbeddingCache(get_settings().home / "broker" / "embeddings.npz")
-        return _default_cache
-
-
-def reset_default_cache() -> None:
-    """Forget the process-wide cache (tests switch NEURALGENTICS_HOME between cases)."""
-    global _default_cache
-    with _default_lock:
-        _default_cache = None
 
 
 __all__ = ["IntentMatcher", "MatchResult", "SkillMatch", "ToolMatch"]

@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 from mcp.types import Tool
 
-from neuralgentics.broker.intent.text import _stemmer, analyze, words
+from neuralgentics.broker.intent.text import analyze, words
+from neuralgentics.text import stemmer
 
 # How many of the first stage's candidates are re-ordered. The right tool is in the first
 # stage's top 10 for 97 % of the training intents; depths 5 to 20 measured the same in
@@ -120,7 +121,7 @@ def tool_facts(server: str, tool: Tool, shared_words: Iterable[str] = ()) -> Too
     """``shared_words``: stems most of the server's tool names carry (``jira``, ``slack``)."""
     server_terms = set(analyze(server)) | set(shared_words)
     raw = words(tool.name)
-    stems = _stemmer().stemWords(raw) if raw else []
+    stems = stemmer().stemWords(raw) if raw else []
     name_words = frozenset(s for s in analyze(tool.name) if s not in server_terms)
     plural = {s: _is_plural(w, s) for w, s in zip(raw, stems, strict=True) if s in name_words}
     schema: Mapping[str, Any] = tool.input_schema or {}
@@ -158,7 +159,7 @@ class IntentFacts:
 
 def intent_facts(intent: str, terms: Sequence[str]) -> IntentFacts:
     raw = words(intent)
-    stems = _stemmer().stemWords(raw) if raw else []
+    stems = stemmer().stemWords(raw) if raw else []
     plural: dict[str, bool] = {}
     for w, s in zip(raw, stems, strict=True):
         plural[s] = plural.get(s, False) or _is_plural(w, s)

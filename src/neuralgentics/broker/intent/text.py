@@ -9,24 +9,13 @@ catalog; meaning beyond it is the embeddings' job.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
-import Stemmer
 
 from neuralgentics.broker.catalog.names import split_identifier
+from neuralgentics.text import INTENT_STOPWORDS, stemmer
 
 # Identifier-ish runs: words, snake/kebab/dotted names, camelCase.
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[_\-.][A-Za-z0-9]+)*")
-
-STOPWORDS = frozenset(
-    """a an the and or but of to in on at by for with from into onto as is are was were be been
-    being am do does did doing have has had having it its it's this that these those there here
-    i me my mine we us our you your he she they them their what which who whom whose when where
-    why how can could would should will shall may might must please want wanted need needs
-    needed like just also so then than too very some any all each every either neither both
-    let lets let's i'd i'm i've gonna wanna kindly quickly thing things something stuff via
-    using use via tool tools way able help hey ok okay""".split()
-)
 
 # Folded on both sides (documents and intents), after splitting, before stemming.
 _SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -162,11 +151,6 @@ _VERBS: dict[str, str] = {
 }
 
 
-@lru_cache(maxsize=1)
-def _stemmer() -> Stemmer.Stemmer:
-    return Stemmer.Stemmer("english")
-
-
 # An issue key as trackers write them (PAY-123, ENG-42): it says "issue", not its letters
 # ("WEB-7" is not about the web). Standards written the same way (UTF-8, SHA-256,
 # CVE-2024-1234) are not issue keys.
@@ -189,12 +173,12 @@ def analyze(text: str) -> list[str]:
     """Index terms: split, filler dropped, abbreviations folded, verbs unified, stemmed."""
     terms: list[str] = []
     for word in words(text):
-        if word in STOPWORDS:
+        if word in INTENT_STOPWORDS:
             continue
         for w in _SYNONYMS.get(word, (word,)):
             w = _VERBS.get(w, w)
             terms.append(w)
-    return _stemmer().stemWords(terms) if terms else []
+    return stemmer().stemWords(terms) if terms else []
 
 
 # Abbreviations the embedding model reads poorly ("dm", "k8s", "PR"), spelled out in the text

@@ -2,8 +2,10 @@
 ``intent``, and POST /match all go through these functions.
 
 They take the broker duck-typed (``await broker.tools_by_server(role)``,
-``broker.summaries(role)``, ``broker.may_call(role, server, tool)``) so this module does not
-reach into the broker's internals, and a matcher is rebuilt only when the role's tools change.
+``broker.summaries(role)``, ``broker.may_call(role, server, tool)``, ``broker.intents``) so this
+module does not reach into the broker's internals, and a matcher is rebuilt only when the role's
+tools change. ``Intents`` (the matcher pool with its embedder, and where skills come from) is
+built by whoever composes the broker (``neuralgentics.app.broker``).
 """
 
 from __future__ import annotations
@@ -14,13 +16,15 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import anyio
 from mcp.types import CallToolResult, TextContent, Tool
 
+from neuralgentics.broker.intent.embedcache import EmbeddingCache
 from neuralgentics.broker.intent.matcher import (
     DEFAULT_THRESHOLD,
     DEFAULT_TOP_K,
@@ -28,6 +32,9 @@ from neuralgentics.broker.intent.matcher import (
     MatchResult,
 )
 from neuralgentics.broker.skillcatalog.records import SkillRecord
+from neuralgentics.embeddings import Embedder
+
+log = logging.getLogger(__name__)
 
 MAX_TOP_K = 20
 
@@ -51,6 +58,8 @@ ROUTER_INTENT_PROPERTY: dict[str, Any] = {
 
 
 class BrokerLike(Protocol):
+    intents: Intents
+
     async def tools_by_server(self, role: str | None) -> dict[str, list[Tool]]: ...
 
     def summaries(self, role: str | None = None) -> dict[str, str]: ...
@@ -84,7 +93,19 @@ class MatcherPool:
     Building is cheap after the first time: tool embeddings are cached by their text.
     """
 
-    def __init__(self, max_matchers: int = 16, threshold: float = DEFAULT_THRESHOLD) -> None:
+    def __init__(
+        self,
+        embedder: Embedder,
+        *,
+        cache: EmbeddingCache | None = None,
+        query_embedder: Embedder | None = None,
+        max_matchers: int = 16,
+        threshold: float = DEFAULT_THRESHOLD,
+    ) -> None:
+        self.embedder = embedder
+        self.query_embedder = query_embedder
+        # shared by every matcher: a tool seen by one role is not embedded again for another
+        self.cache = cache if cache is not None else EmbeddingCache()
         self._matchers: OrderedDict[str, IntentMatcher] = OrderedDict()
         self._fingerprints: OrderedDict[tuple[Any, ...], tuple[list[Tool], str]] = OrderedDict()
         self._lock = threading.Lock()
@@ -133,7 +154,10 @@ class MatcherPool:
             if matcher is not None:
                 self._matchers.move_to_end(key)
                 return matcher
-        matcher = IntentMatcher(tools_by_server, summaries, skills, threshold=self.threshold)
+        matcher = IntentMatcher(
+            tools_by_server, summaries, skills, threshold=self.threshold, embedder=self.embedder,
+            cache=self.cache, query_embedder=self.query_embedder,
+        )
         with self._lock:
             self._matchers[key] = matcher
             while len(self._matchers) > self._max:
@@ -141,7 +165,20 @@ class MatcherPool:
         return matcher
 
 
-_pool = MatcherPool()
+@dataclass
+class Intents:
+    """What intent matching needs beyond the broker itself: the matchers (with the embedder
+    and the vector cache) and the skills to offer beside tools. Built by the composer."""
+
+    pool: MatcherPool
+    skills: Callable[[], Sequence[SkillRecord]] = field(default=lambda: ())
+
+    def skill_records(self) -> Sequence[SkillRecord]:
+        try:
+            return self.skills()
+        except Exception as exc:  # noqa: BLE001 - a broken skills dir must not break tool matching
+            log.warning("skills left out of intent matching: %s", exc)
+            return ()
 
 
 def _check(intent: Any, top_k: Any) -> tuple[str, int]:
@@ -154,15 +191,6 @@ def _check(intent: Any, top_k: Any) -> tuple[str, int]:
     if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
         raise IntentError(f"'top_k' must be an integer from 1 to {MAX_TOP_K} (got {top_k!r})")
     return intent, top_k
-
-
-def _skills() -> list[SkillRecord]:
-    from neuralgentics.broker.skillcatalog.records import load_skill_records
-
-    try:
-        return load_skill_records()
-    except Exception:  # noqa: BLE001 - a broken skills dir must not break tool matching
-        return []
 
 
 async def match_for_role(
@@ -198,8 +226,9 @@ async def _matcher_for(
 ) -> IntentMatcher:
     tools_by_server = await broker.tools_by_server(role)
     summaries = {n: s for n, s in broker.summaries(role).items() if n in tools_by_server}
-    records = await anyio.to_thread.run_sync(_skills) if skills is None else skills
-    return (pool or _pool).get(tools_by_server, summaries, records)
+    intents = broker.intents
+    records = await anyio.to_thread.run_sync(intents.skill_records) if skills is None else skills
+    return (pool or intents.pool).get(tools_by_server, summaries, records)
 
 
 async def warm_for_role(

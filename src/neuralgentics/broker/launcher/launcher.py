@@ -62,7 +62,10 @@ class Launcher:
         servers: dict[str, ServerConfig],
         on_tools_changed: ToolsChanged | None = None,
         tool_cache: ToolCache | None = None,
+        *,
+        egress_gateway: str | None = None,
     ) -> None:
+        self.egress_gateway = egress_gateway
         self.entries: dict[str, ServerEntry] = {n: ServerEntry(n, c) for n, c in servers.items()}
         # Tool lists on disk (keyed by each server's launch config): the catalog of a cold
         # server is read from here instead of starting it.
@@ -134,7 +137,7 @@ class Launcher:
 
             async with asyncio.timeout(cfg.start_timeout) as start_deadline:
                 async with contextlib.AsyncExitStack() as stack:
-                    conn = await stack.enter_async_context(connect(cfg, on_message, on_spawn))
+                    conn = await stack.enter_async_context(connect(cfg, on_message, on_spawn, gateway=self.egress_gateway))
                     tools = await list_all_tools(conn.session)
                     start_deadline.reschedule(None)
                     rt = Runtime(conn.session, conn.process, gen, tools, conn.direct)

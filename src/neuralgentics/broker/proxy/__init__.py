@@ -5,6 +5,7 @@ a :class:`Connection`; the launcher keeps it open for as long as the server is w
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -44,8 +45,12 @@ async def connect(
     config: ServerConfig,
     on_message: NotificationHandler | None = None,
     on_spawn: Callable[[StdioProcess], None] | None = None,
+    *,
+    gateway: str | None = None,
 ) -> AsyncIterator[Connection]:
     """Open the transport and an initialized session; both close when the block exits.
+
+    ``gateway``: an HTTP proxy every request to an HTTP server goes through (egress gateway).
 
     ``on_spawn`` receives a stdio server's process as soon as it exists, so a server that
     dies during ``initialize`` can still be reported with its exit code and stderr.
@@ -63,7 +68,7 @@ async def connect(
         elif config.transport == "streamable_http":
             assert config.url is not None
             client = await stack.enter_async_context(
-                make_http_client(headers=config.expanded_headers() or None)
+                make_http_client(headers=config.expanded_headers() or None, gateway=gateway)
             )
             read, write = await stack.enter_async_context(
                 streamable_http_client(config.url, http_client=client)
@@ -74,7 +79,7 @@ async def connect(
                 sse_client(
                     config.url,
                     headers=config.expanded_headers() or None,
-                    httpx_client_factory=make_http_client,
+                    httpx_client_factory=functools.partial(make_http_client, gateway=gateway),
                 )
             )
 

@@ -1,7 +1,7 @@
 """HTTP clients for downstream streamable-HTTP and SSE servers.
 
-Each server gets its own client. When ``EGRESS_GATEWAY_URL`` is set every request goes
-through that gateway (as an HTTP proxy), and every request carries the originating
+Each server gets its own client. With a gateway (``Settings.egress_gateway_url``, from
+``EGRESS_GATEWAY_URL``, handed down by the broker) every request goes through that gateway (as an HTTP proxy), and every request carries the originating
 caller's session id in ``X-Neuralgentics-Session`` so the gateway can correlate traffic.
 The session id rides a context variable: the SDK's transports run each outgoing message
 in the sender's context, so the header names the caller whose call caused the request.
@@ -10,7 +10,6 @@ in the sender's context, so the header names the caller whose call caused the re
 from __future__ import annotations
 
 import contextvars
-import os
 from typing import Any
 
 import httpx2
@@ -29,14 +28,12 @@ async def _stamp_session(request: httpx2.Request) -> None:
         request.headers[SESSION_HEADER] = sid
 
 
-def egress_gateway_url() -> str | None:
-    return os.environ.get("EGRESS_GATEWAY_URL") or None
-
-
 def make_http_client(
     headers: dict[str, str] | None = None,
     timeout: httpx2.Timeout | None = None,
     auth: httpx2.Auth | None = None,
+    *,
+    gateway: str | None = None,
 ) -> httpx2.AsyncClient:
     """An httpx2 client shaped like the SDK's default, plus gateway and session header.
 
@@ -52,7 +49,6 @@ def make_http_client(
         kwargs["headers"] = headers
     if auth is not None:
         kwargs["auth"] = auth
-    gateway = egress_gateway_url()
     if gateway:
         kwargs["proxy"] = gateway
     return httpx2.AsyncClient(**kwargs)

@@ -3,7 +3,7 @@
 The orchestrator owns skill files (parsing, reload, precedence); the broker only needs what a
 skill is called and what it is for. Taking plain records keeps the two areas independent: any
 object with ``id``, ``name``, ``description`` and ``body`` attributes (or a mapping with those
-keys) converts.
+keys) converts. Whoever composes the broker hands them in (``neuralgentics.app.broker``).
 """
 
 from __future__ import annotations
@@ -43,35 +43,3 @@ def skill_records(skills: Iterable[Any]) -> list[SkillRecord]:
         record = SkillRecord.from_any(skill)
         out.setdefault(record.id, record)  # first wins: callers list the highest-precedence first
     return list(out.values())
-
-
-_registry: Any = None
-_registry_key: tuple[str, str] | None = None
-
-
-def load_skill_records() -> list[SkillRecord]:
-    """The markdown skills the orchestrator loads (project ``skills/``, the user's config dir,
-    the package's built-ins; project wins), as records; none when that loader is unavailable.
-
-    Uses the orchestrator's own registry class (which reloads when a file changes) rather than
-    the orchestrator service, which would open its task store as a side effect.
-    """
-    global _registry, _registry_key
-    try:
-        from pathlib import Path
-
-        from neuralgentics.config import get_settings
-        from neuralgentics.orchestrator.skills import SkillRegistry, SkillSource, builtin_skills_dir
-    except ImportError:
-        return []
-    key = (str(Path.cwd()), str(get_settings().config_dir))
-    if _registry is None or _registry_key != key:
-        _registry = SkillRegistry(
-            [
-                SkillSource("project", Path.cwd() / "skills"),
-                SkillSource("user", get_settings().config_dir / "skills"),
-                SkillSource("builtin", builtin_skills_dir()),
-            ]
-        )
-        _registry_key = key
-    return skill_records(_registry.skills())

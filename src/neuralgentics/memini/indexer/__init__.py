@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from neuralgentics.config import Settings, get_settings
+from neuralgentics.config import Settings
 from neuralgentics.memini.indexer.chunkstore import ChunkStore, ProjectInfo
 from neuralgentics.memini.indexer.indexing import IndexReport, IndexStatus, index_project
 from neuralgentics.memini.indexer.search import SearchHit, find_project, search_project
@@ -24,9 +24,8 @@ __all__ = [
 ]
 
 
-def open_chunk_store(settings: Settings | None = None) -> ChunkStore:
+def open_chunk_store(settings: Settings) -> ChunkStore:
     """The chunk store of the configured database (PostgreSQL if a URL is set, else SQLite)."""
-    settings = settings or get_settings()
     if settings.database_url:
         from neuralgentics.memini.indexer.chunkstore_postgres import PostgresChunkStore
         from neuralgentics.memini.store.postgres import PostgresStore

@@ -13,6 +13,8 @@ from typing import Protocol
 
 import numpy as np
 
+from neuralgentics.text import CODE_STOPWORDS
+
 
 @dataclass(frozen=True)
 class FileState:
@@ -126,20 +128,6 @@ def identifier_terms(text: str) -> str:
     return " ".join(words)
 
 
-# English words that carry no meaning for a keyword match; a question asked in prose
-# ("return the number of nodes in a graph") would otherwise match every chunk on "the".
-STOPWORDS = frozenset("""
-a about above after again against all also am an and any are as at be because been before
-being below between both but by can could did do does doing down during each either else
-few for from further had has have having he her here hers herself him himself his how i if
-in into is it its itself just me more most my myself no nor not of off on once only or other
-our ours ourselves out over own same she should so some such than that the their theirs them
-themselves then there these they this those through to too under until up very was we were
-what when where which while who whom why will with would you your yours yourself yourselves
-given using use used whether returns return
-""".split())
-
-
 def keyword_words(query: str) -> list[str]:
     """The words a keyword query matches on: as typed and split at identifier boundaries,
     without stop words (unless the query is nothing but)."""
@@ -149,5 +137,5 @@ def keyword_words(query: str) -> list[str]:
         for part in split_identifier(word):
             if len(part) > 1:
                 words[part] = None
-    meaningful = [w for w in words if w not in STOPWORDS]
+    meaningful = [w for w in words if w not in CODE_STOPWORDS]
     return meaningful or list(words)

@@ -92,10 +92,12 @@ def index(
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON"),
 ) -> None:
     """Index a project's files for search (incremental: only changes are re-embedded)."""
+    from neuralgentics.app.process import shared_embedder
+    from neuralgentics.config import get_settings
     from neuralgentics.memini.indexer import index_project, open_chunk_store
 
     try:
-        store = open_chunk_store()
+        store = open_chunk_store(get_settings())
     except MeminiError as exc:
         raise _fail(exc) from None
     try:
@@ -117,13 +119,14 @@ def index(
                 out.print(rep.summary(), markup=False, highlight=False)
 
             try:
-                watch_project(root_path, store, on_report=report, max_file_bytes=max_file_bytes)
+                watch_project(root_path, store, embedder=shared_embedder(), on_report=report,
+                              max_file_bytes=max_file_bytes)
             except KeyboardInterrupt:
                 err.print("stopped watching")
             return
         with _Bar(err.is_terminal and not as_json) as bar:
-            rep = index_project(root_path, store, progress=bar, max_file_bytes=max_file_bytes,
-                                rehash=rehash)
+            rep = index_project(root_path, store, embedder=shared_embedder(), progress=bar,
+                                max_file_bytes=max_file_bytes, rehash=rehash)
         if as_json:
             data = rep.as_dict()
             if explain:
@@ -181,6 +184,8 @@ def search(
     mode: str = typer.Option("hybrid", "--mode", help="hybrid, keyword or vector"),
 ) -> None:
     """Search an indexed project by meaning and keyword."""
+    from neuralgentics.app.process import shared_embedder
+    from neuralgentics.config import get_settings
     from neuralgentics.memini.indexer import find_project, open_chunk_store, search_project
 
     if queries_file is None and not query:
@@ -196,13 +201,14 @@ def search(
         queries += [line.strip() for line in text.splitlines() if line.strip()]
         as_json = True
     try:
-        store = open_chunk_store()
+        store = open_chunk_store(get_settings())
     except MeminiError as exc:
         raise _fail(exc) from None
     try:
         root = find_project(store, project if project is not None else default_root())
         for q in queries:
-            hits = search_project(store, root, q, top_k=top, mode=mode)  # type: ignore[arg-type]
+            hits = search_project(store, root, q, top_k=top, mode=mode,  # type: ignore[arg-type]
+                                  embedder=shared_embedder())
             if as_json:
                 line = {"query": q, "project": root, "hits": [h.as_dict() for h in hits]}
                 sys.stdout.write(json.dumps(line) + "\n")

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from neuralgentics.embeddings import Embedder
 from neuralgentics.memini.indexer.chunking import chunk_file, render
 from neuralgentics.memini.indexer.chunkstore import (
     ChunkStore,
@@ -99,12 +100,6 @@ class IndexReport:
         }
 
 
-class Embedder:
-    """What the indexer needs of the embedding model."""
-
-    def embed(self, texts: list[str]) -> np.ndarray: ...
-
-
 ProgressCallback = Callable[[IndexStatus], None]
 
 
@@ -144,7 +139,7 @@ def index_project(
     path: str | os.PathLike[str],
     store: ChunkStore,
     *,
-    embedder: Callable[[], Embedder] | None = None,
+    embedder: Embedder,
     progress: ProgressCallback | None = None,
     max_file_bytes: int = MAX_FILE_BYTES,
     rehash: bool = False,
@@ -207,7 +202,7 @@ class _Batch:
         self,
         project: str,
         store: ChunkStore,
-        embedder: Callable[[], Embedder] | None,
+        embedder: Embedder,
         report: IndexReport,
         status: IndexStatus,
         tell: Callable[[], None],
@@ -293,12 +288,7 @@ class _Batch:
                 if h not in vectors:
                     missing.setdefault(h, text)
         if missing:
-            if self.embedder is None:
-                from neuralgentics.memini.embeddings import get_embedder
-
-                model = get_embedder()
-            else:
-                model = self.embedder()
+            model = self.embedder
             # similar lengths in one batch waste less padding
             order = sorted(missing, key=lambda h: len(missing[h]))
             self.status.phase = "embedding"

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 
+from neuralgentics.embeddings import Embedder
 from neuralgentics.memini.indexer.chunkstore import ChunkStore
 from neuralgentics.memini.indexer.indexing import IndexStatus, index_project
 from neuralgentics.memini.indexer.selection import resolve_root
@@ -44,8 +45,9 @@ class Job:
 
 
 class JobManager:
-    def __init__(self, store: Callable[[], ChunkStore]) -> None:
+    def __init__(self, store: Callable[[], ChunkStore], embedder: Embedder) -> None:
         self._store = store
+        self._embedder = embedder
         self._jobs: dict[str, Job] = {}
         self._running: dict[str, str] = {}  # project → job id
         self._lock = threading.Lock()
@@ -89,7 +91,8 @@ class JobManager:
             job.progress = IndexStatus(**asdict(status))
 
         try:
-            report = index_project(job.project, self._store(), progress=progress)
+            report = index_project(job.project, self._store(), embedder=self._embedder,
+                                   progress=progress)
             job.report = report.as_dict()
             job.status = "done"
         except Exception as exc:

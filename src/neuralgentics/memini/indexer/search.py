@@ -19,9 +19,9 @@ from typing import Literal
 
 import numpy as np
 
+from neuralgentics.embeddings import Embedder
 from neuralgentics.memini.errors import InvalidInput, NotFound
 from neuralgentics.memini.indexer.chunkstore import ChunkStore, keyword_words, split_identifier
-from neuralgentics.memini.indexer.indexing import Embedder
 from neuralgentics.memini.indexer.selection import expand_path
 
 RRF_K = 10  # for the rrf() baseline: 5-10 beat the customary 60 on top-50 lists
@@ -70,7 +70,7 @@ def search_project(
     *,
     top_k: int = 10,
     mode: Mode = "hybrid",
-    embedder: Embedder | None = None,
+    embedder: Embedder,
 ) -> list[SearchHit]:
     if not query or not query.strip():
         raise InvalidInput("query is empty", field="query")
@@ -84,10 +84,6 @@ def search_project(
     if mode in ("hybrid", "keyword"):
         keyword = store.keyword_search(project, query, depth)
     if mode in ("hybrid", "vector"):
-        if embedder is None:
-            from neuralgentics.memini.embeddings import get_embedder
-
-            embedder = get_embedder()
         vec = embedder.embed([query])[0]
         vector = store.vector_search(project, vec, depth)
 

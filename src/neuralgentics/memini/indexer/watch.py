@@ -15,6 +15,7 @@ from pathlib import Path
 
 from watchfiles import DefaultFilter, watch
 
+from neuralgentics.embeddings import Embedder
 from neuralgentics.memini.indexer.chunkstore import ChunkStore
 from neuralgentics.memini.indexer.indexing import IndexReport, index_project
 from neuralgentics.memini.indexer.selection import MAX_FILE_BYTES, resolve_root
@@ -39,6 +40,7 @@ def watch_project(
     path: str | os.PathLike[str],
     store: ChunkStore,
     *,
+    embedder: Embedder,
     on_report: Callable[[IndexReport], None] | None = None,
     stop: threading.Event | None = None,
     debounce_ms: int = DEBOUNCE_MS,
@@ -55,7 +57,7 @@ def watch_project(
 
     def run() -> None:
         nonlocal runs
-        report = index_project(root, store, max_file_bytes=max_file_bytes)
+        report = index_project(root, store, embedder=embedder, max_file_bytes=max_file_bytes)
         runs += 1
         if on_report is not None:
             on_report(report)

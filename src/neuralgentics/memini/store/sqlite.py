@@ -11,7 +11,6 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +41,7 @@ from neuralgentics.memini.store.validate import (
     check_vector,
 )
 from neuralgentics.memini.store.vectors import VectorIndex, from_blob, to_blob
+from neuralgentics.text import MEMORY_STOPWORDS, stemmer
 
 _MEMORY_COLUMNS = (
     "m.id, m.content, m.trust_score, m.source_type, m.project, m.tags, m.metadata, "
@@ -128,24 +128,9 @@ def _trust_event(row: tuple) -> TrustEvent:
     return event
 
 
-# Words that match nearly every row: scoring them costs time and ranks nothing.
-STOPWORDS = frozenset(
-    "a an and are as at be by do does for from has have how i in is it its of on or that the "
-    "this to was we what when where which who why will with you".split()
-)
-
-
 # A keyword query scores at most about this many rows: its rarest words are kept while their
 # document frequencies add up to no more (the same rule as the PostgreSQL store).
 KEYWORD_ROW_BUDGET = 2_000
-
-
-@lru_cache(maxsize=1)
-def _stemmer():
-    import Stemmer
-
-    # FTS5's "porter" tokenizer is the original Porter algorithm; so is this one.
-    return Stemmer.Stemmer("porter")
 
 
 def _quote(word: str) -> str:
@@ -159,13 +144,14 @@ def fts_query(text: str, doc_freq: Callable[[list[str]], dict[str, int]] | None 
     KEYWORD_ROW_BUDGET; when even the rarest is that frequent, every word must match.
     """
     all_words = _WORD.findall(text)
-    words = list(dict.fromkeys(w.lower() for w in all_words if w.lower() not in STOPWORDS))
+    words = list(dict.fromkeys(w.lower() for w in all_words if w.lower() not in MEMORY_STOPWORDS))
     words = words or list(dict.fromkeys(w.lower() for w in all_words))
     if not words:
         return None
     if doc_freq is None:
         return " OR ".join(_quote(w) for w in words)
-    stems = _stemmer().stemWords(words)
+    # FTS5's "porter" tokenizer is the original Porter algorithm; so is this stemmer.
+    stems = stemmer("porter").stemWords(words)
     freq = doc_freq(stems)
     ranked = sorted(zip(words, stems), key=lambda pair: freq.get(pair[1], 0))
     if freq.get(ranked[0][1], 0) > KEYWORD_ROW_BUDGET:

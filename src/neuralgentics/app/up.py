@@ -19,6 +19,7 @@ from types import FrameType
 
 import httpx
 
+from neuralgentics.config import Settings
 from neuralgentics.credentials import CredentialError, ensure_token
 
 STOP_GRACE_SECONDS = 10.0
@@ -96,6 +97,7 @@ def stop_all(services: list[Service]) -> None:
 
 
 def up(
+    settings: Settings,
     host: str,
     port: int,
     broker_port: int,
@@ -109,7 +111,7 @@ def up(
     try:
         # Made here, before either child starts, so both serve with the same credential (each
         # would otherwise race to create the token file; the loser would read the winner's).
-        token = ensure_token()
+        token = ensure_token(settings)
     except CredentialError as exc:
         raise UpError(str(exc)) from None
     for svc, p in zip(services, (port, broker_port)):

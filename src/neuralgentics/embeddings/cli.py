@@ -8,6 +8,8 @@ from typing import Any
 
 import typer
 
+from neuralgentics.config import Settings
+
 model_app = typer.Typer(
     help="The embedding model (all-MiniLM-L6-v2): build and inspect.", no_args_is_help=True
 )
@@ -24,11 +26,15 @@ def build(
 ) -> None:
     """Build the ONNX graph from the installed weights into the model cache (about a second;
     instant when it is there). The service also does this by itself on first use."""
-    from neuralgentics.memini._onnx_build import build_model
-    from neuralgentics.memini._onnx_cache import ModelUnavailable
+    from neuralgentics.config import get_settings
+    from neuralgentics.embeddings.onnx_build import build_model
+    from neuralgentics.embeddings.onnx_cache import ModelUnavailable
 
+    cache = get_settings().model_cache
     try:
-        result = build_model("reference" if reference else "packaged", int8=int8, force=force)
+        result = build_model(
+            "reference" if reference else "packaged", int8=int8, force=force, cache=cache
+        )
     except ModelUnavailable as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
@@ -44,7 +50,9 @@ def build(
 @model_app.command("info")
 def info(as_json: bool = typer.Option(False, "--json", help="Print JSON")) -> None:
     """Where the weights come from, where the graphs are, and which backend would run."""
-    report = model_info()
+    from neuralgentics.config import get_settings
+
+    report = model_info(get_settings())
     if as_json:
         typer.echo(json.dumps(report, indent=2))
         return
@@ -52,37 +60,37 @@ def info(as_json: bool = typer.Option(False, "--json", help="Print JSON")) -> No
         typer.echo(f"{key:>18}: {value}")
 
 
-def model_info() -> dict[str, Any]:
+def model_info(settings: Settings) -> dict[str, Any]:
     import importlib.util
 
-    from neuralgentics.memini import _onnx_cache as cache
-    from neuralgentics.memini._onnx_build import find_build
-    from neuralgentics.memini._onnx_session import default_threads
-    from neuralgentics.memini._onnx_weights import SOURCES, model_config, weight_source
-    from neuralgentics.memini.embeddings import DIM, MODEL_NAME, _configured_backend
+    from neuralgentics.embeddings import DIM, MODEL_NAME
+    from neuralgentics.embeddings import onnx_cache as cache
+    from neuralgentics.embeddings.onnx_build import find_build
+    from neuralgentics.embeddings.onnx_session import default_threads
+    from neuralgentics.embeddings.onnx_weights import SOURCES, model_config, weight_source
 
     report: dict[str, Any] = {
         "model": MODEL_NAME,
         "dim": DIM,
         "max_length": model_config()["max_seq_length"],
     }
-    report["cache"] = str(cache.cache_root())
+    report["cache"] = str(cache.cache_root(settings.model_cache))
     for source in SOURCES:
         try:
-            src = weight_source(source)
+            src = weight_source(source, settings.model_cache)
         except cache.ModelUnavailable as exc:
             report[f"{source}_weights"] = f"unavailable: {exc}"
             continue
         report[f"{source}_weights"] = f"{src.path} ({src.package})"
         for label, int8 in (("onnx", False), ("onnx_int8", True)):
-            found = find_build(source, int8=int8)
+            found = find_build(source, int8=int8, cache=settings.model_cache)
             graph = found.graph(int8=int8) if found else None
             report[f"{source}_{label}"] = f"{graph} ({_mib(graph)})" if graph else "not built yet"
-    backend = _configured_backend()
+    backend = (settings.embedding_backend or "auto").strip().lower()
     report["backend_setting"] = backend
     report["backend_effective"] = "onnx" if backend == "auto" else backend
     report["torch_installed"] = importlib.util.find_spec("torch") is not None
-    report["threads"] = default_threads()
+    report["threads"] = default_threads(settings.embedding_threads)
     return report
 
 

@@ -17,20 +17,14 @@ _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 TOKEN_BUDGET = 2048
 
 
-def default_threads() -> int:
-    """Intra-op threads: the CPUs this process may use, at most 4 (MiniLM stops scaling there);
-    `NEURALGENTICS_EMBEDDING_THREADS` overrides."""
-    configured = os.environ.get("NEURALGENTICS_EMBEDDING_THREADS", "").strip()
-    if configured:
-        try:
-            value = int(configured)
-        except ValueError:
-            raise ValueError(
-                f"NEURALGENTICS_EMBEDDING_THREADS must be a whole number, got {configured!r}"
-            ) from None
-        if value < 1:
-            raise ValueError(f"NEURALGENTICS_EMBEDDING_THREADS must be >= 1, got {value}")
-        return value
+def default_threads(configured: int | None = None) -> int:
+    """Intra-op threads: `configured` (``Settings.embedding_threads``,
+    `NEURALGENTICS_EMBEDDING_THREADS`), else the CPUs this process may use, at most 4 (MiniLM
+    stops scaling there)."""
+    if configured is not None:
+        if isinstance(configured, bool) or not isinstance(configured, int) or configured < 1:
+            raise ValueError(f"NEURALGENTICS_EMBEDDING_THREADS must be a whole number >= 1, got {configured!r}")
+        return configured
     try:
         available = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
@@ -75,7 +69,7 @@ class OnnxEncoder:
         import onnxruntime as ort
 
         self.graph = graph
-        self.threads = threads or default_threads()
+        self.threads = default_threads(threads)
         options = ort.SessionOptions()
         options.intra_op_num_threads = self.threads
         # One graph, no parallel branches worth a second pool.

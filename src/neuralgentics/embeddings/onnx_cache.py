@@ -1,8 +1,8 @@
 """Where the built ONNX graphs of all-MiniLM-L6-v2 live, and how to find them again.
 
-The cache sits under the user's cache dir; ``NEURALGENTICS_MODEL_CACHE`` is the one setting
-that moves it (never under ``NEURALGENTICS_HOME``: the temporary homes tests make must not
-each build the graph again). Each build has its own folder named after the weight source, a
+The cache sits under the user's cache dir unless the caller names another folder (the
+``model_cache`` setting, ``NEURALGENTICS_MODEL_CACHE``; never under ``NEURALGENTICS_HOME``: the
+temporary homes tests make must not each build the graph again). Each build has its own folder named after the weight source, a
 digest of its file and the build recipe, so a new weights package or a changed recipe never
 reads a stale graph. Nothing here needs torch or onnx.
 """
@@ -24,7 +24,6 @@ import platformdirs
 MODEL_NAME = "all-MiniLM-L6-v2"
 # Bump when the built graph changes shape or meaning (inputs, outputs, pooling, opset).
 BUILD_RECIPE = "graph-mean-l2-opset17-v2"
-CACHE_ENV = "NEURALGENTICS_MODEL_CACHE"
 
 FP32_FILE = "model.onnx"
 INT8_FILE = "model-int8.onnx"
@@ -38,19 +37,19 @@ class ModelUnavailable(RuntimeError):
     """The embedding model cannot be loaded; the message says what to run or install."""
 
 
-def cache_root() -> Path:
-    override = os.environ.get(CACHE_ENV, "").strip()
-    if override:
-        return Path(override).expanduser()
+def cache_root(configured: Path | None = None) -> Path:
+    """The cache folder: the configured one (``Settings.model_cache``), else the user's."""
+    if configured is not None:
+        return Path(configured).expanduser()
     return Path(platformdirs.user_cache_dir("neuralgentics")) / "models"
 
 
-def file_digest(path: Path) -> str:
+def file_digest(path: Path, cache: Path | None = None) -> str:
     """sha256 of a file, memoised in the cache by (path, size, mtime)."""
     path = path.resolve()
     stat = path.stat()
     key = f"{path}:{stat.st_size}:{stat.st_mtime_ns}"
-    memo_path = cache_root() / _DIGEST_MEMO
+    memo_path = cache_root(cache) / _DIGEST_MEMO
     memo = _read_json(memo_path)
     if isinstance(memo.get(key), str):
         return memo[key]
@@ -91,10 +90,10 @@ class BuildPaths:
         return _read_json(self.manifest)
 
 
-def build_paths(source: str, digest: str) -> BuildPaths:
+def build_paths(source: str, digest: str, cache: Path | None = None) -> BuildPaths:
     """The folder the graphs built from that source file belong in (whether or not it exists)."""
     tag = hashlib.sha256(f"{digest}:{BUILD_RECIPE}".encode()).hexdigest()[:16]
-    return BuildPaths(cache_root() / f"{MODEL_NAME}-{source}-{tag}")
+    return BuildPaths(cache_root(cache) / f"{MODEL_NAME}-{source}-{tag}")
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:

@@ -1,5 +1,5 @@
-"""One check in front of every route of memini-core (memory, project, orchestrator, dashboard):
-no text that cannot round-trip as UTF-8 JSON gets past the edge, whichever route it is sent to.
+"""One check in front of every route of memini-core (memory, project, orchestrator, dashboard;
+the composition root installs it app-wide): no text that cannot round-trip as UTF-8 JSON gets past the edge, whichever route it is sent to.
 
 Runs as an app-wide dependency, so it sees the parsed JSON body (Starlette caches it; the route
 reads the same object), the query parameters and the path parameters before any route code —
@@ -14,7 +14,7 @@ import json
 from fastapi import Request
 
 from neuralgentics import jsonsafe
-from neuralgentics.memini.errors import InvalidInput
+from neuralgentics.errors import InvalidInput
 
 # More than any route takes (the longest list filter allows 50 tags); a flood of repeated
 # parameters is refused before a route turns each into SQL.

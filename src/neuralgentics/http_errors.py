@@ -1,25 +1,49 @@
-"""The documented error body for what FastAPI and Starlette answer themselves: validation
-errors, bodies that are not JSON, unknown routes, wrong methods. Routes raise
-NeuralgenticsError, which already has this shape; these are the errors raised before a route
-runs, which otherwise answer `{"detail": ...}`."""
+"""One error body on every HTTP front: `install_error_handlers(app)` answers a raised
+`NeuralgenticsError` with its status and `{"error": {"code", "message", "field", ...}}`, and
+puts what FastAPI and Starlette answer themselves (validation errors, bodies that are not JSON,
+unknown routes, wrong methods — otherwise `{"detail": ...}`) in the same shape. memini-core
+and the broker's HTTP front both install it; HTTPGuard answers its refusals in this shape too.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from neuralgentics import jsonsafe
+from neuralgentics.errors import NeuralgenticsError, error_body
 
 # FastAPI's detail when reading the body failed for another reason than malformed JSON
 # (fastapi/routing.py): a RecursionError, a number over Python's digit limit, ...
 PARSE_FAILED = "There was an error parsing the body"
 
 
-def error(status: int, code: str, message: str, field: str | None = None) -> JSONResponse:
-    return JSONResponse(
-        status_code=status, content={"error": {"code": code, "message": message, "field": field}}
-    )
+def error(status: int, code: str, message: str, field: str | None = None, **extra: Any) -> JSONResponse:
+    return JSONResponse(status_code=status, content=error_body(code, message, field, **extra))
+
+
+def error_response(exc: NeuralgenticsError) -> JSONResponse:
+    return JSONResponse(status_code=exc.status, content=exc.to_json())
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Every error an app answers, in the documented shape."""
+
+    @app.exception_handler(NeuralgenticsError)
+    async def _known_error(_: Request, exc: NeuralgenticsError) -> JSONResponse:
+        return error_response(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return validation_response(exc)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return http_response(exc)
 
 
 # Codes for the errors Starlette/FastAPI raise themselves (unknown route, wrong method, ...).

@@ -1,0 +1,48 @@
+"""`neuralgentics serve` and `neuralgentics up`: the commands that run the composed services."""
+
+from __future__ import annotations
+
+import typer
+
+from neuralgentics.config import get_settings
+
+
+def serve(
+    host: str = typer.Option(None, "--host", help="Default 127.0.0.1 (NEURALGENTICS_HOST)"),
+    port: int = typer.Option(None, "--port", help="Default 8900 (NEURALGENTICS_PORT)"),
+) -> None:
+    """Run memini-core (HTTP JSON) on the configured store."""
+    from neuralgentics.app.serve import ServeError, serve_core
+
+    settings = get_settings()
+    settings = settings.model_copy(update={"host": host or settings.host, "port": port or settings.port})
+    try:
+        serve_core(settings, echo=lambda line: typer.echo(line, err=True))
+    except ServeError as exc:
+        typer.secho(str(exc), err=True, fg="red")
+        raise typer.Exit(2) from None
+
+
+def up_cmd(
+    host: str | None = typer.Option(None, "--host", help="Default 127.0.0.1 (NEURALGENTICS_HOST)."),
+    port: int | None = typer.Option(None, "--port", help="memini-core port (default 8900)."),
+    broker_port: int | None = typer.Option(None, "--broker-port", help="Broker HTTP port (default 8901)."),
+    no_broker: bool = typer.Option(False, "--no-broker", help="Start memini-core only."),
+) -> None:
+    """Start memini-core and the broker's HTTP front together; Ctrl-C or SIGTERM stops both."""
+    from neuralgentics.app.up import UpError, up
+
+    s = get_settings()
+    try:
+        code = up(s, host or s.host, port or s.port, broker_port or s.broker_port,
+                  with_broker=not no_broker, echo=lambda line: typer.echo(line, err=False))
+    except UpError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    raise typer.Exit(code)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `serve` and `up` to the main `neuralgentics` app."""
+    app.command("serve")(serve)
+    app.command("up")(up_cmd)

@@ -1,0 +1,142 @@
+"""memini-core's HTTP app, assembled: the memory routes, the project index, the orchestrator
+and the dashboard, each given its objects here (`app.dependency_overrides`), behind one
+HTTPGuard (size, Host/Origin, cross-site, the bearer token) and one error handler.
+
+    settings ─► store (opened on first use) ─► MemoryService ─► memini routes
+                   └──► chunk store ─► index jobs ─────────────► project routes
+              embedder ─► (all of the above) ─► Orchestrator ──► orchestrator routes
+              settings ─────────────────────────────────────────► dashboard routes
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import Depends, FastAPI
+
+from neuralgentics import __version__
+from neuralgentics.app.process import shared_embedder
+from neuralgentics.config import Settings, get_settings
+from neuralgentics.embeddings import Embedder
+from neuralgentics.http_errors import install_error_handlers
+from neuralgentics.httpguard import HTTPGuard
+from neuralgentics.memini import models as m
+from neuralgentics.memini import routes as memini_routes
+from neuralgentics.memini.indexer import chunk_store_for
+from neuralgentics.memini.indexer import routes as index_routes
+from neuralgentics.memini.indexer.chunkstore import ChunkStore
+from neuralgentics.memini.indexer.jobs import JobManager
+from neuralgentics.memini.service import MemoryService
+from neuralgentics.memini.store import open_store
+from neuralgentics.memini.store.base import Store
+from neuralgentics.orchestrator import http as orchestrator_routes
+from neuralgentics.orchestrator.memini_direct import DirectMemory
+from neuralgentics.orchestrator.service import Orchestrator
+from neuralgentics.request_text import check_request_text
+from neuralgentics.ui import routes as ui_routes
+from neuralgentics.ui.session import SESSION_ROUTES as UI_SESSION_ROUTES
+from neuralgentics.ui.session import cookie_grants
+
+_ERRORS = {"model": m.ErrorResponse}
+# The dashboard's page shell and static files are open; its data routes need the token.
+OPEN_PATHS = {"/health", *ui_routes.PUBLIC_PATHS, *UI_SESSION_ROUTES}
+
+
+class LazyMemory:
+    """The memory service, its store opened on first use: the service starts (and answers
+    503) while a database is down, and recovers on its own once it is back."""
+
+    def __init__(self, settings: Settings, store: Store | None, embedder: Embedder) -> None:
+        self.settings = settings
+        self.embedder = embedder
+        self._service = MemoryService(store, embedder, settings) if store else None
+        self._owned = store is None  # a store handed in is closed by whoever opened it
+        self._chunks: ChunkStore | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self) -> MemoryService:
+        if self._service is None:
+            with self._lock:
+                if self._service is None:
+                    self._service = MemoryService(
+                        open_store(self.settings), self.embedder, self.settings
+                    )
+        return self._service
+
+    def chunk_store(self) -> ChunkStore:
+        """The project index over the same store (the same database as the memories)."""
+        if self._chunks is None:
+            store = self().store
+            with self._lock:
+                if self._chunks is None:
+                    self._chunks = chunk_store_for(store)
+        return self._chunks
+
+    def close(self) -> None:
+        if self._owned and self._service is not None:
+            self._service.store.close()
+            self._service = None
+            self._chunks = None
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    store: Store | None = None,
+    embedder: Embedder | None = None,
+    project_dir: Path | None = None,
+) -> FastAPI:
+    """memini-core. `settings`: default the process's. `store` and `embedder`: use these
+    instead of opening the configured store and the process's model (tests, benchmarks);
+    `project_dir`: the orchestrator's default project (default: the directory the app is
+    built in, i.e. where the service was started)."""
+    settings = settings or get_settings()
+    model = embedder if embedder is not None else shared_embedder()
+    memory = LazyMemory(settings, store, model)
+    jobs = JobManager(memory.chunk_store, model)
+    orchestrator = Orchestrator(
+        embedder=model,
+        project_dir=project_dir if project_dir is not None else Path.cwd(),
+        config_dir=settings.config_dir,
+        memory=DirectMemory(memory),
+        store_path=settings.home / "orchestrator.db",
+    )
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        memory.close()
+
+    app = FastAPI(
+        title="memini-core",
+        version=__version__,
+        description="Semantic memory with trust, a memory graph and a project index.",
+        lifespan=lifespan,
+        responses={422: _ERRORS, 503: _ERRORS},
+        # every route, mounted routers included: no text that cannot round-trip as JSON gets in
+        dependencies=[Depends(check_request_text)],
+    )
+    install_error_handlers(app)
+    # The root's handle on the memory service, for tests and tools that reach the store
+    # (`app.state.service().store`); no route reads app.state.
+    app.state.service = memory
+    app.dependency_overrides.update({
+        memini_routes.memory_service: lambda: memory,
+        index_routes.chunk_store: lambda: memory.chunk_store,
+        index_routes.index_jobs: lambda: jobs,
+        index_routes.embedder: lambda: model,
+        orchestrator_routes.orchestrator: lambda: orchestrator,
+        ui_routes.ui_settings: lambda: settings,
+    })
+    app.include_router(memini_routes.router)
+    app.include_router(index_routes.router)
+    app.include_router(orchestrator_routes.router)
+    app.include_router(ui_routes.router)
+    # The token (when the settings have one: always when served) is checked there, once.
+    # The dashboard's session cookie opens its read routes (ui/session.py).
+    app.add_middleware(HTTPGuard, bind_host=settings.host, token=settings.token,
+                       open_paths=OPEN_PATHS, cookie_check=cookie_grants)
+    return app

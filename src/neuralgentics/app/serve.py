@@ -1,0 +1,60 @@
+"""`neuralgentics serve` and `neuralgentics broker serve`: the composed apps under uvicorn.
+
+Both refuse to bind beyond loopback without a token the user chose (NEURALGENTICS_TOKEN); on
+loopback the token file is created if need be. Every route but /health needs it either way.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from neuralgentics.config import Settings
+from neuralgentics.credentials import CredentialError, ensure_token, with_token
+from neuralgentics.filemodes import private_dir
+from neuralgentics.netguard import check_bind
+
+
+class ServeError(Exception):
+    """Could not start; the message says what to fix."""
+
+
+def serve_core(settings: Settings, *, echo=print) -> None:  # noqa: ANN001 - a print-like
+    """memini-core (memory, project index, orchestrator, dashboard) on settings.host:port."""
+    import uvicorn
+
+    from neuralgentics.app.core import create_app
+    from neuralgentics.logredact import log_config
+
+    try:
+        check_bind(settings.host, settings.token)
+        settings = with_token(settings)
+    except (ValueError, CredentialError) as exc:
+        raise ServeError(str(exc)) from None
+    # Everything this process creates (database, indexes, task records, logs) is its owner's
+    # alone; the stores also create their files 0600 and tighten older ones.
+    os.umask(0o077)
+    private_dir(settings.home)
+    store = "postgres" if settings.database_url else f"sqlite ({settings.sqlite_path})"
+    echo(f"memini-core on http://{settings.host}:{settings.port}  store: {store}")
+    # the access log never shows a credential from a query string (/ui?token=…)
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info",
+                log_config=log_config())
+
+
+def serve_broker(settings: Settings, config_path: Path | str | None, host: str, port: int) -> None:
+    """The broker's HTTP front: streamable HTTP at /mcp plus REST."""
+    import uvicorn
+
+    from neuralgentics.app.broker import intents
+    from neuralgentics.app.process import shared_embedder
+    from neuralgentics.broker.http import create_app
+
+    try:
+        check_bind(host, settings.token)
+        token = ensure_token(settings)
+    except (ValueError, CredentialError) as exc:
+        raise SystemExit(str(exc)) from None
+    app = create_app(config_path, host=host, token=token, settings=settings,
+                     intents=intents(settings, shared_embedder()))
+    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")

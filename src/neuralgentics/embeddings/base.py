@@ -1,0 +1,30 @@
+"""What every area needs to know of an embedding model: the `Embedder` protocol.
+
+The memory service, the project index, the orchestrator's classifier and the broker's intent
+matcher all take an `Embedder`; the composition root hands them the same `MiniLMEmbedder`, and a
+test may hand them anything with this shape.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+DIM = 384
+
+
+class Embedder(Protocol):
+    """Texts in, one L2-normalised float32 row per text out, in input order."""
+
+    model_name: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def content_hash(text: str) -> str:
+    """sha256 hex of the UTF-8 text: the embedding cache key, and the store's de-duplication key."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

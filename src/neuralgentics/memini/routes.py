@@ -1,0 +1,142 @@
+"""memini-core's HTTP routes (memory, graph, trust, health): each a thin call into the
+`MemoryService` the composition root provides (`memory_service`, wired in `neuralgentics.app`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Response
+
+from neuralgentics.memini import models as m
+from neuralgentics.memini.service import MAX_OFFSET, MemoryService
+from neuralgentics.memini.store.base import MemoryFilter
+
+def memory_service() -> Callable[[], MemoryService]:
+    """The service the routes call, as a getter: the composition root opens the store on first
+    use, inside the route (so a request is validated first, and the service starts — answering
+    503 — while its database is down). The root provides it (`dependency_overrides`); an app
+    that mounts `router` without it fails loudly instead of guessing."""
+    raise RuntimeError("memory_service is not wired: build the app with neuralgentics.app.create_app")
+
+
+Service = Annotated[Callable[[], MemoryService], Depends(memory_service)]
+
+router = APIRouter()
+
+
+
+@router.get("/health", tags=["service"])
+def health(svc: Service) -> dict:
+    """Liveness, store kind, embedding model and row counts."""
+    return svc().health()
+
+
+@router.post("/memory/query", response_model=m.QueryResponse, tags=["memory"])
+def query(svc: Service, body: m.QueryRequest) -> m.QueryResponse:
+    """Hybrid semantic + keyword search, weighted by trust; each hit says why it ranked."""
+    return m.query_response(body.query, svc().query(body.query, body.to_filter(), top_k=body.top_k))
+
+
+@router.post("/memory/add", response_model=m.AddResponse, status_code=201, tags=["memory"])
+def add(svc: Service, body: m.AddRequest, response: Response) -> m.AddResponse:
+    """Store a memory (embedded on the way in). The same content twice returns the first (200)."""
+    result = svc().add(
+        body.content,
+        source_type=body.source_type,
+        project=body.project,
+        tags=body.tags,
+        metadata=body.metadata,
+        actor=body.actor,
+        supersede_similar=body.supersede_similar,
+        similar_threshold=body.similar_threshold,
+    )
+    if not result.created:
+        response.status_code = 200
+    return m.add_response(result)
+
+
+@router.get("/memory", response_model=m.ListResponse, tags=["memory"])
+def list_memories(
+    svc: Service,
+    project: str | None = None,
+    source_type: str | None = None,
+    tag: list[str] = Query(default_factory=list),
+    min_trust: float | None = Query(None, ge=0, le=1),
+    include_superseded: bool = False,
+    limit: int = Query(50, ge=1, le=1000),
+    offset: int = Query(0, ge=0, le=MAX_OFFSET),
+) -> m.ListResponse:
+    """Newest first, with filters and pagination."""
+    flt = MemoryFilter(project, source_type, tag, min_trust, include_superseded)
+    items, total = svc().list(flt, limit=limit, offset=offset)
+    return m.ListResponse(
+        items=[m.memory_out(x) for x in items], total=total, limit=limit, offset=offset
+    )
+
+
+@router.get("/memory/related/{memory_id}", response_model=m.RelatedResponse, tags=["graph"])
+def related(
+    svc: Service,
+    memory_id: str,
+    depth: int = Query(1, ge=1, le=5),
+    types: list[str] = Query(default_factory=list, description="Relationship types (repeat or comma-separate)"),
+) -> m.RelatedResponse:
+    """Breadth-first walk of the memory graph from one memory."""
+    wanted = [t for part in types for t in part.split(",") if t]
+    reached, edges, memories = svc().related(memory_id, depth=depth, types=wanted)
+    return m.related_response(memory_id, depth, reached, edges, memories)
+
+
+@router.post("/memory/relationship", response_model=m.RelationshipOut, status_code=201, tags=["graph"])
+def relate(svc: Service, body: m.RelationshipRequest) -> m.RelationshipOut:
+    """Link two memories. CONTRADICTS lowers the older one's trust; SUPERSEDES hides the target."""
+    rel = svc().relate(
+        body.source_id,
+        body.target_id,
+        body.relationship_type,
+        confidence=body.confidence,
+        metadata=body.metadata,
+        actor=body.actor,
+    )
+    return m.relationship_out(rel)
+
+
+@router.delete("/memory/relationship/{relationship_id}", status_code=204, tags=["graph"])
+def unrelate(svc: Service, relationship_id: str) -> Response:
+    svc().unrelate(relationship_id)
+    return Response(status_code=204)
+
+
+@router.get("/memory/{memory_id}", response_model=m.MemoryDetailOut, tags=["memory"])
+def get(svc: Service, memory_id: str) -> m.MemoryDetailOut:
+    """One memory with its trust history and relationships."""
+    return m.detail_out(svc().get(memory_id))
+
+
+@router.patch("/memory/{memory_id}", response_model=m.MemoryOut, tags=["memory"])
+def update(svc: Service, memory_id: str, body: m.UpdateRequest) -> m.MemoryOut:
+    """Change content (re-embedded), tags, metadata or source type."""
+    return m.memory_out(
+        svc().update(
+            memory_id,
+            content=body.content,
+            source_type=body.source_type,
+            tags=body.tags,
+            metadata=body.metadata,
+        )
+    )
+
+
+@router.delete("/memory/{memory_id}", status_code=204, tags=["memory"])
+def delete(svc: Service, memory_id: str) -> Response:
+    svc().delete(memory_id)
+    return Response(status_code=204)
+
+
+@router.post("/memory/{memory_id}/trust", response_model=m.TrustResponse, tags=["trust"])
+def adjust_trust(svc: Service, memory_id: str, body: m.TrustRequest) -> m.TrustResponse:
+    """Record a trust event: agent_used +0.05, user_confirmed +0.10, user_rejected -0.15, contradicted -0.10."""
+    memory, event = svc().apply_trust(memory_id, body.event, actor=body.actor, note=body.note)
+    return m.TrustResponse(memory=m.memory_out(memory), event=m.trust_event_out(event))
