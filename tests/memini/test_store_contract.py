@@ -384,6 +384,92 @@ def test_deleting_the_superseding_memory_makes_the_old_one_current_again(store: 
     assert ids(store.vector_search(store.get_embedding(old.id), MemoryFilter(), 1)) == [old.id]
 
 
+def test_a_memory_superseded_twice_stays_superseded_until_its_last_superseder_goes(store: Store) -> None:
+    """B and A both supersede C: deleting A (or its edge) leaves C superseded by B; only when
+    no SUPERSEDES edge points at C any more is it current again. (SQLite cleared the mark on
+    the first delete, issue 14.)"""
+    c, _ = store.add_memory(new("deploys go out on Fridays"))
+    b, _ = store.add_memory(new("deploys go out on Thursdays"))
+    a, _ = store.add_memory(new("deploys go out on Tuesdays"))
+    store.add_relationship(b.id, c.id, "SUPERSEDES", 1.0)
+    store.add_relationship(a.id, c.id, "SUPERSEDES", 1.0)
+    assert store.get_memory(c.id).superseded_by == a.id  # the newest edge names it
+    assert store.delete_memory(a.id) is True
+    assert store.get_memory(c.id).superseded_by == b.id
+    assert c.id not in _visible(store)
+    # the same through removing an edge rather than a memory
+    d, _ = store.add_memory(new("deploys go out on Mondays"))
+    edge = store.add_relationship(d.id, c.id, "SUPERSEDES", 1.0)
+    assert store.get_memory(c.id).superseded_by == d.id
+    assert store.delete_relationship(edge.id) is True
+    assert store.get_memory(c.id).superseded_by == b.id
+    assert store.delete_memory(b.id) is True
+    assert store.get_memory(c.id).superseded_by is None
+    assert c.id in _visible(store)
+
+
+def test_deleting_a_memory_that_supersedes_several_frees_only_those_left_unsuperseded(store: Store) -> None:
+    x, _ = store.add_memory(new("x is 1"))
+    y, _ = store.add_memory(new("y is 1"))
+    both, _ = store.add_memory(new("x and y are 2"))
+    only_y, _ = store.add_memory(new("y is 3"))
+    store.add_relationship(both.id, x.id, "SUPERSEDES", 1.0)
+    store.add_relationship(both.id, y.id, "SUPERSEDES", 1.0)
+    store.add_relationship(only_y.id, y.id, "SUPERSEDES", 1.0)
+    store.delete_memory(both.id)
+    assert store.get_memory(x.id).superseded_by is None
+    assert store.get_memory(y.id).superseded_by == only_y.id
+
+
+# --- what both stores write the same way (validation written once, issue 14) ----------------
+
+
+def test_a_tag_given_twice_is_kept_once_on_add_and_on_update(store: Store) -> None:
+    m, _ = store.add_memory(new("tagged twice", tags=["ops", "db", "ops"]))
+    assert m.tags == ["ops", "db"] and store.get_memory(m.id).tags == ["ops", "db"]
+    assert [x.id for x in store.list_memories(MemoryFilter(tags=["ops"]))[0]] == [m.id]
+    updated = store.update_memory(m.id, MemoryPatch(tags=["db", "db", "api"]))
+    assert updated.tags == ["db", "api"] and store.get_memory(m.id).tags == ["db", "api"]
+
+
+@pytest.mark.parametrize("delta", [float("nan"), float("inf"), float("-inf")])
+def test_a_non_finite_trust_delta_is_refused_and_nothing_is_written(store: Store, delta: float) -> None:
+    m, _ = store.add_memory(new("finite trust only"))
+    other, _ = store.add_memory(new("another memory"))
+    with pytest.raises(InvalidInput) as err:
+        store.apply_trust(TrustChange(m.id, "user_confirmed", delta))
+    assert err.value.field == "delta"
+    with pytest.raises(InvalidInput):
+        store.add_relationship(m.id, other.id, "CONTRADICTS", 1.0,
+                               trust_change=TrustChange(other.id, "contradicted", delta))
+    with pytest.raises(InvalidInput):
+        store.add_memory(new("finite trust only"), on_duplicate=TrustChange("", "agent_used", delta))
+    assert store.get_memory(m.id).trust_score == 0.5 and store.trust_history(m.id) == []
+    assert store.get_memory(other.id).trust_score == 0.5 and store.edges_of([m.id]) == []
+
+
+def test_a_trust_event_is_not_an_edit(store: Store) -> None:
+    m, _ = store.add_memory(new("trusted more, not edited"))
+    after, event = store.apply_trust(TrustChange(m.id, "user_confirmed", 0.1))
+    assert after.trust_score == 0.6
+    assert after.updated_at == m.updated_at == store.get_memory(m.id).updated_at
+    assert event.created_at >= m.updated_at
+
+
+def test_an_empty_patch_changes_nothing_not_even_updated_at(store: Store) -> None:
+    m, _ = store.add_memory(new("left alone"))
+    assert store.update_memory(m.id, MemoryPatch()).updated_at == m.updated_at
+    assert store.get_memory(m.id).updated_at == m.updated_at
+
+
+def test_a_hash_or_embedding_without_new_content_is_refused(store: Store) -> None:
+    m, _ = store.add_memory(new("content, hash and vector go together"))
+    for patch in (MemoryPatch(content_hash=sha("other")), MemoryPatch(embedding=unit(5))):
+        with pytest.raises(InvalidInput):
+            store.update_memory(m.id, patch)
+    assert store.get_memory(m.id).content_hash == m.content_hash
+
+
 # --- vector search ----------------------------------------------------------------------------
 
 
@@ -732,10 +818,18 @@ def test_data_survives_reopening(open_store: Callable[[], Store]) -> None:
     assert len(second.trust_history(a.id)) == 1
 
 
-def test_store_errors_are_memini_errors() -> None:
-    # the HTTP layer maps MeminiError subclasses to status codes; the store raises nothing else
+def test_store_errors_are_kinds_of_the_one_error_tree() -> None:
+    # the HTTP layer maps each kind to its status; a store raises nothing else
+    from neuralgentics import errors
+    from neuralgentics.db import errors as db_errors
+
     for cls in (Conflict, InvalidInput, NotFound):
         assert issubclass(cls, MeminiError)
+    for cls, kind in ((Conflict, errors.Conflict), (InvalidInput, errors.InvalidInput),
+                      (NotFound, errors.NotFound), (db_errors.StoreUnavailable, errors.Unavailable),
+                      (db_errors.Rejected, errors.InvalidInput), (db_errors.AlreadyExists, errors.Conflict),
+                      (db_errors.MissingReference, errors.NotFound)):
+        assert issubclass(cls, kind) and issubclass(cls, errors.NeuralgenticsError)
 
 
 # --- supersession cycles (issue 13, finding 13) ------------------------------------------------

@@ -17,7 +17,9 @@ from _postgres import drop_database, fresh_database, postgres_url
 
 from neuralgentics.memini.errors import StoreUnavailable
 from neuralgentics.memini.store.base import MemoryFilter, NewMemory
-from neuralgentics.memini.store.postgres import PostgresStore, load_migrations, migrate
+from neuralgentics.memini.store.migrations import migrate_postgres as migrate
+from neuralgentics.memini.store.migrations import migrations
+from neuralgentics.memini.store.postgres import PostgresStore
 
 pytestmark = pytest.mark.postgres
 
@@ -63,10 +65,11 @@ def test_concurrent_start_ups_apply_each_migration_once(db_url: str) -> None:
     for t in threads:
         t.join(timeout=60)
     assert not errors
-    versions = [m.version for m in load_migrations()]
+    versions = [m.version for m in migrations("postgres")]
     assert sorted(v for r in results for v in r) == versions
     with psycopg.connect(db_url) as conn:
-        rows = conn.execute("SELECT version FROM schema_migrations ORDER BY version").fetchall()
+        rows = conn.execute("SELECT version FROM schema_versions WHERE component = 'memini'"
+                            " ORDER BY version").fetchall()
     assert [r[0] for r in rows] == versions
     # a later start finds nothing to do and the data is untouched
     with PostgresStore(db_url) as store:
@@ -185,7 +188,7 @@ def test_keyword_search_with_very_common_words_stays_correct(db_url: str) -> Non
         store._stats_cache = None
         store.keyword_budget = 50  # as if the table were large
         # the statistics mark the words as frequent, so the pruned path is the one under test
-        rows, freqs, _ = store._run(store._lexeme_stats)
+        rows, freqs, _ = store.db.run(store._lexeme_stats)
         assert rows > 300 and freqs["share"] > 0.9 and freqs["servic"] > 0.9
         hits = store.keyword_search("shared zebra service", MemoryFilter(), 5)
         assert hits[0][0] == rare.id

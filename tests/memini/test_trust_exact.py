@@ -120,14 +120,14 @@ def test_sqlite_migration_converts_existing_rows(tmp_path) -> None:
 
 
 def test_postgres_migration_converts_existing_rows(pg_server) -> None:
-    from neuralgentics.memini.store.postgres import PostgresStore, load_migrations
+    from neuralgentics.memini.store.postgres import PostgresStore
 
     url = fresh_database(pg_server, "trustmig")
     try:
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute("CREATE TABLE schema_migrations (version INT PRIMARY KEY, name TEXT NOT NULL,"
                          " checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
-            for m in load_migrations():
+            for m in migrations("postgres"):
                 if m.version < 3:
                     conn.execute(m.sql)
                     conn.execute("INSERT INTO schema_migrations (version, name, checksum) VALUES (%s, %s, %s)",

@@ -76,7 +76,7 @@ def test_brokers_starting_together_both_open_the_postgres_audit_sink(pg_server) 
         def open_sink() -> None:
             barrier.wait(10)
             try:
-                PostgresAuditSink(url)._conn.close()
+                PostgresAuditSink(url).close()
             except Exception as exc:  # noqa: BLE001 - the failure is the finding
                 failures.append(repr(exc)[:200])
 

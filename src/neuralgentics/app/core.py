@@ -101,7 +101,7 @@ def create_app(
         embedder=model,
         project_dir=project_dir if project_dir is not None else Path.cwd(),
         config_dir=settings.config_dir,
-        memory=DirectMemory(memory),
+        memory=DirectMemory(memory, memory.chunk_store),
         store_path=settings.home / "orchestrator.db",
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 
-from neuralgentics import __version__
+from neuralgentics import __version__, errors
 from neuralgentics.config import Settings
 from neuralgentics.memini import graph, trust
 from neuralgentics.embeddings import Embedder, content_hash
@@ -165,7 +165,7 @@ class MemoryService:
                     {"reason": "near-duplicate on add"},
                 )
                 superseded = closest.memory.id
-            except NotFound:
+            except errors.NotFound:
                 # deleted since the search: the memory is stored (201) and supersedes nothing,
                 # rather than a failed request that left a committed row behind
                 superseded = None

@@ -1,47 +1,58 @@
 """memini-core by direct call, for when the orchestrator runs inside memini-core's process
-(the composition root builds ``Orchestrator(memory=DirectMemory(lazy_service), ...)``).
+(the composition root builds ``Orchestrator(memory=DirectMemory(lazy_service, ...), ...)``).
 
 `get_service` is called on every use so memini-core's lazily opened store (which recovers
-after a database outage) is respected.
+after a database outage) is respected. Any error of the memory side is a `MemoryUnavailable`
+to the orchestrator, except the two a retried step expects: the link already exists (409), and
+the memory it credits was deleted since (404).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import TypeVar
 
+from neuralgentics import errors
+from neuralgentics.memini.indexer import chunk_store_for, find_project, search_project
+from neuralgentics.memini.indexer.chunkstore import ChunkStore
+from neuralgentics.memini.service import MemoryService
+from neuralgentics.memini.store.base import MemoryFilter
 from neuralgentics.orchestrator.errors import MemoryUnavailable
 from neuralgentics.orchestrator.memory_client import MemoryHit, ProjectChunk, chunk_from_json
 
+T = TypeVar("T")
+
 
 class DirectMemory:
-    def __init__(self, get_service: Callable[[], Any]) -> None:
+    """`chunk_store`: the project index over the same store (default: one made per search)."""
+
+    def __init__(
+        self,
+        get_service: Callable[[], MemoryService],
+        chunk_store: Callable[[], ChunkStore] | None = None,
+    ) -> None:
         self._get_service = get_service
+        self._chunk_store = chunk_store
 
-    def _service(self) -> Any:
-        from neuralgentics.memini.errors import MeminiError
-
+    def _service(self) -> MemoryService:
         try:
             return self._get_service()
-        except MeminiError as exc:
+        except errors.NeuralgenticsError as exc:
             raise MemoryUnavailable(f"memory service unavailable: {exc.message}") from exc
 
-    def _call(self, fn: Callable[[], Any], *, gone_ok: bool = False) -> Any:
-        from neuralgentics.memini.errors import Conflict, MeminiError, NotFound
-
+    def _call(self, fn: Callable[[], T], *, gone_ok: bool = False) -> T | None:
         try:
             return fn()
-        except Conflict:
+        except errors.Conflict:
             return None  # e.g. the link already exists: a retried step is not an error
-        except NotFound:
+        except errors.NotFound:
             if gone_ok:
                 return None  # a used memory deleted since: nothing left to link or credit
             raise MemoryUnavailable("memory service refused: not found") from None
-        except MeminiError as exc:
+        except errors.NeuralgenticsError as exc:
             raise MemoryUnavailable(f"memory service refused: {exc.message}") from exc
 
     def query(self, text: str, *, top_k: int = 10, project: str | None = None) -> list[MemoryHit]:
-        from neuralgentics.memini.store.base import MemoryFilter
-
         svc = self._service()
         hits = self._call(lambda: svc.query(text, MemoryFilter(project=project or None), top_k=top_k)) or []
         return [
@@ -55,6 +66,8 @@ class DirectMemory:
         svc = self._service()
         result = self._call(lambda: svc.add(content, source_type=source_type, project=project or "",
                                             tags=[t for t in (tags or []) if t], metadata=metadata or {}))
+        if result is None:
+            raise MemoryUnavailable("memory service refused: the memory could not be stored")
         return str(result.memory.id)
 
     def relate(self, source_id: str, target_id: str, relationship_type: str, confidence: float = 1.0) -> None:
@@ -67,14 +80,11 @@ class DirectMemory:
         self._call(lambda: svc.apply_trust(memory_id, event, actor=actor, note=note), gone_ok=True)
 
     def search_project(self, text: str, top_k: int, project_dir: str) -> list[ProjectChunk]:
-        from neuralgentics.memini.errors import MeminiError
-        from neuralgentics.memini.indexer import chunk_store_for, find_project, search_project
-
         svc = self._service()
         try:
-            store = chunk_store_for(svc.store)
+            store = self._chunk_store() if self._chunk_store is not None else chunk_store_for(svc.store)
             project = find_project(store, project_dir)
-            hits = search_project(store, project, text[:4000], top_k=top_k, embedder=getattr(svc, "embedder", None))
-        except MeminiError as exc:
+            hits = search_project(store, project, text[:4000], top_k=top_k, embedder=svc.embedder)
+        except errors.NeuralgenticsError as exc:
             raise MemoryUnavailable(f"project search: {exc.message}") from exc
         return [chunk_from_json(h.as_dict()) for h in hits]

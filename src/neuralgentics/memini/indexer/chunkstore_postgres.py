@@ -1,7 +1,8 @@
 """Project chunks on PostgreSQL + pgvector: HNSW for vectors, a weighted tsvector for keywords.
 
-Runs every operation through the memory store's pool (`PostgresStore._run`), so each method
-is one transaction and driver failures map onto the same errors as the memory routes.
+Runs every operation through the memory store's database (`PostgresStore.db`, a
+`neuralgentics.db.postgres.PostgresDatabase`), so each method is one transaction and driver
+failures map onto the same errors as the memory routes.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ class PostgresChunkStore:
         self._owns_store = owns_store
 
     def _run(self, fn):
-        return self.store._run(fn)
+        return self.store.db.run(fn)
 
     # -- runs and files -----------------------------------------------------------------
 

@@ -51,11 +51,11 @@ class SQLiteChunkStore:
         self._vectors_lock = threading.Lock()
 
     def _conn(self) -> sqlite3.Connection:
-        return self.store._conn()
+        return self.store.db.connection()
 
     def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
-        # the memory store's transaction: the same connection, lock order and rollback rule
-        return self.store._tx()
+        # the memory store's database: the same connection, lock order and rollback rule
+        return self.store.db.transaction()
 
     # -- runs and files -----------------------------------------------------------------
 

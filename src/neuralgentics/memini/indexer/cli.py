@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from neuralgentics.memini.errors import MeminiError
+from neuralgentics.errors import NeuralgenticsError
 
 out = Console(soft_wrap=True)
 # soft_wrap: a long path in a message stays on one line, for people and for grep
@@ -25,7 +25,7 @@ err = Console(stderr=True, soft_wrap=True)
 log = logging.getLogger("neuralgentics.indexer")
 
 
-def _fail(exc: MeminiError) -> typer.Exit:
+def _fail(exc: NeuralgenticsError) -> typer.Exit:
     err.print(f"[red]error:[/red] {escape(exc.message)}")
     return typer.Exit(2)
 
@@ -98,7 +98,7 @@ def index(
 
     try:
         store = open_chunk_store(get_settings())
-    except MeminiError as exc:
+    except NeuralgenticsError as exc:
         raise _fail(exc) from None
     try:
         if list_:
@@ -136,7 +136,7 @@ def index(
         if explain:
             _print_skipped(rep.skipped)
         out.print(rep.summary(), markup=False, highlight=False)
-    except MeminiError as exc:
+    except NeuralgenticsError as exc:
         raise _fail(exc) from None
     except KeyboardInterrupt:
         err.print("interrupted: what was written is kept; the next run finishes the job")
@@ -202,7 +202,7 @@ def search(
         as_json = True
     try:
         store = open_chunk_store(get_settings())
-    except MeminiError as exc:
+    except NeuralgenticsError as exc:
         raise _fail(exc) from None
     try:
         root = find_project(store, project if project is not None else default_root())
@@ -215,7 +215,7 @@ def search(
                 sys.stdout.flush()
             else:
                 _print_hits(q, hits)
-    except MeminiError as exc:
+    except NeuralgenticsError as exc:
         raise _fail(exc) from None
     finally:
         store.close()

@@ -1,35 +1,28 @@
 """The memory store on PostgreSQL + pgvector (used when NEURALGENTICS_DATABASE_URL is set).
 
-One pooled connection per call, one transaction per Store method (the pool commits when the
-method returns and rolls back when it raises). Vectors live in an HNSW cosine index; keywords in
-a generated tsvector column with a GIN index. A database that cannot be reached raises
-StoreUnavailable within a few seconds instead of hanging a request.
+Only queries live here: the pool, retries, the circuit breaker, error mapping and migrations are
+`neuralgentics.db.postgres.PostgresDatabase` (`self.db`), one transaction per Store method.
+Vectors live in an HNSW cosine index; keywords in a generated tsvector column with a GIN index.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import math
 import re
-import threading
 import time
 import uuid
-import weakref
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
 from psycopg import errors as pg_errors
-from psycopg.conninfo import conninfo_to_dict
 from psycopg.types.json import Jsonb
-from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
-from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound, StoreUnavailable
+from neuralgentics.db.postgres import PostgresDatabase
+from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound
+from neuralgentics.memini.store.migrations import COMPONENT, migrations
 from neuralgentics.memini.store.base import (
     Memory,
     MemoryFilter,
@@ -43,12 +36,11 @@ from neuralgentics.memini.store.base import (
 )
 from neuralgentics.memini.store import cycles, repair
 from neuralgentics.memini.store.validate import (
+    check_change,
     check_filter,
-    check_metadata,
-    check_relationship_type,
-    check_tags,
-    check_text,
-    check_unit,
+    check_link,
+    check_new_memory,
+    check_patch,
     check_vector,
 )
 
@@ -56,14 +48,9 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-MIGRATIONS_DIR = Path(__file__).parent / "migrations" / "postgres"
-# any constant works; it only has to be the same for every process migrating this database
-_MIGRATION_LOCK_KEY = 0x6E6D656D_696E6931 & 0x7FFFFFFF_FFFFFFFF
 # Serialises SUPERSEDES inserts (cycle check); any constant distinct from the migration lock.
 _SUPERSEDES_LOCK_KEY = 0x6E6D656D_73757072 & 0x7FFFFFFF_FFFFFFFF
 _MAX_K = 1000
-# How long callers are refused at once after the database was found unreachable.
-BREAKER_SECONDS = 1.0
 _MAX_QUERY_WORDS = 64
 _MAX_LIST_LIMIT = 1000
 
@@ -73,104 +60,6 @@ _MEMORY_COLUMNS = (
 )
 _REL_COLUMNS = "id, source_id, target_id, relationship_type, confidence, created_at, metadata"
 _EVENT_COLUMNS = "id, memory_id, event, delta_milli, actor, score_after_milli, created_at, note"
-
-
-@dataclass(frozen=True)
-class Migration:
-    version: int
-    name: str
-    sql: str
-
-    @property
-    def checksum(self) -> str:
-        return hashlib.sha256(self.sql.encode()).hexdigest()
-
-
-def load_migrations(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
-    """`NNNN_name.sql` files, ordered by their number."""
-    found = []
-    for path in sorted(directory.glob("*.sql")):
-        head, _, rest = path.stem.partition("_")
-        if not head.isdigit():
-            raise ValueError(f"migration file {path.name} must start with its version number")
-        found.append(Migration(int(head), rest or path.stem, path.read_text(encoding="utf-8")))
-    versions = [m.version for m in found]
-    if len(set(versions)) != len(versions):
-        raise ValueError(f"two migrations share a version number in {directory}")
-    return found
-
-
-def describe_url(url: str) -> str:
-    """The database a URL points to, without its password (for error messages and logs)."""
-    try:
-        parts = conninfo_to_dict(url)
-    except psycopg.ProgrammingError:
-        return "<unparseable database URL>"
-    host = parts.get("host") or "localhost"
-    port = parts.get("port") or "5432"
-    return f"{parts.get('dbname') or parts.get('user') or '?'} on {host}:{port}"
-
-
-def migrate(url: str, *, connect_timeout: int = 3, lock_timeout_s: int = 60) -> list[int]:
-    """Apply pending migrations; returns the versions applied now.
-
-    Two processes starting at once serialise on an advisory lock, so each migration runs once.
-    """
-    migrations = load_migrations()
-    try:
-        conn = psycopg.connect(url, connect_timeout=connect_timeout, autocommit=True)
-    except psycopg.OperationalError as exc:
-        raise StoreUnavailable(
-            f"cannot connect to PostgreSQL ({describe_url(url)}): {_first_line(exc)}"
-        ) from exc
-    applied_now: list[int] = []
-    with conn:
-        try:
-            conn.execute(f"SET lock_timeout = '{int(lock_timeout_s)}s'")
-            conn.execute("SELECT pg_advisory_lock(%s)", [_MIGRATION_LOCK_KEY])
-            try:
-                conn.execute(
-                    "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                    " version INT PRIMARY KEY, name TEXT NOT NULL, checksum TEXT NOT NULL,"
-                    " applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-                )
-                done = {
-                    v: c for v, c in conn.execute("SELECT version, checksum FROM schema_migrations")
-                }
-                for m in migrations:
-                    if m.version in done:
-                        if done[m.version] != m.checksum:
-                            log.warning(
-                                "migration %04d_%s changed after it was applied", m.version, m.name
-                            )
-                        continue
-                    with conn.transaction():
-                        conn.execute(m.sql)
-                        conn.execute(
-                            "INSERT INTO schema_migrations (version, name, checksum)"
-                            " VALUES (%s, %s, %s)",
-                            [m.version, m.name, m.checksum],
-                        )
-                    applied_now.append(m.version)
-                    log.info("applied migration %04d_%s", m.version, m.name)
-            finally:
-                conn.execute("SELECT pg_advisory_unlock(%s)", [_MIGRATION_LOCK_KEY])
-        except pg_errors.FeatureNotSupported as exc:
-            raise StoreUnavailable(f"PostgreSQL cannot run the schema: {_first_line(exc)}") from exc
-        except (pg_errors.UndefinedFile, pg_errors.InsufficientPrivilege) as exc:
-            raise StoreUnavailable(
-                "the pgvector extension is missing or may not be created by this user "
-                f"({_first_line(exc)}); install pgvector >= 0.8 and run "
-                "`CREATE EXTENSION vector` as a superuser in that database"
-            ) from exc
-        except psycopg.OperationalError as exc:
-            raise StoreUnavailable(f"migrating {describe_url(url)} failed: {_first_line(exc)}") from exc
-    return applied_now
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _as_uuid(value: str | uuid.UUID) -> uuid.UUID | None:
@@ -296,103 +185,29 @@ class PostgresStore:
     ) -> None:
         self.url = url
         self.ef_search = int(ef_search)
-        self._timeout = float(timeout)
-        self._connect_timeout = int(connect_timeout)
-        self._statement_timeout_ms = int(statement_timeout_ms)
-        self._min_size, self._max_size = int(min_size), int(max_size)
-        self._pool_lock = threading.Lock()
-        self._closed = False
-        self._down_reason: str | None = None
-        # Circuit breaker: after the database was found down, callers get their 503 at once
-        # for a moment while a single caller probes, instead of each waiting out the pool.
-        self._breaker = threading.Lock()
-        self._open_until = 0.0
-        self._open_message = ""
-        self._probing = False
-        self._last_used: weakref.WeakKeyDictionary[psycopg.Connection, float] = (
-            weakref.WeakKeyDictionary()
-        )
         # keyword search: see keyword_search
         self.keyword_budget = 2000  # rows the selecting words may match
         self.keyword_candidates = 5000  # rows ranked at most
         self._stats_cache: tuple[float, tuple[float, dict[str, float], float]] | None = None
+        self.db = PostgresDatabase(
+            url, name="memini", min_size=min_size, max_size=max_size, timeout=timeout,
+            connect_timeout=connect_timeout, statement_timeout_ms=statement_timeout_ms,
+            configure=self._configure,
+        )
         if run_migrations:
-            migrate(url, connect_timeout=connect_timeout)
-        self._pool = self._open_pool()
+            self.db.migrate(COMPONENT, migrations("postgres"))
+        self.db.open()
         # e.g. (0, 8, 6); below (0, 8) filtered queries rely on the exact fallback only
         self.pgvector_version = self._pgvector_version()
 
-    # --- plumbing ---------------------------------------------------------------------------
-
     def _configure(self, conn: psycopg.Connection) -> None:
         register_vector(conn)
-        conn.execute(f"SET statement_timeout = {self._statement_timeout_ms}")
-        conn.execute("SET TimeZone = 'UTC'")
         # session-wide so a query needs no extra round trip to set them
         conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(self.ef_search)])
         row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
         if row and tuple(int(p) for p in re.findall(r"\d+", row[0])[:2]) >= (0, 8):
             # filtered queries keep walking the graph until enough rows pass the filter
             conn.execute("SET hnsw.iterative_scan = relaxed_order")
-        conn.commit()
-
-    def _check(self, conn: psycopg.Connection) -> None:
-        """Check a connection idle for a while before lending it (a recently used one is alive).
-
-        The check costs a round trip; skipping it for busy connections keeps hot paths at one
-        statement plus COMMIT, and a connection that died since is discarded after one failure.
-        """
-        if time.monotonic() - self._last_used.get(conn, 0.0) >= 2.0:
-            ConnectionPool.check_connection(conn)
-
-    def _open_pool(self) -> ConnectionPool:
-        pool = ConnectionPool(
-            self.url,
-            min_size=self._min_size,
-            max_size=self._max_size,
-            timeout=self._timeout,
-            kwargs={"connect_timeout": self._connect_timeout, "autocommit": True},
-            configure=self._configure,
-            # a connection broken by a server restart is replaced instead of failing a request
-            check=self._check,
-            reconnect_timeout=max(self._timeout * 6, 30.0),
-            name="memini",
-            open=False,
-        )
-        try:
-            pool.open(wait=True, timeout=self._timeout + self._connect_timeout)
-        except PoolTimeout as exc:
-            pool.close(timeout=1)
-            raise StoreUnavailable(
-                f"cannot connect to PostgreSQL ({describe_url(self.url)})"
-            ) from exc
-        return pool
-
-    def _recover(self, failed: ConnectionPool) -> bool:
-        """After a pool timeout: True when a fresh pool now serves requests.
-
-        The pool reconnects to a restarted server only on its exponential back-off schedule;
-        when a direct connection works and the pool is not simply saturated, start a new pool.
-        """
-        with self._pool_lock:
-            if self._closed:
-                return False
-            if self._pool is not failed:
-                return True  # another thread already replaced it
-            stats = failed.get_stats()
-            if stats.get("pool_size", 0) - stats.get("pool_available", 0) >= self._max_size:
-                return False  # every connection is busy: the server is up, just saturated
-            try:
-                psycopg.connect(self.url, connect_timeout=self._connect_timeout).close()
-            except psycopg.Error as exc:
-                self._down_reason = _first_line(exc)
-                return False
-            try:
-                self._pool = self._open_pool()
-            except StoreUnavailable:
-                return False
-        failed.close(timeout=0)
-        return True
 
     def _pgvector_version(self) -> tuple[int, ...]:
         row = self._run(
@@ -405,89 +220,18 @@ class PostgresStore:
     def _run(
         self, fn: Callable[[psycopg.Connection], T], *, tx: bool = True, attempts: int = 3
     ) -> T:
-        """Run fn in one transaction; map driver failures onto the memini errors.
-
-        Connections are in autocommit mode, so `tx=False` suits a read made of one statement
-        (itself a transaction): it saves the BEGIN and COMMIT round trips.
-        """
-        self._check_breaker()
-        try:
-            return self._attempt(fn, tx=tx, attempts=attempts)
-        except StoreUnavailable as exc:
-            with self._breaker:
-                self._open_until = time.monotonic() + BREAKER_SECONDS
-                self._open_message = exc.message
-            raise
-        finally:
-            with self._breaker:
-                self._probing = False
-
-    def _check_breaker(self) -> None:
-        with self._breaker:
-            if self._open_until == 0.0:
-                return
-            if time.monotonic() < self._open_until or self._probing:
-                raise StoreUnavailable(f"{self._open_message} (checking again shortly)")
-            self._probing = True  # this caller finds out whether it is back
-            self._open_until = 0.0
-
-    def _attempt(self, fn: Callable[[psycopg.Connection], T], *, tx: bool, attempts: int) -> T:
-        for attempt in range(1, attempts + 1):
-            pool = self._pool
-            try:
-                with pool.connection(timeout=self._timeout) as conn:
-                    if tx:
-                        with conn.transaction():
-                            result = fn(conn)
-                    else:
-                        result = fn(conn)
-                self._last_used[conn] = time.monotonic()
-                return result
-            except pg_errors.TransactionRollback:
-                # a deadlock or serialization failure rolled everything back: safe to retry
-                if attempt == attempts:
-                    raise StoreUnavailable("the database kept aborting the transaction") from None
-            except (PoolTimeout, PoolClosed) as exc:
-                self._down_reason = None
-                if attempt < attempts and self._recover(pool):
-                    continue
-                reason = self._down_reason or f"no free connection ({_first_line(exc)})"
-                raise StoreUnavailable(
-                    f"PostgreSQL ({describe_url(self.url)}) is unavailable: {reason}"
-                ) from exc
-            except pg_errors.CheckViolation as exc:
-                raise InvalidInput(f"rejected by the database: {_first_line(exc)}") from exc
-            except pg_errors.UniqueViolation as exc:
-                raise Conflict(f"already exists: {_first_line(exc)}") from exc
-            except pg_errors.ForeignKeyViolation as exc:
-                raise NotFound(f"a referenced memory does not exist: {_first_line(exc)}") from exc
-            except (pg_errors.DataError, pg_errors.UntranslatableCharacter) as exc:
-                raise InvalidInput(f"invalid value: {_first_line(exc)}") from exc
-            except psycopg.OperationalError as exc:
-                raise StoreUnavailable(
-                    f"PostgreSQL ({describe_url(self.url)}) failed: {_first_line(exc)}"
-                ) from exc
-            except psycopg.InterfaceError as exc:
-                raise StoreUnavailable(f"PostgreSQL connection lost: {_first_line(exc)}") from exc
-        raise AssertionError("unreachable")
+        return self.db.run(fn, tx=tx, attempts=attempts)
 
     # --- memories ---------------------------------------------------------------------------
 
     def add_memory(
         self, new: NewMemory, *, on_duplicate: TrustChange | None = None
     ) -> tuple[Memory, bool]:
-        content = check_text(new.content, "content")
-        content_hash = check_text(new.content_hash, "content_hash")
-        embedding = check_vector(new.embedding)
-        project = check_text(new.project, "project", allow_empty=True)
-        source_type = (
-            check_text(new.source_type, "source_type", max_len=50) if new.source_type is not None else None
-        )
-        tags = check_tags(new.tags)
-        metadata = check_metadata(new.metadata)
-        trust = check_unit(new.trust_score, "trust_score")
+        new = check_new_memory(new)
+        content, content_hash, embedding, project = new.content, new.content_hash, new.embedding, new.project
+        source_type, tags, metadata, trust = new.source_type, new.tags, new.metadata, new.trust_score
         if on_duplicate is not None:
-            self._check_change(on_duplicate)
+            check_change(on_duplicate)
 
         def op(conn: psycopg.Connection) -> tuple[Memory, bool]:
             row = conn.execute(
@@ -578,30 +322,21 @@ class PostgresStore:
         mid = _as_uuid(memory_id)
         if mid is None:
             raise NotFound(f"memory {memory_id} does not exist", field="id")
+        patch = check_patch(patch)
         sets: list[str] = []
         params: list[Any] = []
         if patch.content is not None:
-            if patch.embedding is None or patch.content_hash is None:
-                raise InvalidInput("new content needs its embedding and content_hash", field="content")
-            sets.append("content = %s")
-            params.append(check_text(patch.content, "content"))
-        elif patch.content_hash is not None:
-            raise InvalidInput("content_hash changes only with the content", field="content_hash")
-        if patch.embedding is not None:
-            sets.append("embedding = %s")
-            params.append(check_vector(patch.embedding))
-        if patch.content_hash is not None:
-            sets.append("content_hash = %s")
-            params.append(check_text(patch.content_hash, "content_hash"))
+            sets += ["content = %s", "embedding = %s", "content_hash = %s"]
+            params += [patch.content, patch.embedding, patch.content_hash]
         if patch.source_type is not None:
             sets.append("source_type = %s")
-            params.append(check_text(patch.source_type, "source_type", max_len=50))
+            params.append(patch.source_type)
         if patch.tags is not None:
             sets.append("tags = %s")
-            params.append(check_tags(patch.tags))
+            params.append(patch.tags)
         if patch.metadata is not None:
             sets.append("metadata = %s")
-            params.append(Jsonb(check_metadata(patch.metadata)))
+            params.append(Jsonb(patch.metadata))
 
         def op(conn: psycopg.Connection) -> Memory:
             current = conn.execute(
@@ -789,16 +524,6 @@ class PostgresStore:
 
     # --- trust ------------------------------------------------------------------------------
 
-    @staticmethod
-    def _check_change(change: TrustChange) -> None:
-        check_text(change.event, "event", max_len=50)
-        if not isinstance(change.delta, (int, float)) or not math.isfinite(change.delta):
-            raise InvalidInput("delta must be a finite number", field="delta")
-        if change.actor is not None:
-            check_text(change.actor, "actor", allow_empty=True)
-        if change.note is not None:
-            check_text(change.note, "note", allow_empty=True)
-
     def _apply_trust(self, conn: psycopg.Connection, change: TrustChange) -> tuple[Memory, TrustEvent]:
         mid = _as_uuid(change.memory_id)
         row = None
@@ -823,7 +548,7 @@ class PostgresStore:
         return memory, _row_to_event(event)
 
     def apply_trust(self, change: TrustChange) -> tuple[Memory, TrustEvent]:
-        self._check_change(change)
+        check_change(change)
         return self._run(lambda c: self._apply_trust(c, change))
 
     def trust_history(self, memory_id: str) -> list[TrustEvent]:
@@ -851,11 +576,9 @@ class PostgresStore:
         *,
         trust_change: TrustChange | None = None,
     ) -> Relationship:
-        check_relationship_type(relationship_type)
-        conf = check_unit(confidence, "confidence")
-        meta = check_metadata(metadata if metadata is not None else {})
+        relationship_type, conf, meta = check_link(relationship_type, confidence, metadata)
         if trust_change is not None:
-            self._check_change(trust_change)
+            check_change(trust_change)
         src, dst = _as_uuid(source_id), _as_uuid(target_id)
         if src is not None and src == dst:
             raise InvalidInput("a memory cannot be related to itself", field="target_id")
@@ -972,12 +695,10 @@ class PostgresStore:
         )
 
     def ping(self) -> None:
-        self._run(lambda c: c.execute("SELECT 1").fetchone(), tx=False)
+        self.db.ping()
 
     def close(self) -> None:
-        with self._pool_lock:
-            self._closed = True
-        self._pool.close(timeout=5)
+        self.db.close()
 
     def __enter__(self) -> PostgresStore:
         return self

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 import sqlite3
-import threading
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
-from neuralgentics.filemodes import private_dir, private_file, private_files
-from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound, StoreUnavailable
+from neuralgentics.db.sqlite import SQLiteDatabase
+from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound
 from neuralgentics.memini.store.base import (
     Memory,
     MemoryFilter,
@@ -30,14 +28,13 @@ from neuralgentics.memini.store.base import (
 )
 from neuralgentics.memini.store import cycles, repair
 from neuralgentics.memini.store.batches import in_batches
-from neuralgentics.memini.store.migrations import migrations
+from neuralgentics.memini.store.migrations import COMPONENT, migrations
 from neuralgentics.memini.store.validate import (
+    check_change,
     check_filter,
-    check_metadata,
-    check_relationship_type,
-    check_tags,
-    check_text,
-    check_unit,
+    check_link,
+    check_new_memory,
+    check_patch,
     check_vector,
 )
 from neuralgentics.memini.store.vectors import VectorIndex, from_blob, to_blob
@@ -48,7 +45,6 @@ _MEMORY_COLUMNS = (
     "m.content_hash, m.created_at, m.updated_at, m.superseded_by"
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
-_TEXT = functools.partial(str, encoding="utf-8", errors="surrogateescape")
 # Filters that leave at most this many rows are searched exactly (measured: ~5 ms here).
 EXACT_LIMIT = 5_000
 
@@ -189,105 +185,48 @@ def _where(flt: MemoryFilter, alias: str = "m") -> tuple[str, list]:
 
 
 class SQLiteStore:
+    """The memory store on one SQLite file (the default). Only queries live here: connections,
+    transactions, file modes and migrations are `neuralgentics.db.sqlite.SQLiteDatabase`
+    (`self.db`)."""
+
     kind = "sqlite"
 
     def __init__(self, path: Path | str, *, index_dir: Path | None = None) -> None:
         self.path = Path(path)
-        # Only the owner may read the memories (other local users are not trusted): the data
-        # dir 0700, the database 0600 before SQLite opens it (its -wal and -shm files take the
-        # database's mode), and whatever an older version left readable is tightened.
-        private_dir(self.path.parent)
-        private_file(self.path)
-        self._local = threading.local()
-        self._conns: list[sqlite3.Connection] = []
-        self._conns_lock = threading.Lock()
         index_dir = index_dir or self.path.parent
-        private_files(p for d in {self.path.parent, index_dir} for p in d.glob(f"{self.path.name}*"))
-        self._migrate()
-        conn = self._conn()
-        db_id = conn.execute("SELECT value FROM store_meta WHERE key = 'db_id'").fetchone()[0]
-        self.vectors = VectorIndex("memories", index_dir / f"{self.path.name}.memories.usearch")
-        self.vectors.open(conn, db_id)
-
-    # -- connections and transactions ---------------------------------------------------
-
-    def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            try:
-                conn = sqlite3.connect(
-                    self.path, isolation_level=None, check_same_thread=False, timeout=30
-                )
-                # Bytes that are not UTF-8 (a row written by another tool, or damaged) would
-                # fail the whole read; decoded with surrogateescape they reach the row readers,
-                # which repair and report them (store/repair.py). A C call, as fast as str.
-                conn.text_factory = _TEXT
-                conn.execute("PRAGMA journal_mode = WAL")
-                # FULL: an acknowledged write survives a power cut, not only a crash.
-                conn.execute("PRAGMA synchronous = FULL")
-                conn.execute("PRAGMA foreign_keys = ON")
-                conn.execute("PRAGMA busy_timeout = 30000")
-            except sqlite3.Error as exc:
-                raise StoreUnavailable(f"cannot open SQLite database {self.path}: {exc}") from exc
-            self._local.conn = conn
-            with self._conns_lock:
-                self._conns.append(conn)
-        return conn
-
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        conn = self._conn()
-        # IMMEDIATE takes the write lock up front, so two writers queue instead of deadlocking.
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-
-    def _migrate(self) -> None:
-        conn = self._conn()
+        self.db = SQLiteDatabase(self.path, also_private=[index_dir])
+        self.db.migrate(COMPONENT, migrations("sqlite"))
+        conn = self.db.connection()
         conn.executescript(
-            "CREATE TABLE IF NOT EXISTS schema_migrations ("
-            " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);"
             "CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
         )
+        # names this database for the vector index beside it (a copied file is a new one)
         conn.execute(
             "INSERT OR IGNORE INTO store_meta (key, value) VALUES ('db_id', ?)",
             (str(uuid.uuid4()),),
         )
-        applied = {v for (v,) in conn.execute("SELECT version FROM schema_migrations")}
-        for migration in migrations("sqlite"):
-            if migration.version in applied:
-                continue
-            # One script, one transaction: a migration is applied whole or not at all.
-            conn.executescript(
-                "BEGIN IMMEDIATE;\n"
-                + migration.sql
-                + "\nINSERT INTO schema_migrations (version, name, applied_at) VALUES ("
-                + f"{migration.version}, '{migration.name}', '{_ts(now())}');\nCOMMIT;"
-            )
+        db_id = conn.execute("SELECT value FROM store_meta WHERE key = 'db_id'").fetchone()[0]
+        self.vectors = VectorIndex("memories", index_dir / f"{self.path.name}.memories.usearch")
+        self.vectors.open(conn, db_id)
+
+    def _conn(self) -> sqlite3.Connection:
+        return self.db.connection()
+
+    def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
+        return self.db.transaction()
 
     def schema_version(self) -> int:
-        return self._conn().execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
+        return self.db.schema_version(COMPONENT)
 
     def ping(self) -> None:
-        try:
-            self._conn().execute("SELECT 1").fetchone()
-        except sqlite3.Error as exc:
-            raise StoreUnavailable(f"SQLite database {self.path} unavailable: {exc}") from exc
+        self.db.ping()
 
     def close(self) -> None:
         try:
             self.vectors.sync(self._conn())
             self.vectors.save()
         finally:
-            with self._conns_lock:
-                for conn in self._conns:
-                    conn.close()
-                self._conns.clear()
-            self._local = threading.local()
+            self.db.close()
 
     # -- memories -----------------------------------------------------------------------
 
@@ -306,15 +245,9 @@ class SQLiteStore:
     def add_memory(
         self, new: NewMemory, *, on_duplicate: TrustChange | None = None
     ) -> tuple[Memory, bool]:
-        check_text(new.content, "content")
-        check_text(new.content_hash, "content_hash")
-        check_vector(new.embedding)
-        check_text(new.project, "project", allow_empty=True)
-        if new.source_type is not None:
-            check_text(new.source_type, "source_type", max_len=50)
-        check_tags(new.tags)
-        check_metadata(new.metadata)
-        check_unit(new.trust_score, "trust_score")
+        new = check_new_memory(new)
+        if on_duplicate is not None:
+            check_change(on_duplicate)
         with self._tx() as conn:
             existing = conn.execute(
                 "SELECT id FROM memories WHERE project = ? AND content_hash = ?",
@@ -326,7 +259,7 @@ class SQLiteStore:
                 return self._require(conn, existing[0]), False
             memory_id = str(uuid.uuid4())
             stamp = _ts(now())
-            tags = list(dict.fromkeys(new.tags))
+            tags = new.tags
             cur = conn.execute(
                 "INSERT INTO memories (id, content, embedding, trust_score, source_type, created_at,"
                 " updated_at, metadata, project, tags, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -384,23 +317,12 @@ class SQLiteStore:
         return [_memory(r) for r in rows], total
 
     def update_memory(self, memory_id: str, patch: MemoryPatch) -> Memory:
-        if patch.content is not None:
-            check_text(patch.content, "content")
-        if patch.embedding is not None:
-            check_vector(patch.embedding)
-        if patch.source_type is not None:
-            check_text(patch.source_type, "source_type", max_len=50)
-        if patch.tags is not None:
-            check_tags(patch.tags)
-        if patch.metadata is not None:
-            check_metadata(patch.metadata)
+        patch = check_patch(patch)
         with self._tx() as conn:
             current = self._require(conn, memory_id)
             sets: list[str] = []
             params: list = []
             if patch.content is not None:
-                if patch.embedding is None or patch.content_hash is None:
-                    raise InvalidInput("new content needs its embedding and hash", field="content")
                 clash = conn.execute(
                     "SELECT id FROM memories WHERE project = ? AND content_hash = ? AND id <> ?",
                     (current.project, patch.content_hash, memory_id),
@@ -419,7 +341,7 @@ class SQLiteStore:
                 sets.append("metadata = ?")
                 params.append(json.dumps(patch.metadata))
             if patch.tags is not None:
-                tags = list(dict.fromkeys(patch.tags))
+                tags = patch.tags
                 sets.append("tags = ?")
                 params.append(json.dumps(tags))
                 rowid = conn.execute("SELECT rowid FROM memories WHERE id = ?", (memory_id,)).fetchone()[0]
@@ -428,6 +350,8 @@ class SQLiteStore:
                     "INSERT INTO memory_tags (memory_rowid, tag) VALUES (?, ?)",
                     [(rowid, t) for t in tags],
                 )
+            if not sets:
+                return current  # nothing to change: not even updated_at
             sets.append("updated_at = ?")
             params.append(_ts(now()))
             conn.execute(f"UPDATE memories SET {', '.join(sets)} WHERE id = ?", [*params, memory_id])
@@ -435,11 +359,18 @@ class SQLiteStore:
 
     def delete_memory(self, memory_id: str) -> bool:
         with self._tx() as conn:
-            # Memories it superseded come back into view.
-            conn.execute(
-                "UPDATE memories SET superseded_by = NULL WHERE superseded_by = ?", (memory_id,)
-            )
-            return conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,)).rowcount > 0
+            superseded = [r[0] for r in conn.execute(
+                "SELECT target_id FROM memory_relationships"
+                " WHERE source_id = ? AND relationship_type = 'SUPERSEDES'",
+                (memory_id,),
+            )]
+            if conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,)).rowcount == 0:
+                return False
+            # Its edges went with it (ON DELETE CASCADE). A memory it superseded is current
+            # again only if no other SUPERSEDES edge still points at it.
+            for part, marks in in_batches(superseded):
+                conn.execute(_SET_SUPERSEDED_BY.format(marks=marks), part)
+            return True
 
     def get_embedding(self, memory_id: str) -> np.ndarray | None:
         row = self._conn().execute(
@@ -452,6 +383,7 @@ class SQLiteStore:
     def vector_search(
         self, embedding: np.ndarray, flt: MemoryFilter, k: int
     ) -> list[tuple[str, float]]:
+        embedding = check_vector(embedding)
         conn = self._conn()
         where, params = _where(flt)
         wanted = k
@@ -533,11 +465,12 @@ class SQLiteStore:
 
     def _apply_trust(self, conn: sqlite3.Connection, change: TrustChange) -> TrustEvent:
         # Integer thousandths: the stored k / 1000.0 gives back k exactly, so no drift.
+        # A trust event is not an edit: updated_at stays (its time is the event's created_at).
         row = conn.execute(
             "UPDATE memories SET trust_score = min(1000, max(0,"
-            " CAST(round(trust_score * 1000) AS INTEGER) + ?)) / 1000.0, updated_at = ?"
+            " CAST(round(trust_score * 1000) AS INTEGER) + ?)) / 1000.0"
             " WHERE id = ? RETURNING CAST(round(trust_score * 1000) AS INTEGER)",
-            (change.delta_milli, _ts(now()), change.memory_id),
+            (change.delta_milli, change.memory_id),
         ).fetchone()
         if row is None:
             raise NotFound(f"memory {change.memory_id} does not exist", field="id")
@@ -560,6 +493,7 @@ class SQLiteStore:
         )
 
     def apply_trust(self, change: TrustChange) -> tuple[Memory, TrustEvent]:
+        check_change(change)
         with self._tx() as conn:
             event = self._apply_trust(conn, change)
             return self._require(conn, change.memory_id), event
@@ -584,11 +518,11 @@ class SQLiteStore:
         *,
         trust_change: TrustChange | None = None,
     ) -> Relationship:
-        check_relationship_type(relationship_type)
+        relationship_type, confidence, metadata = check_link(relationship_type, confidence, metadata)
+        if trust_change is not None:
+            check_change(trust_change)
         if source_id == target_id:
             raise InvalidInput("a memory cannot be related to itself", field="target_id")
-        confidence = check_unit(confidence, "confidence")
-        check_metadata(metadata or {})
         with self._tx() as conn:
             self._require(conn, source_id)
             self._require(conn, target_id)
@@ -655,15 +589,7 @@ class SQLiteStore:
                 return False
             if row[2] == "SUPERSEDES":
                 # Another SUPERSEDES edge may still point at the target.
-                other = conn.execute(
-                    "SELECT source_id FROM memory_relationships WHERE target_id = ?"
-                    " AND relationship_type = 'SUPERSEDES' ORDER BY created_at DESC LIMIT 1",
-                    (row[1],),
-                ).fetchone()
-                conn.execute(
-                    "UPDATE memories SET superseded_by = ? WHERE id = ?",
-                    (other[0] if other else None, row[1]),
-                )
+                conn.execute(_SET_SUPERSEDED_BY.format(marks="?"), (row[1],))
             return True
 
     def edges_of(self, ids: list[str], types: list[str] | None = None) -> list[Relationship]:
@@ -698,6 +624,17 @@ class SQLiteStore:
             name: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
             for name, table in tables.items()
         }
+
+
+# A memory's superseded_by from the SUPERSEDES edges left: the newest edge's source, or NULL
+# (the same rule as the PostgreSQL store's).
+_SET_SUPERSEDED_BY = """
+UPDATE memories SET superseded_by = (
+    SELECT r.source_id FROM memory_relationships r
+    WHERE r.target_id = memories.id AND r.relationship_type = 'SUPERSEDES'
+    ORDER BY r.created_at DESC, r.id DESC LIMIT 1)
+WHERE id IN ({marks})
+"""
 
 
 def _supersedes_out(conn: sqlite3.Connection, ids: list[str]) -> list[tuple[str, str]]:

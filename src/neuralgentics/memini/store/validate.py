@@ -1,15 +1,29 @@
-"""Checks every store applies before writing, so bad input is refused the same way on both."""
+"""Checks every store applies before writing, written once so both stores refuse, and
+normalise, the same way: `check_new_memory`, `check_patch`, `check_change` and `check_link`
+take what a store method was given and return what it writes (tags without repeats, numbers
+as floats); the smaller checks are their parts."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from neuralgentics import jsonsafe
 from neuralgentics.memini.errors import InvalidInput
-from neuralgentics.memini.store.base import RELATIONSHIP_TYPES, MemoryFilter
+from neuralgentics.memini.store.base import (
+    RELATIONSHIP_TYPES,
+    MemoryFilter,
+    MemoryPatch,
+    NewMemory,
+    TrustChange,
+)
+
+MAX_SOURCE_TYPE = 50
+MAX_EVENT = 50
 
 DIM = 384
 # A memory carries at most 50 tags (the API's limit), so a filter naming more distinct tags
@@ -46,12 +60,13 @@ def check_text(value: str, field: str, *, max_len: int | None = None, allow_empt
 
 
 def check_tags(value: Iterable[str], field: str = "tags") -> list[str]:
+    """Each tag checked; a tag given twice is kept once, in first-seen order."""
     if isinstance(value, str):
         raise InvalidInput(f"{field} must be a list of strings, not one string", field=field)
     out = []
     for tag in value:
         out.append(check_text(tag, field))
-    return out
+    return list(dict.fromkeys(out))
 
 
 def check_metadata(value: Any, field: str = "metadata") -> dict:
@@ -108,3 +123,62 @@ def check_unit(value: float, field: str) -> float:
     if not (0.0 <= number <= 1.0):
         raise InvalidInput(f"{field} must be between 0 and 1, got {value}", field=field)
     return number
+
+
+def check_new_memory(new: NewMemory) -> NewMemory:
+    """What `add_memory` writes."""
+    return replace(
+        new,
+        content=check_text(new.content, "content"),
+        content_hash=check_text(new.content_hash, "content_hash"),
+        embedding=check_vector(new.embedding),
+        project=check_text(new.project, "project", allow_empty=True),
+        source_type=(check_text(new.source_type, "source_type", max_len=MAX_SOURCE_TYPE)
+                     if new.source_type is not None else None),
+        tags=check_tags(new.tags),
+        metadata=check_metadata(new.metadata),
+        trust_score=check_unit(new.trust_score, "trust_score"),
+    )
+
+
+def check_patch(patch: MemoryPatch) -> MemoryPatch:
+    """What `update_memory` writes: new content comes with its embedding and hash, and a hash
+    changes only with the content."""
+    if patch.content is not None:
+        if patch.embedding is None or patch.content_hash is None:
+            raise InvalidInput("new content needs its embedding and content_hash", field="content")
+    elif patch.content_hash is not None or patch.embedding is not None:
+        raise InvalidInput("content_hash and embedding change only with the content", field="content")
+    return replace(
+        patch,
+        content=check_text(patch.content, "content") if patch.content is not None else None,
+        embedding=check_vector(patch.embedding) if patch.embedding is not None else None,
+        content_hash=(check_text(patch.content_hash, "content_hash")
+                      if patch.content_hash is not None else None),
+        source_type=(check_text(patch.source_type, "source_type", max_len=MAX_SOURCE_TYPE)
+                     if patch.source_type is not None else None),
+        tags=check_tags(patch.tags) if patch.tags is not None else None,
+        metadata=check_metadata(patch.metadata) if patch.metadata is not None else None,
+    )
+
+
+def check_change(change: TrustChange) -> TrustChange:
+    """A trust event a store records: a named event, a finite delta, text it can store."""
+    check_text(change.event, "event", max_len=MAX_EVENT)
+    if (isinstance(change.delta, bool) or not isinstance(change.delta, (int, float))
+            or not math.isfinite(change.delta)):
+        raise InvalidInput("delta must be a finite number", field="delta")
+    if change.actor is not None:
+        check_text(change.actor, "actor", allow_empty=True)
+    if change.note is not None:
+        check_text(change.note, "note", allow_empty=True)
+    return change
+
+
+def check_link(relationship_type: str, confidence: float, metadata: dict | None) -> tuple[str, float, dict]:
+    """A relationship a store writes: its type, its confidence in [0, 1], its metadata."""
+    return (
+        check_relationship_type(relationship_type),
+        check_unit(confidence, "confidence"),
+        check_metadata(metadata if metadata is not None else {}),
+    )

@@ -1,23 +1,22 @@
-"""Versioned schema migrations: NNN_name.sql files per store kind, applied in order at start-up."""
+"""memini's schema (memories, relationships, trust events, the project index): `NNN_name.sql`
+files per backend, applied in order by the one runner (`neuralgentics.db.migrations`) as
+component ``memini``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from importlib import resources
+from neuralgentics.db import migrations as runner
+
+COMPONENT = "memini"
 
 
-@dataclass(frozen=True)
-class Migration:
-    version: int
-    name: str
-    sql: str
+def migrations(kind: str) -> list[runner.Migration]:
+    """memini's migrations for ``sqlite`` or ``postgres``, in version order."""
+    return runner.load(__package__, kind)
 
 
-def migrations(kind: str) -> list[Migration]:
-    folder = resources.files(__package__) / kind
-    found = []
-    for entry in folder.iterdir():
-        if entry.name.endswith(".sql"):
-            number, _, rest = entry.name.partition("_")
-            found.append(Migration(int(number), rest.removesuffix(".sql"), entry.read_text()))
-    return sorted(found, key=lambda m: m.version)
+def migrate_postgres(url: str) -> list[int]:
+    """Apply memini's pending PostgreSQL migrations to the database at `url` (what opening a
+    `PostgresStore` does first); returns the versions applied now."""
+    from neuralgentics.db.postgres import PostgresDatabase
+
+    return PostgresDatabase(url).migrate(COMPONENT, migrations("postgres"))

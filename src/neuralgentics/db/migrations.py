@@ -1,0 +1,188 @@
+"""The one migration runner: every component's schema, on SQLite and on PostgreSQL.
+
+A component (``memini``, ``tasks``, ``audit``) ships its migrations as ``NNN_name.sql`` files in a
+package folder per backend (``<package>/sqlite/``, ``<package>/postgres/``). They are applied in
+version order, each in one transaction with its bookkeeping row, so a migration lands whole or
+not at all. The bookkeeping table ``schema_versions`` keys rows by (component, version) and keeps
+each file's checksum; a file changed after it was applied is reported, not run again.
+
+Databases written before this runner kept memini's versions in ``schema_migrations``; those rows
+are adopted as component ``memini`` the first time (the old table is left as it was).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from importlib import resources
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+BOOKKEEPING = "schema_versions"
+LEGACY = "schema_migrations"  # memini's bookkeeping before this runner
+LEGACY_COMPONENT = "memini"
+# PostgreSQL: any constant works; it only has to be the same for every process migrating
+PG_LOCK_KEY = 0x6E6D656D_696E6931 & 0x7FFFFFFF_FFFFFFFF
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+    @property
+    def checksum(self) -> str:
+        return hashlib.sha256(self.sql.encode()).hexdigest()
+
+
+def load(package: str, backend: str) -> list[Migration]:
+    """The migrations of a component for one backend: the `.sql` files in ``<package>/<backend>/``,
+    ordered by the number their name starts with."""
+    folder = resources.files(package) / backend
+    found = []
+    for entry in folder.iterdir():
+        if not entry.name.endswith(".sql"):
+            continue
+        number, _, rest = entry.name.partition("_")
+        if not number.isdigit():
+            raise ValueError(f"migration file {entry.name} must start with its version number")
+        found.append(Migration(int(number), rest.removesuffix(".sql"), entry.read_text(encoding="utf-8")))
+    versions = [m.version for m in found]
+    if len(set(versions)) != len(versions):
+        raise ValueError(f"two migrations of {package}/{backend} share a version number")
+    return sorted(found, key=lambda m: m.version)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
+def _pending(
+    component: str, migrations: list[Migration], done: dict[int, str | None]
+) -> list[Migration]:
+    out = []
+    for m in migrations:
+        if m.version in done:
+            if done[m.version] not in (None, m.checksum):
+                log.warning("%s migration %04d_%s changed after it was applied", component, m.version, m.name)
+            continue
+        out.append(m)
+    return out
+
+
+# -- SQLite --------------------------------------------------------------------------------
+
+_SQLITE_BOOKKEEPING = (
+    f"CREATE TABLE IF NOT EXISTS {BOOKKEEPING} ("
+    " component TEXT NOT NULL, version INTEGER NOT NULL, name TEXT NOT NULL,"
+    " checksum TEXT, applied_at TEXT NOT NULL, PRIMARY KEY (component, version))"
+)
+
+
+def migrate_sqlite(conn: sqlite3.Connection, component: str, migrations: list[Migration]) -> list[int]:
+    """Apply pending migrations on an autocommit connection; returns the versions applied now."""
+    _sqlite_bookkeeping(conn, migrations if component == LEGACY_COMPONENT else None)
+    done = {v: c for v, c in conn.execute(
+        f"SELECT version, checksum FROM {BOOKKEEPING} WHERE component = ?", (component,))}
+    applied = []
+    for m in _pending(component, migrations, done):
+        # One script, one transaction: applied whole or not at all. BEGIN IMMEDIATE takes the
+        # write lock first, so a second process waits and then finds the version recorded.
+        conn.executescript(
+            "BEGIN IMMEDIATE;\n" + m.sql + f"\nINSERT OR IGNORE INTO {BOOKKEEPING}"
+            " (component, version, name, checksum, applied_at) VALUES ("
+            + ", ".join(_sql_literal(v) for v in (component, m.version, m.name, m.checksum, _now()))
+            + ");\nCOMMIT;"
+        )
+        applied.append(m.version)
+        log.info("applied %s migration %03d_%s", component, m.version, m.name)
+    return applied
+
+
+def _sqlite_bookkeeping(conn: sqlite3.Connection, legacy: list[Migration] | None) -> None:
+    conn.execute(_SQLITE_BOOKKEEPING)
+    if legacy is None:
+        return
+    has_legacy = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (LEGACY,)).fetchone()
+    if not has_legacy:
+        return
+    checksums = {m.version: m.checksum for m in legacy}
+    rows = conn.execute(f"SELECT version, name, applied_at FROM {LEGACY}").fetchall()
+    conn.executemany(
+        f"INSERT OR IGNORE INTO {BOOKKEEPING} (component, version, name, checksum, applied_at)"
+        " VALUES (?, ?, ?, ?, ?)",
+        [(LEGACY_COMPONENT, v, n, checksums.get(v), a) for v, n, a in rows],
+    )
+
+
+def _sql_literal(value: Any) -> str:
+    if isinstance(value, int):
+        return str(value)
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def sqlite_version(conn: sqlite3.Connection, component: str) -> int:
+    row = conn.execute(
+        f"SELECT max(version) FROM {BOOKKEEPING} WHERE component = ?", (component,)).fetchone()
+    return int(row[0] or 0)
+
+
+# -- PostgreSQL ----------------------------------------------------------------------------
+
+_PG_BOOKKEEPING = (
+    f"CREATE TABLE IF NOT EXISTS {BOOKKEEPING} ("
+    " component TEXT NOT NULL, version INT NOT NULL, name TEXT NOT NULL, checksum TEXT,"
+    " applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (component, version))"
+)
+
+
+def migrate_postgres(
+    conn: Any, component: str, migrations: list[Migration], *, lock_timeout_s: int = 60,
+    on_each: Callable[[Migration], None] | None = None,
+) -> list[int]:
+    """Apply pending migrations over an autocommit psycopg connection, under an advisory lock
+    (two processes starting at once: each migration runs once). Driver errors propagate: the
+    caller (`PostgresDatabase.migrate`) maps them."""
+    applied: list[int] = []
+    conn.execute(f"SET lock_timeout = '{int(lock_timeout_s)}s'")
+    conn.execute("SELECT pg_advisory_lock(%s)", [PG_LOCK_KEY])
+    try:
+        conn.execute(_PG_BOOKKEEPING)
+        if component == LEGACY_COMPONENT:
+            _pg_adopt_legacy(conn, migrations)
+        done = {v: c for v, c in conn.execute(
+            f"SELECT version, checksum FROM {BOOKKEEPING} WHERE component = %s", [component])}
+        for m in _pending(component, migrations, done):
+            with conn.transaction():
+                conn.execute(m.sql)
+                conn.execute(
+                    f"INSERT INTO {BOOKKEEPING} (component, version, name, checksum)"
+                    " VALUES (%s, %s, %s, %s)",
+                    [component, m.version, m.name, m.checksum],
+                )
+            applied.append(m.version)
+            log.info("applied %s migration %04d_%s", component, m.version, m.name)
+            if on_each is not None:
+                on_each(m)
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", [PG_LOCK_KEY])
+    return applied
+
+
+def _pg_adopt_legacy(conn: Any, migrations: list[Migration]) -> None:
+    exists = conn.execute("SELECT to_regclass(%s)", [LEGACY]).fetchone()[0]
+    if exists is None:
+        return
+    conn.execute(
+        f"INSERT INTO {BOOKKEEPING} (component, version, name, checksum, applied_at)"
+        f" SELECT %s, version, name, checksum, applied_at FROM {LEGACY}"
+        " ON CONFLICT (component, version) DO NOTHING",
+        [LEGACY_COMPONENT],
+    )
