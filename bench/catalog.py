@@ -78,7 +78,7 @@ def meta_tools() -> list[Tool]:
     """The broker's meta-tools as the agent sees them: the MCP front's, with find_tool and
     mcp_router_call's intent argument added (intent/tools.py)."""
     from neuralgentics.broker.intent.tools import with_intent_tools
-    from neuralgentics.broker.server import META_TOOLS
+    from neuralgentics.broker.server.handlers import META_TOOLS
 
     return with_intent_tools(META_TOOLS)
 

@@ -14,7 +14,8 @@ from catalog_support import git_server, time_server
 from fastapi import FastAPI
 
 from neuralgentics.broker.config import BrokerConfig
-from neuralgentics.broker.intent.http import match_router
+from neuralgentics.broker.server import rest
+from neuralgentics.http_errors import install_error_handlers
 from neuralgentics.app.process import shared_embedder
 from neuralgentics.broker.intent.tools import (
     FIND_TOOL,
@@ -139,9 +140,9 @@ async def test_post_match_route(git_repo) -> None:
             yield
 
     app = FastAPI(lifespan=lifespan)
-    app.include_router(
-        match_router(lambda: holder["b"], lambda _req, h, b: holder["b"].resolve_role(h, b))
-    )
+    install_error_handlers(app)
+    app.dependency_overrides[rest.current_broker] = lambda: holder["b"]
+    app.include_router(rest.router)
     async with lifespan(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
@@ -208,7 +209,7 @@ async def test_router_call_with_an_intent_calls_only_when_confident(git_repo) ->
 
 def test_meta_tools_gain_find_tool_and_an_intent_argument() -> None:
     from neuralgentics.broker.intent.tools import with_intent_tools
-    from neuralgentics.broker.server import META_TOOLS
+    from neuralgentics.broker.server.handlers import META_TOOLS
 
     tools = {t.name: t for t in with_intent_tools(META_TOOLS)}
     assert "find_tool" in tools

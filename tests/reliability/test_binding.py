@@ -25,7 +25,7 @@ def test_broker_refuses_a_public_address_without_a_token(tmp_path, host) -> None
 
 
 def test_broker_token_guards_every_route_but_health(tmp_path) -> None:
-    from neuralgentics.broker.http import create_app
+    from neuralgentics.broker.server.http import create_app
 
     config = write_config(tmp_path / "broker.yaml", {"time": time_server()})
     with TestClient(create_app(config, token="br0ker-t0ken", settings=Settings())) as c:

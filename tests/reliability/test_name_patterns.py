@@ -32,7 +32,7 @@ def test_broker_config_refuses_the_name(name: str) -> None:
 
 
 def test_post_servers_refuses_a_newline_name_and_changes_nothing(tmp_path: Path) -> None:
-    from neuralgentics.broker.http import create_app
+    from neuralgentics.broker.server.http import create_app
 
     config = write_config(tmp_path / "broker.yaml", {"time": time_server()})
     before = config.read_text()

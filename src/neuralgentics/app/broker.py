@@ -63,7 +63,7 @@ def intents(settings: Settings, embedder: Embedder, project_dir: Path | None = N
 def run_stdio(settings: Settings, config_path: Path | str | None, role: str | None) -> None:
     """`neuralgentics broker stdio`: the broker as one MCP server on stdin/stdout."""
     from neuralgentics.app.process import shared_embedder
-    from neuralgentics.broker.stdio import run, serve_stdio
+    from neuralgentics.broker.server.stdio import run, serve_stdio
 
     composed = intents(settings, shared_embedder())
     with contextlib.suppress(asyncio.CancelledError, KeyboardInterrupt):

@@ -48,7 +48,7 @@ def serve_broker(settings: Settings, config_path: Path | str | None, host: str, 
 
     from neuralgentics.app.broker import intents
     from neuralgentics.app.process import shared_embedder
-    from neuralgentics.broker.http import create_app
+    from neuralgentics.broker.server.http import create_app
 
     try:
         check_bind(host, settings.token)

@@ -277,5 +277,5 @@ def register(app: typer.Typer) -> None:
     """Add this area's commands to the main `neuralgentics` app."""
     from neuralgentics.broker.catalog.cli import register as register_catalog
 
-    register_catalog(broker_app)  # broker catalog | refresh | match (issue 5)
+    register_catalog(broker_app)  # broker catalog | refresh | match
     app.add_typer(broker_app, name="broker")

@@ -55,7 +55,7 @@ from neuralgentics.broker.errors import (
 )
 from neuralgentics.broker.launcher import Launcher
 from neuralgentics.broker.limits import check_arguments, check_names, check_size
-from neuralgentics.broker.proxy import (
+from neuralgentics.broker.client import (
     ConnectionClosed,
     RequestTimedOut,
     current_session_id,

@@ -1,6 +1,6 @@
 """The trust engine: named events move a memory's trust score, clamped to [0, 1].
 
-Positive sizes are the seed's. Negative ones are ours: a user's rejection weighs more than
+Positive sizes are the original API's (docs/memini.md). Negative ones are ours: a user's rejection weighs more than
 a confirmation (one "no" should undo more than one "yes" — wrong memories are costlier than
 missing ones), and being contradicted by a newer memory costs as much as a confirmation gains.
 """

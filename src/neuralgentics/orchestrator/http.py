@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from neuralgentics.orchestrator import http_models as m
 from neuralgentics.orchestrator.context import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET
 from neuralgentics.orchestrator.service import Orchestrator
 
@@ -59,12 +60,12 @@ class StepRequest(BaseModel):
     data: dict[str, Any] = Field(default_factory=dict)
 
 
-@router.post("/route")
+@router.post("/route", response_model=m.RouteOut)
 def route(body: RouteRequest, orch: Orch) -> Any:
     return orch.for_project(body.project_dir).route(body.task, body.agent).to_json()
 
 
-@router.get("/skills")
+@router.get("/skills", response_model=m.SkillsOut)
 def list_skills(orch: Orch, project_dir: str | None = None) -> Any:
     registry = orch.for_project(project_dir).skills
     return {
@@ -73,13 +74,14 @@ def list_skills(orch: Orch, project_dir: str | None = None) -> Any:
     }
 
 
-@router.get("/skills/{skill_id}")
+@router.get("/skills/{skill_id}", response_model=m.SkillOut)
 def show_skill(skill_id: str, orch: Orch, project_dir: str | None = None) -> Any:
     return orch.for_project(project_dir).skills.get(skill_id).to_json()
 
 
 @router.post(
     "/context",
+    response_model=m.ContextOut,
     responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}},
                      "description": "JSON, or markdown when format is 'markdown'"}},
 )
@@ -98,7 +100,7 @@ def agents_md(orch: Orch, project_dir: str | None = None) -> Any:
     return PlainTextResponse(orch.for_project(project_dir).agents_md(), media_type="text/markdown")
 
 
-@router.get("/roster")
+@router.get("/roster", response_model=m.RosterOut)
 def roster(orch: Orch, project_dir: str | None = None) -> Any:
     config = orch.for_project(project_dir).config
     return {
@@ -107,22 +109,22 @@ def roster(orch: Orch, project_dir: str | None = None) -> Any:
     }
 
 
-@router.post("/tasks", status_code=201)
+@router.post("/tasks", status_code=201, response_model=m.TaskOut)
 def create_task(body: TaskRequest, orch: Orch) -> Any:
     return orch.for_project(body.project_dir).start_task(body.task, body.session).to_json()
 
 
-@router.post("/tasks/{task_id}/step")
+@router.post("/tasks/{task_id}/step", response_model=m.StepOut)
 def task_step(task_id: str, body: StepRequest, orch: Orch) -> Any:
     record, output = orch.for_task(task_id).step(task_id, body.step, body.data)
     return {"task": record.to_json(), "output": output}
 
 
-@router.get("/tasks")
+@router.get("/tasks", response_model=m.TasksOut)
 def list_tasks(orch: Orch, session: str | None = None, limit: int = 50) -> Any:
     return {"tasks": [t.to_json() for t in orch.list_tasks(session=session, limit=limit)]}
 
 
-@router.get("/tasks/{task_id}")
+@router.get("/tasks/{task_id}", response_model=m.TaskOut)
 def get_task(task_id: str, orch: Orch) -> Any:
     return orch.get_task(task_id).to_json()

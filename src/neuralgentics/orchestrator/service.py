@@ -219,9 +219,6 @@ class Orchestrator:
         self._store().save(record)
         return record, out
 
-    def _step_intake(self, record: TaskRecord, data: dict) -> dict:  # pragma: no cover - never reachable
-        raise StepRefused("intake happens when the task is created")
-
     def _step_recall(self, record: TaskRecord, data: dict) -> dict:
         top_k = data.get("top_k", 10)
         if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= 100:

@@ -1,7 +1,7 @@
 """Flood gate: a caller cannot push earlier audit records out by sending refusals in a loop.
 
 Rotation keeps ``keep`` files of ``max_bytes``; a caller who could write records at no cost
-could rotate the history away (issue 13, finding 3: 40 huge denied calls did it in 3 s).
+could rotate the history away (docs/reliability.md: 40 huge denied calls did it in 3 s).
 Records are bounded in size (``record.py``), and here the records a caller can force without
 any real work — ``denied`` and ``invalid`` (malformed, unknown server or tool) — are limited
 per credential by a token bucket: ``burst`` at once, then ``per_second``. Past that a call

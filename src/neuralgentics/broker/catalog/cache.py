@@ -117,9 +117,3 @@ class ToolListCache:
         if self.directory.is_dir():
             for path in self.directory.glob("*.json"):
                 path.unlink(missing_ok=True)
-
-    def load_all(
-        self, configs: Mapping[str, BaseModel | Mapping[str, Any]]
-    ) -> dict[str, list[Tool] | None]:
-        """Every configured server's cached tools (None where not cached or stale)."""
-        return {name: self.load(name, cfg) for name, cfg in configs.items()}

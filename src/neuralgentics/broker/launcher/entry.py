@@ -2,8 +2,8 @@
 
 The runtime (session, process handle, pipes) is set and cleared only by
 :meth:`ServerEntry.set_runtime` / :meth:`ServerEntry.clear_runtime`, and read only by
-:meth:`ServerEntry.get_runtime`, all under the entry's lock — the seed's
-SetRuntime/ClearRuntime, so a reader can never see a half-torn-down process.
+:meth:`ServerEntry.get_runtime`, all under the entry's lock, so a reader can never see a
+half-torn-down process.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import mcp.types as types
 from mcp import ClientSession
 
 from neuralgentics.broker.config import ServerConfig
-from neuralgentics.broker.proxy import DirectCalls, StdioProcess
+from neuralgentics.broker.client import DirectCalls, StdioProcess
 
 State = Literal["cold", "starting", "warm", "failed"]
 

@@ -27,7 +27,7 @@ from neuralgentics.broker.launcher.entry import (
     Runtime,
     ServerEntry,
 )
-from neuralgentics.broker.proxy import CommandNotFound, StdioProcess, connect, list_all_tools
+from neuralgentics.broker.client import CommandNotFound, StdioProcess, connect, list_all_tools
 
 logger = logging.getLogger(__name__)
 

@@ -68,7 +68,7 @@ META_TOOLS = [
         },
     ),
 ]
-# The intent layer (issue 5) adds find_tool and lets mcp_router_call take an `intent`.
+# The intent layer (broker/intent) adds find_tool and lets mcp_router_call take an `intent`.
 META_TOOLS = with_intent_tools(META_TOOLS)
 META_NAMES = [t.name for t in META_TOOLS]
 

@@ -1,5 +1,6 @@
-"""Proxy: one long-lived ``ClientSession`` per downstream server, over stdio, streamable
-HTTP or SSE. ``connect(config)`` opens the transport, initializes the session and yields
+"""The broker as an MCP *client* of the downstream servers (the SDK's `mcp.client` side; the
+agent-facing side is `broker.server`): one long-lived ``ClientSession`` per downstream server,
+over stdio (`client.stdio`), streamable HTTP or SSE (`client.http`). ``connect(config)`` opens the transport, initializes the session and yields
 a :class:`Connection`; the launcher keeps it open for as long as the server is warm."""
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from mcp.client.streamable_http import streamable_http_client
 
 from neuralgentics import __version__
 from neuralgentics.broker.config import ServerConfig
-from neuralgentics.broker.proxy.errors import ConnectionClosed, RequestTimedOut, from_session_error
-from neuralgentics.broker.proxy.http import SESSION_HEADER, current_session_id, make_http_client
-from neuralgentics.broker.proxy.stdio import (
+from neuralgentics.broker.client.errors import ConnectionClosed, RequestTimedOut, from_session_error
+from neuralgentics.broker.client.http import SESSION_HEADER, current_session_id, make_http_client
+from neuralgentics.broker.client.stdio import (
     CommandNotFound,
     DirectCalls,
     StdioProcess,

@@ -14,8 +14,8 @@ from mcp import types
 from mcp.server.lowlevel.server import NotificationOptions
 
 from neuralgentics.broker.config import ConfigError
-from neuralgentics.broker.front_stdio import broker_stdio_transport
-from neuralgentics.broker.server import build_server, route_call, stdio_caller
+from neuralgentics.broker.server.stdio_transport import broker_stdio_transport
+from neuralgentics.broker.server.handlers import build_server, route_call, stdio_caller
 from neuralgentics.broker.intent.tools import Intents
 from neuralgentics.broker.service import Broker
 from neuralgentics.config import Settings

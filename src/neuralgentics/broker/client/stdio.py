@@ -31,7 +31,7 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
-from neuralgentics.broker.proxy.errors import ConnectionClosed, RequestTimedOut
+from neuralgentics.broker.client.errors import ConnectionClosed, RequestTimedOut
 
 logger = logging.getLogger(__name__)
 

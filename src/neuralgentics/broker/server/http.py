@@ -1,0 +1,180 @@
+"""``neuralgentics broker serve``: streamable HTTP at ``/mcp`` plus REST for native callers.
+
+Many clients share one set of warm servers. The REST routes are `rest.router` (``GET /tools``,
+``POST /call``, ``GET|POST /servers``, ``DELETE /servers/{name}``, ``POST /reload``,
+``POST /match``, ``GET /health``); this module assembles the app: the broker opened in the
+lifespan and handed to the routes, /mcp, the error handler and HTTPGuard.
+
+Every route but ``GET /health`` needs a bearer token (``HTTPGuard``): the owner's
+(``credentials.ensure_token``), or one bound to a role (``broker token add``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pydantic_core
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.shared.exceptions import MCPError
+from starlette.routing import Route
+from starlette.types import Message, Receive, Scope, Send
+
+from neuralgentics.broker.config import BrokerConfig
+from neuralgentics.broker.errors import AccessDenied
+from neuralgentics.broker.limits import loads_pruned
+from neuralgentics.broker.server import rest
+from neuralgentics.broker.server.handlers import ROLE_HEADER, build_server, http_caller, pinned_role, principal_of
+from neuralgentics.broker.service import Broker
+from neuralgentics.broker.server.stdio import install_reload_handler
+from neuralgentics.broker.intent.tools import Intents
+from neuralgentics.broker.tokens import authenticator
+from neuralgentics.config import Settings
+from neuralgentics.credentials import Principal
+from neuralgentics.http_errors import error as _error
+from neuralgentics.http_errors import error_response, install_error_handlers
+from neuralgentics.httpguard import HTTPGuard
+
+def create_app(
+    config_path: Path | str | None = None,
+    config: BrokerConfig | None = None,
+    host: str = "127.0.0.1",
+    token: str | None = None,
+    *,
+    settings: Settings,
+    intents: Intents | None = None,
+) -> FastAPI:
+    """``token``: the owner's bearer token, required on every route but ``GET /health``
+    (``serve_broker`` always passes one). None: no token check, for an app run in-process.
+    ``settings`` and ``intents``: as for ``Broker.open`` (``neuralgentics.app.broker``)."""
+    state: dict[str, Any] = {}
+
+    # The MCP session manager exists only once the broker is open (inside the lifespan).
+    manager_holder: dict[str, StreamableHTTPSessionManager] = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with Broker.open(config_path, config=config, settings=settings, intents=intents) as broker:
+            state["broker"] = broker
+            install_reload_handler(broker)
+            server = build_server(broker, http_caller)
+            # Host/Origin are checked by HTTPGuard for every route, /mcp included (and without
+            # regard to case: `Host: LOCALHOST` is loopback too); the SDK's own check is off.
+            manager = StreamableHTTPSessionManager(app=server, security_settings=None)
+            manager_holder["m"] = manager
+            async with manager.run():
+                yield
+
+    app = FastAPI(title="neuralgentics broker", lifespan=lifespan)
+
+    def broker() -> Broker:
+        return state["broker"]
+
+    class _MCPEndpoint:
+        # An object, not a function: Starlette then routes every method to it as raw ASGI.
+        async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+            principal = principal_of(_ScopeView(scope))
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
+            try:
+                pinned_role(principal, headers.get(ROLE_HEADER))
+            except AccessDenied as exc:
+                await error_response(exc)(scope, receive, send)
+                return
+            if scope.get("method") == "POST":
+                body, receive = await _buffered(receive)
+                if await _too_deep_for_the_sdk(body, principal, headers, scope, receive, send):
+                    return
+            await StreamableHTTPASGIApp(manager_holder["m"])(scope, receive, send)
+
+    async def _too_deep_for_the_sdk(
+        body: bytes, principal: Principal, headers: dict[str, str], scope: Scope, receive: Receive, send: Send
+    ) -> bool:
+        """A JSON-RPC message nested past the SDK parser's limit (200 levels) would get a bare
+        parse error and no audit record: answer it here, with its id, and record it."""
+        if body.count(b"{") + body.count(b"[") < 150:
+            return False
+        try:
+            pydantic_core.from_json(body)
+            return False
+        except ValueError as exc:
+            if "recursion" not in str(exc):
+                return False  # not JSON at all: the SDK answers its parse error
+        try:
+            msg, _ = loads_pruned(body)
+        except ValueError:
+            return False
+        if not isinstance(msg, dict):
+            return False
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        call = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
+        error = "the request is nested deeper than this broker reads (200 levels; arguments may have 32)"
+        try:
+            role = pinned_role(principal, headers.get(ROLE_HEADER))
+        except AccessDenied:
+            role = principal.role
+        await broker().audit_refused(
+            error=error, role=role or (call.get("role") if isinstance(call.get("role"), str) else None),
+            server=call.get("server", "-"), tool=call.get("tool", "-"),
+            session_id=headers.get("mcp-session-id"), front="http", credential=principal.label,
+        )
+        rid = msg.get("id")
+        answer = {"jsonrpc": "2.0", "id": rid if isinstance(rid, str | int) else None,
+                  "error": {"code": -32602, "message": error}}
+        await JSONResponse(answer, status_code=400)(scope, receive, send)
+        return True
+
+    app.router.routes.append(Route("/mcp", endpoint=_MCPEndpoint()))
+
+    install_error_handlers(app)
+
+    @app.exception_handler(MCPError)
+    async def _downstream_error(request: Request, exc: MCPError) -> JSONResponse:
+        return _error(502, "downstream_error", f"downstream server error: {exc.message}")
+
+    app.dependency_overrides[rest.current_broker] = broker
+    app.include_router(rest.router)
+
+    # Outermost: Host/Origin (DNS rebinding), the bearer token and body-size checks, for REST
+    # and /mcp alike.
+    app.add_middleware(
+        HTTPGuard,
+        bind_host=host,
+        token=token,
+        authenticate=authenticator(lambda: broker().config),
+        open_paths={"/health"},
+    )
+    return app
+
+
+class _ScopeView:
+    """Enough of a Request for ``principal_of``."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+
+
+async def _buffered(receive: Receive) -> tuple[bytes, Receive]:
+    """Read the whole body (HTTPGuard has bounded it) and a ``receive`` that replays it."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return b"", receive
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body"):
+            break
+    body = b"".join(chunks)
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return body, replay
