@@ -1,0 +1,168 @@
+"""The layering of docs/ARCHITECTURE.md, checked against the code.
+
+Two views, both needed: the import statements of every module under src/ (including imports
+made inside functions, which a fresh interpreter would not see), and what a fresh interpreter
+actually loads when it imports one area's entry module (which a static reading would miss:
+a package's __init__ pulling in its siblings, a third-party SDK loaded by a dependency).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+# docs/ARCHITECTURE.md, "Layers": the shared foundations every area may use.
+FOUNDATIONS = {
+    "errors", "config", "credentials", "netguard", "httpguard", "jsonsafe", "filemodes",
+    "logredact", "http_errors", "request_text", "text", "embeddings", "db",
+}
+# area -> the areas it may import besides the foundations (memini < orchestrator < the rest).
+MAY_IMPORT: dict[str, set[str]] = {
+    "memini": set(),
+    "orchestrator": {"memini"},
+    "broker": set(),
+    "ui": {"memini", "broker"},
+    "opencode": {"memini", "orchestrator", "broker"},
+    "app": {"memini", "orchestrator", "broker", "ui", "opencode"},
+}
+# Foundations stay below every area.
+for _name in FOUNDATIONS:
+    MAY_IMPORT[_name] = set()
+
+
+def _area(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""  # "" is the package itself (__version__)
+
+
+def _is_entry_point(module: str) -> bool:
+    """The command modules: `neuralgentics.cli` and each area's `cli` (they sit above the
+    composition root: `--local` builds the app in-process)."""
+    return module == "neuralgentics.cli" or module.endswith(".cli")
+
+
+def _modules() -> list[tuple[str, Path]]:
+    out = []
+    for path in sorted((SRC / "neuralgentics").rglob("*.py")):
+        rel = path.relative_to(SRC).with_suffix("")
+        out.append((".".join(rel.parts).removesuffix(".__init__"), path))
+    return out
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            found += [(node.lineno, n) for n in names[:1]]
+            if node.module == "neuralgentics":  # from neuralgentics import errors
+                found += [(node.lineno, f"neuralgentics.{a.name}") for a in node.names]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names]
+    return [(line, name) for line, name in found if name.split(".")[0] == "neuralgentics"]
+
+
+def test_every_module_imports_only_what_its_layer_may() -> None:
+    problems = []
+    for module, path in _modules():
+        here = _area(module)
+        if _is_entry_point(module) or here not in MAY_IMPORT:
+            continue  # entry points may import anything; the package root only holds the version
+        allowed = FOUNDATIONS | MAY_IMPORT[here] | {here, ""}
+        for line, target in _imports(path):
+            there = _area(target)
+            if there in ("__version__",):
+                continue
+            if there not in allowed:
+                problems.append(f"{path.relative_to(SRC)}:{line}: {here} imports {target}")
+    assert not problems, "imports across the layers:\n" + "\n".join(problems)
+
+
+def test_only_entry_points_read_the_process_settings_and_embedder() -> None:
+    """Library code takes Settings and an Embedder; only the composition root and the command
+    modules call get_settings() or shared_embedder() (ARCHITECTURE.md, "No singletons")."""
+    problems = []
+    for module, path in _modules():
+        if _is_entry_point(module) or _area(module) == "app" or module == "neuralgentics.config":
+            continue
+        text = path.read_text(encoding="utf-8")
+        for name in ("get_settings", "shared_embedder", "os.environ", "getenv("):
+            if name in text:
+                problems.append(f"{path.relative_to(SRC)} uses {name}")
+    # The broker expands ${VAR} references of its own config file when a server starts: a
+    # feature of that file, not a setting (README, "Configuration").
+    problems = [p for p in problems if p != "neuralgentics/broker/config.py uses os.environ"]
+    # Before importing torch, the reference backend sets its offline and thread defaults.
+    problems = [p for p in problems if p != "neuralgentics/embeddings/model.py uses os.environ"]
+    assert not problems, "\n".join(problems)
+
+
+_PROBE = """
+import importlib, json, sys
+importlib.import_module(sys.argv[1])
+print(json.dumps(sorted(sys.modules)))
+"""
+
+# entry module -> (neuralgentics areas it must not load, third-party SDKs it must not load)
+FRESH: dict[str, tuple[set[str], set[str]]] = {
+    # memini's routes: no orchestrator, no dashboard, no broker, no root, no MCP SDK
+    "neuralgentics.memini.routes": ({"orchestrator", "ui", "broker", "app", "opencode"},
+                                    {"mcp", "onnxruntime", "torch"}),
+    "neuralgentics.memini.service": ({"orchestrator", "ui", "broker", "app", "opencode"},
+                                     {"mcp", "fastapi", "onnxruntime", "torch"}),
+    "neuralgentics.memini.indexer.routes": ({"orchestrator", "ui", "broker", "app", "opencode"},
+                                            {"mcp", "onnxruntime", "torch"}),
+    "neuralgentics.orchestrator.http": ({"ui", "broker", "app", "opencode"},
+                                        {"mcp", "onnxruntime", "torch"}),
+    "neuralgentics.orchestrator.service": ({"memini", "ui", "broker", "app", "opencode"},
+                                           {"mcp", "fastapi", "onnxruntime", "torch"}),
+    "neuralgentics.broker.service": ({"memini", "orchestrator", "ui", "app", "opencode"},
+                                     {"fastapi", "onnxruntime", "torch", "psycopg"}),
+    "neuralgentics.broker.server.http": ({"memini", "orchestrator", "ui", "app", "opencode"},
+                                         {"onnxruntime", "torch"}),
+    "neuralgentics.ui.routes": ({"orchestrator", "app", "opencode"}, {"onnxruntime", "torch"}),
+    "neuralgentics.opencode.installer": ({"memini", "ui", "app"},
+                                         {"mcp", "fastapi", "onnxruntime", "torch"}),
+    # the shared foundations load no area and no heavy runtime
+    "neuralgentics.embeddings": ({"memini", "orchestrator", "broker", "ui", "opencode", "app"},
+                                 {"onnxruntime", "torch", "fastapi", "mcp", "psycopg"}),
+    "neuralgentics.db.postgres": ({"memini", "orchestrator", "broker", "ui", "opencode", "app"},
+                                  {"fastapi", "mcp", "onnxruntime", "torch"}),
+    "neuralgentics.text": ({"memini", "orchestrator", "broker", "ui", "opencode", "app"},
+                           {"numpy", "fastapi", "mcp"}),
+    # what `neuralgentics broker stdio` (spawned by OpenCode) loads before it serves
+    "neuralgentics.app.broker": ({"memini", "orchestrator", "ui", "opencode"},
+                                 {"fastapi", "onnxruntime", "torch", "psycopg"}),
+    # the composed app: every area, but no model runtime until the first embedding
+    "neuralgentics.app.core": ({"opencode"}, {"onnxruntime", "torch"}),
+    # the command dispatcher alone loads no area (each command imports its own)
+    "neuralgentics.cli": ({"memini", "orchestrator", "broker", "ui", "opencode", "app", "embeddings"},
+                          {"fastapi", "mcp", "numpy", "onnxruntime", "torch"}),
+}
+
+
+@pytest.mark.parametrize("module", sorted(FRESH))
+def test_a_fresh_interpreter_importing_an_area_loads_only_what_its_layer_allows(module: str) -> None:
+    run = subprocess.run([sys.executable, "-c", _PROBE, module], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    loaded = set(json.loads(run.stdout))
+    forbidden_areas, forbidden_sdks = FRESH[module]
+    areas = {_area(m) for m in loaded if m.startswith("neuralgentics.")}
+    sdks = {m.split(".")[0] for m in loaded}
+    assert not areas & forbidden_areas, f"{module} loaded {sorted(areas & forbidden_areas)}"
+    assert not sdks & forbidden_sdks, f"{module} loaded {sorted(sdks & forbidden_sdks)}"
+
+
+def test_every_area_and_foundation_is_in_the_table() -> None:
+    """A new top-level package must be placed in the layers before it lands."""
+    top = {_area(m) for m, _ in _modules()} - {""}
+    entry = {"cli"}
+    assert top - entry <= set(MAY_IMPORT), f"not in the layer table: {sorted(top - entry - set(MAY_IMPORT))}"
