@@ -4,6 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh --test
 
+# Lint, formatting and types first: a change that fails them fails before the long run.
+bash scripts/check
+
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 set +e
 .venv/bin/python -m pytest "$@"

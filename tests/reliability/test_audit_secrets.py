@@ -86,7 +86,7 @@ KEYED = {"api_key": "k3y-" + rand(12), "password": "hunter2-" + rand(8), "passph
 def requests() -> list[tuple[str, dict]]:
     """(how, call body) for every way a planted value reaches a record."""
     out: list[tuple[str, dict]] = []
-    for i, (label, text, _) in enumerate(CORPUS):
+    for label, text, _ in CORPUS:
         out += [
             (f"{label}: argument", {"server": "probe", "tool": "echo", "arguments": {"text": text}}),
             (f"{label}: nested", {"server": "probe", "tool": "echo",
@@ -151,7 +151,7 @@ async def test_no_planted_secret_reaches_the_postgres_audit(tmp_path, request, t
                                               "audit": {"sink": "postgres", "database_url": url}})
         sent = requests()
         async with Broker.open(config=config, settings=Settings()) as broker:
-            for how, body in sent:
+            for _how, body in sent:
                 try:
                     await broker.call(role="coder", front="rest", credential="owner", **body)
                 except BrokerError:

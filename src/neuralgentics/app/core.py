@@ -42,7 +42,7 @@ from neuralgentics.ui.session import cookie_grants
 
 _ERRORS = {"model": m.ErrorResponse}
 # The dashboard's page shell and static files are open; its data routes need the token.
-OPEN_PATHS = {"/health", *ui_routes.PUBLIC_PATHS, *UI_SESSION_ROUTES}
+OPEN_PATHS: set[str | tuple[str, str]] = {"/health", *ui_routes.PUBLIC_PATHS, *UI_SESSION_ROUTES}
 
 
 class LazyMemory:

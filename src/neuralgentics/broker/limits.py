@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from neuralgentics.broker.config import NAME_PATTERN
@@ -52,6 +53,7 @@ def depth_over(value: Any, limit: int = MAX_DEPTH) -> bool:
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         v, d = stack.pop()
+        items: Iterable[Any]
         if isinstance(v, dict):
             items = v.values()
         elif isinstance(v, list | tuple):

@@ -352,7 +352,7 @@ class Broker:
                                     tool,
                                     arguments,
                                     read_timeout_seconds=cfg.call_timeout,
-                                    progress_callback=progress,
+                                    progress_callback=progress,  # type: ignore[arg-type]  # the SDK's ProgressFnT is this signature
                                 )
                             except MCPError as exc:
                                 raise from_session_error(exc) from None

@@ -24,6 +24,10 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
+    def embed_one(self, text: str) -> np.ndarray:
+        """(dim,) for one text."""
+        ...
+
 
 def content_hash(text: str) -> str:
     """sha256 hex of the UTF-8 text: the embedding cache key, and the store's de-duplication key."""

@@ -209,11 +209,12 @@ class MiniLMEmbedder:
     def _make_encoder(self) -> _Encoder:
         if self.requested_backend == "torch":
             return _TorchEncoder(self.model_cache)
-        where = {"cache": self.model_cache, "threads": self.threads}
+        cache, threads = self.model_cache, self.threads
         if self.requested_backend == "onnx-reference":
-            return _OnnxEncoder.load(source="reference", int8=False, **where)
+            return _OnnxEncoder.load(source="reference", int8=False, cache=cache, threads=threads)
         return _OnnxEncoder.load(
-            source="packaged", int8=self.requested_backend == "onnx-int8", **where
+            source="packaged", int8=self.requested_backend == "onnx-int8", cache=cache,
+            threads=threads,
         )
 
     def embed(self, texts: Sequence[str], *, bulk: bool | None = None) -> np.ndarray:

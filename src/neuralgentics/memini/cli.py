@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 import httpx
 import typer
@@ -42,8 +42,8 @@ def _client(local: bool) -> Iterator[httpx.Client]:
 
         from neuralgentics.app.core import create_app
 
-        with TestClient(create_app(settings), raise_server_exceptions=True) as client:
-            yield client
+        with TestClient(create_app(settings), raise_server_exceptions=True) as local_client:
+            yield cast(httpx.Client, local_client)  # the same calls, answered in-process
         return
     with httpx.Client(base_url=settings.url, headers=auth_headers(settings), timeout=60) as client:
         yield client

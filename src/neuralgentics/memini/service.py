@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+# `MemoryService.list` shadows the builtin in the class body: its methods say builtins.list
+import builtins
 import uuid
 from dataclasses import dataclass, field
 
@@ -262,7 +264,7 @@ class MemoryService:
         check_filter(flt)
         return self.store.list_memories(flt, limit=limit, offset=offset)
 
-    def query(self, text: str, flt: MemoryFilter, *, top_k: int = 10) -> list[Hit]:
+    def query(self, text: str, flt: MemoryFilter, *, top_k: int = 10) -> builtins.list[Hit]:
         """Hybrid search: vector and keyword rankings fused by RRF, then weighted by trust."""
         if not text or not text.strip():
             raise InvalidInput("query is empty", field="query")
@@ -295,14 +297,14 @@ class MemoryService:
         return hits[:top_k]
 
     def related(
-        self, memory_id: str, *, depth: int = 1, types: list[str] | None = None
-    ) -> tuple[list[graph.Reached], list[Relationship], dict[str, Memory]]:
+        self, memory_id: str, *, depth: int = 1, types: builtins.list[str] | None = None
+    ) -> tuple[builtins.list[graph.Reached], builtins.list[Relationship], dict[str, Memory]]:
         memory_id = check_id(memory_id)
         self._require(memory_id)
         if not 1 <= depth <= graph.MAX_DEPTH:
             raise InvalidInput(f"depth must be between 1 and {graph.MAX_DEPTH}", field="depth")
         check_fields(types=types)
-        wanted = list(dict.fromkeys(check_relationship_type(t.upper(), "types") for t in types or []))
+        wanted = builtins.list(dict.fromkeys(check_relationship_type(t.upper(), "types") for t in types or []))
         reached, edges = graph.related(self.store, memory_id, depth=depth, types=wanted or None)
         return reached, edges, self.store.get_memories([r.memory_id for r in reached])
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 import typer
@@ -14,7 +14,7 @@ opencode_app = typer.Typer(
 )
 
 
-class BrokerChoice(str, Enum):
+class BrokerChoice(StrEnum):
     stdio = "stdio"
     http = "http"
 

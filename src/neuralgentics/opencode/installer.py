@@ -244,8 +244,8 @@ def install(s: Settings, project: Path | None = None, global_: bool = False, bro
     except CredentialError as exc:
         raise InstallError(str(exc)) from None
     log = EditLog()
-    for path, value in _desired_config(s, doc, broker, roster):
-        merge_leaf(doc, path, value, log)
+    for leaf, value in _desired_config(s, doc, broker, roster):
+        merge_leaf(doc, leaf, value, log)
     files: list[tuple[Path, str]] = [(target.plugin_dir / PLUGIN_FILE, plugin_source()),
                                      (target.plugin_dir / PLUGIN_SETTINGS_FILE, plugin_settings(s))]
     files += [(target.agent_dir / f"{a.name}.md", a.text) for a in agent_files(roster, tiers)]

@@ -61,7 +61,8 @@ def _first(item: dict, *keys: str, default: Any = None) -> Any:
 
 def hit_from_json(item: dict) -> MemoryHit:
     """One query result; tolerant of a flat hit or one with a nested `memory` object."""
-    memory = item.get("memory") if isinstance(item.get("memory"), dict) else item
+    nested = item.get("memory")
+    memory: dict = nested if isinstance(nested, dict) else item
     return MemoryHit(
         id=str(_first(memory, "id")),
         content=str(_first(memory, "content", default="")),
@@ -124,7 +125,8 @@ class HttpMemoryClient:
         if project:
             body["project"] = project
         data = self._post("/memory/add", body)
-        memory = data.get("memory") if isinstance(data.get("memory"), dict) else data
+        nested = data.get("memory")
+        memory: dict = nested if isinstance(nested, dict) else data
         return str(memory["id"])
 
     def relate(self, source_id: str, target_id: str, relationship_type: str, confidence: float = 1.0) -> None:

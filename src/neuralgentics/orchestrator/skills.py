@@ -112,7 +112,7 @@ def _split_yaml(text: str) -> tuple[dict, dict[str, int], str, int]:
         mark = getattr(exc, "problem_mark", None)
         # an unclosed bracket is noticed at the end of the header: point at where it opened
         if mark is not None and mark.line >= header.count("\n") and getattr(exc, "context_mark", None):
-            mark = exc.context_mark
+            mark = exc.context_mark  # type: ignore[attr-defined]  # MarkedYAMLError's, checked above
         line = (mark.line + 2) if mark else 2
         raise SkillParseError(line, f"frontmatter is not valid YAML: {getattr(exc, 'problem', None) or exc}") from exc
     if not isinstance(data, dict):

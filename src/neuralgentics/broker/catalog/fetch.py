@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import IO
+from typing import TextIO
 
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
@@ -26,7 +26,7 @@ MAX_PAGES = 100
 
 @asynccontextmanager
 async def open_session(
-    config: ServerConfig, errlog: IO[str] = sys.stderr
+    config: ServerConfig, errlog: TextIO = sys.stderr
 ) -> AsyncIterator[ClientSession]:
     """An initialised ClientSession to the server, over its configured transport."""
     if config.transport == "stdio":
@@ -74,7 +74,7 @@ async def list_all_tools(session: ClientSession) -> list[Tool]:
 
 
 async def fetch_tools(
-    config: ServerConfig, timeout: float | None = None, errlog: IO[str] = sys.stderr
+    config: ServerConfig, timeout: float | None = None, errlog: TextIO = sys.stderr
 ) -> list[Tool]:
     """Start (or connect to) the server, list its tools, close it."""
     with anyio.fail_after(timeout if timeout is not None else config.start_timeout + 30):

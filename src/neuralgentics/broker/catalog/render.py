@@ -186,6 +186,7 @@ def render_catalog(
         raise ValueError(f"budget_tokens must be positive (got {budget_tokens})")
     summaries = summaries or {}
     servers: list[_Server] = []
+    source: Literal["config", "derived", "none"]
     for name in sorted(tools_by_server):
         tools = tools_by_server[name]
         configured = (summaries.get(name) or "").strip()
@@ -204,7 +205,8 @@ def render_catalog(
             )
         )
 
-    text, lines, level, k = "", [], LEVELS[0], None
+    lines: list[tuple[str, int]] = []
+    text, level, k = "", LEVELS[0], None
     for level in LEVELS:
         if level == "truncated":
             # Largest per-server name count that fits; tokens grow with k, so bisect.

@@ -59,6 +59,9 @@ async def connect(
     async with contextlib.AsyncExitStack() as stack:
         process: StdioProcess | None = None
         direct: DirectCalls | None = None
+        # the SDK's stream types differ per transport; ClientSession takes any of them
+        read: Any
+        write: Any
         if config.transport == "stdio":
             assert config.command is not None
             read, write, process, direct = await stack.enter_async_context(

@@ -180,12 +180,12 @@ async def route_call(
                 raise
             unknown = set(args) - {"server", "tool", "arguments", "role", "intent"}
             if unknown:
-                exc = InvalidRequest(
+                refused = InvalidRequest(
                     f"mcp_router_call: unknown argument(s) {', '.join(sorted(unknown))}; "
                     "put the tool's own arguments inside 'arguments'"
                 )
-                await _audit_refused(broker, caller, args, exc, role)
-                raise exc
+                await _audit_refused(broker, caller, args, refused, role)
+                raise refused
             if "intent" in args and "server" not in args and "tool" not in args:
                 return await call_by_intent(
                     broker,
@@ -198,10 +198,11 @@ async def route_call(
                     credential=caller.credential,
                 )
             if "intent" in args:
-                exc = InvalidRequest("mcp_router_call: give either 'intent' or 'server' and 'tool', not both")
-                await _audit_refused(broker, caller, args, exc, role)
-                raise exc
-            target = {
+                refused = InvalidRequest("mcp_router_call: give either 'intent' or 'server' and 'tool', not both")
+                await _audit_refused(broker, caller, args, refused, role)
+                raise refused
+            # values as the caller sent them: Broker.call checks names and shapes itself
+            target: dict[str, Any] = {
                 "role": role,
                 "server": args.get("server"),
                 "tool": args.get("tool"),
@@ -221,7 +222,9 @@ async def route_call(
             return _text(await find_tool(broker, role, args))
         if name == "describe_tool":
             role = broker.resolve_role(caller.role, args.get("role"))
-            info = await broker.describe_tool(role, args.get("server"), args.get("tool"))
+            server: Any = args.get("server")  # describe_tool checks the names itself
+            tool: Any = args.get("tool")
+            info = await broker.describe_tool(role, server, tool)
             return _text(json.dumps(info, indent=1))
     except BrokerError as exc:
         raise _as_mcp_error(exc) from None

@@ -109,8 +109,10 @@ def create_app(
             return False
         if not isinstance(msg, dict):
             return False
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
-        call = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
+        raw_params = msg.get("params")
+        params: dict = raw_params if isinstance(raw_params, dict) else {}
+        raw_call = params.get("arguments")
+        call: dict = raw_call if isinstance(raw_call, dict) else {}
         error = "the request is nested deeper than this broker reads (200 levels; arguments may have 32)"
         try:
             role = pinned_role(principal, headers.get(ROLE_HEADER))

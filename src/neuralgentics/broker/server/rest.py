@@ -139,7 +139,8 @@ async def call(
     # JSON, nested past the parser's limit, fields missing) is audited like any other.
     principal = principal_of(request)
     raw = await request.body()
-    refused = dict(front="rest", credential=principal.label, session_id=x_neuralgentics_session)
+    refused: dict[str, Any] = dict(front="rest", credential=principal.label,
+                                   session_id=x_neuralgentics_session)
     try:
         data = pydantic_core.from_json(raw)
     except ValueError as exc:

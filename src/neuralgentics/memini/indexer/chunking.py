@@ -112,9 +112,9 @@ def _syntax_pieces(spec: LanguageSpec, source: bytes, n_lines: int) -> list[_Pie
     n_lines = max(n_lines, 1)
     # Rows of a large container not covered by its members belong to the innermost container.
     owner: list[_Piece | None] = [None] * n_lines
-    for box in sorted(containers, key=lambda p: p.start - p.end):
-        for row in range(box.start, min(box.end, n_lines - 1) + 1):
-            owner[row] = box
+    for container in sorted(containers, key=lambda p: p.start - p.end):
+        for row in range(container.start, min(container.end, n_lines - 1) + 1):
+            owner[row] = container
     covered = [False] * n_lines
     for leaf in leaves:
         for row in range(leaf.start, min(leaf.end, n_lines - 1) + 1):
@@ -161,9 +161,9 @@ def _collect(
         symbol = " › ".join([*scope, name]) if spec.name == "markdown" else ".".join([*scope, name])
         start, end = _leading_comments(child), _last_row(child)
         if inner.type in spec.containers and _too_big(source, child, start, end):
-            body = inner.child_by_field_name("body") or inner
+            container_body = inner.child_by_field_name("body") or inner
             before = len(leaves)
-            _collect(spec, source, body, [*scope, name], leaves, containers)
+            _collect(spec, source, container_body, [*scope, name], leaves, containers)
             if len(leaves) > before:
                 containers.append(_Piece(start, end, symbol, kind))
                 continue
@@ -249,7 +249,7 @@ def _split(piece: _Piece, lines: list[str]) -> list[Chunk]:
     chunks = []
     for i, (s, e) in enumerate(spans, 1):
         body = _text(lines, s, e)
-        if signature and s > sig_end:
+        if signature and sig_end is not None and s > sig_end:
             body = signature + "\n    …\n" + body
         chunks.append(Chunk(s + 1, e + 1, piece.symbol, piece.kind, body, i, len(spans)))
     return chunks

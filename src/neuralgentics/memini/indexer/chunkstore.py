@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
@@ -86,8 +87,8 @@ class ChunkStore(Protocol):
         self,
         project: str,
         writes: list[FileWrite],
-        removed: list[str] = (),
-        touched: list[FileState] = (),
+        removed: Sequence[str] = (),
+        touched: Sequence[FileState] = (),
     ) -> None: ...
 
     def forget(self, project: str) -> bool: ...

@@ -12,6 +12,7 @@ import math
 import re
 import uuid
 
+from collections.abc import Sequence
 import numpy as np
 import psycopg
 from psycopg.types.json import Jsonb
@@ -102,8 +103,8 @@ class PostgresChunkStore:
         self,
         project: str,
         writes: list[FileWrite],
-        removed: list[str] = (),
-        touched: list[FileState] = (),
+        removed: Sequence[str] = (),
+        touched: Sequence[FileState] = (),
     ) -> None:
         def op(conn: psycopg.Connection) -> None:
             paths = [w.state.path for w in writes] + list(removed)
@@ -163,7 +164,7 @@ class PostgresChunkStore:
             params,
         ).fetchall())
         return [
-            ProjectInfo(r[0], r[1], _ts(r[2]), _ts(r[3]), r[5], r[6],
+            ProjectInfo(r[0], r[1], _ts(r[2]) or "", _ts(r[3]), r[5], r[6],
                         r[4] if isinstance(r[4], dict) else json.loads(r[4] or "{}"))
             for r in rows
         ]
@@ -199,6 +200,7 @@ class PostgresChunkStore:
                 + " FROM project_chunks WHERE project = %s",
                 [*queries, project],
             ).fetchone()
+            assert counts is not None  # an aggregate always returns its one row
             total = counts[0]
             idf = [math.log(1 + (total - df + 0.5) / (df + 0.5)) for df in counts[1:]]
             score = " + ".join(

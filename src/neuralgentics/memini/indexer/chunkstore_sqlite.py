@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 import threading
 import uuid
 from contextlib import AbstractContextManager
@@ -107,8 +108,8 @@ class SQLiteChunkStore:
         self,
         project: str,
         writes: list[FileWrite],
-        removed: list[str] = (),
-        touched: list[FileState] = (),
+        removed: Sequence[str] = (),
+        touched: Sequence[FileState] = (),
     ) -> None:
         stamp = _now()
         with self._tx() as conn:

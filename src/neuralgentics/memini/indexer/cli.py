@@ -14,7 +14,14 @@ from pathlib import Path
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from neuralgentics.errors import NeuralgenticsError
@@ -45,7 +52,7 @@ class _Bar:
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
         self.progress: Progress | None = None
-        self.task = None
+        self.task: TaskID | None = None
         self.phase = ""
 
     def __enter__(self) -> _Bar:
@@ -65,7 +72,7 @@ class _Bar:
         return self
 
     def __call__(self, status) -> None:
-        if self.progress is not None:
+        if self.progress is not None and self.task is not None:
             self.progress.update(
                 self.task, total=status.files_total or None, completed=status.files_done,
                 phase=status.phase, chunks=status.chunks, embedded=status.embedded,

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from neuralgentics.embeddings import Embedder
-from neuralgentics.memini.indexer.chunking import chunk_file, render
+from neuralgentics.memini.indexer.chunking import Chunk, chunk_file, render
 from neuralgentics.memini.indexer.chunkstore import (
     ChunkStore,
     FileState,
@@ -126,7 +126,7 @@ def _read_stable(path: Path) -> tuple[bytes, os.stat_result] | None:
     return None
 
 
-def make_chunks(path: str, language: str, text: str) -> list[tuple[str, str, object]]:
+def make_chunks(path: str, language: str, text: str) -> list[tuple[str, str, Chunk]]:
     """(rendered text, hash, chunk) for each chunk of a file."""
     out = []
     for chunk in chunk_file(path, language, text):
@@ -211,7 +211,7 @@ class _Batch:
         self.tell = tell
         self.read = 0  # files taken in so far; reported as done once written
         self.embedder = embedder
-        self.files: list[tuple[FileState, list[tuple[str, str, object]], bool]] = []
+        self.files: list[tuple[FileState, list[tuple[str, str, Chunk]], bool]] = []
         self.touched: list[FileState] = []
         self.removed: list[str] = []
         self.pending = 0
@@ -250,8 +250,8 @@ class _Batch:
         self.pending += len(chunks)
 
     def _without_secrets(
-        self, path: str, text: str, chunks: list[tuple[str, str, object]]
-    ) -> list[tuple[str, str, object]]:
+        self, path: str, text: str, chunks: list[tuple[str, str, Chunk]]
+    ) -> list[tuple[str, str, Chunk]]:
         """The chunks without those that hold a token of a well-known shape (the file's other
         chunks are still worth finding). One scan of the file first: most hold none."""
         if token_in(text) is None:
@@ -264,7 +264,7 @@ class _Batch:
             else:
                 self.report.secret_chunks += 1
                 log.warning("%s lines %d-%d left out of the index: they hold a %s", path,
-                            chunk[2].start_line, chunk[2].end_line, kind)  # type: ignore[attr-defined]
+                            chunk[2].start_line, chunk[2].end_line, kind)
         return kept
 
     def _skip(self, path: str, reason: str, old: FileState | None, *, keep: bool) -> None:

@@ -235,12 +235,12 @@ def definition_name(spec: LanguageSpec, node: Node, source: bytes) -> str | None
                 return definition_name(spec, child, source)
         return None
     if t == "function_definition" and spec.name in ("c", "cpp"):
-        decl = node.child_by_field_name("declarator")
-        while decl is not None and decl.type not in ("identifier", "field_identifier",
-                                                      "qualified_identifier", "destructor_name",
-                                                      "operator_name"):
-            decl = decl.child_by_field_name("declarator")
-        return text(decl)
+        declarator = node.child_by_field_name("declarator")
+        while declarator is not None and declarator.type not in (
+            "identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name"
+        ):
+            declarator = declarator.child_by_field_name("declarator")
+        return text(declarator)
     return text(node.child_by_field_name("name"))
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -136,7 +137,7 @@ def _read_rules(path: Path, label: str) -> tuple[list[str], list[str]]:
     return lines, sources
 
 
-def _rules_for(root: Path, rel_dir: str, extra: list[tuple[Path, str]] = ()) -> _Rules | None:
+def _rules_for(root: Path, rel_dir: str, extra: Sequence[tuple[Path, str]] = ()) -> _Rules | None:
     lines: list[str] = []
     sources: list[str] = []
     for path, label in extra:
@@ -166,7 +167,7 @@ def _verdict(stack: list[_Rules], rel: str, is_dir: bool) -> str | None:
         result = rules.spec.check_file(local)
         if result.include is None:
             continue
-        source = rules.sources[result.index]
+        source = rules.sources[result.index] if result.index is not None else "?"
         if result.include:
             decision, secret = source, rules.secret
         elif not secret or _overrides_secrets(source):

@@ -4,7 +4,8 @@ the transaction that would insert it (the recursive check is SQL; this builds th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
+from typing import TypeVar
 
 from neuralgentics.memini.errors import Conflict
 
@@ -21,15 +22,19 @@ REACHES = (
 )
 
 
+# a memory id as the store's driver gives it (str on SQLite, uuid.UUID on PostgreSQL)
+K = TypeVar("K", bound=Hashable)
+
+
 def path_between(
-    start: str, goal: str, superseded_by: Callable[[list[str]], Iterable[tuple[str, str]]]
-) -> list[str]:
+    start: K, goal: K, superseded_by: Callable[[list[K]], Iterable[tuple[K, K]]]
+) -> list[K]:
     """The SUPERSEDES chain start → … → goal (breadth-first, so the shortest); `superseded_by`
     returns the (source, target) SUPERSEDES edges leaving the given memories."""
-    parent: dict[str, str | None] = {start: None}
+    parent: dict[K, K | None] = {start: None}
     frontier = [start]
     while frontier and goal not in parent:
-        nxt: list[str] = []
+        nxt: list[K] = []
         for src, dst in superseded_by(frontier):
             if dst not in parent:
                 parent[dst] = src
@@ -38,8 +43,10 @@ def path_between(
     if goal not in parent:
         return [start, goal]
     chain = [goal]
-    while parent[chain[-1]] is not None:
-        chain.append(parent[chain[-1]])  # type: ignore[arg-type]
+    step = parent[goal]
+    while step is not None:
+        chain.append(step)
+        step = parent[step]
     return chain[::-1]
 
 

@@ -62,6 +62,16 @@ _REL_COLUMNS = "id, source_id, target_id, relationship_type, confidence, created
 _EVENT_COLUMNS = "id, memory_id, event, delta_milli, actor, score_after_milli, created_at, note"
 
 
+def _present(row: tuple | None) -> tuple:
+    """A row a statement always returns (a count, an UPDATE of a row locked above, an INSERT)."""
+    assert row is not None
+    return row
+
+
+def _one(cursor: psycopg.Cursor) -> tuple:
+    return _present(cursor.fetchone())
+
+
 def _as_uuid(value: str | uuid.UUID) -> uuid.UUID | None:
     """A malformed id is an id that exists nowhere (the HTTP layer rejects it with a 422 first)."""
     if isinstance(value, uuid.UUID):
@@ -308,7 +318,7 @@ class PostgresStore:
         where, params = _where(flt)
 
         def op(conn: psycopg.Connection) -> tuple[list[Memory], int]:
-            total = conn.execute(f"SELECT count(*) FROM memories WHERE {where}", params).fetchone()[0]
+            total = _one(conn.execute(f"SELECT count(*) FROM memories WHERE {where}", params))[0]
             rows = conn.execute(
                 f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE {where}"
                 " ORDER BY created_at DESC, id DESC LIMIT %s OFFSET %s",
@@ -364,7 +374,7 @@ class PostgresStore:
                     f" WHERE id = %s RETURNING {_MEMORY_COLUMNS}",
                     [*params, mid],
                 ).fetchone()
-            return _row_to_memory(row)
+            return _row_to_memory(_present(row))
 
         return self._run(op)
 
@@ -477,12 +487,13 @@ class PostgresStore:
                 return []  # only stop words
             rows_total, freqs, floor = self._lexeme_stats(conn)
             expected = sorted((freqs.get(lex, floor) * rows_total, lex) for lex in lexemes)
-            chosen, budget = [], float(self.keyword_budget)
-            for rows, lex in expected:
-                if chosen and rows > budget:
+            chosen: list[str] = []
+            budget = float(self.keyword_budget)
+            for matches, lex in expected:
+                if chosen and matches > budget:
                     break
                 chosen.append(lex)
-                budget -= rows
+                budget -= matches
             if expected[0][0] > self.keyword_budget:
                 match = _quoted(lexemes, "&")  # every word is frequent: all of them must match
             else:
@@ -545,7 +556,7 @@ class PostgresStore:
             [mid, change.event, change.delta_milli, change.actor, to_milli(memory.trust_score),
              change.note],
         ).fetchone()
-        return memory, _row_to_event(event)
+        return memory, _row_to_event(_present(event))
 
     def apply_trust(self, change: TrustChange) -> tuple[Memory, TrustEvent]:
         check_change(change)
@@ -600,6 +611,7 @@ class PostgresStore:
             for name, raw, u in (("source_id", source_id, src), ("target_id", target_id, dst)):
                 if u is None or u not in found:
                     raise NotFound(f"memory {raw} does not exist", field=name)
+            assert src is not None and dst is not None  # both found above
             if relationship_type == "SUPERSEDES":
                 if conn.execute(cycles.REACHES.format(p="%s"), [dst, src]).fetchone():
                     raise cycles.refuse(str(src), str(dst), [str(i) for i in cycles.path_between(
@@ -691,7 +703,7 @@ class PostgresStore:
             tx=False,
         )
         return dict(
-            zip(("memories", "relationships", "trust_events", "project_chunks"), map(int, row))
+            zip(("memories", "relationships", "trust_events", "project_chunks"), map(int, _present(row)))
         )
 
     def ping(self) -> None:

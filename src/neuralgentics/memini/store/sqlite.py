@@ -152,7 +152,8 @@ def fts_query(text: str, doc_freq: Callable[[list[str]], dict[str, int]] | None 
     ranked = sorted(zip(words, stems), key=lambda pair: freq.get(pair[1], 0))
     if freq.get(ranked[0][1], 0) > KEYWORD_ROW_BUDGET:
         return " AND ".join(_quote(w) for w in words)
-    chosen, rows = [], 0
+    chosen: list[str] = []
+    rows = 0
     for word, stem in ranked:
         rows += freq.get(stem, 0)
         if chosen and rows > KEYWORD_ROW_BUDGET:
@@ -333,6 +334,7 @@ class SQLiteStore:
                         field="content",
                     )
                 sets += ["content = ?", "embedding = ?", "content_hash = ?"]
+                assert patch.embedding is not None  # check_patch: content comes with its vector
                 params += [patch.content, to_blob(patch.embedding), patch.content_hash]
             if patch.source_type is not None:
                 sets.append("source_type = ?")
@@ -482,7 +484,7 @@ class SQLiteStore:
              stamp),
         )
         return TrustEvent(
-            id=cur.lastrowid,
+            id=int(cur.lastrowid or 0),  # an INSERT always sets it
             memory_id=change.memory_id,
             event=change.event,
             delta=from_milli(change.delta_milli),
