@@ -24,10 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from neuralgentics.config import Settings
 from neuralgentics.broker.config import AuditConfig, BrokerConfig, RoleConfig, ServerConfig
 from neuralgentics.broker.errors import BrokerError
 from neuralgentics.broker.service import Broker
+from neuralgentics.config import Settings
 
 HISTORY_BYTES = 50_000_000 * 5  # the default max_bytes x keep
 
@@ -41,25 +41,44 @@ async def flood(calls: int, name_bytes: int, burst: int, per_second: float) -> d
             audit=AuditConfig(path=str(path), flood_burst=burst, flood_per_second=per_second),
         )
         big = "t" * name_bytes
-        shapes = [("time", "convert_time"), ("nope", "nothing"), ("time", big), ("s" * 100_000, "x")]
+        shapes = [
+            ("time", "convert_time"),
+            ("nope", "nothing"),
+            ("time", big),
+            ("s" * 100_000, "x"),
+        ]
         async with Broker.open(config=config, settings=Settings()) as broker:
             t0 = time.perf_counter()
             for i in range(calls):
                 server, tool = shapes[i % len(shapes)]
                 try:
-                    await broker.call(role="reviewer", server=server, tool=tool, arguments={"i": i},
-                                      front="rest", credential="token:hostile")
+                    await broker.call(
+                        role="reviewer",
+                        server=server,
+                        tool=tool,
+                        arguments={"i": i},
+                        front="rest",
+                        credential="token:hostile",
+                    )
                 except BrokerError:
                     pass
             seconds = time.perf_counter() - t0
         lines = path.read_bytes().splitlines()
     written = sum(len(x) + 1 for x in lines)
-    return {"records": len(lines), "bytes": written, "seconds": seconds, "calls_per_s": calls / seconds,
-            "largest_line": max(len(x) for x in lines), "bytes_per_call": written / calls}
+    return {
+        "records": len(lines),
+        "bytes": written,
+        "seconds": seconds,
+        "calls_per_s": calls / seconds,
+        "largest_line": max(len(x) for x in lines),
+        "bytes_per_call": written / calls,
+    }
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--calls", type=int, default=20_000)
     ap.add_argument("--name-bytes", type=int, default=4_000_000)
     a = ap.parse_args()
@@ -68,10 +87,16 @@ def main() -> None:
     for label, r in (("gate off", off), ("gate on", on)):
         rate = r["bytes"] / r["seconds"]
         # bytes/s the flood adds while it goes on; the gate's steady state is per_second records
-        push_out = HISTORY_BYTES / rate if label == "gate off" else HISTORY_BYTES / (10.0 * r["largest_line"])
-        print(f"{label:<9} {a.calls} refused calls in {r['seconds']:.1f} s ({r['calls_per_s']:.0f}/s): "
-              f"{r['records']} records, {r['bytes'] / 1e6:.2f} MB, {r['bytes_per_call']:.0f} B/call, "
-              f"largest line {r['largest_line']} B; a 250 MB history lasts {push_out:,.0f} s of this flood")
+        push_out = (
+            HISTORY_BYTES / rate
+            if label == "gate off"
+            else HISTORY_BYTES / (10.0 * r["largest_line"])
+        )
+        print(
+            f"{label:<9} {a.calls} refused calls in {r['seconds']:.1f} s ({r['calls_per_s']:.0f}/s): "
+            f"{r['records']} records, {r['bytes'] / 1e6:.2f} MB, {r['bytes_per_call']:.0f} B/call, "
+            f"largest line {r['largest_line']} B; a 250 MB history lasts {push_out:,.0f} s of this flood"
+        )
     print(f"ratio bytes written gate-off / gate-on: {off['bytes'] / on['bytes']:.0f}x")
 
 

@@ -79,7 +79,9 @@ NEURALGENTICS = str(Path(PY).parent / "neuralgentics")
 EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
 ECHO_SERVER = ROOT / "bench" / "broker_echo_server.py"
 FASTMCP_PY = Path(
-    os.environ.get("FASTMCP_PYTHON", Path.home() / ".cache/neuralgentics-bench/fastmcp-venv/bin/python")
+    os.environ.get(
+        "FASTMCP_PYTHON", Path.home() / ".cache/neuralgentics-bench/fastmcp-venv/bin/python"
+    )
 )
 MCP_PROXY = Path(os.environ.get("MCP_PROXY", "/work/venvs/mcp-proxy/bin/mcp-proxy"))
 
@@ -166,14 +168,17 @@ async def _wait_listening(front: HttpFront, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if front.proc.poll() is not None:
-            raise RuntimeError(f"{front.argv[0]} exited with {front.proc.returncode} before listening on "
-                               f"{front.port}; its log ({front.log}):\n{front.log.read_text()[-2000:]}")
+            raise RuntimeError(
+                f"{front.argv[0]} exited with {front.proc.returncode} before listening on "
+                f"{front.port}; its log ({front.log}):\n{front.log.read_text()[-2000:]}"
+            )
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", front.port)) == 0:
                 return
         await asyncio.sleep(0.1)
-    raise RuntimeError(f"{front.argv[0]} did not listen on {front.port} within {timeout:.0f}s; "
-                       f"log: {front.log}")
+    raise RuntimeError(
+        f"{front.argv[0]} did not listen on {front.port} within {timeout:.0f}s; log: {front.log}"
+    )
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
@@ -193,15 +198,23 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 async def session(p: Path_) -> AsyncIterator[ClientSession]:
     if p.http is None:
         assert p.params is not None
-        async with stdio_client(p.params, errlog=open(os.devnull, "w")) as (r, w), ClientSession(r, w) as s:
+        async with (
+            stdio_client(p.params, errlog=open(os.devnull, "w")) as (r, w),
+            ClientSession(r, w) as s,
+        ):
             await s.initialize()
             yield s
         return
     front = p.http
     with front.log.open("wb") as log:
         # Set-up, before any timing: a blocking fork is fine here.
-        front.proc = subprocess.Popen(front.argv, env=front.env, stdout=log, stderr=log,  # noqa: ASYNC220
-                                      start_new_session=True)
+        front.proc = subprocess.Popen(
+            front.argv,
+            env=front.env,
+            stdout=log,
+            stderr=log,  # noqa: ASYNC220
+            start_new_session=True,
+        )
     try:
         await _wait_listening(front)
         p.pid = front.proc.pid
@@ -243,7 +256,9 @@ async def in_flight(s: ClientSession, p: Path_, concurrency: int, per_task: int)
     return concurrency * per_task / (time.perf_counter() - t0)
 
 
-def build_paths(label: str, command: str, args: list[str], opts: argparse.Namespace, workdir: Path) -> list[Path_]:
+def build_paths(
+    label: str, command: str, args: list[str], opts: argparse.Namespace, workdir: Path
+) -> list[Path_]:
     cfg = {
         "servers": {"target": {"command": command, "args": args, "idle_timeout": 0}},
         "roles": {"bench": {"allow": ["target/*"]}},
@@ -252,59 +267,150 @@ def build_paths(label: str, command: str, args: list[str], opts: argparse.Namesp
     cfg_path = workdir / f"broker-{label}.yaml"
     cfg_path.write_text(yaml.safe_dump(cfg))
     # Own home and config dir: nothing of the user's (token, broker.yaml, audit) is read or written.
-    env = {**os.environ, "NEURALGENTICS_HOME": str(workdir / "home"),
-           "NEURALGENTICS_CONFIG_DIR": str(workdir / "config")}
+    env = {
+        **os.environ,
+        "NEURALGENTICS_HOME": str(workdir / "home"),
+        "NEURALGENTICS_CONFIG_DIR": str(workdir / "config"),
+    }
     paths = [
         Path_("direct", StdioServerParameters(command=command, args=args), "echo", False),
-        Path_("broker", StdioServerParameters(
-            command=NEURALGENTICS, args=["broker", "stdio", "--config", str(cfg_path), "--role", "bench"],
-            env=env), "mcp_router_call", True),
+        Path_(
+            "broker",
+            StdioServerParameters(
+                command=NEURALGENTICS,
+                args=["broker", "stdio", "--config", str(cfg_path), "--role", "bench"],
+                env=env,
+            ),
+            "mcp_router_call",
+            True,
+        ),
     ]
     if opts.compare_src:
-        paths.append(Path_("broker@ref", StdioServerParameters(
-            command=NEURALGENTICS, args=["broker", "stdio", "--config", str(cfg_path), "--role", "bench"],
-            env={**env, "PYTHONPATH": str(Path(opts.compare_src).resolve())}), "mcp_router_call", True))
+        paths.append(
+            Path_(
+                "broker@ref",
+                StdioServerParameters(
+                    command=NEURALGENTICS,
+                    args=["broker", "stdio", "--config", str(cfg_path), "--role", "bench"],
+                    env={**env, "PYTHONPATH": str(Path(opts.compare_src).resolve())},
+                ),
+                "mcp_router_call",
+                True,
+            )
+        )
     if FASTMCP_PY.exists():
         script = workdir / "fastmcp_proxy.py"
         script.write_text(FASTMCP_PROXY)
-        paths.append(Path_("fastmcp", StdioServerParameters(
-            command=str(FASTMCP_PY), args=[str(script), command, *args]), "echo", False))
+        paths.append(
+            Path_(
+                "fastmcp",
+                StdioServerParameters(command=str(FASTMCP_PY), args=[str(script), command, *args]),
+                "echo",
+                False,
+            )
+        )
     elif label == opts.first_label:
         print(f"  (fastmcp skipped: {FASTMCP_PY} not found; see the module docstring to create it)")
     if opts.no_http:
         return paths
     token = secrets.token_urlsafe(24)
     port = free_port()
-    paths.append(Path_("broker-http", None, "mcp_router_call", True, http=HttpFront(
-        argv=[NEURALGENTICS, "broker", "serve", "--config", str(cfg_path), "--port", str(port)],
-        env={**env, "NEURALGENTICS_TOKEN": token}, port=port,
-        headers={"Authorization": f"Bearer {token}", "X-Neuralgentics-Role": "bench"},
-        log=workdir / f"serve-{label}.log")))
+    paths.append(
+        Path_(
+            "broker-http",
+            None,
+            "mcp_router_call",
+            True,
+            http=HttpFront(
+                argv=[
+                    NEURALGENTICS,
+                    "broker",
+                    "serve",
+                    "--config",
+                    str(cfg_path),
+                    "--port",
+                    str(port),
+                ],
+                env={**env, "NEURALGENTICS_TOKEN": token},
+                port=port,
+                headers={"Authorization": f"Bearer {token}", "X-Neuralgentics-Role": "bench"},
+                log=workdir / f"serve-{label}.log",
+            ),
+        )
+    )
     if opts.compare_src:
         token = secrets.token_urlsafe(24)
         port = free_port()
-        paths.append(Path_("broker-http@ref", None, "mcp_router_call", True, http=HttpFront(
-            argv=[NEURALGENTICS, "broker", "serve", "--config", str(cfg_path), "--port", str(port)],
-            env={**env, "NEURALGENTICS_TOKEN": token, "PYTHONPATH": str(Path(opts.compare_src).resolve())},
-            port=port, headers={"Authorization": f"Bearer {token}", "X-Neuralgentics-Role": "bench"},
-            log=workdir / f"serve-ref-{label}.log")))
+        paths.append(
+            Path_(
+                "broker-http@ref",
+                None,
+                "mcp_router_call",
+                True,
+                http=HttpFront(
+                    argv=[
+                        NEURALGENTICS,
+                        "broker",
+                        "serve",
+                        "--config",
+                        str(cfg_path),
+                        "--port",
+                        str(port),
+                    ],
+                    env={
+                        **env,
+                        "NEURALGENTICS_TOKEN": token,
+                        "PYTHONPATH": str(Path(opts.compare_src).resolve()),
+                    },
+                    port=port,
+                    headers={"Authorization": f"Bearer {token}", "X-Neuralgentics-Role": "bench"},
+                    log=workdir / f"serve-ref-{label}.log",
+                ),
+            )
+        )
     if MCP_PROXY.exists():
         port = free_port()
         # --log-level WARNING: the broker's uvicorn logs at warning too, so neither pays for
         # a log line per request.
-        paths.append(Path_("mcp-proxy", None, "echo", False, http=HttpFront(
-            argv=[str(MCP_PROXY), "--port", str(port), "--host", "127.0.0.1", "--log-level", "WARNING",
-                  "--pass-environment", "--", command, *args],
-            env=dict(os.environ), port=port, headers={}, log=workdir / f"mcp-proxy-{label}.log")))
+        paths.append(
+            Path_(
+                "mcp-proxy",
+                None,
+                "echo",
+                False,
+                http=HttpFront(
+                    argv=[
+                        str(MCP_PROXY),
+                        "--port",
+                        str(port),
+                        "--host",
+                        "127.0.0.1",
+                        "--log-level",
+                        "WARNING",
+                        "--pass-environment",
+                        "--",
+                        command,
+                        *args,
+                    ],
+                    env=dict(os.environ),
+                    port=port,
+                    headers={},
+                    log=workdir / f"mcp-proxy-{label}.log",
+                ),
+            )
+        )
     elif label == opts.first_label:
-        print(f"  (mcp-proxy skipped: {MCP_PROXY} not found; create it with `python3 -m venv "
-              f"/work/venvs/mcp-proxy && /work/venvs/mcp-proxy/bin/pip install mcp-proxy==0.13.0` "
-              f"or set MCP_PROXY)")
+        print(
+            f"  (mcp-proxy skipped: {MCP_PROXY} not found; create it with `python3 -m venv "
+            f"/work/venvs/mcp-proxy && /work/venvs/mcp-proxy/bin/pip install mcp-proxy==0.13.0` "
+            f"or set MCP_PROXY)"
+        )
     return paths
 
 
-async def bench_target(label: str, command: str, args: list[str], opts: argparse.Namespace,
-                       workdir: Path) -> list[Path_]:
+async def bench_target(
+    label: str, command: str, args: list[str], opts: argparse.Namespace, workdir: Path
+) -> list[Path_]:
     paths = build_paths(label, command, args, opts, workdir)
     async with contextlib.AsyncExitStack() as stack:
         sessions = []
@@ -360,8 +466,22 @@ async def profile(s: ClientSession, p: Path_, opts: argparse.Namespace) -> None:
     # samples holding the GIL, i.e. Python work.
     for kind, extra in (("active", []), ("gil", ["--gil"])):
         raw = out / f"{p.name}-{kind}.txt"
-        cmd = [spy, "record", "-p", str(p.pid), "-r", "500", "-d", str(opts.profile_seconds), "-f", "raw",
-               "-o", str(raw), "--nonblocking", *extra]
+        cmd = [
+            spy,
+            "record",
+            "-p",
+            str(p.pid),
+            "-r",
+            "500",
+            "-d",
+            str(opts.profile_seconds),
+            "-f",
+            "raw",
+            "-o",
+            str(raw),
+            "--nonblocking",
+            *extra,
+        ]
         spy_proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # noqa: ASYNC220
         await asyncio.sleep(0.5)  # py-spy attached
         calls = 0
@@ -376,10 +496,14 @@ async def profile(s: ClientSession, p: Path_, opts: argparse.Namespace) -> None:
             print(f"  (py-spy failed: {err.decode()[-500:]})")
             continue
         seconds = time.monotonic() - t0
-        line = (f"{p.name} {kind}: {calls} calls in {seconds:.1f} s ({calls / seconds:.0f}/s), "
-                f"{cpu / max(calls, 1) * 1e3:.3f} ms CPU/call, py-spy at 500 Hz")
+        line = (
+            f"{p.name} {kind}: {calls} calls in {seconds:.1f} s ({calls / seconds:.0f}/s), "
+            f"{cpu / max(calls, 1) * 1e3:.3f} ms CPU/call, py-spy at 500 Hz"
+        )
         print(f"  profile {line}: {raw}")
-        (out / f"{p.name}-{kind}-top.txt").write_text(line + "\n" + summarize(read_folded(raw), 40) + "\n")
+        (out / f"{p.name}-{kind}-top.txt").write_text(
+            line + "\n" + summarize(read_folded(raw), 40) + "\n"
+        )
 
 
 def _ratio(a: float, b: float) -> str:
@@ -391,9 +515,11 @@ def report(label: str, paths: list[Path_], concurrency: int) -> None:
     direct = paths[0]
     d50, d99 = statistics.median(direct.latencies), pct(direct.latencies, 99)
     print(f"\n## {label}  ({len(direct.latencies)} calls per path, interleaved)")
-    print(f"{'path':<15} {'p50 ms':>8} {'p99 ms':>8} {'+p50 ms':>8} {'+p99 ms':>8} "
-          f"{'calls/s@' + str(concurrency):>12} {'vs direct':>9} {'cpu ms/call':>11} {'cpu@' + str(concurrency):>8} "
-          f"{'errors':>6}")
+    print(
+        f"{'path':<15} {'p50 ms':>8} {'p99 ms':>8} {'+p50 ms':>8} {'+p99 ms':>8} "
+        f"{'calls/s@' + str(concurrency):>12} {'vs direct':>9} {'cpu ms/call':>11} {'cpu@' + str(concurrency):>8} "
+        f"{'errors':>6}"
+    )
     added, cpu, tput = {}, {}, {}
     for p in paths:
         p50, p99 = statistics.median(p.latencies), pct(p.latencies, 99)
@@ -401,19 +527,25 @@ def report(label: str, paths: list[Path_], concurrency: int) -> None:
         cpu[p.name] = p.cpu / len(p.latencies)
         tput[p.name] = p.throughput
         tp_cpu = p.tp_cpu / p.tp_calls if p.tp_calls else 0.0
-        print(f"{p.name:<15} {p50 * 1e3:8.2f} {p99 * 1e3:8.2f} {(p50 - d50) * 1e3:8.2f} "
-              f"{(p99 - d99) * 1e3:8.2f} {p.throughput:12.0f} {p.throughput / direct.throughput:9.2f} "
-              f"{cpu[p.name] * 1e3:11.3f} {tp_cpu * 1e3:8.3f} {p.errors:6d}")
+        print(
+            f"{p.name:<15} {p50 * 1e3:8.2f} {p99 * 1e3:8.2f} {(p50 - d50) * 1e3:8.2f} "
+            f"{(p99 - d99) * 1e3:8.2f} {p.throughput:12.0f} {p.throughput / direct.throughput:9.2f} "
+            f"{cpu[p.name] * 1e3:11.3f} {tp_cpu * 1e3:8.3f} {p.errors:6d}"
+        )
     if "fastmcp" in added and added["fastmcp"] > 0:
         for name in ("broker", "broker@ref"):
             if name in added:
-                print(f"{name} added p50 / fastmcp added p50 = {added[name] / added['fastmcp']:.2f}")
+                print(
+                    f"{name} added p50 / fastmcp added p50 = {added[name] / added['fastmcp']:.2f}"
+                )
     b = "mcp-proxy"
     for a in ("broker-http", "broker-http@ref"):
         if a in added and b in added:
-            print(f"{a} / mcp-proxy: added p50 {_ratio(added[a], added[b])}, cpu per call "
-                  f"{_ratio(cpu[a], cpu[b])}, throughput @{concurrency} {_ratio(tput[a], tput[b])}"
-                  "   (target: <= 0.5, <= 0.5, >= 1)")
+            print(
+                f"{a} / mcp-proxy: added p50 {_ratio(added[a], added[b])}, cpu per call "
+                f"{_ratio(cpu[a], cpu[b])}, throughput @{concurrency} {_ratio(tput[a], tput[b])}"
+                "   (target: <= 0.5, <= 0.5, >= 1)"
+            )
 
 
 async def main() -> None:
@@ -422,13 +554,24 @@ async def main() -> None:
     ap.add_argument("--calls", type=int, default=25)
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--per-task", type=int, default=40)
-    ap.add_argument("--tp-rounds", type=int, default=3, help="interleaved throughput rounds (median)")
+    ap.add_argument(
+        "--tp-rounds", type=int, default=3, help="interleaved throughput rounds (median)"
+    )
     ap.add_argument("--quick", action="store_true", help="CI smoke: a few calls only")
-    ap.add_argument("--compare-src", help="also measure the broker from this source dir (PYTHONPATH)")
-    ap.add_argument("--no-http", action="store_true", help="stdio paths only (no broker serve, no mcp-proxy)")
-    ap.add_argument("--targets", default="raw,everything",
-                    help="comma list of downstreams: raw (python echo), everything (server-everything)")
-    ap.add_argument("--profile-http", metavar="DIR", help="py-spy the HTTP fronts under load, into DIR")
+    ap.add_argument(
+        "--compare-src", help="also measure the broker from this source dir (PYTHONPATH)"
+    )
+    ap.add_argument(
+        "--no-http", action="store_true", help="stdio paths only (no broker serve, no mcp-proxy)"
+    )
+    ap.add_argument(
+        "--targets",
+        default="raw,everything",
+        help="comma list of downstreams: raw (python echo), everything (server-everything)",
+    )
+    ap.add_argument(
+        "--profile-http", metavar="DIR", help="py-spy the HTTP fronts under load, into DIR"
+    )
     ap.add_argument("--profile-seconds", type=int, default=20)
     opts = ap.parse_args()
     if opts.quick:

@@ -12,8 +12,11 @@ import sys
 TOOL = {
     "name": "echo",
     "description": "Echo the message back",
-    "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}},
-                    "required": ["message"]},
+    "inputSchema": {
+        "type": "object",
+        "properties": {"message": {"type": "string"}},
+        "required": ["message"],
+    },
 }
 
 
@@ -23,8 +26,11 @@ def answer(req: dict) -> dict | None:
         return None  # a notification
     if method == "initialize":
         version = req.get("params", {}).get("protocolVersion", "2025-06-18")
-        result = {"protocolVersion": version, "capabilities": {"tools": {}},
-                  "serverInfo": {"name": "bench-echo", "version": "1"}}
+        result = {
+            "protocolVersion": version,
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "bench-echo", "version": "1"},
+        }
     elif method == "tools/list":
         result = {"tools": [TOOL]}
     elif method == "tools/call":
@@ -33,7 +39,11 @@ def answer(req: dict) -> dict | None:
     elif method == "ping":
         result = {}
     else:
-        return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"no method {method}"}}
+        return {
+            "jsonrpc": "2.0",
+            "id": rid,
+            "error": {"code": -32601, "message": f"no method {method}"},
+        }
     return {"jsonrpc": "2.0", "id": rid, "result": result}
 
 

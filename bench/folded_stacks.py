@@ -53,11 +53,17 @@ def summarize(stacks: list[tuple[list[str], int]], top: int = 30, under: str | N
         for f in set(frames):
             inclusive[f] += n
         own[frames[-1]] += n
-    lines = [f"{total} samples" + (f" with {under!r} on the stack" if under else ""), "",
-             "inclusive %  function"]
+    lines = [
+        f"{total} samples" + (f" with {under!r} on the stack" if under else ""),
+        "",
+        "inclusive %  function",
+    ]
     # Thread entry points are ~100 % inclusive and say nothing: skip frames on every stack.
-    lines += [f"{inclusive[f] / total:10.1%}  {f}" for f, _ in inclusive.most_common(top * 3)
-              if inclusive[f] < total][:top]
+    lines += [
+        f"{inclusive[f] / total:10.1%}  {f}"
+        for f, _ in inclusive.most_common(top * 3)
+        if inclusive[f] < total
+    ][:top]
     lines += ["", "      own %  function"]
     lines += [f"{n / total:10.1%}  {f}" for f, n in own.most_common(top)]
     return "\n".join(lines)

@@ -32,8 +32,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_PACKAGES = [
-    "networkx", "rich", "click", "httpx", "jinja2", "starlette", "anyio", "urllib3", "typer",
-    "psycopg", "_pytest",
+    "networkx",
+    "rich",
+    "click",
+    "httpx",
+    "jinja2",
+    "starlette",
+    "anyio",
+    "urllib3",
+    "typer",
+    "psycopg",
+    "_pytest",
 ]
 QUICK_PACKAGES = ["httpx", "click", "jinja2"]
 
@@ -86,8 +95,12 @@ def strip_docstrings(source: str, rel: str) -> tuple[str, list[Query]]:
         if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         body = node.body
-        if not (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)):
+        if not (
+            body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
             continue
         doc = body[0]
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -119,8 +132,9 @@ def build_repo(packages: list[str], dest: Path) -> tuple[int, list[Query]]:
             out.parent.mkdir(parents=True, exist_ok=True)
             files += 1
             if path.suffix == ".py":
-                text, found = strip_docstrings(path.read_text(encoding="utf-8", errors="replace"),
-                                               str(rel))
+                text, found = strip_docstrings(
+                    path.read_text(encoding="utf-8", errors="replace"), str(rel)
+                )
                 out.write_text(text, encoding="utf-8")
                 queries += found
             else:
@@ -147,14 +161,20 @@ def evaluate(store, project: str, queries: list[Query], mode: str) -> dict:
     rr, found, times = [], [], []
     for q in queries:
         t = time.perf_counter()
-        hits = search_project(store, project, q.text, top_k=10, mode=mode, embedder=shared_embedder())
+        hits = search_project(
+            store, project, q.text, top_k=10, mode=mode, embedder=shared_embedder()
+        )
         times.append(time.perf_counter() - t)
-        r, f = reciprocal_rank(hits, lambda h, q=q: h.file_path == q.path
-                               and h.start_line <= q.line <= h.end_line)
+        r, f = reciprocal_rank(
+            hits, lambda h, q=q: h.file_path == q.path and h.start_line <= q.line <= h.end_line
+        )
         rr.append(r)
         found.append(float(f))
-    return {"mrr10": by_half(queries, rr), "recall10": by_half(queries, found),
-            "query_ms": statistics.median(times) * 1000}
+    return {
+        "mrr10": by_half(queries, rr),
+        "recall10": by_half(queries, found),
+        "query_ms": statistics.median(times) * 1000,
+    }
 
 
 def fusion_sweep(store, project: str, queries: list[Query]) -> dict:
@@ -170,8 +190,11 @@ def fusion_sweep(store, project: str, queries: list[Query]) -> dict:
         kw = store.keyword_search(project, q.text, 50)
         vs = store.vector_search(project, vec, 50)
         meta = store.chunks(list(dict.fromkeys([c for c, _ in kw + vs])))
-        good = {c for c, m in meta.items()
-                if m.file_path == q.path and m.start_line <= q.line <= m.end_line}
+        good = {
+            c
+            for c, m in meta.items()
+            if m.file_path == q.path and m.start_line <= q.line <= m.end_line
+        }
         runs.append((q, kw, vs, {c: m.symbol for c, m in meta.items()}, good))
 
     def measure(fused_of) -> dict[str, float]:
@@ -184,8 +207,9 @@ def fusion_sweep(store, project: str, queries: list[Query]) -> dict:
         return {h: round(v, 4) for h, v in by_half(queries, rr).items()}
 
     out = {"rrf k=10 (before)": measure(lambda q, kw, vs, sy: rrf(q.text, kw, vs))}
-    grid = itertools.product(("minmax", "zscore", "max"), (0.3, 0.4, 0.5), (0.4, 0.5, 0.6),
-                             (0.0, 0.1, 0.2, 0.3))
+    grid = itertools.product(
+        ("minmax", "zscore", "max"), (0.3, 0.4, 0.5), (0.4, 0.5, 0.6), (0.0, 0.1, 0.2, 0.3)
+    )
     for norm, share, code_share, boost in grid:
         fusion = Fusion(share, code_share, norm, boost)
         name = f"{norm} kw={share} code_kw={code_share} symbol={boost}"
@@ -199,9 +223,12 @@ def main() -> None:
     parser.add_argument("--packages", nargs="*", help="installed packages to copy")
     parser.add_argument("--max-queries", type=int, default=600)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--work", type=Path,
-                        help="keep the repository and index here and reuse them next run"
-                             " (the cold index is then not measured again)")
+    parser.add_argument(
+        "--work",
+        type=Path,
+        help="keep the repository and index here and reuse them next run"
+        " (the cold index is then not measured again)",
+    )
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args()
     packages = args.packages or (QUICK_PACKAGES if args.quick else DEFAULT_PACKAGES)
@@ -211,8 +238,8 @@ def main() -> None:
     os.environ["NEURALGENTICS_HOME"] = str(work / "home")
     os.environ.pop("NEURALGENTICS_DATABASE_URL", None)
     try:
-        from neuralgentics.config import get_settings
         from neuralgentics.app.process import shared_embedder
+        from neuralgentics.config import get_settings
         from neuralgentics.memini.indexer import index_project, open_chunk_store
 
         get_settings.cache_clear()
@@ -221,8 +248,11 @@ def main() -> None:
         random.Random(7).shuffle(queries)
         queries = queries[: args.max_queries]
         halves = {h: sum(q.half == h for q in queries) for h in HALVES[:2]}
-        print(f"repository: {files} files from {', '.join(packages)}; {len(queries)} queries"
-              f" ({halves['tuning']} tuning, {halves['held-out']} held-out)", flush=True)
+        print(
+            f"repository: {files} files from {', '.join(packages)}; {len(queries)} queries"
+            f" ({halves['tuning']} tuning, {halves['held-out']} held-out)",
+            flush=True,
+        )
 
         t = time.perf_counter()
         shared_embedder().embed(["warm up"])
@@ -235,8 +265,11 @@ def main() -> None:
         project = str(repo.resolve())
         info = store.project(project)
         chunks = info.chunks if info else cold.chunks
-        print(f"{'index (reused)' if reused else 'cold index'}: {cold.files} files,"
-              f" {chunks} chunks in {cold_s:.1f} s", flush=True)
+        print(
+            f"{'index (reused)' if reused else 'cold index'}: {cold.files} files,"
+            f" {chunks} chunks in {cold_s:.1f} s",
+            flush=True,
+        )
 
         unchanged = []
         for _ in range(args.repeats):
@@ -254,8 +287,10 @@ def main() -> None:
             one_changed.append(time.perf_counter() - t)
             assert rep.changed == 1, rep.summary()
 
-        quality = {mode: evaluate(store, project, queries, mode)
-                   for mode in ("hybrid", "keyword", "vector")}
+        quality = {
+            mode: evaluate(store, project, queries, mode)
+            for mode in ("hybrid", "keyword", "vector")
+        }
         sweep = fusion_sweep(store, project, queries)
         store.close()
     finally:
@@ -266,9 +301,12 @@ def main() -> None:
     ratio = {}
     for half in HALVES:
         best_single = max(quality["keyword"]["mrr10"][half], quality["vector"]["mrr10"][half])
-        ratio[half] = round(quality["hybrid"]["mrr10"][half] / best_single, 3) if best_single else None
-    best_tuned = max((n for n in sweep if n != "rrf k=10 (before)"),
-                     key=lambda n: sweep[n]["tuning"])
+        ratio[half] = (
+            round(quality["hybrid"]["mrr10"][half] / best_single, 3) if best_single else None
+        )
+    best_tuned = max(
+        (n for n in sweep if n != "rrf k=10 (before)"), key=lambda n: sweep[n]["tuning"]
+    )
     result = {
         "packages": packages,
         "files": files,
@@ -282,7 +320,8 @@ def main() -> None:
         "chunks_per_s": None if reused else round(cold.chunks / cold_s, 1),
         "reindex_unchanged_s": round(statistics.median(unchanged), 3),
         "reindex_unchanged_per_1000_files_s": round(
-            statistics.median(unchanged) * 1000 / max(cold.files, 1), 3),
+            statistics.median(unchanged) * 1000 / max(cold.files, 1), 3
+        ),
         "reindex_one_file_s": round(statistics.median(one_changed), 3),
         "mrr10": {m: {h: round(v, 4) for h, v in quality[m]["mrr10"].items()} for m in modes},
         "recall10": {m: {h: round(v, 4) for h, v in quality[m]["recall10"].items()} for m in modes},
@@ -308,10 +347,14 @@ def main() -> None:
     if reused:
         print(f"index reused from {work} ({cold_s:.1f} s to check it; cold index not measured)")
     else:
-        print(f"cold index {cold_s:.1f} s ({result['chunks_per_s']} chunks/s;"
-              f" model load {model_s:.1f} s)")
-    print(f"re-index, nothing changed: {result['reindex_unchanged_s']} s for {cold.files} files"
-          f" ({result['reindex_unchanged_per_1000_files_s']} s per 1,000; target < 2 s)")
+        print(
+            f"cold index {cold_s:.1f} s ({result['chunks_per_s']} chunks/s;"
+            f" model load {model_s:.1f} s)"
+        )
+    print(
+        f"re-index, nothing changed: {result['reindex_unchanged_s']} s for {cold.files} files"
+        f" ({result['reindex_unchanged_per_1000_files_s']} s per 1,000; target < 2 s)"
+    )
     print(f"re-index, one file changed: {result['reindex_one_file_s']} s (target < 1 s)")
     print(json.dumps(result))
     if args.json_out:

@@ -187,7 +187,9 @@ def fit_rerank(tools, summaries, cache) -> None:
     """Refit the re-ranker on the training intents only (tuning set + intents_train2.tsv),
     report 5-fold cross-validated top-1 per L2 strength, print the weights to store."""
     zero = np.zeros(len(rerank.FEATURES), dtype=np.float32)
-    matcher = IntentMatcher(tools, summaries, cache=cache, rerank_weights=zero, embedder=shared_embedder())
+    matcher = IntentMatcher(
+        tools, summaries, cache=cache, rerank_weights=zero, embedder=shared_embedder()
+    )
     train = rerank_groups(
         matcher, evalset.intents(evalset.TUNING) + evalset.intents(evalset.TRAIN_2)
     )
@@ -252,7 +254,9 @@ def main() -> None:
     if args.sweep:
         sweep = {}
         for w in (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0):
-            m = IntentMatcher(tools, summaries, cache=cache, semantic_weight=w, embedder=shared_embedder())
+            m = IntentMatcher(
+                tools, summaries, cache=cache, semantic_weight=w, embedder=shared_embedder()
+            )
             sweep[str(w)] = evaluate(m, intents, "hybrid")
         report["semantic_weight_sweep"] = sweep
     if not args.no_latency:

@@ -47,15 +47,24 @@ def _memini(tmp: Path, seconds: float, processes: int, database_url: str | None)
         full = run_load(urls, seconds, clients=8)
         counts = {}
         for url in urls:
-            counts = verify(url, full, exact_rows=False)  # exact within the run; baseline rows also there
+            counts = verify(
+                url, full, exact_rows=False
+            )  # exact within the run; baseline rows also there
         fds_after = [open_fds(p.proc.pid) for p in procs]
     finally:
         for p in procs:
             stop(p.proc)
     s, b = full.summary(), base.summary()
-    return {**s, "baseline_1_client_rps": b["requests_per_s"], "baseline_p99_ms": b["p99_ms"],
-            "ratio_vs_1_client": round(s["requests_per_s"] / b["requests_per_s"], 2) if b["requests_per_s"] else None,
-            "checked": counts, "fds_before_after": [fds_before, fds_after]}
+    return {
+        **s,
+        "baseline_1_client_rps": b["requests_per_s"],
+        "baseline_p99_ms": b["p99_ms"],
+        "ratio_vs_1_client": round(s["requests_per_s"] / b["requests_per_s"], 2)
+        if b["requests_per_s"]
+        else None,
+        "checked": counts,
+        "fds_before_after": [fds_before, fds_after],
+    }
 
 
 def _broker(tmp: Path, seconds: float) -> dict:
@@ -72,14 +81,24 @@ def _broker(tmp: Path, seconds: float) -> dict:
             time.sleep(0.2)
         after_kids, after_fds = descendants(proc.pid), open_fds(proc.pid)
     s, b = full.summary(), baseline.summary()
-    return {**s, "baseline_1_caller_cps": b["calls_per_s"], "baseline_p99_ms": b["p99_ms"],
-            "ratio_vs_1_caller": round(s["calls_per_s"] / b["calls_per_s"], 2) if b["calls_per_s"] else None,
-            "fds_before_after": [fds, after_fds], "processes_before_after": [len(kids), len(after_kids)],
-            "same_processes": kids == after_kids, "error_samples": full.errors[:3]}
+    return {
+        **s,
+        "baseline_1_caller_cps": b["calls_per_s"],
+        "baseline_p99_ms": b["p99_ms"],
+        "ratio_vs_1_caller": round(s["calls_per_s"] / b["calls_per_s"], 2)
+        if b["calls_per_s"]
+        else None,
+        "fds_before_after": [fds, after_fds],
+        "processes_before_after": [len(kids), len(after_kids)],
+        "same_processes": kids == after_kids,
+        "error_samples": full.errors[:3],
+    }
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--only", default=",".join(SCENARIOS))
     args = ap.parse_args()
@@ -103,7 +122,9 @@ def main() -> None:
                     pg = pg or _postgres.postgres_url(None)
                     url = _postgres.fresh_database(pg, "load")
                     try:
-                        results[name] = _memini(tmp, args.seconds, 2 if name == "scale-out" else 1, url)
+                        results[name] = _memini(
+                            tmp, args.seconds, 2 if name == "scale-out" else 1, url
+                        )
                     finally:
                         _postgres.drop_database(url)
             print(json.dumps({name: results[name]}), flush=True)
@@ -112,7 +133,9 @@ def main() -> None:
             import _postgres
 
             _postgres.stop_server()
-    print("\n| scenario | seconds | requests | req/s | p50 ms | p99 ms | 1-client req/s | ratio | errors |")
+    print(
+        "\n| scenario | seconds | requests | req/s | p50 ms | p99 ms | 1-client req/s | ratio | errors |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for name, r in results.items():
         n = r.get("requests", r.get("calls"))
@@ -120,7 +143,9 @@ def main() -> None:
         base = r.get("baseline_1_client_rps", r.get("baseline_1_caller_cps"))
         ratio = r.get("ratio_vs_1_client", r.get("ratio_vs_1_caller"))
         errs = r.get("failures", r.get("errors"))
-        print(f"| {name} | {r['seconds']} | {n} | {rate} | {r['p50_ms']} | {r['p99_ms']} | {base} | {ratio} | {errs} |")
+        print(
+            f"| {name} | {r['seconds']} | {n} | {rate} | {r['p50_ms']} | {r['p99_ms']} | {base} | {ratio} | {errs} |"
+        )
 
 
 if __name__ == "__main__":

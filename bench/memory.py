@@ -47,32 +47,79 @@ DIM = 384
 PROJECTS = 10  # memories spread over 10 projects: a project filter keeps ~10%
 
 _SUBJECTS = [
-    "the retry policy", "the auth middleware", "our CI pipeline", "the cache layer",
-    "the database migration", "the websocket server", "the billing job", "the search index",
-    "the deploy script", "the feature flag service", "the rate limiter", "the logging setup",
-    "the docker image", "the test fixtures", "the config loader", "the API client",
-    "the background worker", "the session store", "the metrics exporter", "the CLI parser",
+    "the retry policy",
+    "the auth middleware",
+    "our CI pipeline",
+    "the cache layer",
+    "the database migration",
+    "the websocket server",
+    "the billing job",
+    "the search index",
+    "the deploy script",
+    "the feature flag service",
+    "the rate limiter",
+    "the logging setup",
+    "the docker image",
+    "the test fixtures",
+    "the config loader",
+    "the API client",
+    "the background worker",
+    "the session store",
+    "the metrics exporter",
+    "the CLI parser",
 ]
 _VERBS = [
-    "must use", "was changed to use", "breaks without", "depends on", "should avoid",
-    "now defaults to", "was rewritten around", "times out unless it uses", "is configured with",
+    "must use",
+    "was changed to use",
+    "breaks without",
+    "depends on",
+    "should avoid",
+    "now defaults to",
+    "was rewritten around",
+    "times out unless it uses",
+    "is configured with",
     "falls back to",
 ]
 _OBJECTS = [
-    "exponential backoff", "a connection pool", "environment variables", "a read replica",
-    "JWT tokens", "an LRU cache", "structured JSON logs", "pytest fixtures", "async IO",
-    "a message queue", "UTC timestamps", "idempotent writes", "pgvector", "gzip compression",
-    "TLS certificates", "a cron schedule", "feature toggles", "optimistic locking",
-    "batch inserts", "a circuit breaker",
+    "exponential backoff",
+    "a connection pool",
+    "environment variables",
+    "a read replica",
+    "JWT tokens",
+    "an LRU cache",
+    "structured JSON logs",
+    "pytest fixtures",
+    "async IO",
+    "a message queue",
+    "UTC timestamps",
+    "idempotent writes",
+    "pgvector",
+    "gzip compression",
+    "TLS certificates",
+    "a cron schedule",
+    "feature toggles",
+    "optimistic locking",
+    "batch inserts",
+    "a circuit breaker",
 ]
 _CONTEXTS = [
-    "in production", "on macOS", "during the nightly build", "behind the load balancer",
-    "for large tenants", "after the upgrade", "when the network is flaky", "in staging",
-    "for the mobile app", "since version 2",
+    "in production",
+    "on macOS",
+    "during the nightly build",
+    "behind the load balancer",
+    "for large tenants",
+    "after the upgrade",
+    "when the network is flaky",
+    "in staging",
+    "for the mobile app",
+    "since version 2",
 ]
 _QUESTIONS = [
-    "how should {s} handle {o}?", "why does {s} fail {c}?", "what does {s} use {c}?",
-    "notes about {o} for {s}", "is {o} required by {s}?",
+    "how should {s} handle {o}?",
+    "why does {s} fail {c}?",
+    "what does {s} use {c}?",
+    "notes about {o} for {s}",
+    "is {o} required by {s}?",
 ]
 
 
@@ -91,11 +138,14 @@ def memory_text(i: int) -> str:
 def query_text(i: int) -> str:
     r = np.random.default_rng(10_000_000 + i)
     tmpl = _QUESTIONS[r.integers(len(_QUESTIONS))]
-    return tmpl.format(
-        s=_SUBJECTS[r.integers(len(_SUBJECTS))],
-        o=_OBJECTS[r.integers(len(_OBJECTS))],
-        c=_CONTEXTS[r.integers(len(_CONTEXTS))],
-    ) + f" [{i}]"
+    return (
+        tmpl.format(
+            s=_SUBJECTS[r.integers(len(_SUBJECTS))],
+            o=_OBJECTS[r.integers(len(_OBJECTS))],
+            c=_CONTEXTS[r.integers(len(_CONTEXTS))],
+        )
+        + f" [{i}]"
+    )
 
 
 def sha(text: str) -> str:
@@ -274,8 +324,9 @@ def timed(fn: Callable[[], object]) -> float:
     return (time.perf_counter() - t) * 1000.0
 
 
-def run_one(target: PostgresTarget | SQLiteTarget, n: int, data: Data,
-            args: argparse.Namespace) -> Result:
+def run_one(
+    target: PostgresTarget | SQLiteTarget, n: int, data: Data, args: argparse.Namespace
+) -> Result:
     from neuralgentics.app.process import shared_embedder
 
     kind = target.kind
@@ -290,8 +341,14 @@ def run_one(target: PostgresTarget | SQLiteTarget, n: int, data: Data,
         for i in range(lo, hi):
             text = memory_text(i)
             m, _ = target.store.add_memory(
-                NewMemory(text, vecs[i], sha(text), source_type="bench", project=projects[i],
-                          tags=["bench", f"t{i % 7}"])
+                NewMemory(
+                    text,
+                    vecs[i],
+                    sha(text),
+                    source_type="bench",
+                    project=projects[i],
+                    tags=["bench", f"t{i % 7}"],
+                )
             )
             ids.append(m.id)
             if (i + 1 - lo) % step == 0:
@@ -410,7 +467,9 @@ def run_one(target: PostgresTarget | SQLiteTarget, n: int, data: Data,
                     hits += found(out, truth[qi])
             p50s.append(pct(lat, 50))
         res.ef_sweep.append((ef, statistics.median(p50s), hits / (K * len(queries))))
-        log(f"  ef_search={ef}: p50 {res.ef_sweep[-1][1]:.2f} ms, recall@10 {res.ef_sweep[-1][2]:.3f}")
+        log(
+            f"  ef_search={ef}: p50 {res.ef_sweep[-1][1]:.2f} ms, recall@10 {res.ef_sweep[-1][2]:.3f}"
+        )
     return res
 
 
@@ -452,14 +511,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--base", type=int, default=5000, help="texts embedded for real")
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--embed-sample", type=int, default=300, help="adds timed with embedding")
-    ap.add_argument("--durable-sample", type=int, default=1000,
-                    help="first adds, timed with the store's durable defaults")
-    ap.add_argument("--ef-sweep", default="40,64,200",
-                    help="PostgreSQL: also measure these hnsw.ef_search values (empty: none)")
+    ap.add_argument(
+        "--durable-sample",
+        type=int,
+        default=1000,
+        help="first adds, timed with the store's durable defaults",
+    )
+    ap.add_argument(
+        "--ef-sweep",
+        default="40,64,200",
+        help="PostgreSQL: also measure these hnsw.ef_search values (empty: none)",
+    )
     ap.add_argument("--rounds", type=int, default=3, help="query rounds (median reported)")
     ap.add_argument("--ef-search", type=int, default=100, help="PostgreSQL hnsw.ef_search")
-    ap.add_argument("--cache-dir", type=Path,
-                    default=Path(tempfile.gettempdir()) / "neuralgentics-bench-cache")
+    ap.add_argument(
+        "--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "neuralgentics-bench-cache"
+    )
     ap.add_argument("--json", type=Path, help="also write the results here")
     args = ap.parse_args(argv)
 
@@ -497,10 +564,12 @@ def main(argv: list[str] | None = None) -> int:
                 log(table([r]))
 
     print(f"# bench/memory.py {' '.join(sys.argv[1:])}")
-    print(f"# {os.cpu_count()} cores; {len(data.base_vectors)} real MiniLM vectors, "
-          f"the rest derived (real + noise); {args.queries} queries; k={K}; "
-          f"PostgreSQL ef_search={args.ef_search}; load average at end "
-          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(
+        f"# {os.cpu_count()} cores; {len(data.base_vectors)} real MiniLM vectors, "
+        f"the rest derived (real + noise); {args.queries} queries; k={K}; "
+        f"PostgreSQL ef_search={args.ef_search}; load average at end "
+        f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}"
+    )
     print(table(results))
     for r in results:
         if r.ef_sweep:

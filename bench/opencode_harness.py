@@ -42,13 +42,24 @@ class HarnessError(RuntimeError):
 
 def check_binaries(need_broker: bool) -> None:
     missing = [str(OPENCODE)] if not OPENCODE.exists() else []
-    missing += [str(NODE_BIN / f"mcp-server-{n}") for n in NPM_SERVERS if not (NODE_BIN / f"mcp-server-{n}").exists()]
-    missing += [str(VENV_BIN / f"mcp-server-{n}") for n in PYPI_SERVERS if not (VENV_BIN / f"mcp-server-{n}").exists()]
+    missing += [
+        str(NODE_BIN / f"mcp-server-{n}")
+        for n in NPM_SERVERS
+        if not (NODE_BIN / f"mcp-server-{n}").exists()
+    ]
+    missing += [
+        str(VENV_BIN / f"mcp-server-{n}")
+        for n in PYPI_SERVERS
+        if not (VENV_BIN / f"mcp-server-{n}").exists()
+    ]
     if need_broker and not NEURALGENTICS.exists():
         missing.append(str(NEURALGENTICS))
     if missing:
-        raise HarnessError("missing: " + ", ".join(missing)
-                           + f" — run `bash scripts/install.sh --test` in {ROOT} (npm install + the venv)")
+        raise HarnessError(
+            "missing: "
+            + ", ".join(missing)
+            + f" — run `bash scripts/install.sh --test` in {ROOT} (npm install + the venv)"
+        )
 
 
 def server_commands(sandbox: Sandbox) -> dict[str, tuple[list[str], dict[str, str]]]:
@@ -56,7 +67,10 @@ def server_commands(sandbox: Sandbox) -> dict[str, tuple[list[str], dict[str, st
     return {
         "everything": ([str(NODE_BIN / "mcp-server-everything"), "stdio"], {}),
         "filesystem": ([str(NODE_BIN / "mcp-server-filesystem"), str(sandbox.project)], {}),
-        "memory": ([str(NODE_BIN / "mcp-server-memory")], {"MEMORY_FILE_PATH": str(sandbox.root / "memory.jsonl")}),
+        "memory": (
+            [str(NODE_BIN / "mcp-server-memory")],
+            {"MEMORY_FILE_PATH": str(sandbox.root / "memory.jsonl")},
+        ),
         "sequential-thinking": ([str(NODE_BIN / "mcp-server-sequential-thinking")], {}),
         "time": ([str(VENV_BIN / "mcp-server-time"), "--local-timezone", "UTC"], {}),
         "git": ([str(VENV_BIN / "mcp-server-git"), "--repository", str(sandbox.project)], {}),
@@ -71,8 +85,9 @@ def skip_plugin_install(config_dir: Path) -> bool:
     if (config_dir / "node_modules").exists():
         return False
     (config_dir / "node_modules").mkdir(parents=True)
-    (config_dir / "package-lock.json").write_text(json.dumps(
-        {"packages": {"": {"dependencies": {"@opencode-ai/plugin": OPENCODE_VERSION}}}}))
+    (config_dir / "package-lock.json").write_text(
+        json.dumps({"packages": {"": {"dependencies": {"@opencode-ai/plugin": OPENCODE_VERSION}}}})
+    )
     return True
 
 
@@ -131,9 +146,21 @@ class Sandbox:
     def create(cls, root: Path, extra_env: dict[str, str] | None = None) -> Sandbox:
         sb = cls(root)
         sb.project.mkdir(parents=True)
-        (sb.project / "README.md").write_text("# shop\n\nA small order service used by the token benchmark.\n")
-        (sb.project / "app.py").write_text("def total(items):\n    return sum(i['price'] * i['qty'] for i in items)\n")
-        git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "init.defaultBranch=main"]
+        (sb.project / "README.md").write_text(
+            "# shop\n\nA small order service used by the token benchmark.\n"
+        )
+        (sb.project / "app.py").write_text(
+            "def total(items):\n    return sum(i['price'] * i['qty'] for i in items)\n"
+        )
+        git = [
+            "git",
+            "-c",
+            "user.name=bench",
+            "-c",
+            "user.email=bench@localhost",
+            "-c",
+            "init.defaultBranch=main",
+        ]
         for args in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "initial"]):
             subprocess.run([*git, *args], cwd=sb.project, check=True, capture_output=True)
         sb.env = {
@@ -151,25 +178,41 @@ class Sandbox:
             "TRANSFORMERS_OFFLINE": "1",
             **(extra_env or {}),
         }
-        for key in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
-                    "NEURALGENTICS_HOME", "NEURALGENTICS_CONFIG_DIR"):
+        for key in (
+            "HOME",
+            "XDG_CONFIG_HOME",
+            "XDG_DATA_HOME",
+            "XDG_CACHE_HOME",
+            "XDG_STATE_HOME",
+            "NEURALGENTICS_HOME",
+            "NEURALGENTICS_CONFIG_DIR",
+        ):
             Path(sb.env[key]).mkdir(parents=True, exist_ok=True)
         sb.opencode_config_dir.mkdir(parents=True, exist_ok=True)
         return sb
 
     def full_env(self) -> dict[str, str]:
         # The user's own NEURALGENTICS_* / OPENCODE_* settings must not leak into the session.
-        base = {k: v for k, v in os.environ.items() if not k.startswith(("NEURALGENTICS_", "OPENCODE_"))}
+        base = {
+            k: v for k, v in os.environ.items() if not k.startswith(("NEURALGENTICS_", "OPENCODE_"))
+        }
         return {**base, **self.env}
 
     def write_opencode_json(self, llm_base_url: str, mcp: dict[str, Any] | None = None) -> None:
         cfg: dict[str, Any] = {
             "$schema": "https://opencode.ai/config.json",
-            "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "Fake",
-                                  "options": {"baseURL": llm_base_url, "apiKey": "bench"},
-                                  "models": {"fake-model": {"name": "Fake", "tool_call": True}}}},
-            "model": "fake/fake-model", "small_model": "fake/fake-model",
-            "autoupdate": False, "share": "disabled",
+            "provider": {
+                "fake": {
+                    "npm": "@ai-sdk/openai-compatible",
+                    "name": "Fake",
+                    "options": {"baseURL": llm_base_url, "apiKey": "bench"},
+                    "models": {"fake-model": {"name": "Fake", "tool_call": True}},
+                }
+            },
+            "model": "fake/fake-model",
+            "small_model": "fake/fake-model",
+            "autoupdate": False,
+            "share": "disabled",
         }
         if mcp:
             cfg["mcp"] = mcp
@@ -182,7 +225,9 @@ class Sandbox:
             dirs.append(self.project / ".opencode")
         return [d for d in dirs if skip_plugin_install(d)]
 
-    def run(self, message: str, requests: list[Any], session_id: str | None, timeout: float) -> RunResult:
+    def run(
+        self, message: str, requests: list[Any], session_id: str | None, timeout: float
+    ) -> RunResult:
         argv = [str(OPENCODE), "run", "--format", "json", "--model", "fake/fake-model"]
         if session_id:
             argv += ["--session", session_id]
@@ -191,8 +236,16 @@ class Sandbox:
         t0 = time.monotonic()
         # Its own process group: on a time-out, or when it leaves MCP servers behind, the whole
         # group (OpenCode and the servers it started) is ended, and nothing else.
-        proc = subprocess.Popen(argv, cwd=self.project, env=self.full_env(), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        proc = subprocess.Popen(
+            argv,
+            cwd=self.project,
+            env=self.full_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         try:
             out, err = proc.communicate(timeout=timeout)
             rc: int | None = proc.returncode
@@ -210,7 +263,9 @@ class Sandbox:
                 except json.JSONDecodeError:
                     pass
         with (self.root / "runs.log").open("a") as log:
-            log.write(f"$ {' '.join(argv)}\nrc={rc} {seconds:.1f}s\n--- stdout\n{out}\n--- stderr\n{err}\n")
+            log.write(
+                f"$ {' '.join(argv)}\nrc={rc} {seconds:.1f}s\n--- stdout\n{out}\n--- stderr\n{err}\n"
+            )
         return RunResult(argv, rc, seconds, out, err, sid, first, len(requests))
 
     def opencode_log_tail(self, chars: int = 1500) -> str:

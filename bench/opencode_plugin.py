@@ -32,10 +32,18 @@ def main() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "NEURALGENTICS_HOME": f"{tmp}/home", "NEURALGENTICS_CONFIG_DIR": f"{tmp}/config",
-               "HF_HUB_OFFLINE": "1"}
-        proc = subprocess.Popen([str(Path(sys.executable).parent / "neuralgentics"), "serve", "--port", str(port)],
-                                env=env, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        env = {
+            **os.environ,
+            "NEURALGENTICS_HOME": f"{tmp}/home",
+            "NEURALGENTICS_CONFIG_DIR": f"{tmp}/config",
+            "HF_HUB_OFFLINE": "1",
+        }
+        proc = subprocess.Popen(
+            [str(Path(sys.executable).parent / "neuralgentics"), "serve", "--port", str(port)],
+            env=env,
+            stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+        )
         url = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + 120
@@ -46,11 +54,27 @@ def main() -> None:
                 except httpx.HTTPError:
                     time.sleep(0.3)
             # `serve` made the owner token in its config dir; the plugin reads it from there too
-            auth = {"Authorization": "Bearer " + (Path(tmp) / "config" / "token").read_text().strip()}
-            httpx.post(url + "/orchestrator/route", json={"task": "warm up"}, headers=auth, timeout=120)
+            auth = {
+                "Authorization": "Bearer " + (Path(tmp) / "config" / "token").read_text().strip()
+            }
+            httpx.post(
+                url + "/orchestrator/route", json={"task": "warm up"}, headers=auth, timeout=120
+            )
             httpx.post(url + "/memory/query", json={"query": "warm up"}, headers=auth, timeout=120)
-            subprocess.run(["node", "--import", "tsx", str(REPO / "bench" / "opencode_plugin_hooks.mts"), url,
-                            str(args.rounds)], cwd=REPO, check=True, timeout=600, env=env)
+            subprocess.run(
+                [
+                    "node",
+                    "--import",
+                    "tsx",
+                    str(REPO / "bench" / "opencode_plugin_hooks.mts"),
+                    url,
+                    str(args.rounds),
+                ],
+                cwd=REPO,
+                check=True,
+                timeout=600,
+                env=env,
+            )
         finally:
             proc.terminate()
             proc.wait(timeout=30)

@@ -52,7 +52,8 @@ def evaluate(clf: TaskClassifier, items: list[tuple[str, str]]) -> dict:
     return {
         "n": len(items),
         "accuracy": sum(correct) / len(items),
-        "in_candidates": sum(label in r.top_types for r, label in zip(results, labels)) / len(items),
+        "in_candidates": sum(label in r.top_types for r, label in zip(results, labels))
+        / len(items),
         "ambiguous": sum(r.ambiguous for r in results) / len(items),
         "per_type": {t: sum(v) / len(v) for t, v in per_type.items()},
         "confusions": confusions.most_common(6),
@@ -80,11 +81,15 @@ def main() -> None:
     t0 = time.perf_counter()
     combined = TaskClassifier(config)
     combined.classify("warm up: load the model and embed the examples")
-    print(f"model load + {sum(len(s.examples) for s in config.task_types.values())} examples embedded: "
-          f"{time.perf_counter() - t0:.1f} s")
+    print(
+        f"model load + {sum(len(s.examples) for s in config.task_types.values())} examples embedded: "
+        f"{time.perf_counter() - t0:.1f} s"
+    )
     variants = {
         "keywords only (baseline)": TaskClassifier(config, weights=Weights(use_similarity=False)),
-        "MiniLM similarity only (baseline)": TaskClassifier(config, weights=Weights(use_keywords=False)),
+        "MiniLM similarity only (baseline)": TaskClassifier(
+            config, weights=Weights(use_keywords=False)
+        ),
         "combined (shipped)": combined,
     }
     for set_name, filename in SETS.items():
@@ -94,20 +99,29 @@ def main() -> None:
         for name, clf in variants.items():
             m = evaluate(clf, items)
             base = base or m["accuracy"]
-            print(f"{name:<36} accuracy {m['accuracy']:.3f} (x{m['accuracy'] / base:.2f} vs keywords)  "
-                  f"right type among candidates {m['in_candidates']:.3f}  ambiguous {m['ambiguous']:.2f}")
+            print(
+                f"{name:<36} accuracy {m['accuracy']:.3f} (x{m['accuracy'] / base:.2f} vs keywords)  "
+                f"right type among candidates {m['in_candidates']:.3f}  ambiguous {m['ambiguous']:.2f}"
+            )
         m = evaluate(combined, items)
-        print("per type (combined): " + ", ".join(f"{t} {a:.2f}" for t, a in sorted(m["per_type"].items())))
+        print(
+            "per type (combined): "
+            + ", ".join(f"{t} {a:.2f}" for t, a in sorted(m["per_type"].items()))
+        )
         if m["confusions"]:
-            print("most common confusions (true -> predicted): "
-                  + ", ".join(f"{a}->{b} x{n}" for (a, b), n in m["confusions"]))
+            print(
+                "most common confusions (true -> predicted): "
+                + ", ".join(f"{a}->{b} x{n}" for (a, b), n in m["confusions"])
+            )
 
     texts = [t for _, t in labelled(SETS["held-out"])][:20]
     repeat = 1 if args.quick else 5
     kw = median_ms(variants["keywords only (baseline)"].classify, texts, repeat)
     full = median_ms(combined.classify, texts, repeat)
-    print(f"\nlatency per task text, median of {len(texts) * repeat}: keywords only {kw:.2f} ms, "
-          f"combined {full:.2f} ms (x{full / kw:.0f}; the difference is one MiniLM embedding)")
+    print(
+        f"\nlatency per task text, median of {len(texts) * repeat}: keywords only {kw:.2f} ms, "
+        f"combined {full:.2f} ms (x{full / kw:.0f}; the difference is one MiniLM embedding)"
+    )
 
 
 if __name__ == "__main__":

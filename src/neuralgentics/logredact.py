@@ -15,11 +15,30 @@ from urllib.parse import unquote_plus
 
 REDACTED = "[redacted]"
 # Exact names, and name endings, of query parameters that carry credentials.
-SECRET_NAMES = frozenset({
-    "token", "access_token", "refresh_token", "id_token", "auth", "authorization", "api_key",
-    "apikey", "key", "password", "passwd", "pwd", "secret", "client_secret", "session",
-    "signature", "sig", "code", "credential", "credentials",
-})
+SECRET_NAMES = frozenset(
+    {
+        "token",
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "auth",
+        "authorization",
+        "api_key",
+        "apikey",
+        "key",
+        "password",
+        "passwd",
+        "pwd",
+        "secret",
+        "client_secret",
+        "session",
+        "signature",
+        "sig",
+        "code",
+        "credential",
+        "credentials",
+    }
+)
 SECRET_ENDINGS = ("token", "secret", "password", "passwd", "apikey", "api_key", "_key", "-key")
 
 
@@ -48,7 +67,12 @@ class RedactQueryFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         args = record.args
-        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str) and "?" in args[2]:
+        if (
+            isinstance(args, tuple)
+            and len(args) >= 3
+            and isinstance(args[2], str)
+            and "?" in args[2]
+        ):
             record.args = (*args[:2], redact_query(args[2]), *args[3:])
         return True
 

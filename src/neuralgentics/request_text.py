@@ -37,8 +37,10 @@ async def check_request_text(request: Request) -> None:
         for part in (key, value):
             why = jsonsafe.text_problem(part)
             if why:
-                raise InvalidInput(f"query parameter {jsonsafe.shown(key, 40)!r} {why}",
-                                   field=jsonsafe.shown(key, 40))
+                raise InvalidInput(
+                    f"query parameter {jsonsafe.shown(key, 40)!r} {why}",
+                    field=jsonsafe.shown(key, 40),
+                )
     for key, value in request.path_params.items():
         why = jsonsafe.text_problem(value) if isinstance(value, str) else None
         if why:
@@ -50,7 +52,9 @@ async def check_request_text(request: Request) -> None:
     try:
         body = await request.json()
     except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
-        raise InvalidInput(f"the request body is not valid JSON: {_why(exc)}", field="body") from None
+        raise InvalidInput(
+            f"the request body is not valid JSON: {_why(exc)}", field="body"
+        ) from None
     found = jsonsafe.problem(body)
     if found is not None:
         raise InvalidInput(str(found), field=found.field or "body")

@@ -30,7 +30,8 @@ MEMORY_STOPWORDS = frozenset(
 
 # Code search (project index): a question asked in prose ("return the number of nodes in a
 # graph") would otherwise match every chunk on "the".
-CODE_STOPWORDS = frozenset("""
+CODE_STOPWORDS = frozenset(
+    """
 a about above after again against all also am an and any are as at be because been before
 being below between both but by can could did do does doing down during each either else
 few for from further had has have having he her here hers herself him himself his how i if
@@ -39,7 +40,8 @@ our ours ourselves out over own same she should so some such than that the their
 themselves then there these they this those through to too under until up very was we were
 what when where which while who whom why will with would you your yours yourself yourselves
 given using use used whether returns return
-""".split())
+""".split()
+)
 
 # Intent matching (broker): English filler plus the words every request to an agent has.
 INTENT_STOPWORDS = frozenset(

@@ -23,19 +23,45 @@ CATALOG = (
 
 
 def tool(name: str, description: str = "d") -> dict:
-    return {"type": "function", "function": {"name": name, "description": description,
-                                             "parameters": {"type": "object", "properties": {}}}}
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": {}},
+        },
+    }
 
 
-def request(user: str, tools: list[str], turn: list[dict] | None = None, system: str = "You are opencode") -> dict:
-    return {"model": "fake-model", "tools": [tool(t) for t in tools],
-            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}, *(turn or [])]}
+def request(
+    user: str, tools: list[str], turn: list[dict] | None = None, system: str = "You are opencode"
+) -> dict:
+    return {
+        "model": "fake-model",
+        "tools": [tool(t) for t in tools],
+        "messages": [
+            {"role": "system", "content": system},
+            {"role": "user", "content": user},
+            *(turn or []),
+        ],
+    }
 
 
 def call(cid: str, name: str, args: dict, result: str) -> list[dict]:
-    return [{"role": "assistant", "content": "", "tool_calls": [
-                {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]},
-            {"role": "tool", "tool_call_id": cid, "content": result}]
+    return [
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": cid,
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(args)},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": cid, "content": result},
+    ]
 
 
 def play(req: dict, errors: list[str] | None = None):
@@ -43,19 +69,37 @@ def play(req: dict, errors: list[str] | None = None):
 
 
 BUILTIN = ["bash", "read", "task"]
-ROUTER = ["neuralgentics_get_tool_list", "neuralgentics_mcp_router_call", "neuralgentics_describe_tool"]
+ROUTER = [
+    "neuralgentics_get_tool_list",
+    "neuralgentics_mcp_router_call",
+    "neuralgentics_describe_tool",
+]
 
 
-def test_the_direct_call_goes_to_the_native_tool_when_it_is_offered_else_through_the_router() -> None:
+def test_the_direct_call_goes_to_the_native_tool_when_it_is_offered_else_through_the_router() -> (
+    None
+):
     user = tasks("/p")["direct"].turns[0]
     native = play(request(user, [*BUILTIN, "time_get_current_time", "time_convert_time"]))
-    assert [(c.name, c.arguments) for c in native.tool_calls] == [("time_get_current_time", {"timezone": "UTC"})]
+    assert [(c.name, c.arguments) for c in native.tool_calls] == [
+        ("time_get_current_time", {"timezone": "UTC"})
+    ]
     routed = play(request(user, [*BUILTIN, *ROUTER]))
-    assert [(c.name, c.arguments) for c in routed.tool_calls] == [(
-        "neuralgentics_mcp_router_call", {"server": "time", "tool": "get_current_time", "arguments": {"timezone": "UTC"}})]
+    assert [(c.name, c.arguments) for c in routed.tool_calls] == [
+        (
+            "neuralgentics_mcp_router_call",
+            {"server": "time", "tool": "get_current_time", "arguments": {"timezone": "UTC"}},
+        )
+    ]
     nothing = play(request(user, BUILTIN))
     assert not nothing.tool_calls and "cannot" in nothing.text
-    done = play(request(user, [*BUILTIN, *ROUTER], call("c1", "neuralgentics_mcp_router_call", {}, '{"timezone": "UTC"}')))
+    done = play(
+        request(
+            user,
+            [*BUILTIN, *ROUTER],
+            call("c1", "neuralgentics_mcp_router_call", {}, '{"timezone": "UTC"}'),
+        )
+    )
     assert not done.tool_calls and "UTC" in done.text
 
 
@@ -65,12 +109,17 @@ def test_catalog_first_reads_the_server_from_the_catalog_then_routes_the_call() 
     assert [c.name for c in first.tool_calls] == ["neuralgentics_get_tool_list"]
     turn = call("c1", "neuralgentics_get_tool_list", {}, CATALOG)
     second = play(request(user, [*BUILTIN, *ROUTER], turn))
-    assert [(c.name, c.arguments) for c in second.tool_calls] == [(
-        "neuralgentics_mcp_router_call", {"server": "filesystem", "tool": "list_directory",
-                                          "arguments": {"path": "/p/proj"}})]
+    assert [(c.name, c.arguments) for c in second.tool_calls] == [
+        (
+            "neuralgentics_mcp_router_call",
+            {"server": "filesystem", "tool": "list_directory", "arguments": {"path": "/p/proj"}},
+        )
+    ]
     # natively the full schema is already offered: no catalog, the tool straight away
     native = play(request(user, [*BUILTIN, "filesystem_list_directory"]))
-    assert [(c.name, c.arguments) for c in native.tool_calls] == [("filesystem_list_directory", {"path": "/p/proj"})]
+    assert [(c.name, c.arguments) for c in native.tool_calls] == [
+        ("filesystem_list_directory", {"path": "/p/proj"})
+    ]
 
 
 def test_server_offering_matches_whole_tool_names_only() -> None:
@@ -83,9 +132,14 @@ def test_server_offering_matches_whole_tool_names_only() -> None:
 def test_a_refused_delegation_is_retried_with_the_agent_the_refusal_names() -> None:
     user = tasks("/p")["delegate"].turns[0]
     first = play(request(user, [*BUILTIN, *ROUTER]))
-    assert first.tool_calls[0].name == "task" and first.tool_calls[0].arguments["subagent_type"] == "general"
-    refusal = ('Neuralgentics routing: agent "general" may not take this task. Delegate it to "coder": '
-               'call the task tool again with subagent_type "coder".')
+    assert (
+        first.tool_calls[0].name == "task"
+        and first.tool_calls[0].arguments["subagent_type"] == "general"
+    )
+    refusal = (
+        'Neuralgentics routing: agent "general" may not take this task. Delegate it to "coder": '
+        'call the task tool again with subagent_type "coder".'
+    )
     assert redirected_to(refusal) == "coder"
     turn = call("c1", "task", first.tool_calls[0].arguments, refusal)
     again = play(request(user, [*BUILTIN, *ROUTER], turn))
@@ -97,7 +151,9 @@ def test_a_refused_delegation_is_retried_with_the_agent_the_refusal_names() -> N
 
 def test_the_chat_stores_then_recalls_then_closes_and_unknown_prompts_are_reported() -> None:
     chat = tasks("/p")["chat"]
-    store = play(request(chat.turns[0], [*BUILTIN, "memory_create_entities", "memory_search_nodes"]))
+    store = play(
+        request(chat.turns[0], [*BUILTIN, "memory_create_entities", "memory_search_nodes"])
+    )
     assert store.tool_calls[0].name == "memory_create_entities"
     recall = play(request(chat.turns[1], [*BUILTIN, *ROUTER]))
     assert recall.tool_calls[0].arguments["tool"] == "search_nodes"
@@ -105,13 +161,18 @@ def test_the_chat_stores_then_recalls_then_closes_and_unknown_prompts_are_report
     errors: list[str] = []
     play(request("something else entirely", BUILTIN), errors)
     assert errors and "no task matches" in errors[0]
-    assert play({"messages": [{"role": "user", "content": "title this"}]}).text  # tool-less: a title
+    assert play(
+        {"messages": [{"role": "user", "content": "title this"}]}
+    ).text  # tool-less: a title
 
 
 def test_count_request_separates_tools_system_messages_and_the_mcp_part() -> None:
-    instructions = "<mcp_instructions>\n<server name=\"time\">use it</server>\n</mcp_instructions>"
-    req = request("hi", ["bash", "time_get_current_time", "list_mcp_resources", "neuralgentics_mcp_router_call"],
-                  system=f"You are opencode.\n{instructions}")
+    instructions = '<mcp_instructions>\n<server name="time">use it</server>\n</mcp_instructions>'
+    req = request(
+        "hi",
+        ["bash", "time_get_current_time", "list_mcp_resources", "neuralgentics_mcp_router_call"],
+        system=f"You are opencode.\n{instructions}",
+    )
     got = count_request(req, {"time", "neuralgentics"})
     assert got.kind == "main"
     assert (got.tools_offered, got.mcp_tools_offered) == (4, 3)
@@ -121,8 +182,12 @@ def test_count_request_separates_tools_system_messages_and_the_mcp_part() -> Non
     assert got.system == tokens(req["messages"][:1]) and got.messages == tokens(req["messages"][1:])
     assert got.total == got.tools + got.system + got.messages
     assert 0 < got.mcp_share < 1
-    title = {"messages": [{"role": "system", "content": "You are a title generator. Output a title."},
-                          {"role": "user", "content": "x"}]}
+    title = {
+        "messages": [
+            {"role": "system", "content": "You are a title generator. Output a title."},
+            {"role": "user", "content": "x"},
+        ]
+    }
     assert request_kind(title) == "title"
     assert request_kind(request(f"{SUBTASK} go", ["bash"])) == "subagent"
     assert count_request(title, set()).tools == 0

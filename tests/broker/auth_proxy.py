@@ -11,7 +11,15 @@ from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
 
-_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "content-length"}
+_HOP = {
+    "connection",
+    "keep-alive",
+    "transfer-encoding",
+    "te",
+    "trailer",
+    "upgrade",
+    "content-length",
+}
 
 
 def auth_proxy(upstream: str, token: str) -> Any:
@@ -24,12 +32,18 @@ def auth_proxy(upstream: str, token: str) -> Any:
         headers = [(k, v) for k, v in request.headers.raw if k.decode().lower() not in _HOP]
         headers.append((b"authorization", f"Bearer {token}".encode()))
         upstream_request = client.build_request(
-            request.method, request.url.path + (f"?{request.url.query}" if request.url.query else ""),
-            headers=headers, content=await request.body(),
+            request.method,
+            request.url.path + (f"?{request.url.query}" if request.url.query else ""),
+            headers=headers,
+            content=await request.body(),
         )
         response = await client.send(upstream_request, stream=True)
         out_headers = {k: v for k, v in response.headers.items() if k.lower() not in _HOP}
-        await StreamingResponse(response.aiter_raw(), status_code=response.status_code, headers=out_headers,
-                                background=BackgroundTask(response.aclose))(scope, receive, send)
+        await StreamingResponse(
+            response.aiter_raw(),
+            status_code=response.status_code,
+            headers=out_headers,
+            background=BackgroundTask(response.aclose),
+        )(scope, receive, send)
 
     return app

@@ -75,8 +75,11 @@ def pid_alive(pid: int) -> bool:
 
 
 def time_server() -> dict[str, Any]:
-    return {"command": PY, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"],
-            "summary": "Current time and time-zone conversion"}
+    return {
+        "command": PY,
+        "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"],
+        "summary": "Current time and time-zone conversion",
+    }
 
 
 def everything_stdio() -> dict[str, Any]:
@@ -84,8 +87,12 @@ def everything_stdio() -> dict[str, Any]:
 
 
 def slow_server() -> dict[str, Any]:
-    return {"command": PY, "args": [str(SERVERS / "slow.py")], "summary": "answers slowly or never",
-            "call_timeout": 2}
+    return {
+        "command": PY,
+        "args": [str(SERVERS / "slow.py")],
+        "summary": "answers slowly or never",
+        "call_timeout": 2,
+    }
 
 
 async def no_progress(progress: float, total: float | None, message: str | None) -> None:
@@ -96,9 +103,19 @@ def base_config(**servers: dict[str, Any]) -> dict[str, Any]:
     return {
         "servers": servers or {"time": time_server()},
         "roles": {
-            "coder": {"allow": ["time/*", "everything/echo", "everything/get-tiny-image",
-                                "everything/trigger-long-running-operation", "slow/*", "fs/*",
-                                "git/*", "http/*", "sse/*"]},
+            "coder": {
+                "allow": [
+                    "time/*",
+                    "everything/echo",
+                    "everything/get-tiny-image",
+                    "everything/trigger-long-running-operation",
+                    "slow/*",
+                    "fs/*",
+                    "git/*",
+                    "http/*",
+                    "sse/*",
+                ]
+            },
             "reviewer": {"allow": ["time/get_current_time"], "deny": ["everything/*"]},
         },
     }
@@ -130,8 +147,11 @@ def write_config(home: Path):
 def _node_http(mode: str) -> Iterator[str]:
     port = free_port()
     proc = subprocess.Popen(
-        [str(EVERYTHING), mode], env={**os.environ, "PORT": str(port)},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        [str(EVERYTHING), mode],
+        env={**os.environ, "PORT": str(port)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     try:
         wait_port(port, proc=proc)

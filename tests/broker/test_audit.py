@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-
-from neuralgentics.config import Settings
-import pytest
 import json
 from pathlib import Path
 
+import pytest
+
 from neuralgentics.broker.audit import JsonlAuditSink, argument_digest, query, redact
 from neuralgentics.broker.audit.record import AuditRecord
+from neuralgentics.config import Settings
 from tests.broker.conftest import base_config, cli
 
 
@@ -45,8 +45,12 @@ def test_long_values_are_cut() -> None:
 async def test_jsonl_durability_and_rotation(tmp_path: Path, fsync: str) -> None:
     sink = JsonlAuditSink(tmp_path / "audit.jsonl", max_bytes=2000, keep=3, fsync=fsync)  # type: ignore[arg-type]
     try:
-        recs = [AuditRecord.for_call(role="coder", server="s", tool=f"t{i}", arguments={"i": i},
-                                     outcome="ok") for i in range(40)]
+        recs = [
+            AuditRecord.for_call(
+                role="coder", server="s", tool=f"t{i}", arguments={"i": i}, outcome="ok"
+            )
+            for i in range(40)
+        ]
         for r in recs[:30]:
             await sink.write(r)
         await asyncio.gather(*(sink.write(r) for r in recs[30:]))  # concurrent: group-committed
@@ -68,9 +72,19 @@ def test_audit_command_filters(home, write_config) -> None:
     cfg["audit"] = {"path": str(home / "a.jsonl")}
     path = write_config(cfg)
     sink = JsonlAuditSink(home / "a.jsonl")
-    sink.write_sync(AuditRecord.for_call(role="coder", server="time", tool="t", arguments={}, outcome="ok"))
-    sink.write_sync(AuditRecord.for_call(role="reviewer", server="git", tool="g", arguments={},
-                                         outcome="denied", error="denied by x"))
+    sink.write_sync(
+        AuditRecord.for_call(role="coder", server="time", tool="t", arguments={}, outcome="ok")
+    )
+    sink.write_sync(
+        AuditRecord.for_call(
+            role="reviewer",
+            server="git",
+            tool="g",
+            arguments={},
+            outcome="denied",
+            error="denied by x",
+        )
+    )
     r = cli("broker", "audit", "--config", str(path), "--role", "reviewer", "--json")
     assert r.returncode == 0, r.stderr
     lines = [json.loads(x) for x in r.stdout.splitlines()]
@@ -81,7 +95,9 @@ def test_audit_command_filters(home, write_config) -> None:
 
 
 @pytest.mark.postgres
-async def test_postgres_sink_through_a_broker_call(home, write_config, request, tmp_path_factory) -> None:
+async def test_postgres_sink_through_a_broker_call(
+    home, write_config, request, tmp_path_factory
+) -> None:
     from _postgres import drop_database, fresh_database, postgres_url
 
     from neuralgentics.broker.errors import AccessDenied
@@ -93,8 +109,13 @@ async def test_postgres_sink_through_a_broker_call(home, write_config, request, 
         cfg = base_config(slow=slow_server())
         cfg["audit"] = {"sink": "postgres", "database_url": url}
         async with Broker.open(write_config(cfg), settings=Settings()) as broker:
-            await broker.call(role="coder", server="slow", tool="pid", arguments={"token": "t0p"},
-                              session_id="s-1")
+            await broker.call(
+                role="coder",
+                server="slow",
+                tool="pid",
+                arguments={"token": "t0p"},
+                session_id="s-1",
+            )
             with pytest.raises(AccessDenied):
                 await broker.call(role="reviewer", server="slow", tool="pid", arguments={})
             rows = list(broker.audit.read())
@@ -112,10 +133,20 @@ def test_every_field_of_a_record_is_bounded_whatever_the_caller_sent() -> None:
     for _ in range(5000):
         deep = {"d": deep}
     rec = AuditRecord.for_call(
-        role="r" * 1_000_000, server="s\n" * 1_000_000, tool="t" * 4_000_000, outcome="invalid",
-        arguments={"k" * 10_000: "v" * 1_000_000, "deep": deep, "many": list(range(100_000)),
-                   **{f"key{i}": i for i in range(1000)}},
-        session_id="i" * 100_000, front="rest", error="e" * 10_000_000, rule="u" * 1_000_000,
+        role="r" * 1_000_000,
+        server="s\n" * 1_000_000,
+        tool="t" * 4_000_000,
+        outcome="invalid",
+        arguments={
+            "k" * 10_000: "v" * 1_000_000,
+            "deep": deep,
+            "many": list(range(100_000)),
+            **{f"key{i}": i for i in range(1000)},
+        },
+        session_id="i" * 100_000,
+        front="rest",
+        error="e" * 10_000_000,
+        rule="u" * 1_000_000,
     )
     line = rec.to_json()
     assert len(line) <= MAX_RECORD_BYTES, len(line)
@@ -134,8 +165,14 @@ def test_the_flood_gate_counts_refusals_past_the_budget_in_summaries() -> None:
     gate = FloodGate(burst=5, per_second=1.0, clock=lambda: now[0])
 
     def rec(outcome: str, credential: str = "token:bot", tool: str = "t") -> AuditRecord:
-        return AuditRecord.for_call(role="coder", server="s", tool=tool, arguments={}, outcome=outcome,
-                                    credential=credential)
+        return AuditRecord.for_call(
+            role="coder",
+            server="s",
+            tool=tool,
+            arguments={},
+            outcome=outcome,
+            credential=credential,
+        )
 
     written = [r for _ in range(100) for r in gate.admit(rec("denied"))]
     assert len(written) == 5  # the burst, one by one
@@ -151,5 +188,7 @@ def test_the_flood_gate_counts_refusals_past_the_budget_in_summaries() -> None:
     for _ in range(50):
         gate.admit(rec("denied"))
     flushed = gate.flush()
-    assert sum(r.args["suppressed"] for r in flushed) == 50 - 4  # the refilled bucket (5) paid for "u" and 4 more
+    assert (
+        sum(r.args["suppressed"] for r in flushed) == 50 - 4
+    )  # the refilled bucket (5) paid for "u" and 4 more
     assert gate.flush() == []

@@ -37,9 +37,18 @@ def test_the_issue_example_loads() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("servers:\n  t:\n    transport: stdio\n    args: [x]\n", ":3: servers.t: transport 'stdio' needs 'command'"),
-        ("servers:\n  t:\n    transport: carrier-pigeon\n    command: x\n", ":3: servers.t.transport:"),
-        ("servers:\n  t:\n    command: x\n    colour: red\n", ":4: servers.t.colour: Extra inputs are not permitted"),
+        (
+            "servers:\n  t:\n    transport: stdio\n    args: [x]\n",
+            ":3: servers.t: transport 'stdio' needs 'command'",
+        ),
+        (
+            "servers:\n  t:\n    transport: carrier-pigeon\n    command: x\n",
+            ":3: servers.t.transport:",
+        ),
+        (
+            "servers:\n  t:\n    command: x\n    colour: red\n",
+            ":4: servers.t.colour: Extra inputs are not permitted",
+        ),
         ("servers:\n  h:\n    transport: sse\n", "servers.h: transport 'sse' needs 'url'"),
         ("servers:\n  h:\n    transport: sse\n    url: ftp://x\n", "'url' must start with http://"),
         ("roles:\n  coder:\n    allow: time/*\n", ":3: roles.coder.allow:"),
@@ -78,6 +87,7 @@ def test_check_command(write_config, home) -> None:
 
 def test_add_and_remove_persist_and_bad_entry_changes_nothing(write_config, home) -> None:
     path = write_config(base_config())
+
     def run(cmd: str, *a: str) -> CliResult:
         return cli("broker", cmd, "--config", str(path), *a)
 
@@ -107,7 +117,9 @@ def test_add_and_remove_persist_and_bad_entry_changes_nothing(write_config, home
 
 
 def test_first_class_servers_are_not_brokered() -> None:
-    cfg = parse_config("servers:\n  mem:\n    command: x\n    first_class: true\n  t:\n    command: y\n")
+    cfg = parse_config(
+        "servers:\n  mem:\n    command: x\n    first_class: true\n  t:\n    command: y\n"
+    )
     assert list(cfg.brokered()) == ["t"]
     assert time_server()["command"]
 
@@ -126,8 +138,10 @@ def test_role_tokens_are_added_listed_and_removed_and_only_their_hash_is_kept(wr
     assert principal_of(cfg, token).role == "coder" and principal_of(cfg, token).label == "token:ci"
     assert principal_of(cfg, token + "x") is None
     assert cli("broker", "token", "list", "--config", str(path)).stdout.split() == ["ci", "coder"]
-    for args, words in [(["--role", "boss", "--label", "x"], "not one of the roles"),
-                        (["--role", "coder", "--label", "ci"], "already exists")]:
+    for args, words in [
+        (["--role", "boss", "--label", "x"], "not one of the roles"),
+        (["--role", "coder", "--label", "ci"], "already exists"),
+    ]:
         r = cli("broker", "token", "add", *args, "--config", str(path))
         assert r.returncode != 0 and words in r.stderr, r.stderr
     assert cli("broker", "token", "remove", "ci", "--config", str(path)).returncode == 0
@@ -137,5 +151,8 @@ def test_role_tokens_are_added_listed_and_removed_and_only_their_hash_is_kept(wr
 
 def test_a_token_bound_to_a_missing_role_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="bound to role 'ghost'"):
-        parse_config("roles: {coder: {allow: ['*']}}\ntokens:\n  - {label: x, role: ghost, hash: 'sha256:"
-                     + "0" * 64 + "'}\n")
+        parse_config(
+            "roles: {coder: {allow: ['*']}}\ntokens:\n  - {label: x, role: ghost, hash: 'sha256:"
+            + "0" * 64
+            + "'}\n"
+        )

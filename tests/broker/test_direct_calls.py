@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import mcp.types as types
-from neuralgentics.config import Settings
 import pytest
 from mcp.shared.exceptions import MCPError
 
 from neuralgentics.broker.errors import CallTimeout
 from neuralgentics.broker.service import Broker
+from neuralgentics.config import Settings
 from tests.broker.conftest import EVERYTHING, base_config, needs_node, no_progress, slow_server
 
 
@@ -32,7 +32,9 @@ def text(result: dict[str, Any]) -> str:
 
 
 async def test_direct_calls_use_their_own_ids_beside_the_session(write_config, home: Path) -> None:
-    async with Broker.open(write_config(base_config(slow=slow_server())), settings=Settings()) as broker:
+    async with Broker.open(
+        write_config(base_config(slow=slow_server())), settings=Settings()
+    ) as broker:
         rid = json.loads(text(await direct(broker, "slow", "rid")))
         assert isinstance(rid, str) and rid.startswith("ng-")
         plain = await broker.call(role="coder", server="slow", tool="rid", arguments={})
@@ -48,13 +50,19 @@ async def test_direct_calls_use_their_own_ids_beside_the_session(write_config, h
             broker.call(role="coder", server="slow", tool="pid", arguments={}, progress=no_progress)
             for _ in range(5)
         ]
-        results = await asyncio.gather(*waits, *session_calls, broker.launcher.entry("slow").peek_runtime().session.list_tools())  # type: ignore[union-attr]
+        results = await asyncio.gather(
+            *waits,
+            *session_calls,
+            broker.launcher.entry("slow").peek_runtime().session.list_tools(),
+        )  # type: ignore[union-attr]
         assert [text(r) for r in results[:30]] == [f"waited {i / 100}" for i in range(30)]
         assert len({r.content[0].text for r in results[30:35]}) == 1  # type: ignore[union-attr]
         assert "rid" in {t.name for t in results[35].tools}
 
 
-async def test_timeout_cancels_downstream_and_a_late_answer_is_ignored(write_config, home: Path) -> None:
+async def test_timeout_cancels_downstream_and_a_late_answer_is_ignored(
+    write_config, home: Path
+) -> None:
     cfg = base_config(slow={**slow_server(), "call_timeout": 0.5})
     async with Broker.open(write_config(cfg), settings=Settings()) as broker:
         with pytest.raises(CallTimeout, match=r"did not answer within 0.5 s"):
@@ -73,7 +81,9 @@ async def test_timeout_cancels_downstream_and_a_late_answer_is_ignored(write_con
 
 
 async def test_a_cancelled_caller_cancels_downstream(write_config, home: Path) -> None:
-    async with Broker.open(write_config(base_config(slow=slow_server())), settings=Settings()) as broker:
+    async with Broker.open(
+        write_config(base_config(slow=slow_server())), settings=Settings()
+    ) as broker:
         await direct(broker, "slow", "pid")
         task = asyncio.ensure_future(direct(broker, "slow", "hang"))
         await asyncio.sleep(0.3)
@@ -86,15 +96,21 @@ async def test_a_cancelled_caller_cancels_downstream(write_config, home: Path) -
 
 
 @pytest.mark.parametrize("via", ["session", "direct"])
-async def test_a_server_error_passes_through_with_its_code(write_config, home: Path, via: str) -> None:
+async def test_a_server_error_passes_through_with_its_code(
+    write_config, home: Path, via: str
+) -> None:
     # -32000 is also the SDK's own "Connection closed" code: a server using it is not a crash.
-    async with Broker.open(write_config(base_config(slow=slow_server())), settings=Settings()) as broker:
+    async with Broker.open(
+        write_config(base_config(slow=slow_server())), settings=Settings()
+    ) as broker:
         pid = text(await direct(broker, "slow", "pid"))
         with pytest.raises(MCPError) as err:
             if via == "direct":
                 await direct(broker, "slow", "fail")
             else:
-                await broker.call(role="coder", server="slow", tool="fail", arguments={}, progress=no_progress)
+                await broker.call(
+                    role="coder", server="slow", tool="fail", arguments={}, progress=no_progress
+                )
         assert (err.value.code, err.value.message) == (-32000, "it failed on purpose")
         record = list(broker.audit.read())[-1]
         assert record.outcome == "error" and "it failed on purpose" in (record.error or "")
@@ -103,7 +119,9 @@ async def test_a_server_error_passes_through_with_its_code(write_config, home: P
 
 
 @needs_node
-async def test_every_content_type_comes_through_as_the_session_would_give_it(write_config, home: Path) -> None:
+async def test_every_content_type_comes_through_as_the_session_would_give_it(
+    write_config, home: Path
+) -> None:
     cfg = base_config(everything={"command": str(EVERYTHING), "args": []})
     async with Broker.open(write_config(cfg), settings=Settings()) as broker:
         for tool, args in (("echo", {"message": "héllo"}), ("get-tiny-image", {})):

@@ -18,12 +18,12 @@ import httpx2
 import mcp.types as types
 import pytest
 import yaml
+from _token import owner_token
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from neuralgentics.broker.config import load_config
-from _token import owner_token
 from tests.broker.conftest import (
     NEURALGENTICS,
     ROOT,
@@ -37,7 +37,6 @@ from tests.broker.conftest import (
     wait_port,
 )
 
-
 # base URL -> the owner token its broker created in its config dir
 _TOKENS: dict[str, str] = {}
 
@@ -50,11 +49,18 @@ def auth(base: str, **extra: str) -> dict[str, str]:
 @contextlib.contextmanager
 def serve(config: Path, home: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     port = free_port()
-    env = {**os.environ, "NEURALGENTICS_HOME": str(home / "home"),
-           "NEURALGENTICS_CONFIG_DIR": str(home / "config")}
+    env = {
+        **os.environ,
+        "NEURALGENTICS_HOME": str(home / "home"),
+        "NEURALGENTICS_CONFIG_DIR": str(home / "config"),
+    }
     env.pop("NEURALGENTICS_TOKEN", None)
-    proc = subprocess.Popen([NEURALGENTICS, "broker", "serve", "--config", str(config), "--port", str(port)],
-                            env=env, start_new_session=True, stderr=(home / "serve.log").open("wb"))
+    proc = subprocess.Popen(
+        [NEURALGENTICS, "broker", "serve", "--config", str(config), "--port", str(port)],
+        env=env,
+        start_new_session=True,
+        stderr=(home / "serve.log").open("wb"),
+    )
     try:
         wait_port(port, timeout=30, proc=proc)
         base = f"http://127.0.0.1:{port}"
@@ -73,89 +79,134 @@ def text(result: types.CallToolResult) -> str:
     return "".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
 
-async def test_mcp_clients_over_streamable_http_share_warm_servers(config: Path, home: Path) -> None:
+async def test_mcp_clients_over_streamable_http_share_warm_servers(
+    config: Path, home: Path
+) -> None:
     with serve(config, home) as (base, _):
         pids = set()
         for role in ("coder", "coder"):
             async with (
-                httpx2.AsyncClient(headers=auth(base, **{"X-Neuralgentics-Role": role}), timeout=60) as http,
+                httpx2.AsyncClient(
+                    headers=auth(base, **{"X-Neuralgentics-Role": role}), timeout=60
+                ) as http,
                 streamable_http_client(base + "/mcp", http_client=http) as (r, w),
                 ClientSession(r, w) as s,
             ):
                 await s.initialize()
                 assert [t.name for t in (await s.list_tools()).tools] == [
-                    "get_tool_list", "mcp_router_call", "describe_tool", "find_tool"]
+                    "get_tool_list",
+                    "mcp_router_call",
+                    "describe_tool",
+                    "find_tool",
+                ]
                 assert "slow:" in text(await s.call_tool("get_tool_list", {}))
-                pids.add(text(await s.call_tool("mcp_router_call", {"server": "slow", "tool": "pid"})))
+                pids.add(
+                    text(await s.call_tool("mcp_router_call", {"server": "slow", "tool": "pid"}))
+                )
         assert len(pids) == 1  # the second client reused the first one's warm server
 
         # A caller that gives up cancels the downstream call too (nothing left in flight).
         async with (
-            httpx2.AsyncClient(headers=auth(base, **{"X-Neuralgentics-Role": "coder"}), timeout=60) as http,
+            httpx2.AsyncClient(
+                headers=auth(base, **{"X-Neuralgentics-Role": "coder"}), timeout=60
+            ) as http,
             streamable_http_client(base + "/mcp", http_client=http) as (r, w),
             ClientSession(r, w) as s,
         ):
             await s.initialize()
             with anyio.move_on_after(1.0):
-                await s.call_tool("mcp_router_call", {"server": "slow", "tool": "wait",
-                                                      "arguments": {"seconds": 30}})
+                await s.call_tool(
+                    "mcp_router_call",
+                    {"server": "slow", "tool": "wait", "arguments": {"seconds": 30}},
+                )
             async with httpx2.AsyncClient(base_url=base, headers=auth(base)) as rest:
                 with anyio.fail_after(10):
                     while True:
-                        slow = [x for x in (await rest.get("/servers")).json() if x["name"] == "slow"][0]
+                        slow = [
+                            x for x in (await rest.get("/servers")).json() if x["name"] == "slow"
+                        ][0]
                         if slow["inflight"] == 0:
                             break
                         await anyio.sleep(0.1)
         audit = (home / "home" / "broker" / "audit.jsonl").read_text()
         assert '"tool":"wait","outcome":"cancelled"' in audit
         async with (
-            httpx2.AsyncClient(headers=auth(base, **{"X-Neuralgentics-Role": "reviewer"}), timeout=60) as http,
+            httpx2.AsyncClient(
+                headers=auth(base, **{"X-Neuralgentics-Role": "reviewer"}), timeout=60
+            ) as http,
             streamable_http_client(base + "/mcp", http_client=http) as (r, w),
             ClientSession(r, w) as s,
         ):
             await s.initialize()
             with pytest.raises(MCPError) as exc:
                 await s.call_tool("mcp_router_call", {"server": "slow", "tool": "pid"})
-            assert exc.value.code == -32003 and "no pattern in roles.reviewer.allow" in exc.value.message
+            assert (
+                exc.value.code == -32003
+                and "no pattern in roles.reviewer.allow" in exc.value.message
+            )
 
 
 def test_rest_routes(write_config, home: Path) -> None:
     config = write_config(base_config(time=time_server(), slow=slow_server(), unused=slow_server()))
-    with serve(config, home) as (base, _), httpx.Client(base_url=base, timeout=30, headers=auth(base)) as c:
+    with (
+        serve(config, home) as (base, _),
+        httpx.Client(base_url=base, timeout=30, headers=auth(base)) as c,
+    ):
         assert c.get("/health").json()["status"] == "ok"
         coder = {"X-Neuralgentics-Role": "coder"}
         # DNS-rebinding protection on REST as on /mcp: only loopback Host names are served.
         assert c.get("/tools", headers={**coder, "Host": "evil.example"}).status_code == 421
         tools = c.get("/tools", headers=coder).json()
-        assert {t["name"] for t in tools["servers"]["time"]["tools"]} == {"get_current_time", "convert_time"}
+        assert {t["name"] for t in tools["servers"]["time"]["tools"]} == {
+            "get_current_time",
+            "convert_time",
+        }
         assert tools["servers"]["time"]["summary"].startswith("Current time")
         reviewer = c.get("/tools", headers={"X-Neuralgentics-Role": "reviewer"}).json()
         assert [t["name"] for t in reviewer["servers"]["time"]["tools"]] == ["get_current_time"]
 
-        r = c.post("/call", headers={**coder, "X-Neuralgentics-Session": "opencode-s1"},
-                   json={"server": "time", "tool": "get_current_time", "arguments": {"timezone": "UTC"}})
+        r = c.post(
+            "/call",
+            headers={**coder, "X-Neuralgentics-Session": "opencode-s1"},
+            json={"server": "time", "tool": "get_current_time", "arguments": {"timezone": "UTC"}},
+        )
         assert r.status_code == 200 and r.json()["structuredContent"]["timezone"] == "UTC"
 
-        r = c.post("/call", headers={"X-Neuralgentics-Role": "reviewer"},
-                   json={"server": "time", "tool": "convert_time", "arguments": {}})
+        r = c.post(
+            "/call",
+            headers={"X-Neuralgentics-Role": "reviewer"},
+            json={"server": "time", "tool": "convert_time", "arguments": {}},
+        )
         assert r.status_code == 403 and "roles.reviewer.allow" in r.json()["error"]["rule"]
         r = c.post("/call", headers=coder, json={"server": "time"})
         assert r.status_code == 422 and "tool" in r.text
         r = c.post("/call", headers=coder, json={"server": "time", "tool": "nope"})
         assert r.status_code == 404 and "has no tool 'nope'" in r.json()["error"]["message"]
-        r = c.post("/call", headers=coder, json={"server": "time", "tool": "get_current_time",
-                                                 "arguments": {"timezone": 5}})
-        assert r.status_code == 400 and "timezone: 5 is not of type 'string'" in r.json()["error"]["message"]
+        r = c.post(
+            "/call",
+            headers=coder,
+            json={"server": "time", "tool": "get_current_time", "arguments": {"timezone": 5}},
+        )
+        assert (
+            r.status_code == 400
+            and "timezone: 5 is not of type 'string'" in r.json()["error"]["message"]
+        )
 
         servers = {s["name"]: s for s in c.get("/servers").json()}
         assert servers["time"]["state"] == "warm" and servers["time"]["pid"]
-        assert servers["slow"]["state"] == "warm" and servers["slow"]["tools"] == 7  # listed for /tools
-        assert servers["unused"]["state"] == "cold" and servers["unused"]["pid"] is None  # no role sees it
+        assert (
+            servers["slow"]["state"] == "warm" and servers["slow"]["tools"] == 7
+        )  # listed for /tools
+        assert (
+            servers["unused"]["state"] == "cold" and servers["unused"]["pid"] is None
+        )  # no role sees it
 
         # Register and unregister on the running broker; the file follows; bad entries change nothing.
         before = config.read_text()
         r = c.post("/servers", json={"name": "broken", "transport": "sse"})
-        assert r.status_code == 400 and "transport 'sse' needs 'url'" in r.json()["error"]["message"]
+        assert (
+            r.status_code == 400 and "transport 'sse' needs 'url'" in r.json()["error"]["message"]
+        )
         assert config.read_text() == before
         r = c.post("/servers", json={"name": "slow2", **slow_server()})
         assert r.status_code == 201
@@ -170,7 +221,10 @@ def test_rest_routes(write_config, home: Path) -> None:
 
 
 def test_malformed_json_rpc_gets_an_error_and_the_broker_survives(config: Path, home: Path) -> None:
-    with serve(config, home) as (base, _), httpx.Client(base_url=base, timeout=30, headers=auth(base)) as c:
+    with (
+        serve(config, home) as (base, _),
+        httpx.Client(base_url=base, timeout=30, headers=auth(base)) as c,
+    ):
         h = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
         r = c.post("/mcp", content=b"{not json", headers=h)
         assert r.status_code == 400 and "Parse error" in r.text
@@ -180,8 +234,12 @@ def test_malformed_json_rpc_gets_an_error_and_the_broker_survives(config: Path, 
 
 
 def _pid_of_slow(base: str) -> int:
-    r = httpx.post(base + "/call", headers=auth(base, **{"X-Neuralgentics-Role": "coder"}),
-                   json={"server": "slow", "tool": "pid"}, timeout=30)
+    r = httpx.post(
+        base + "/call",
+        headers=auth(base, **{"X-Neuralgentics-Role": "coder"}),
+        json={"server": "slow", "tool": "pid"},
+        timeout=30,
+    )
     return int(r.json()["content"][0]["text"])
 
 
@@ -202,7 +260,9 @@ def test_sighup_reload_and_no_orphans_on_sigterm(config: Path, home: Path) -> No
         config.write_text(yaml.safe_dump(data))
         os.kill(proc.pid, signal.SIGHUP)
         deadline = time.monotonic() + 10
-        while "extra" not in {s["name"] for s in httpx.get(base + "/servers", headers=auth(base)).json()}:
+        while "extra" not in {
+            s["name"] for s in httpx.get(base + "/servers", headers=auth(base)).json()
+        }:
             assert time.monotonic() < deadline, "SIGHUP did not reload the config"
             time.sleep(0.1)
         assert _pid_of_slow(base) == pid  # unchanged server kept its process
@@ -222,20 +282,29 @@ def test_no_orphans_when_the_broker_is_killed(config: Path, home: Path) -> None:
 # What the broker can pass: the suite's other scenarios call its fixture tools, resources and
 # prompts by name on the server under test; the broker exposes only its meta-tools.
 CONFORMANCE_EXPECTED = {
-    "server-initialize", "ping", "tools-list", "server-sse-multiple-streams", "dns-rebinding-protection",
+    "server-initialize",
+    "ping",
+    "tools-list",
+    "server-sse-multiple-streams",
+    "dns-rebinding-protection",
 }
 
 
 @needs_node
 def test_mcp_conformance_suite(config: Path, home: Path) -> None:
     from reliability.asgi_server import serving
+
     from tests.broker.auth_proxy import auth_proxy
 
     suite = ROOT / "node_modules" / ".bin" / "conformance"
     # The suite sends no credentials: a proxy adds the owner token and changes nothing else
     # (the DNS-rebinding scenario's Host reaches the broker as sent).
     with serve(config, home) as (base, _), serving(auth_proxy(base, _TOKENS[base])) as proxied:
-        out = subprocess.run([str(suite), "server", "--url", f"{proxied}/mcp"], capture_output=True,
-                             text=True, timeout=300).stdout
+        out = subprocess.run(
+            [str(suite), "server", "--url", f"{proxied}/mcp"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        ).stdout
     passed = {m[1] for m in re.finditer(r"^✓ ([\w-]+): \d+ passed, 0 failed", out, re.MULTILINE)}
     assert CONFORMANCE_EXPECTED <= passed, out[-3000:]

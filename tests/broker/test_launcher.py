@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import mcp.types as types
-from neuralgentics.config import Settings
 import pytest
 
 from neuralgentics.broker.config import parse_config
 from neuralgentics.broker.errors import CallTimeout, NotFound, ServerUnavailable
 from neuralgentics.broker.service import Broker
+from neuralgentics.config import Settings
 from tests.broker.conftest import (
     FILESYSTEM,
     PY,
@@ -50,7 +50,9 @@ async def call(
     if via == "direct":
         data = await broker.call_json(role="coder", server=server, tool=tool, arguments=arguments)
         return types.CallToolResult.model_validate(data)
-    return await broker.call(role="coder", server=server, tool=tool, arguments=arguments, progress=no_progress)
+    return await broker.call(
+        role="coder", server=server, tool=tool, arguments=arguments, progress=no_progress
+    )
 
 
 @pytest.fixture(params=["session", "direct"])
@@ -74,7 +76,9 @@ async def test_concurrent_first_calls_share_one_start(write_config, via: str) ->
         assert status.state == "warm" and str(status.pid) in pids and status.restarts == 0
 
 
-async def test_killed_mid_call_gives_a_clear_error_and_the_next_call_restarts(write_config, via: str) -> None:
+async def test_killed_mid_call_gives_a_clear_error_and_the_next_call_restarts(
+    write_config, via: str
+) -> None:
     async with running(write_config, base_config(slow=slow_server())) as broker:
         first_pid = int(text(await call(broker, "slow", "pid", via)))
         pending = asyncio.ensure_future(call(broker, "slow", "wait", via, seconds=20))
@@ -88,7 +92,9 @@ async def test_killed_mid_call_gives_a_clear_error_and_the_next_call_restarts(wr
         assert status.restarts == 1 and status.state == "warm"
 
 
-async def test_a_server_that_never_answers_times_out_and_stays_usable(write_config, home, via: str) -> None:
+async def test_a_server_that_never_answers_times_out_and_stays_usable(
+    write_config, home, via: str
+) -> None:
     async with running(write_config, base_config(slow=slow_server())) as broker:
         with pytest.raises(CallTimeout, match="did not answer within 2 s"):
             await call(broker, "slow", "hang", via)
@@ -108,7 +114,10 @@ async def test_missing_command_is_named(write_config) -> None:
 
 
 async def test_a_server_that_keeps_crashing_is_marked_failed_with_its_stderr(write_config) -> None:
-    crasher = {"command": PY, "args": ["-c", "import sys; sys.stderr.write('boom: bad flag\\n'); sys.exit(3)"]}
+    crasher = {
+        "command": PY,
+        "args": ["-c", "import sys; sys.stderr.write('boom: bad flag\\n'); sys.exit(3)"],
+    }
     cfg = base_config(crash=crasher)
     cfg["roles"]["coder"]["allow"].append("crash/*")
     async with running(write_config, cfg) as broker:
@@ -132,7 +141,9 @@ async def test_unknown_server_and_tool(write_config) -> None:
             await call(broker, "mars", "x")
 
 
-async def test_reload_restarts_only_changed_servers_and_loses_no_call(write_config, home, via: str) -> None:
+async def test_reload_restarts_only_changed_servers_and_loses_no_call(
+    write_config, home, via: str
+) -> None:
     cfg = base_config(slow=slow_server(), slow2=slow_server(), time=time_server())
     cfg["roles"]["coder"]["allow"].append("slow2/*")
     path = write_config(cfg)
@@ -141,7 +152,9 @@ async def test_reload_restarts_only_changed_servers_and_loses_no_call(write_conf
         pid_slow2 = text(await call(broker, "slow2", "pid", via))
         await call(broker, "time", "get_current_time", via, timezone="UTC")
         # In flight across the reload: on an unchanged server and on a changed one (drained).
-        on_unchanged = [asyncio.ensure_future(call(broker, "slow", "wait", via, seconds=1.0)) for _ in range(4)]
+        on_unchanged = [
+            asyncio.ensure_future(call(broker, "slow", "wait", via, seconds=1.0)) for _ in range(4)
+        ]
         on_changed = asyncio.ensure_future(call(broker, "slow2", "wait", via, seconds=1.0))
         await wait_for(lambda: {s.name: s.inflight for s in broker.servers_status()}["slow"] == 4)
         cfg["servers"]["slow2"]["summary"] = "changed"
@@ -152,7 +165,9 @@ async def test_reload_restarts_only_changed_servers_and_loses_no_call(write_conf
         assert changes == {"added": ["new"], "removed": ["time"], "changed": ["slow2"]}
         for r in await asyncio.gather(*on_unchanged, on_changed):
             assert text(r) == "waited 1.0"
-        assert text(await call(broker, "slow", "pid", via)) == pid_slow  # same session, same process
+        assert (
+            text(await call(broker, "slow", "pid", via)) == pid_slow
+        )  # same session, same process
         assert text(await call(broker, "slow2", "pid", via)) != pid_slow2  # restarted
         await wait_for(lambda: not pid_alive(int(pid_slow2)))
         assert "time" not in {s.name for s in broker.servers_status()}
@@ -209,18 +224,23 @@ async def test_server_filesystem(write_config, tmp_path: Path, via: str) -> None
 
 
 @needs_node
-async def test_streamable_http_and_sse_downstream(write_config, everything_http, everything_sse) -> None:
+async def test_streamable_http_and_sse_downstream(
+    write_config, everything_http, everything_sse
+) -> None:
     cfg = base_config(
         http={"transport": "streamable_http", "url": everything_http},
         sse={"transport": "sse", "url": everything_sse},
     )
     async with running(write_config, cfg) as broker:
         a, b = await asyncio.gather(
-            call(broker, "http", "echo", message="over http"), call(broker, "sse", "echo", message="over sse")
+            call(broker, "http", "echo", message="over http"),
+            call(broker, "sse", "echo", message="over sse"),
         )
         assert text(a) == "Echo: over http" and text(b) == "Echo: over sse"
         img = await call(broker, "http", "get-tiny-image")
-        assert any(isinstance(c, types.ImageContent) and c.mime_type == "image/png" for c in img.content)
+        assert any(
+            isinstance(c, types.ImageContent) and c.mime_type == "image/png" for c in img.content
+        )
         tools = await broker.tools_by_server("coder")
         assert {"echo", "get-tiny-image"} <= {t.name for t in tools["http"]}
 

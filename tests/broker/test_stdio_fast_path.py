@@ -57,13 +57,29 @@ class RawClient:
             assert await self.read_one(), f"broker closed stdout before answering {rid!r}"
         return self.answers[_key(rid)][0]
 
-    async def request(self, rid: Any, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        await self.send({"jsonrpc": "2.0", "id": rid, "method": method, **({"params": params} if params else {})})
+    async def request(
+        self, rid: Any, method: str, params: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        await self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": rid,
+                "method": method,
+                **({"params": params} if params else {}),
+            }
+        )
         return await self.answer(rid)
 
     async def handshake(self) -> None:
-        r = await self.request(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                                 "clientInfo": {"name": "raw", "version": "1"}})
+        r = await self.request(
+            0,
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        )
         assert r["result"]["serverInfo"]["name"] == "neuralgentics-broker"
         await self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
@@ -74,11 +90,23 @@ def _key(rid: Any) -> tuple[str, Any]:
 
 @contextlib.asynccontextmanager
 async def raw_broker(config: Path, home: Path, role: str = "coder") -> AsyncIterator[RawClient]:
-    env = {**os.environ, "NEURALGENTICS_HOME": str(home / "home"),
-           "NEURALGENTICS_CONFIG_DIR": str(home / "config")}
+    env = {
+        **os.environ,
+        "NEURALGENTICS_HOME": str(home / "home"),
+        "NEURALGENTICS_CONFIG_DIR": str(home / "config"),
+    }
     proc = await asyncio.create_subprocess_exec(
-        NEURALGENTICS, "broker", "stdio", "--config", str(config), "--role", role,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=env,
+        NEURALGENTICS,
+        "broker",
+        "stdio",
+        "--config",
+        str(config),
+        "--role",
+        role,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=env,
     )
     try:
         yield RawClient(proc)
@@ -116,7 +144,10 @@ async def test_fast_path_and_sdk_path_give_the_same_answers(write_config, home: 
         router("everything", "echo", {"message": 42}),  # arguments do not match the schema
         router("nowhere", "echo", {}),  # unknown server
         router("everything", "echo", {"message": "x"}, extra_arg=1),  # unknown router argument
-        {"name": "mcp_router_call", "arguments": {"server": "everything", "tool": "echo", "arguments": [1]}},
+        {
+            "name": "mcp_router_call",
+            "arguments": {"server": "everything", "tool": "echo", "arguments": [1]},
+        },
         router("slow", "pid"),
     ]
     async with raw_broker(config, home) as c:
@@ -141,15 +172,28 @@ async def test_fast_path_and_sdk_path_give_the_same_answers(write_config, home: 
     assert outcomes.count(("everything", "get-env", "denied")) == 3
 
 
-async def test_cancelled_fast_path_call_is_stopped_and_not_answered(write_config, home: Path) -> None:
+async def test_cancelled_fast_path_call_is_stopped_and_not_answered(
+    write_config, home: Path
+) -> None:
     config = write_config(base_config(slow=slow_server()))
     async with raw_broker(config, home) as c:
         await c.handshake()
-        await c.send({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                      "params": router("slow", "wait", {"seconds": 1.5})})
+        await c.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 7,
+                "method": "tools/call",
+                "params": router("slow", "wait", {"seconds": 1.5}),
+            }
+        )
         await asyncio.sleep(0.3)
-        await c.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                      "params": {"requestId": 7, "reason": "user pressed stop"}})
+        await c.send(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": 7, "reason": "user pressed stop"},
+            }
+        )
         # Later requests are served; the cancelled one never gets an answer, even after the
         # downstream wait would have finished.
         assert "result" in await c.request(8, "tools/call", router("slow", "pid"))
@@ -164,20 +208,30 @@ async def test_cancelled_fast_path_call_is_stopped_and_not_answered(write_config
     assert [r["outcome"] for r in recs] == ["cancelled"]
 
 
-async def test_pipelined_calls_are_each_answered_once_even_after_stdin_closes(write_config, home: Path) -> None:
+async def test_pipelined_calls_are_each_answered_once_even_after_stdin_closes(
+    write_config, home: Path
+) -> None:
     config = write_config(base_config(slow=slow_server()))
     async with raw_broker(config, home) as c:
         await c.handshake()
         ids: list[Any] = [*range(1, 21), *(str(i) for i in range(1, 21))]  # 1 and "1" are distinct
         for rid in ids:
-            await c.send({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
-                          "params": router("slow", "wait", {"seconds": 0.01 * (len(str(rid)) + 1)})})
+            await c.send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": rid,
+                    "method": "tools/call",
+                    "params": router("slow", "wait", {"seconds": 0.01 * (len(str(rid)) + 1)}),
+                }
+            )
         assert c.proc.stdin is not None
         c.proc.stdin.close()  # the client waits for its answers after closing stdin
         while await c.read_one():
             pass
         assert await asyncio.wait_for(c.proc.wait(), WAIT) == 0
-    assert sorted(c.answers, key=str) == sorted((_key(i) for i in [0, *ids]), key=str)  # 0: initialize
+    assert sorted(c.answers, key=str) == sorted(
+        (_key(i) for i in [0, *ids]), key=str
+    )  # 0: initialize
     for rid in ids:
         (answer,) = c.answers[_key(rid)]
         assert "waited" in answer["result"]["content"][0]["text"], answer
@@ -191,14 +245,38 @@ async def test_a_whole_session_written_at_once_is_answered_before_the_broker_exi
     # in flight at EOF ("Connection closed") unless the front waits for the answers first.
     config = write_config(base_config(slow=slow_server()))
     async with raw_broker(config, home) as c:
-        await c.send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                      "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                                 "clientInfo": {"name": "batch", "version": "1"}}})
+        await c.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "batch", "version": "1"},
+                },
+            }
+        )
         await c.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        await c.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                      "params": router("slow", "wait", {"seconds": 0.5})})
-        await c.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                      "params": {"name": "describe_tool", "arguments": {"server": "slow", "tool": "wait"}}})
+        await c.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": router("slow", "wait", {"seconds": 0.5}),
+            }
+        )
+        await c.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {
+                    "name": "describe_tool",
+                    "arguments": {"server": "slow", "tool": "wait"},
+                },
+            }
+        )
         assert c.proc.stdin is not None
         c.proc.stdin.close()
         while await c.read_one():
@@ -208,7 +286,9 @@ async def test_a_whole_session_written_at_once_is_answered_before_the_broker_exi
     assert '"seconds"' in c.answers[_key(2)][0]["result"]["content"][0]["text"], c.answers
 
 
-async def test_calls_before_the_handshake_are_refused_like_the_sdk_does(write_config, home: Path) -> None:
+async def test_calls_before_the_handshake_are_refused_like_the_sdk_does(
+    write_config, home: Path
+) -> None:
     config = write_config(base_config(slow=slow_server()))
     async with raw_broker(config, home) as c:
         early = await c.request(1, "tools/call", router("slow", "pid"))
@@ -232,14 +312,17 @@ async def test_tool_list_changes_reach_a_fast_path_client(write_config, home: Pa
         assert any(n.get("method") == "notifications/tools/list_changed" for n in c.notes)
 
 
-
-async def test_sigterm_answers_calls_in_flight_on_both_paths_with_connection_closed(write_config, home: Path) -> None:
+async def test_sigterm_answers_calls_in_flight_on_both_paths_with_connection_closed(
+    write_config, home: Path
+) -> None:
     config = write_config(base_config(slow={**slow_server(), "call_timeout": 60}))
     async with raw_broker(config, home) as c:
         await c.handshake()
         wait = router("slow", "hang")  # never answered downstream: only the shutdown ends it
         await c.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": wait})
-        await c.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {**wait, "_meta": {}}})
+        await c.send(
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {**wait, "_meta": {}}}
+        )
         assert "result" in await c.request(3, "ping")  # both calls were read by now
         await asyncio.sleep(0.3)
         c.proc.terminate()
@@ -249,4 +332,7 @@ async def test_sigterm_answers_calls_in_flight_on_both_paths_with_connection_clo
     for rid in (1, 2):
         (answer,) = c.answers[_key(rid)]
         assert answer["error"] == {"code": -32000, "message": "Connection closed"}, answer
-    assert [r["outcome"] for r in audit_lines(home) if r["tool"] == "hang"] == ["cancelled", "cancelled"]
+    assert [r["outcome"] for r in audit_lines(home) if r["tool"] == "hang"] == [
+        "cancelled",
+        "cancelled",
+    ]

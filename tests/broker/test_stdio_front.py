@@ -14,7 +14,13 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
-from tests.broker.conftest import NEURALGENTICS, base_config, everything_stdio, needs_node, time_server
+from tests.broker.conftest import (
+    NEURALGENTICS,
+    base_config,
+    everything_stdio,
+    needs_node,
+    time_server,
+)
 
 pytestmark = needs_node
 
@@ -22,8 +28,11 @@ pytestmark = needs_node
 @contextlib.asynccontextmanager
 async def broker_stdio(config: Path, home: Path, role: str | None) -> AsyncIterator[ClientSession]:
     args = ["broker", "stdio", "--config", str(config)] + (["--role", role] if role else [])
-    env = {**os.environ, "NEURALGENTICS_HOME": str(home / "home"),
-           "NEURALGENTICS_CONFIG_DIR": str(home / "config")}
+    env = {
+        **os.environ,
+        "NEURALGENTICS_HOME": str(home / "home"),
+        "NEURALGENTICS_CONFIG_DIR": str(home / "config"),
+    }
     params = StdioServerParameters(command=NEURALGENTICS, args=args, env=env)
     async with stdio_client(params) as (r, w), ClientSession(r, w) as session:
         await session.initialize()
@@ -47,20 +56,37 @@ def audit_lines(home: Path) -> list[dict]:
 async def test_meta_tools_catalog_and_calls(config: Path, home: Path) -> None:
     async with broker_stdio(config, home, "coder") as s:
         tools = (await s.list_tools()).tools
-        assert [t.name for t in tools] == ["get_tool_list", "mcp_router_call", "describe_tool", "find_tool"]
-        assert len(json.dumps([t.model_dump(mode="json") for t in tools])) < 2500  # small, not 8k tokens
+        assert [t.name for t in tools] == [
+            "get_tool_list",
+            "mcp_router_call",
+            "describe_tool",
+            "find_tool",
+        ]
+        assert (
+            len(json.dumps([t.model_dump(mode="json") for t in tools])) < 2500
+        )  # small, not 8k tokens
 
         catalog = text(await s.call_tool("get_tool_list", {}))
         assert "time:" in catalog and "get_current_time" in catalog and "echo" in catalog
         assert "get-env" not in catalog  # not allowed for coder: not shown
 
-        described = json.loads(text(await s.call_tool("describe_tool", {"server": "everything", "tool": "echo"})))
+        described = json.loads(
+            text(await s.call_tool("describe_tool", {"server": "everything", "tool": "echo"}))
+        )
         assert described["inputSchema"]["properties"]["message"]["type"] == "string"
 
-        r = await s.call_tool("mcp_router_call", {"server": "everything", "tool": "echo",
-                                                  "arguments": {"message": "hello", "api_key": "sk-live-123456789012345678"}})
+        r = await s.call_tool(
+            "mcp_router_call",
+            {
+                "server": "everything",
+                "tool": "echo",
+                "arguments": {"message": "hello", "api_key": "sk-live-123456789012345678"},
+            },
+        )
         assert text(r) == "Echo: hello" and not r.is_error
-        img = await s.call_tool("mcp_router_call", {"server": "everything", "tool": "get-tiny-image"})
+        img = await s.call_tool(
+            "mcp_router_call", {"server": "everything", "tool": "get-tiny-image"}
+        )
         assert any(isinstance(c, types.ImageContent) for c in img.content)
 
         progress: list[float] = []
@@ -68,46 +94,92 @@ async def test_meta_tools_catalog_and_calls(config: Path, home: Path) -> None:
         async def on_progress(p: float, total: float | None, message: str | None) -> None:
             progress.append(p)
 
-        r = await s.call_tool("mcp_router_call", {"server": "everything", "tool": "trigger-long-running-operation",
-                                                  "arguments": {"duration": 0.3, "steps": 3}},
-                              progress_callback=on_progress)
+        r = await s.call_tool(
+            "mcp_router_call",
+            {
+                "server": "everything",
+                "tool": "trigger-long-running-operation",
+                "arguments": {"duration": 0.3, "steps": 3},
+            },
+            progress_callback=on_progress,
+        )
         assert not r.is_error and len(progress) == 3
 
         # The intent layer (issue 5) through the same front: find a tool, or call by intent.
-        found = json.loads(text(await s.call_tool("find_tool", {"intent": "what time is it in Tokyo"})))
-        assert ("time", "get_current_time") in {(c["server"], c["tool"]) for c in found["candidates"]}
-        r = await s.call_tool("mcp_router_call", {"intent": "run get_current_time",
-                                                  "arguments": {"timezone": "Asia/Tokyo"}})
+        found = json.loads(
+            text(await s.call_tool("find_tool", {"intent": "what time is it in Tokyo"}))
+        )
+        assert ("time", "get_current_time") in {
+            (c["server"], c["tool"]) for c in found["candidates"]
+        }
+        r = await s.call_tool(
+            "mcp_router_call",
+            {"intent": "run get_current_time", "arguments": {"timezone": "Asia/Tokyo"}},
+        )
         assert "Asia/Tokyo" in text(r) and not r.is_error
         with pytest.raises(MCPError, match="either 'intent' or 'server' and 'tool'"):
-            await s.call_tool("mcp_router_call", {"intent": "x", "server": "time", "tool": "get_current_time"})
+            await s.call_tool(
+                "mcp_router_call", {"intent": "x", "server": "time", "tool": "get_current_time"}
+            )
 
     lines = audit_lines(home)
     echo = [x for x in lines if x["tool"] == "echo"][0]
-    assert echo["role"] == "coder" and echo["outcome"] == "ok" and echo["args"]["message"] == "hello"
+    assert (
+        echo["role"] == "coder" and echo["outcome"] == "ok" and echo["args"]["message"] == "hello"
+    )
     assert echo["args"]["api_key"] == "[REDACTED]" and echo["session_id"].startswith("stdio-")
     raw = (home / "home" / "broker" / "audit.jsonl").read_text()
     assert "sk-live" not in raw
 
 
-async def test_denied_and_bad_input_are_json_rpc_errors_naming_the_problem(config: Path, home: Path) -> None:
+async def test_denied_and_bad_input_are_json_rpc_errors_naming_the_problem(
+    config: Path, home: Path
+) -> None:
     async with broker_stdio(config, home, "reviewer") as s:
         catalog = text(await s.call_tool("get_tool_list", {}))
-        assert "get_current_time" in catalog and "convert_time" not in catalog and "everything" not in catalog
+        assert (
+            "get_current_time" in catalog
+            and "convert_time" not in catalog
+            and "everything" not in catalog
+        )
 
         cases = [
-            ({"server": "everything", "tool": "echo", "arguments": {"message": "x"}}, -32003,
-             "denied by roles.reviewer.deny: 'everything/*'"),
-            ({"server": "time", "tool": "convert_time"}, -32003, "no pattern in roles.reviewer.allow"),
+            (
+                {"server": "everything", "tool": "echo", "arguments": {"message": "x"}},
+                -32003,
+                "denied by roles.reviewer.deny: 'everything/*'",
+            ),
+            (
+                {"server": "time", "tool": "convert_time"},
+                -32003,
+                "no pattern in roles.reviewer.allow",
+            ),
             ({"tool": "get_current_time"}, -32602, "'server' is required"),
-            ({"server": "time", "tool": "get_current_time", "arguments": "UTC"}, -32602,
-             "'arguments' must be an object"),
-            ({"server": "time", "tool": "get_current_time", "arguments": {}}, -32602,
-             "'timezone' is a required property"),
-            ({"server": "time", "tool": "get_current_time", "timezone": "UTC"}, -32602,
-             "unknown argument(s) timezone"),
-            ({"server": "time", "tool": "get_current_time", "role": "coder", "arguments": {"timezone": "UTC"}},
-             -32003, "does not match this connection's role 'reviewer'"),
+            (
+                {"server": "time", "tool": "get_current_time", "arguments": "UTC"},
+                -32602,
+                "'arguments' must be an object",
+            ),
+            (
+                {"server": "time", "tool": "get_current_time", "arguments": {}},
+                -32602,
+                "'timezone' is a required property",
+            ),
+            (
+                {"server": "time", "tool": "get_current_time", "timezone": "UTC"},
+                -32602,
+                "unknown argument(s) timezone",
+            ),
+            (
+                {
+                    "server": "time",
+                    "tool": "get_current_time",
+                    "role": "coder",
+                    "arguments": {"timezone": "UTC"},
+                },
+                -32003,
+                "does not match this connection's role 'reviewer'",
+            ),
         ]
         for args, code, message in cases:
             with pytest.raises(MCPError) as exc:
@@ -116,8 +188,10 @@ async def test_denied_and_bad_input_are_json_rpc_errors_naming_the_problem(confi
         with pytest.raises(MCPError, match="unknown tool 'rm_rf'"):
             await s.call_tool("rm_rf", {})
         # After all that, the connection still works.
-        r = await s.call_tool("mcp_router_call", {"server": "time", "tool": "get_current_time",
-                                                  "arguments": {"timezone": "UTC"}})
+        r = await s.call_tool(
+            "mcp_router_call",
+            {"server": "time", "tool": "get_current_time", "arguments": {"timezone": "UTC"}},
+        )
         assert "datetime" in text(r)
     outcomes = [(x["tool"], x["outcome"]) for x in audit_lines(home)]
     assert ("echo", "denied") in outcomes and ("convert_time", "denied") in outcomes
@@ -125,23 +199,41 @@ async def test_denied_and_bad_input_are_json_rpc_errors_naming_the_problem(confi
     assert denied["rule"] == "roles.reviewer.deny: 'everything/*'"
 
 
-async def test_role_stamped_on_the_call_when_the_connection_has_none(config: Path, home: Path) -> None:
+async def test_role_stamped_on_the_call_when_the_connection_has_none(
+    config: Path, home: Path
+) -> None:
     async with broker_stdio(config, home, None) as s:
         with pytest.raises(MCPError, match="no role given"):
-            await s.call_tool("mcp_router_call", {"server": "time", "tool": "get_current_time",
-                                                  "arguments": {"timezone": "UTC"}})
-        r = await s.call_tool("mcp_router_call", {"server": "time", "tool": "get_current_time",
-                                                  "role": "reviewer", "arguments": {"timezone": "UTC"}})
+            await s.call_tool(
+                "mcp_router_call",
+                {"server": "time", "tool": "get_current_time", "arguments": {"timezone": "UTC"}},
+            )
+        r = await s.call_tool(
+            "mcp_router_call",
+            {
+                "server": "time",
+                "tool": "get_current_time",
+                "role": "reviewer",
+                "arguments": {"timezone": "UTC"},
+            },
+        )
         assert "datetime" in text(r)
 
 
-def test_malformed_json_rpc_on_stdio_gets_an_error_and_the_broker_survives(write_config, home: Path) -> None:
+def test_malformed_json_rpc_on_stdio_gets_an_error_and_the_broker_survives(
+    write_config, home: Path
+) -> None:
     import subprocess
 
     config = write_config(base_config(time=time_server()))
     env = {**os.environ, "NEURALGENTICS_HOME": str(home / "home")}
-    proc = subprocess.Popen([NEURALGENTICS, "broker", "stdio", "--config", str(config), "--role", "coder"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    proc = subprocess.Popen(
+        [NEURALGENTICS, "broker", "stdio", "--config", str(config), "--role", "coder"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
     assert proc.stdin is not None and proc.stdout is not None
 
     def send(obj: object) -> None:
@@ -153,9 +245,18 @@ def test_malformed_json_rpc_on_stdio_gets_an_error_and_the_broker_survives(write
         return json.loads(proc.stdout.readline())
 
     try:
-        send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                         "clientInfo": {"name": "raw", "version": "1"}}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            }
+        )
         assert receive()["result"]["serverInfo"]["name"] == "neuralgentics-broker"
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         send(b"{this is not json")

@@ -6,8 +6,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from neuralgentics.app.process import shared_embedder
 import pytest
+
+from neuralgentics.app.process import shared_embedder
 
 sys.path.insert(0, str(Path(__file__).parent))
 

@@ -158,7 +158,9 @@ def test_bad_parameters_are_refused(eval_matcher) -> None:
 
 
 def test_an_empty_catalog_answers_with_no_candidates(shared_embeddings) -> None:
-    result = IntentMatcher({}, cache=shared_embeddings, embedder=shared_embedder()).match("list pods")
+    result = IntentMatcher({}, cache=shared_embeddings, embedder=shared_embedder()).match(
+        "list pods"
+    )
     assert result.candidates == [] and result.confidence == 0.0
 
 
@@ -181,7 +183,9 @@ SKILLS = [
 
 def test_skills_come_back_as_a_secondary_list(eval_catalog, shared_embeddings) -> None:
     tools, summaries = eval_catalog
-    matcher = IntentMatcher(tools, summaries, SKILLS, cache=shared_embeddings, embedder=shared_embedder())
+    matcher = IntentMatcher(
+        tools, summaries, SKILLS, cache=shared_embeddings, embedder=shared_embedder()
+    )
     result = matcher.match("review this change for security problems")
     assert result.skills and result.skills[0].id == "reviewer"
     assert result.candidates  # tools are still ranked alongside
@@ -201,10 +205,16 @@ def test_skills_accept_any_object_with_the_fields(shared_embeddings) -> None:
             )
 
     matcher = IntentMatcher(
-        {}, skills=[Skill(), {"id": "tester", "name": "Tests"}], cache=shared_embeddings, embedder=shared_embedder())
+        {},
+        skills=[Skill(), {"id": "tester", "name": "Tests"}],
+        cache=shared_embeddings,
+        embedder=shared_embedder(),
+    )
     assert matcher.match("implement the feature").skills[0].id == "coder"
     with pytest.raises(ValueError, match="non-empty string 'id'"):
-        IntentMatcher({}, skills=[{"name": "no id"}], cache=shared_embeddings, embedder=shared_embedder())
+        IntentMatcher(
+            {}, skills=[{"name": "no id"}], cache=shared_embeddings, embedder=shared_embedder()
+        )
 
 
 class CountingEmbedder:
@@ -261,8 +271,9 @@ def test_intents_can_go_through_the_int8_model_while_tools_stay_fp32(monkeypatch
     tools, summaries = evalset.catalog()
     monkeypatch.setenv("NEURALGENTICS_INTENT_QUERY_BACKEND", "onnx-int8")
     int8 = query_embedder(Settings(), shared_embedder())
-    matcher = IntentMatcher(tools, summaries, cache=EmbeddingCache(), embedder=shared_embedder(),
-                            query_embedder=int8)
+    matcher = IntentMatcher(
+        tools, summaries, cache=EmbeddingCache(), embedder=shared_embedder(), query_embedder=int8
+    )
     result = matcher.match("what time is it in Lisbon right now")
     assert (result.best.server, result.best.tool) == ("time", "get_current_time")
     assert matcher.query_embedder.requested_backend == "onnx-int8"

@@ -83,7 +83,9 @@ def test_stored_weights_are_what_the_fit_gives_on_the_training_intents(
     """bench/intent.py --fit-rerank reproduces rerank.WEIGHTS (training sets only)."""
     tools, summaries = eval_catalog
     zero = np.zeros(len(rerank.FEATURES), dtype=np.float32)
-    matcher = IntentMatcher(tools, summaries, cache=shared_embeddings, rerank_weights=zero, embedder=shared_embedder())
+    matcher = IntentMatcher(
+        tools, summaries, cache=shared_embeddings, rerank_weights=zero, embedder=shared_embedder()
+    )
     intents = evalset.intents(evalset.TUNING) + evalset.intents(evalset.TRAIN_2)
     groups = [matcher.rerank_example(i, s, t) for i, s, t in intents]
     # Tolerance for float noise between embedding backends; a weight not pasted back after a
@@ -95,7 +97,9 @@ def test_the_re_ranker_only_corrects_the_first_stages_best(eval_matcher) -> None
     """A tool outside the first stage's best RERANK_DEPTH keeps its first-stage score."""
     zero = np.zeros(len(rerank.FEATURES), dtype=np.float32)
     tools, summaries = evalset.catalog()
-    plain = IntentMatcher(tools, summaries, cache=eval_matcher._cache, rerank_weights=zero, embedder=shared_embedder())
+    plain = IntentMatcher(
+        tools, summaries, cache=eval_matcher._cache, rerank_weights=zero, embedder=shared_embedder()
+    )
     intent = "what's inside the logs bucket on s3"
     k = rerank.RERANK_DEPTH
     before = {(c.server, c.tool): c.score for c in plain.match(intent, top_k=40).candidates}

@@ -8,15 +8,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import httpx
-from neuralgentics.config import Settings
 import pytest
 from catalog_support import git_server, time_server
 from fastapi import FastAPI
 
-from neuralgentics.broker.config import BrokerConfig
-from neuralgentics.broker.server import rest
-from neuralgentics.http_errors import install_error_handlers
 from neuralgentics.app.process import shared_embedder
+from neuralgentics.broker.config import BrokerConfig
 from neuralgentics.broker.intent.tools import (
     FIND_TOOL,
     IntentError,
@@ -25,7 +22,10 @@ from neuralgentics.broker.intent.tools import (
     match_for_role,
     resolve_intent,
 )
+from neuralgentics.broker.server import rest
 from neuralgentics.broker.service import Broker
+from neuralgentics.config import Settings
+from neuralgentics.http_errors import install_error_handlers
 
 
 def _config(repo) -> BrokerConfig:

@@ -30,7 +30,7 @@ class PaymentGateway:
         return f"txn-{card_number[-4:]}-{amount}"
 '''
 
-TS_SOURCE = '''\
+TS_SOURCE = """\
 import { readFileSync } from "fs";
 
 export interface UserProfile {
@@ -45,9 +45,9 @@ export function parseUserProfile(json: string): UserProfile {
 
 export const loadProfileFromDisk = (path: string): UserProfile =>
   parseUserProfile(readFileSync(path, "utf8"));
-'''
+"""
 
-GO_SOURCE = '''\
+GO_SOURCE = """\
 package server
 
 import "net/http"
@@ -64,9 +64,9 @@ type Router struct {
 func (r *Router) Register(path string, h http.HandlerFunc) {
 	r.routes[path] = h
 }
-'''
+"""
 
-RUST_SOURCE = '''\
+RUST_SOURCE = """\
 pub struct RingBuffer {
     data: Vec<u8>,
     head: usize,
@@ -78,17 +78,17 @@ impl RingBuffer {
         self.head = (self.head + 1) % self.data.len();
     }
 }
-'''
+"""
 
-JAVA_SOURCE = '''\
+JAVA_SOURCE = """\
 public class OrderService {
     public double applyDiscount(double price, double percent) {
         return price * (1 - percent / 100.0);
     }
 }
-'''
+"""
 
-C_SOURCE = '''\
+C_SOURCE = """\
 #include <string.h>
 
 int count_vowels(const char *s) {
@@ -96,9 +96,9 @@ int count_vowels(const char *s) {
     for (; *s; s++) if (strchr("aeiou", *s)) n++;
     return n;
 }
-'''
+"""
 
-RUBY_SOURCE = '''\
+RUBY_SOURCE = """\
 module Greeter
   class Welcome
     def greet_visitor(name)
@@ -106,9 +106,9 @@ module Greeter
     end
   end
 end
-'''
+"""
 
-MD_SOURCE = '''\
+MD_SOURCE = """\
 # Project handbook
 
 Read this first.
@@ -120,13 +120,16 @@ Deploy with the blue-green strategy: start the new fleet, shift traffic, drain t
 ## Code review
 
 Every change needs one approving review.
-'''
+"""
 
 
 def git(root: Path, *args: str) -> None:
     subprocess.run(
         ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
-        cwd=root, check=True, capture_output=True, timeout=30,
+        cwd=root,
+        check=True,
+        capture_output=True,
+        timeout=30,
     )
 
 

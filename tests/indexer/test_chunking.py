@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from indexer_support import (
     C_SOURCE,
     GO_SOURCE,
@@ -14,6 +13,7 @@ from indexer_support import (
     RUST_SOURCE,
     TS_SOURCE,
 )
+
 from neuralgentics.memini.indexer.chunking import MAX_LINES, OVERLAP, PART_LINES, chunk_file, render
 
 
@@ -24,13 +24,29 @@ def symbols(language: str, source: str) -> dict[str | None, tuple[int, int, str]
 @pytest.mark.parametrize(
     ("language", "source", "expected"),
     [
-        ("python", PY_SOURCE, {"compute_invoice_total": (6, 9, "function"),
-                               "PaymentGateway": (12, 19, "class")}),
-        ("typescript", TS_SOURCE, {"UserProfile": (3, 6, "interface"),
-                                   "parseUserProfile": (8, 11, "function"),
-                                   "loadProfileFromDisk": (13, 14, "function")}),
-        ("go", GO_SOURCE, {"HealthHandler": (5, 8, "function"), "Router": (10, 12, "type"),
-                           "Register": (14, 16, "method")}),
+        (
+            "python",
+            PY_SOURCE,
+            {"compute_invoice_total": (6, 9, "function"), "PaymentGateway": (12, 19, "class")},
+        ),
+        (
+            "typescript",
+            TS_SOURCE,
+            {
+                "UserProfile": (3, 6, "interface"),
+                "parseUserProfile": (8, 11, "function"),
+                "loadProfileFromDisk": (13, 14, "function"),
+            },
+        ),
+        (
+            "go",
+            GO_SOURCE,
+            {
+                "HealthHandler": (5, 8, "function"),
+                "Router": (10, 12, "type"),
+                "Register": (14, 16, "method"),
+            },
+        ),
         ("rust", RUST_SOURCE, {"RingBuffer": (6, 11, "impl")}),
         ("java", JAVA_SOURCE, {"OrderService": (1, 5, "class")}),
         ("c", C_SOURCE, {"count_vowels": (3, 7, "function")}),
@@ -47,8 +63,10 @@ def test_definitions_become_chunks_with_symbol_and_lines(language, source, expec
 def test_doc_comments_and_attributes_stay_with_their_definition() -> None:
     go = {c.symbol: c for c in chunk_file("h.go", "go", GO_SOURCE)}
     assert go["HealthHandler"].body.startswith("// HealthHandler answers liveness probes.")
-    rust = {c.symbol: c for c in chunk_file("p.rs", "rust",
-                                             "/// A point.\n#[derive(Debug)]\nstruct P { x: i32 }\n")}
+    rust = {
+        c.symbol: c
+        for c in chunk_file("p.rs", "rust", "/// A point.\n#[derive(Debug)]\nstruct P { x: i32 }\n")
+    }
     assert (rust["P"].start_line, rust["P"].end_line) == (1, 3)
 
 
@@ -62,7 +80,7 @@ def test_large_class_is_split_into_methods_and_keeps_its_own_lines() -> None:
         f"    def handler_{i}(self, event):\n        return self.dispatch(event, {i})\n"
         for i in range(40)
     )
-    source = f"class EventBus:\n    \"\"\"Routes events.\"\"\"\n    registry = {{}}\n\n{methods}"
+    source = f'class EventBus:\n    """Routes events."""\n    registry = {{}}\n\n{methods}'
     chunks = chunk_file("bus.py", "python", source)
     by_symbol = {c.symbol: c for c in chunks}
     assert by_symbol["EventBus"].body.startswith("class EventBus:")
@@ -104,8 +122,11 @@ def test_small_file_of_unknown_language_is_one_chunk() -> None:
 
 
 def test_header_names_path_and_symbol_and_ignores_line_numbers() -> None:
-    chunk = next(c for c in chunk_file("billing/invoice.py", "python", PY_SOURCE)
-                 if c.symbol == "compute_invoice_total")
+    chunk = next(
+        c
+        for c in chunk_file("billing/invoice.py", "python", PY_SOURCE)
+        if c.symbol == "compute_invoice_total"
+    )
     text = render("billing/invoice.py", "python", chunk)
     assert text.splitlines()[0] == "billing/invoice.py · function compute_invoice_total"
     shifted = chunk_file("billing/invoice.py", "python", "\n\n\n" + PY_SOURCE)
@@ -115,8 +136,9 @@ def test_header_names_path_and_symbol_and_ignores_line_numbers() -> None:
 
 
 def test_markdown_large_document_is_split_by_sections() -> None:
-    sections = "\n".join(f"## Topic {i}\n\n" + "\n".join(f"line {j}" for j in range(20)) + "\n"
-                         for i in range(5))
+    sections = "\n".join(
+        f"## Topic {i}\n\n" + "\n".join(f"line {j}" for j in range(20)) + "\n" for i in range(5)
+    )
     chunks = chunk_file("guide.md", "markdown", "# Guide\n\nIntro.\n\n" + sections)
     names = [c.symbol for c in chunks]
     assert "Guide" in names and "Guide › Topic 3" in names
@@ -125,4 +147,3 @@ def test_markdown_large_document_is_split_by_sections() -> None:
 def test_very_long_lines_are_cut() -> None:
     chunks = chunk_file("data.txt", "text", "x" * 50_000)
     assert len(chunks) == 1 and len(chunks[0].body) < 1_100
-

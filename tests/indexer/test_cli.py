@@ -58,12 +58,20 @@ def test_queries_file_answers_one_json_line_per_query(app, repo: Path, tmp_path)
     run(app, "index", str(repo))
     queries = tmp_path / "q.txt"
     queries.write_text("parse user profile\n\nliveness probe handler\ndeploy strategy\n")
-    result = run(app, "search", "--project", str(repo), "--queries-file", str(queries), "--top", "1")
+    result = run(
+        app, "search", "--project", str(repo), "--queries-file", str(queries), "--top", "1"
+    )
     lines = [json.loads(line) for line in result.output.strip().splitlines()]
     assert [line["query"] for line in lines] == [
-        "parse user profile", "liveness probe handler", "deploy strategy"]
+        "parse user profile",
+        "liveness probe handler",
+        "deploy strategy",
+    ]
     assert [line["hits"][0]["file_path"] for line in lines] == [
-        "web/profile.ts", "server/health.go", "docs/handbook.md"]
+        "web/profile.ts",
+        "server/health.go",
+        "docs/handbook.md",
+    ]
 
 
 def test_errors_are_clear_and_change_nothing(app, repo: Path, tmp_path) -> None:

@@ -6,10 +6,10 @@ import os
 import shutil
 from pathlib import Path
 
-from neuralgentics.app.process import shared_embedder
 import pytest
-
 from indexer_support import git, no_model, write
+
+from neuralgentics.app.process import shared_embedder
 from neuralgentics.memini.errors import InvalidInput, NotFound
 from neuralgentics.memini.indexer import indexing
 from neuralgentics.memini.indexer.indexing import index_project
@@ -37,8 +37,11 @@ def test_index_then_search_by_keyword_and_by_meaning(chunks, repo: Path) -> None
     consistent(chunks, project)
 
     hit = top(chunks, project, "PaymentGateway charge_card")[0]
-    assert (hit.file_path, hit.symbol, hit.language) == ("billing/invoice.py", "PaymentGateway",
-                                                         "python")
+    assert (hit.file_path, hit.symbol, hit.language) == (
+        "billing/invoice.py",
+        "PaymentGateway",
+        "python",
+    )
     assert (hit.start_line, hit.end_line) == (12, 19)
     assert "keyword #1" in hit.why
     assert hit.content.startswith("billing/invoice.py · class PaymentGateway\n")
@@ -53,21 +56,31 @@ def test_index_then_search_by_keyword_and_by_meaning(chunks, repo: Path) -> None
     assert top(chunks, project, "parse user profile", mode="keyword")[0].symbol == (
         "parseUserProfile"
     )
-    for query, symbol in [("ring buffer push byte", "RingBuffer"),
-                          ("apply discount percent", "OrderService"),
-                          ("count vowels in a string", "count_vowels"),
-                          ("greet visitor welcome", "Greeter")]:
+    for query, symbol in [
+        ("ring buffer push byte", "RingBuffer"),
+        ("apply discount percent", "OrderService"),
+        ("count vowels in a string", "count_vowels"),
+        ("greet visitor welcome", "Greeter"),
+    ]:
         assert top(chunks, project, query)[0].symbol == symbol
     # nothing of the ignored files is searchable
-    assert not [h for h in top(chunks, project, "hunter2 noise left-pad", k=20)
-                if h.file_path in ("secrets/key.txt", "debug.log")
-                or h.file_path.startswith("node_modules")]
+    assert not [
+        h
+        for h in top(chunks, project, "hunter2 noise left-pad", k=20)
+        if h.file_path in ("secrets/key.txt", "debug.log") or h.file_path.startswith("node_modules")
+    ]
 
 
 def test_rerun_of_unchanged_repo_reads_nothing_and_never_loads_the_model(chunks, repo) -> None:
     index_project(repo, chunks, embedder=shared_embedder())
     again = index_project(repo, chunks, embedder=no_model)
-    assert (again.new, again.changed, again.removed, again.chunks, again.embedded) == (0, 0, 0, 0, 0)
+    assert (again.new, again.changed, again.removed, again.chunks, again.embedded) == (
+        0,
+        0,
+        0,
+        0,
+        0,
+    )
     assert again.unchanged == 9
     # a touched but identical file is re-stamped, not re-chunked
     os.utime(repo / "billing/invoice.py", ns=(1, 1))
@@ -80,18 +93,22 @@ def test_an_edit_re_embeds_only_the_chunks_it_touched(chunks, repo: Path) -> Non
     index_project(repo, chunks, embedder=shared_embedder())
     project = str(repo.resolve())
     path = repo / "billing/invoice.py"
-    path.write_text(path.read_text().replace(
-        '    """Charge a credit card and return the transaction id."""',
-        '    """Charge a credit card; refuse expired cards."""',
-    ))
+    path.write_text(
+        path.read_text().replace(
+            '    """Charge a credit card and return the transaction id."""',
+            '    """Charge a credit card; refuse expired cards."""',
+        )
+    )
     report = index_project(repo, chunks, embedder=shared_embedder())
     assert report.changed == 1 and report.new == 0
     assert report.embedded == 1  # the class chunk; the function and imports are reused
     assert report.reused >= 2
     hit = top(chunks, project, "refuse expired cards")[0]
     assert hit.symbol == "PaymentGateway" and "refuse expired cards" in hit.content
-    assert not any("return the transaction id" in h.content
-                   for h in top(chunks, project, "return the transaction id", k=20))
+    assert not any(
+        "return the transaction id" in h.content
+        for h in top(chunks, project, "return the transaction id", k=20)
+    )
     consistent(chunks, project)
 
 
@@ -107,8 +124,14 @@ def test_rename_delete_and_newly_ignored_files_leave_the_index(chunks, repo: Pat
     assert "server/probes.go" in paths
     assert not paths & {"server/health.go", "lib/greeter.rb", "java/OrderService.java"}
     assert set(chunks.file_states(project)) == {
-        ".gitignore", ".neuralgenticsignore", "billing/invoice.py", "c/vowels.c",
-        "docs/handbook.md", "server/probes.go", "src/ring.rs", "web/profile.ts",
+        ".gitignore",
+        ".neuralgenticsignore",
+        "billing/invoice.py",
+        "c/vowels.c",
+        "docs/handbook.md",
+        "server/probes.go",
+        "src/ring.rs",
+        "web/profile.ts",
     }
     consistent(chunks, project)
 
@@ -180,8 +203,11 @@ def test_a_file_changing_while_read_keeps_its_old_chunks(chunks, repo, monkeypat
 
 def test_non_utf8_and_binary_content(chunks, tmp_path: Path) -> None:
     root = tmp_path / "r"
-    write(root, "legacy.c", "/* auteur: Ren\xe9 */\nint legacy_checksum(int x) { return x * 31; }\n"
-          .encode("latin-1"))
+    write(
+        root,
+        "legacy.c",
+        "/* auteur: Ren\xe9 */\nint legacy_checksum(int x) { return x * 31; }\n".encode("latin-1"),
+    )
     write(root, "blob.txt", bytes(range(256)) * 8)
     write(root, "utf16.txt", "hello".encode("utf-16"))
     report = index_project(root, chunks, embedder=shared_embedder())
@@ -251,9 +277,21 @@ def test_an_unreadable_file_is_skipped_with_its_reason() -> None:
         )
         env = {**os.environ, "NEURALGENTICS_HOME": str(home), "HOME": str(home)}
         done = subprocess.run(
-            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
-             "-c", code, str(work)],
-            capture_output=True, text=True, timeout=120, env=env, cwd=home,
+            [
+                "setpriv",
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                sys.executable,
+                "-c",
+                code,
+                str(work),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+            cwd=home,
         )
         assert done.returncode == 0, done.stderr[-2000:]
         skipped = json.loads(done.stdout.strip().splitlines()[-1])

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from neuralgentics.config import get_settings
 from neuralgentics.app.core import create_app
+from neuralgentics.config import get_settings
 
 
 @pytest.fixture
@@ -42,14 +42,19 @@ def test_index_job_then_search(client: TestClient, repo: Path) -> None:
     assert again["id"] != job["id"]
     assert wait_done(client, again["id"])["report"]["embedded"] == 0
 
-    found = client.post("/project/search", json={"query": "charge a credit card", "top_k": 3,
-                                                 "project": str(repo / "billing")})
+    found = client.post(
+        "/project/search",
+        json={"query": "charge a credit card", "top_k": 3, "project": str(repo / "billing")},
+    )
     assert found.status_code == 200, found.text
     body = found.json()
     hit = body["hits"][0]
     assert body["project"] == str(repo.resolve())
     assert (hit["file_path"], hit["symbol"], hit["language"]) == (
-        "billing/invoice.py", "PaymentGateway", "python")
+        "billing/invoice.py",
+        "PaymentGateway",
+        "python",
+    )
     assert (hit["start_line"], hit["end_line"]) == (12, 19)
     assert hit["score"] > 0 and "meaning #" in hit["why"]
     listed = client.get("/project/list").json()
@@ -67,7 +72,9 @@ def test_bad_requests_name_the_problem(client: TestClient, tmp_path: Path) -> No
     unknown = client.get("/project/index/0123")
     assert unknown.status_code == 404 and unknown.json()["error"]["field"] == "job"
     nothing = client.post("/project/search", json={"query": "x"})
-    assert nothing.status_code == 404 and "no project is indexed" in nothing.json()["error"]["message"]
+    assert (
+        nothing.status_code == 404 and "no project is indexed" in nothing.json()["error"]["message"]
+    )
     empty = client.post("/project/search", json={"query": ""})
     assert empty.status_code == 422 and empty.json()["error"]["field"] == "query"
     too_many = client.post("/project/search", json={"query": "x", "top_k": 1000})
@@ -77,6 +84,8 @@ def test_bad_requests_name_the_problem(client: TestClient, tmp_path: Path) -> No
 
 
 def test_a_path_naming_an_unknown_users_home_is_bad_input(client):
-    r = client.post("/project/search", json={"query": "anything", "project": "~no_such_user_here/x"})
+    r = client.post(
+        "/project/search", json={"query": "anything", "project": "~no_such_user_here/x"}
+    )
     assert r.status_code in (404, 422)
     assert "home directory" in r.json()["error"]["message"]

@@ -36,8 +36,9 @@ def test_hybrid_beats_keyword_and_vector_rankings_alone(sqlite_chunks, tmp_path:
     repo = tmp_path / "repo"
     queries = []
     for name in MODULES:
-        text, found = bench.strip_docstrings((src / name).read_text(encoding="utf-8"),
-                                             f"click/{name}")
+        text, found = bench.strip_docstrings(
+            (src / name).read_text(encoding="utf-8"), f"click/{name}"
+        )
         (repo / "click").mkdir(parents=True, exist_ok=True)
         (repo / "click" / name).write_text(text, encoding="utf-8")
         queries += found
@@ -48,13 +49,23 @@ def test_hybrid_beats_keyword_and_vector_rankings_alone(sqlite_chunks, tmp_path:
     def mrr(mode: str) -> float:
         rr = []
         for q in queries:
-            hits = search_project(sqlite_chunks, project, q.text, top_k=10, mode=mode, embedder=shared_embedder())
-            rank = next((i for i, h in enumerate(hits, 1)
-                         if h.file_path == q.path and h.start_line <= q.line <= h.end_line), None)
+            hits = search_project(
+                sqlite_chunks, project, q.text, top_k=10, mode=mode, embedder=shared_embedder()
+            )
+            rank = next(
+                (
+                    i
+                    for i, h in enumerate(hits, 1)
+                    if h.file_path == q.path and h.start_line <= q.line <= h.end_line
+                ),
+                None,
+            )
             rr.append(1.0 / rank if rank else 0.0)
         return statistics.fmean(rr)
 
     hybrid, keyword, vector = mrr("hybrid"), mrr("keyword"), mrr("vector")
-    print(f"MRR@10 over {len(queries)} queries: hybrid {hybrid:.3f}, keyword {keyword:.3f},"
-          f" vector {vector:.3f}")
+    print(
+        f"MRR@10 over {len(queries)} queries: hybrid {hybrid:.3f}, keyword {keyword:.3f},"
+        f" vector {vector:.3f}"
+    )
     assert hybrid > keyword and hybrid > vector

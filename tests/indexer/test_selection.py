@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
-
 from indexer_support import git, write
+
 from neuralgentics.memini.errors import InvalidInput
 from neuralgentics.memini.indexer.selection import decode_text, resolve_root, select_files
 
@@ -19,9 +19,17 @@ def reasons(root: Path) -> tuple[set[str], dict[str, str]]:
 
 def test_default_repo_selection_keeps_sources_and_explains_the_rest(repo: Path) -> None:
     kept, skipped = reasons(repo)
-    assert {"billing/invoice.py", "web/profile.ts", "server/health.go", "src/ring.rs",
-            "java/OrderService.java", "c/vowels.c", "lib/greeter.rb", "docs/handbook.md",
-            ".gitignore"} <= kept
+    assert {
+        "billing/invoice.py",
+        "web/profile.ts",
+        "server/health.go",
+        "src/ring.rs",
+        "java/OrderService.java",
+        "c/vowels.c",
+        "lib/greeter.rb",
+        "docs/handbook.md",
+        ".gitignore",
+    } <= kept
     assert skipped["debug.log"] == "ignored by .gitignore:1 (*.log)"
     assert skipped["secrets/"] == "ignored by .gitignore:2 (secrets/)"
     assert "node_modules/" in skipped and "built-in default" in skipped["node_modules/"]

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from _postgres import drop_database, fresh_database, postgres_url
 from fastapi.testclient import TestClient
 
-from _postgres import drop_database, fresh_database, postgres_url
-from neuralgentics.config import Settings
 from neuralgentics.app.core import create_app
 from neuralgentics.app.process import shared_embedder
+from neuralgentics.config import Settings
 from neuralgentics.memini.service import MemoryService
 from neuralgentics.memini.store.base import Store
 

@@ -41,7 +41,9 @@ def test_health_reports_store_model_and_counts(client, store):
 
 
 def test_add_then_get_shows_memory_and_history(client):
-    created = add(client, "The CI runs on two cores", project="/repo", tags=["ci"], source_type="agent")
+    created = add(
+        client, "The CI runs on two cores", project="/repo", tags=["ci"], source_type="agent"
+    )
     assert created["created"] is True
     mem = created["memory"]
     assert mem["trust_score"] == 0.5 and mem["tags"] == ["ci"] and mem["project"] == "/repo"
@@ -52,7 +54,9 @@ def test_add_then_get_shows_memory_and_history(client):
 
 def test_same_content_twice_is_one_memory_with_an_agent_used_event(client):
     first = add(client, "Use ruff for linting", project="p")
-    again = client.post("/memory/add", json={"content": "Use ruff for linting", "project": "p", "actor": "coder"})
+    again = client.post(
+        "/memory/add", json={"content": "Use ruff for linting", "project": "p", "actor": "coder"}
+    )
     assert again.status_code == 200
     assert again.json()["created"] is False
     assert again.json()["memory"]["id"] == first["memory"]["id"]
@@ -68,7 +72,9 @@ def test_query_finds_by_meaning_and_by_keyword_and_says_why(client):
     add(client, "Deployments go out every Tuesday after the release review")
     add(client, "The function parse_config_file reads YAML settings")
     add(client, "Bananas are rich in potassium")
-    by_meaning = client.post("/memory/query", json={"query": "when do we ship to production?", "top_k": 3}).json()
+    by_meaning = client.post(
+        "/memory/query", json={"query": "when do we ship to production?", "top_k": 3}
+    ).json()
     assert by_meaning["hits"][0]["memory"]["content"].startswith("Deployments go out")
     why = by_meaning["hits"][0]["why"]
     assert why["similarity"] > 0.2 and why["vector_rank"] == 1 and why["trust"] == 0.5
@@ -79,13 +85,19 @@ def test_query_finds_by_meaning_and_by_keyword_and_says_why(client):
 
 
 def test_query_filters(client):
-    add(client, "Postgres runs the team store", project="a", source_type="user", tags=["db", "team"])
+    add(
+        client, "Postgres runs the team store", project="a", source_type="user", tags=["db", "team"]
+    )
     add(client, "Postgres is also used by project b", project="b", source_type="agent", tags=["db"])
-    low = add(client, "Postgres tuning notes nobody trusts", project="a", source_type="agent", tags=["db"])
+    low = add(
+        client, "Postgres tuning notes nobody trusts", project="a", source_type="agent", tags=["db"]
+    )
     client.post(f"/memory/{low['memory']['id']}/trust", json={"event": "user_rejected"})
 
     def contents(**flt):
-        hits = client.post("/memory/query", json={"query": "postgres", "top_k": 10, **flt}).json()["hits"]
+        hits = client.post("/memory/query", json={"query": "postgres", "top_k": 10, **flt}).json()[
+            "hits"
+        ]
         return {h["memory"]["content"] for h in hits}
 
     assert contents(project="b") == {"Postgres is also used by project b"}
@@ -148,7 +160,12 @@ def test_graph_traversal_with_depth_types_and_cycles(client):
     ids = [add(client, f"Fact number {i} about the graph")["memory"]["id"] for i in range(4)]
     link = lambda s, t, kind: client.post(  # noqa: E731
         "/memory/relationship",
-        json={"source_id": ids[s], "target_id": ids[t], "relationship_type": kind, "confidence": 0.8},
+        json={
+            "source_id": ids[s],
+            "target_id": ids[t],
+            "relationship_type": kind,
+            "confidence": 0.8,
+        },
     )
     assert link(0, 1, "RELATED_TO").status_code == 201
     assert link(1, 2, "DERIVED_FROM").status_code == 201
@@ -171,16 +188,37 @@ def test_relationship_errors_name_the_problem(client):
     cases = [
         ({"source_id": a, "target_id": a, "relationship_type": "RELATED_TO"}, 422, "itself"),
         ({"source_id": a, "target_id": b, "relationship_type": "LIKES"}, 422, "LIKES"),
-        ({"source_id": a, "target_id": str(uuid.uuid4()), "relationship_type": "RELATED_TO"}, 404, "does not exist"),
-        ({"source_id": "not-a-uuid", "target_id": b, "relationship_type": "RELATED_TO"}, 422, "UUID"),
-        ({"source_id": a, "target_id": b, "relationship_type": "RELATED_TO", "confidence": 2}, 422, "confidence"),
+        (
+            {"source_id": a, "target_id": str(uuid.uuid4()), "relationship_type": "RELATED_TO"},
+            404,
+            "does not exist",
+        ),
+        (
+            {"source_id": "not-a-uuid", "target_id": b, "relationship_type": "RELATED_TO"},
+            422,
+            "UUID",
+        ),
+        (
+            {"source_id": a, "target_id": b, "relationship_type": "RELATED_TO", "confidence": 2},
+            422,
+            "confidence",
+        ),
     ]
     for body, status, words in cases:
         r = client.post("/memory/relationship", json=body)
         assert r.status_code == status, (body, r.text)
         assert words in r.json()["error"]["message"]
-    assert client.post("/memory/relationship", json={"source_id": a, "target_id": b, "relationship_type": "RELATED_TO"}).status_code == 201
-    dup = client.post("/memory/relationship", json={"source_id": a, "target_id": b, "relationship_type": "RELATED_TO"})
+    assert (
+        client.post(
+            "/memory/relationship",
+            json={"source_id": a, "target_id": b, "relationship_type": "RELATED_TO"},
+        ).status_code
+        == 201
+    )
+    dup = client.post(
+        "/memory/relationship",
+        json={"source_id": a, "target_id": b, "relationship_type": "RELATED_TO"},
+    )
     assert dup.status_code == 409
     assert client.get("/health").json()["counts"]["relationships"] == 1
 
@@ -188,10 +226,15 @@ def test_relationship_errors_name_the_problem(client):
 def test_supersedes_hides_the_old_memory_unless_asked(client):
     old = add(client, "The API listens on port 8000")["memory"]["id"]
     new = add(client, "The API listens on port 8900")["memory"]["id"]
-    client.post("/memory/relationship", json={"source_id": new, "target_id": old, "relationship_type": "SUPERSEDES"})
+    client.post(
+        "/memory/relationship",
+        json={"source_id": new, "target_id": old, "relationship_type": "SUPERSEDES"},
+    )
     hits = client.post("/memory/query", json={"query": "API port"}).json()["hits"]
     assert [h["memory"]["id"] for h in hits] == [new]
-    hits = client.post("/memory/query", json={"query": "API port", "include_superseded": True}).json()["hits"]
+    hits = client.post(
+        "/memory/query", json={"query": "API port", "include_superseded": True}
+    ).json()["hits"]
     assert {h["memory"]["id"] for h in hits} == {old, new}
     assert client.get(f"/memory/{old}").json()["memory"]["superseded_by"] == new
 
@@ -199,7 +242,9 @@ def test_supersedes_hides_the_old_memory_unless_asked(client):
 def test_a_supersedes_cycle_is_a_409_naming_the_edge(client):
     a, b, c = (add(client, f"Port fact version {i}")["memory"]["id"] for i in range(3))
     link = lambda s, t: client.post(  # noqa: E731
-        "/memory/relationship", json={"source_id": s, "target_id": t, "relationship_type": "SUPERSEDES"})
+        "/memory/relationship",
+        json={"source_id": s, "target_id": t, "relationship_type": "SUPERSEDES"},
+    )
     assert link(a, b).status_code == 201
     back = link(b, a)
     assert back.status_code == 409
@@ -208,7 +253,10 @@ def test_a_supersedes_cycle_is_a_409_naming_the_edge(client):
     assert f"{b} SUPERSEDES {a}" in err["message"] and "cycle" in err["message"]
     assert link(b, c).status_code == 201
     loop = link(c, a)
-    assert loop.status_code == 409 and f"{a} SUPERSEDES {b} SUPERSEDES {c}" in loop.json()["error"]["message"]
+    assert (
+        loop.status_code == 409
+        and f"{a} SUPERSEDES {b} SUPERSEDES {c}" in loop.json()["error"]["message"]
+    )
     assert [m["id"] for m in client.get("/memory").json()["items"]] == [a]
     assert client.get("/health").json()["counts"]["relationships"] == 2
 
@@ -216,7 +264,10 @@ def test_a_supersedes_cycle_is_a_409_naming_the_edge(client):
 def test_contradiction_lowers_the_older_memorys_trust(client):
     older = add(client, "Tabs are the house style")["memory"]["id"]
     newer = add(client, "Spaces are the house style")["memory"]["id"]
-    r = client.post("/memory/relationship", json={"source_id": newer, "target_id": older, "relationship_type": "CONTRADICTS"})
+    r = client.post(
+        "/memory/relationship",
+        json={"source_id": newer, "target_id": older, "relationship_type": "CONTRADICTS"},
+    )
     assert r.status_code == 201
     assert client.get(f"/memory/{older}").json()["memory"]["trust_score"] == pytest.approx(0.4)
     assert client.get(f"/memory/{newer}").json()["memory"]["trust_score"] == 0.5
@@ -225,12 +276,22 @@ def test_contradiction_lowers_the_older_memorys_trust(client):
 
 def test_near_duplicates_are_reported_and_can_be_superseded(client):
     first = add(client, "The staging database password rotates every 30 days")["memory"]["id"]
-    second = add(client, "The staging database password is rotated every thirty days", similar_threshold=0.8)
+    second = add(
+        client, "The staging database password is rotated every thirty days", similar_threshold=0.8
+    )
     assert [s["memory"]["id"] for s in second["similar"]] == [first]
     assert second["superseded"] is None
-    third = add(client, "Staging DB password rotates every 30 days", similar_threshold=0.8, supersede_similar=True)
+    third = add(
+        client,
+        "Staging DB password rotates every 30 days",
+        similar_threshold=0.8,
+        supersede_similar=True,
+    )
     assert third["superseded"] in {first, second["memory"]["id"]}
-    assert client.get(f"/memory/{third['superseded']}").json()["memory"]["superseded_by"] == third["memory"]["id"]
+    assert (
+        client.get(f"/memory/{third['superseded']}").json()["memory"]["superseded_by"]
+        == third["memory"]["id"]
+    )
 
 
 def test_list_filters_and_pages(client):
@@ -248,11 +309,17 @@ def test_list_filters_and_pages(client):
 def test_update_re_embeds_and_refuses_duplicates(client):
     mid = add(client, "The logo is blue")["memory"]["id"]
     other = add(client, "The favicon is green")["memory"]["id"]
-    r = client.patch(f"/memory/{mid}", json={"content": "Our deployment target is Kubernetes", "tags": ["infra"]})
+    r = client.patch(
+        f"/memory/{mid}", json={"content": "Our deployment target is Kubernetes", "tags": ["infra"]}
+    )
     assert r.status_code == 200 and r.json()["tags"] == ["infra"]
-    hits = client.post("/memory/query", json={"query": "where do we deploy? k8s cluster", "top_k": 1}).json()["hits"]
+    hits = client.post(
+        "/memory/query", json={"query": "where do we deploy? k8s cluster", "top_k": 1}
+    ).json()["hits"]
     assert hits[0]["memory"]["id"] == mid
-    clash = client.patch(f"/memory/{other}", json={"content": "Our deployment target is Kubernetes"})
+    clash = client.patch(
+        f"/memory/{other}", json={"content": "Our deployment target is Kubernetes"}
+    )
     assert clash.status_code == 409
     assert client.get(f"/memory/{other}").json()["memory"]["content"] == "The favicon is green"
 
@@ -260,7 +327,10 @@ def test_update_re_embeds_and_refuses_duplicates(client):
 def test_delete_removes_memory_and_its_edges(client):
     a = add(client, "Delete me")["memory"]["id"]
     b = add(client, "Keep me")["memory"]["id"]
-    client.post("/memory/relationship", json={"source_id": a, "target_id": b, "relationship_type": "RELATED_TO"})
+    client.post(
+        "/memory/relationship",
+        json={"source_id": a, "target_id": b, "relationship_type": "RELATED_TO"},
+    )
     assert client.delete(f"/memory/{a}").status_code == 204
     assert client.get(f"/memory/{a}").status_code == 404
     assert client.delete(f"/memory/{a}").status_code == 404
@@ -290,13 +360,20 @@ def test_missing_and_malformed_ids(client):
     assert client.get(f"/memory/{uuid.uuid4()}").status_code == 404
     r = client.get("/memory/nope")
     assert r.status_code == 422 and "UUID" in r.json()["error"]["message"]
-    assert client.post(f"/memory/{uuid.uuid4()}/trust", json={"event": "agent_used"}).status_code == 404
+    assert (
+        client.post(f"/memory/{uuid.uuid4()}/trust", json={"event": "agent_used"}).status_code
+        == 404
+    )
     assert client.get(f"/memory/related/{uuid.uuid4()}").status_code == 404
     assert client.post("/memory/query", json={"query": ""}).status_code == 422
 
 
 def test_content_that_is_not_valid_unicode_is_refused(client):
-    r = client.post("/memory/add", content=b'{"content": "half a pair \\ud800"}', headers={"content-type": "application/json"})
+    r = client.post(
+        "/memory/add",
+        content=b'{"content": "half a pair \\ud800"}',
+        headers={"content-type": "application/json"},
+    )
     assert r.status_code == 422 and r.json()["error"]["field"] == "content"
     assert client.get("/health").json()["counts"]["memories"] == 0
 

@@ -16,8 +16,8 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from neuralgentics.config import Settings
 from neuralgentics.app.core import create_app
+from neuralgentics.config import Settings
 
 EXE = [sys.executable, "-m", "neuralgentics.cli"]
 
@@ -47,7 +47,9 @@ def env(tmp_path) -> dict:
 def server(env) -> Iterator[dict]:
     port = free_port()
     env = {**env, "NEURALGENTICS_PORT": str(port)}
-    proc = subprocess.Popen([*EXE, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*EXE, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -65,7 +67,9 @@ def server(env) -> Iterator[dict]:
 
 
 def test_cli_round_trip_against_the_running_service(server):
-    added = run(["memory", "add", "Release notes live in docs/CHANGELOG.md", "-p", "demo", "--json"], server)
+    added = run(
+        ["memory", "add", "Release notes live in docs/CHANGELOG.md", "-p", "demo", "--json"], server
+    )
     assert added.returncode == 0, added.stderr
     mid = json.loads(added.stdout)["memory"]["id"]
     found = run(["memory", "query", "where is the changelog?", "--json"], server)
@@ -107,7 +111,9 @@ def test_a_token_guards_every_route_but_health(tmp_path):
 
 
 def test_a_database_that_is_down_answers_503_quickly(tmp_path):
-    settings = Settings(home=tmp_path, database_url=f"postgresql://127.0.0.1:{free_port()}/none?connect_timeout=2")
+    settings = Settings(
+        home=tmp_path, database_url=f"postgresql://127.0.0.1:{free_port()}/none?connect_timeout=2"
+    )
     with TestClient(create_app(settings)) as client:
         r = client.get("/health")
         assert r.status_code == 503

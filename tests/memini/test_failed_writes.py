@@ -13,26 +13,41 @@ import uuid
 from pathlib import Path
 
 import psycopg
-import pytest
 from fastapi.routing import APIRoute
-
 
 
 def snapshot_store(store) -> dict[str, list[str]]:
     if store.kind == "sqlite":
         conn = sqlite3.connect(store.path)
         conn.text_factory = bytes
-        names = [r[0] for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_stat%'")]
-        out = {n.decode() if isinstance(n, bytes) else n: sorted(repr(r) for r in conn.execute(f'SELECT * FROM "{n.decode() if isinstance(n, bytes) else n}"'))
-               for n in names}
+        names = [
+            r[0]
+            for r in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_stat%'"
+            )
+        ]
+        out = {
+            n.decode() if isinstance(n, bytes) else n: sorted(
+                repr(r)
+                for r in conn.execute(
+                    f'SELECT * FROM "{n.decode() if isinstance(n, bytes) else n}"'
+                )
+            )
+            for n in names
+        }
         conn.close()
         return out
     with psycopg.connect(store.url) as conn:
-        names = [r[0] for r in conn.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
-            " AND table_type = 'BASE TABLE'")]
-        return {n: sorted(r[0] for r in conn.execute(f'SELECT t::text FROM "{n}" t')) for n in names}
+        names = [
+            r[0]
+            for r in conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+                " AND table_type = 'BASE TABLE'"
+            )
+        ]
+        return {
+            n: sorted(r[0] for r in conn.execute(f'SELECT t::text FROM "{n}" t')) for n in names
+        }
 
 
 def snapshot_tasks(home: Path) -> list[str]:
@@ -69,14 +84,29 @@ def write_routes(app) -> set[tuple[str, str]]:
 
 
 def test_every_failing_write_changes_nothing(client, store, settings, tmp_path) -> None:
-    add = lambda text, **kw: client.post("/memory/add", json={"content": text, **kw}).json()["memory"]["id"]  # noqa: E731
-    a, b, c = add("Seed A: the build runs on Python 3.12", tags=["seed"]), add("Seed B: tests use pytest"), add("Seed C")
-    assert client.post("/memory/relationship", json={"source_id": a, "target_id": b,
-                                                    "relationship_type": "SUPERSEDES"}).status_code == 201
-    rel = client.post("/memory/relationship", json={"source_id": b, "target_id": c,
-                                                   "relationship_type": "RELATED_TO"}).json()["id"]
+    def add(text: str, **kw) -> str:
+        return client.post("/memory/add", json={"content": text, **kw}).json()["memory"]["id"]
+
+    a, b, c = (
+        add("Seed A: the build runs on Python 3.12", tags=["seed"]),
+        add("Seed B: tests use pytest"),
+        add("Seed C"),
+    )
+    assert (
+        client.post(
+            "/memory/relationship",
+            json={"source_id": a, "target_id": b, "relationship_type": "SUPERSEDES"},
+        ).status_code
+        == 201
+    )
+    rel = client.post(
+        "/memory/relationship",
+        json={"source_id": b, "target_id": c, "relationship_type": "RELATED_TO"},
+    ).json()["id"]
     client.post(f"/memory/{a}/trust", json={"event": "user_confirmed"})
-    task = client.post("/orchestrator/tasks", json={"task": "fix the flaky test", "session": "s1"}).json()["id"]
+    task = client.post(
+        "/orchestrator/tasks", json={"task": "fix the flaky test", "session": "s1"}
+    ).json()["id"]
     file_path = tmp_path / "a-file.txt"
     file_path.write_text("not a directory")
     missing = str(uuid.uuid4())
@@ -89,21 +119,27 @@ def test_every_failing_write_changes_nothing(client, store, settings, tmp_path) 
             ("/memory/add", raw('{"content": "x", "metadata": {"\\ud800": 1}}')),
             ("/memory/add", raw('{"content": "x", "project": "p\\u0000"}')),
             ("/memory/add", raw('{"content": "x", "metadata": {"n": NaN}}')),
-            ("/memory/add", raw('{"content": "x", "metadata": ' + nested + '}')),
+            ("/memory/add", raw('{"content": "x", "metadata": ' + nested + "}")),
             ("/memory/add", raw('{"content": "x", "metadata": {')),
-            ("/memory/add", raw('[1, 2]')),
+            ("/memory/add", raw("[1, 2]")),
             ("/memory/add", {"json": {"content": ""}}),
             ("/memory/add", {"json": {"content": "x" * 40_000}}),
             ("/memory/add", {"json": {"content": "x", "tags": ["t"] * 51}}),
             ("/memory/add", {"json": {"content": "x", "source_type": "s" * 51}}),
             ("/memory/add", {"json": {"content": "x", "similar_threshold": 2}}),
             ("/memory/add", {"json": {"content": "x", "unknown": 1}}),
-            ("/memory/add", {"json": {"content": "Seed A: the build runs on Python 3.12", "tags": "seed"}}),
+            (
+                "/memory/add",
+                {"json": {"content": "Seed A: the build runs on Python 3.12", "tags": "seed"}},
+            ),
         ],
         ("PATCH", "/memory/{memory_id}"): [
             (f"/memory/{a}", raw('{"content": "\\ud800"}')),
             (f"/memory/{a}", raw('{"metadata": {"a": [1, {"b": "\\udc00"}]}}')),
-            (f"/memory/{a}", {"json": {"content": "Seed B: tests use pytest"}}),  # another memory's content
+            (
+                f"/memory/{a}",
+                {"json": {"content": "Seed B: tests use pytest"}},
+            ),  # another memory's content
             (f"/memory/{a}", {"json": {"tags": "not-a-list"}}),
             (f"/memory/{missing}", {"json": {"tags": ["x"]}}),
             ("/memory/not-a-uuid", {"json": {"tags": ["x"]}}),
@@ -119,15 +155,52 @@ def test_every_failing_write_changes_nothing(client, store, settings, tmp_path) 
             (f"/memory/{missing}/trust", {"json": {"event": "agent_used"}}),
         ],
         ("POST", "/memory/relationship"): [
-            ("/memory/relationship", {"json": {"source_id": b, "target_id": a, "relationship_type": "SUPERSEDES"}}),
-            ("/memory/relationship", {"json": {"source_id": a, "target_id": b, "relationship_type": "SUPERSEDES"}}),
-            ("/memory/relationship", {"json": {"source_id": a, "target_id": a, "relationship_type": "RELATED_TO"}}),
-            ("/memory/relationship", {"json": {"source_id": a, "target_id": missing, "relationship_type": "CONTRADICTS"}}),
-            ("/memory/relationship", {"json": {"source_id": a, "target_id": c, "relationship_type": "LIKES"}}),
-            ("/memory/relationship", {"json": {"source_id": a, "target_id": c, "relationship_type": "RELATED_TO",
-                                               "confidence": 1.5}}),
-            ("/memory/relationship", raw(json.dumps({"source_id": a, "target_id": c, "relationship_type": "CONTRADICTS"})[:-1]
-                                         + ', "metadata": {"k": "\\ud800"}}')),
+            (
+                "/memory/relationship",
+                {"json": {"source_id": b, "target_id": a, "relationship_type": "SUPERSEDES"}},
+            ),
+            (
+                "/memory/relationship",
+                {"json": {"source_id": a, "target_id": b, "relationship_type": "SUPERSEDES"}},
+            ),
+            (
+                "/memory/relationship",
+                {"json": {"source_id": a, "target_id": a, "relationship_type": "RELATED_TO"}},
+            ),
+            (
+                "/memory/relationship",
+                {
+                    "json": {
+                        "source_id": a,
+                        "target_id": missing,
+                        "relationship_type": "CONTRADICTS",
+                    }
+                },
+            ),
+            (
+                "/memory/relationship",
+                {"json": {"source_id": a, "target_id": c, "relationship_type": "LIKES"}},
+            ),
+            (
+                "/memory/relationship",
+                {
+                    "json": {
+                        "source_id": a,
+                        "target_id": c,
+                        "relationship_type": "RELATED_TO",
+                        "confidence": 1.5,
+                    }
+                },
+            ),
+            (
+                "/memory/relationship",
+                raw(
+                    json.dumps(
+                        {"source_id": a, "target_id": c, "relationship_type": "CONTRADICTS"}
+                    )[:-1]
+                    + ', "metadata": {"k": "\\ud800"}}'
+                ),
+            ),
         ],
         ("DELETE", "/memory/relationship/{relationship_id}"): [
             (f"/memory/relationship/{missing}", {}),
@@ -163,20 +236,35 @@ def test_every_failing_write_changes_nothing(client, store, settings, tmp_path) 
             ("/orchestrator/tasks", raw('{"task": "t", "session": "s\\u0000"}')),
         ],
         ("POST", "/orchestrator/tasks/{task_id}/step"): [
-            (f"/orchestrator/tasks/{task}/step", {"json": {"step": "return", "data": {"summary": "done"}}}),
+            (
+                f"/orchestrator/tasks/{task}/step",
+                {"json": {"step": "return", "data": {"summary": "done"}}},
+            ),
             (f"/orchestrator/tasks/{task}/step", {"json": {"step": "route"}}),
             (f"/orchestrator/tasks/{task}/step", {"json": {"step": "teleport"}}),
-            (f"/orchestrator/tasks/{task}/step", raw('{"step": "recall", "data": {"top_k": "\\ud800"}}')),
-            (f"/orchestrator/tasks/{task}/step", {"json": {"step": "recall", "data": {"top_k": 1000}}}),
+            (
+                f"/orchestrator/tasks/{task}/step",
+                raw('{"step": "recall", "data": {"top_k": "\\ud800"}}'),
+            ),
+            (
+                f"/orchestrator/tasks/{task}/step",
+                {"json": {"step": "recall", "data": {"top_k": 1000}}},
+            ),
             (f"/orchestrator/tasks/{uuid.uuid4()}/step", {"json": {"step": "recall"}}),
         ],
         ("POST", "/orchestrator/route"): [("/orchestrator/route", {"json": {"task": ""}})],
-        ("POST", "/orchestrator/context"): [("/orchestrator/context", {"json": {"task": "t", "agent": "coder",
-                                                                                 "budget_tokens": 1}})],
-        ("POST", "/ui/session"): [("/ui/session", {"json": {"token": ""}}), ("/ui/session", raw("{"))],
+        ("POST", "/orchestrator/context"): [
+            ("/orchestrator/context", {"json": {"task": "t", "agent": "coder", "budget_tokens": 1}})
+        ],
+        ("POST", "/ui/session"): [
+            ("/ui/session", {"json": {"token": ""}}),
+            ("/ui/session", raw("{")),
+        ],
         ("DELETE", "/ui/session"): [],  # clears a cookie; no state to change
-        ("POST", "/ui/api/broker/{path:path}"): [("/ui/api/broker/call", {"json": {}}),
-                                            ("/ui/api/broker/match/../call", {"json": {}})],
+        ("POST", "/ui/api/broker/{path:path}"): [
+            ("/ui/api/broker/call", {"json": {}}),
+            ("/ui/api/broker/match/../call", {"json": {}}),
+        ],
     }
     assert set(failing) == write_routes(client.app), "a write route has no failing-request case"
 
@@ -191,7 +279,9 @@ def test_every_failing_write_changes_nothing(client, store, settings, tmp_path) 
             assert snapshot_store(store) == before_store, (method, path, r.text[:300])
             assert snapshot_tasks(settings.home) == before_tasks, (method, path, r.text[:300])
             tried += 1
-    print(f"failing writes: {tried} requests on {len(failing)} routes, {store.kind}: nothing changed")
+    print(
+        f"failing writes: {tried} requests on {len(failing)} routes, {store.kind}: nothing changed"
+    )
     assert tried >= 55
     # and the seeded state still reads back as it was written
     assert [m["id"] for m in client.get("/memory").json()["items"]] == [c, a]

@@ -58,14 +58,21 @@ def test_a_new_data_dir_and_its_files_are_private(tmp_path, loose_umask, embedde
     assert mode(home) == 0o700
     assert wal_modes and set(wal_modes.values()) == {0o600}
     found = files_of(home)
-    for name in ("memini.db", "memini.db.memories.usearch", "memini.db.memories.usearch.json",
-                 "memini.db.project_chunks.usearch", "memini.db.project_chunks.usearch.json",
-                 "orchestrator.db"):
+    for name in (
+        "memini.db",
+        "memini.db.memories.usearch",
+        "memini.db.memories.usearch.json",
+        "memini.db.project_chunks.usearch",
+        "memini.db.project_chunks.usearch.json",
+        "orchestrator.db",
+    ):
         assert found.get(name) == 0o600, (name, oct(found.get(name, 0)))
     assert set(found.values()) == {0o600}, {k: oct(v) for k, v in found.items()}
 
 
-def test_files_left_readable_by_an_older_version_are_tightened_on_open(tmp_path, loose_umask, embedder) -> None:
+def test_files_left_readable_by_an_older_version_are_tightened_on_open(
+    tmp_path, loose_umask, embedder
+) -> None:
     home = tmp_path / "home"
     project = tmp_path / "proj"
     project.mkdir()

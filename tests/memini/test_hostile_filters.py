@@ -18,7 +18,9 @@ def test_a_thousand_tag_filters_are_a_422_not_a_500(client):
     r = client.get("/memory", params=[("tag", f"t{i}") for i in range(60)])
     assert r.status_code == 422 and r.json()["error"]["field"] == "tags"
     assert "at most 50 distinct tags" in r.json()["error"]["message"]
-    r = client.post("/memory/query", json={"query": "tagged", "tags": [f"t{i}" for i in range(1000)]})
+    r = client.post(
+        "/memory/query", json={"query": "tagged", "tags": [f"t{i}" for i in range(1000)]}
+    )
     assert r.status_code == 422 and "at most 50" in r.json()["error"]["message"]
     # many copies of the same tags are one filter
     r = client.post("/memory/query", json={"query": "tagged", "tags": ["t1", "t2"] * 500})
@@ -32,18 +34,26 @@ def test_the_stores_refuse_oversized_tag_filters_themselves(store):
     assert store.list_memories(MemoryFilter(tags=["same"] * 1000)) == ([], 0)
 
 
-@pytest.mark.parametrize("method,path,kwargs,field", [
-    ("GET", "/project/index", {"params": {"path": "/tmp/a\x00b"}}, "path"),
-    ("GET", "/memory", {"params": {"project": "p\x00"}}, "project"),
-    ("GET", "/memory", {"params": {"source_type": "\x00"}}, "source_type"),
-    ("GET", "/memory", {"params": {"tag": "a\x00"}}, "tag"),
-    ("POST", "/memory/query", {"json": {"query": "q", "project": "p\x00"}}, "project"),
-    ("POST", "/memory/query", {"json": {"query": "q\x00"}}, "query"),
-    ("POST", "/project/search", {"json": {"query": "q", "project": "/tmp/\x00"}}, "project"),
-    ("GET", "/orchestrator/skills", {"params": {"project_dir": "/tmp/\x00"}}, "project_dir"),
-    ("POST", "/orchestrator/route", {"json": {"task": "t", "project_dir": "/tmp/x\x00"}}, "project_dir"),
-    ("GET", "/ui/api/project/files", {"params": {"root": "/tmp/\x00"}}, "root"),
-])
+@pytest.mark.parametrize(
+    "method,path,kwargs,field",
+    [
+        ("GET", "/project/index", {"params": {"path": "/tmp/a\x00b"}}, "path"),
+        ("GET", "/memory", {"params": {"project": "p\x00"}}, "project"),
+        ("GET", "/memory", {"params": {"source_type": "\x00"}}, "source_type"),
+        ("GET", "/memory", {"params": {"tag": "a\x00"}}, "tag"),
+        ("POST", "/memory/query", {"json": {"query": "q", "project": "p\x00"}}, "project"),
+        ("POST", "/memory/query", {"json": {"query": "q\x00"}}, "query"),
+        ("POST", "/project/search", {"json": {"query": "q", "project": "/tmp/\x00"}}, "project"),
+        ("GET", "/orchestrator/skills", {"params": {"project_dir": "/tmp/\x00"}}, "project_dir"),
+        (
+            "POST",
+            "/orchestrator/route",
+            {"json": {"task": "t", "project_dir": "/tmp/x\x00"}},
+            "project_dir",
+        ),
+        ("GET", "/ui/api/project/files", {"params": {"root": "/tmp/\x00"}}, "root"),
+    ],
+)
 def test_a_nul_byte_anywhere_is_a_422_naming_the_field(client, method, path, kwargs, field):
     r = client.request(method, path, **kwargs)
     assert r.status_code == 422, r.text

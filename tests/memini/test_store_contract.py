@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from _postgres import drop_database, fresh_database, postgres_url  # tests/ is on sys.path
 
 from neuralgentics.memini.errors import Conflict, InvalidInput, MeminiError, NotFound
@@ -54,9 +53,7 @@ def pg_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
 
 
 @pytest.fixture(params=STORE_KINDS)
-def open_store(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> Iterator[Callable[[], Store]]:
+def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], Store]]:
     """Opens a store on this test's own database; calling it again opens the same database."""
     kind = request.param
     opened: list[Store] = []
@@ -235,7 +232,9 @@ def test_concurrent_adds_of_the_same_content_make_one_row(store: Store) -> None:
     ],
     ids=["empty", "blank", "nul", "wrong-dim", "nan", "trust-high", "trust-low"],
 )
-def test_bad_new_memory_is_refused_and_nothing_is_written(store: Store, bad: dict, field: str) -> None:
+def test_bad_new_memory_is_refused_and_nothing_is_written(
+    store: Store, bad: dict, field: str
+) -> None:
     fields = dict(content="valid text", embedding=unit(3), content_hash=sha("x"))
     fields.update(bad)
     with pytest.raises(InvalidInput) as err:
@@ -384,7 +383,9 @@ def test_deleting_the_superseding_memory_makes_the_old_one_current_again(store: 
     assert ids(store.vector_search(store.get_embedding(old.id), MemoryFilter(), 1)) == [old.id]
 
 
-def test_a_memory_superseded_twice_stays_superseded_until_its_last_superseder_goes(store: Store) -> None:
+def test_a_memory_superseded_twice_stays_superseded_until_its_last_superseder_goes(
+    store: Store,
+) -> None:
     """B and A both supersede C: deleting A (or its edge) leaves C superseded by B; only when
     no SUPERSEDES edge points at C any more is it current again. (SQLite cleared the mark on
     the first delete, issue 14.)"""
@@ -408,7 +409,9 @@ def test_a_memory_superseded_twice_stays_superseded_until_its_last_superseder_go
     assert c.id in _visible(store)
 
 
-def test_deleting_a_memory_that_supersedes_several_frees_only_those_left_unsuperseded(store: Store) -> None:
+def test_deleting_a_memory_that_supersedes_several_frees_only_those_left_unsuperseded(
+    store: Store,
+) -> None:
     x, _ = store.add_memory(new("x is 1"))
     y, _ = store.add_memory(new("y is 1"))
     both, _ = store.add_memory(new("x and y are 2"))
@@ -433,17 +436,26 @@ def test_a_tag_given_twice_is_kept_once_on_add_and_on_update(store: Store) -> No
 
 
 @pytest.mark.parametrize("delta", [float("nan"), float("inf"), float("-inf")])
-def test_a_non_finite_trust_delta_is_refused_and_nothing_is_written(store: Store, delta: float) -> None:
+def test_a_non_finite_trust_delta_is_refused_and_nothing_is_written(
+    store: Store, delta: float
+) -> None:
     m, _ = store.add_memory(new("finite trust only"))
     other, _ = store.add_memory(new("another memory"))
     with pytest.raises(InvalidInput) as err:
         store.apply_trust(TrustChange(m.id, "user_confirmed", delta))
     assert err.value.field == "delta"
     with pytest.raises(InvalidInput):
-        store.add_relationship(m.id, other.id, "CONTRADICTS", 1.0,
-                               trust_change=TrustChange(other.id, "contradicted", delta))
+        store.add_relationship(
+            m.id,
+            other.id,
+            "CONTRADICTS",
+            1.0,
+            trust_change=TrustChange(other.id, "contradicted", delta),
+        )
     with pytest.raises(InvalidInput):
-        store.add_memory(new("finite trust only"), on_duplicate=TrustChange("", "agent_used", delta))
+        store.add_memory(
+            new("finite trust only"), on_duplicate=TrustChange("", "agent_used", delta)
+        )
     assert store.get_memory(m.id).trust_score == 0.5 and store.trust_history(m.id) == []
     assert store.get_memory(other.id).trust_score == 0.5 and store.edges_of([m.id]) == []
 
@@ -825,10 +837,15 @@ def test_store_errors_are_kinds_of_the_one_error_tree() -> None:
 
     for cls in (Conflict, InvalidInput, NotFound):
         assert issubclass(cls, MeminiError)
-    for cls, kind in ((Conflict, errors.Conflict), (InvalidInput, errors.InvalidInput),
-                      (NotFound, errors.NotFound), (db_errors.StoreUnavailable, errors.Unavailable),
-                      (db_errors.Rejected, errors.InvalidInput), (db_errors.AlreadyExists, errors.Conflict),
-                      (db_errors.MissingReference, errors.NotFound)):
+    for cls, kind in (
+        (Conflict, errors.Conflict),
+        (InvalidInput, errors.InvalidInput),
+        (NotFound, errors.NotFound),
+        (db_errors.StoreUnavailable, errors.Unavailable),
+        (db_errors.Rejected, errors.InvalidInput),
+        (db_errors.AlreadyExists, errors.Conflict),
+        (db_errors.MissingReference, errors.NotFound),
+    ):
         assert issubclass(cls, kind) and issubclass(cls, errors.NeuralgenticsError)
 
 
@@ -870,7 +887,9 @@ def test_supersedes_into_a_chain_from_outside_is_fine(store: Store) -> None:
     assert _visible(store) == {d.id}
 
 
-def test_opposite_supersedes_written_at_once_never_both_land(open_store: Callable[[], Store]) -> None:
+def test_opposite_supersedes_written_at_once_never_both_land(
+    open_store: Callable[[], Store],
+) -> None:
     """Two writers (two store handles, as two processes would be) race A→B against B→A."""
     first, second = open_store(), open_store()
     for round_ in range(10):
@@ -887,7 +906,8 @@ def test_opposite_supersedes_written_at_once_never_both_land(open_store: Callabl
                 return "refused"
 
         with ThreadPoolExecutor(2) as pool:
-            results = sorted(pool.map(lambda args: link(*args),
-                                      [(first, a.id, b.id), (second, b.id, a.id)]))
+            results = sorted(
+                pool.map(lambda args: link(*args), [(first, a.id, b.id), (second, b.id, a.id)])
+            )
         assert results == ["ok", "refused"], round_
         assert len({a.id, b.id} & _visible(first)) == 1

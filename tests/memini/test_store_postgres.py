@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 import socket
 import tempfile
-import time
 import threading
+import time
 import warnings
 from pathlib import Path
 
@@ -68,8 +68,9 @@ def test_concurrent_start_ups_apply_each_migration_once(db_url: str) -> None:
     versions = [m.version for m in migrations("postgres")]
     assert sorted(v for r in results for v in r) == versions
     with psycopg.connect(db_url) as conn:
-        rows = conn.execute("SELECT version FROM schema_versions WHERE component = 'memini'"
-                            " ORDER BY version").fetchall()
+        rows = conn.execute(
+            "SELECT version FROM schema_versions WHERE component = 'memini' ORDER BY version"
+        ).fetchall()
     assert [r[0] for r in rows] == versions
     # a later start finds nothing to do and the data is untouched
     with PostgresStore(db_url) as store:

@@ -10,10 +10,10 @@ import uuid
 
 import numpy as np
 import psycopg
+from _postgres import drop_database, fresh_database
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from _postgres import drop_database, fresh_database
 from neuralgentics.memini.store.base import MemoryFilter, NewMemory, TrustChange
 from neuralgentics.memini.store.migrations import migrations
 from neuralgentics.memini.trust import EVENTS, EVENTS_MILLI
@@ -23,8 +23,11 @@ DIM = 384
 
 def new(text: str) -> NewMemory:
     v = np.random.default_rng(len(text)).standard_normal(DIM).astype(np.float32)
-    return NewMemory(content=text, embedding=v / np.linalg.norm(v),
-                     content_hash=hashlib.sha256(text.encode()).hexdigest())
+    return NewMemory(
+        content=text,
+        embedding=v / np.linalg.norm(v),
+        content_hash=hashlib.sha256(text.encode()).hexdigest(),
+    )
 
 
 def replay(events: list[str], start: int = 500) -> list[int]:
@@ -36,8 +39,12 @@ def replay(events: list[str], start: int = 500) -> list[int]:
     return out
 
 
-@settings(max_examples=25, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(events=st.lists(st.sampled_from(sorted(EVENTS)), min_size=1, max_size=40))
 def test_any_sequence_of_events_reads_back_exactly(store, events: list[str]) -> None:
     m, _ = store.add_memory(new(f"exact trust {uuid.uuid4()}"))
@@ -57,8 +64,10 @@ def test_any_sequence_of_events_reads_back_exactly(store, events: list[str]) -> 
 
 def test_the_issues_replay_is_exact_over_http(client) -> None:
     mid = client.post("/memory/add", json={"content": "drift check"}).json()["memory"]["id"]
-    scores = [client.post(f"/memory/{mid}/trust", json={"event": e}).json()["memory"]["trust_score"]
-              for e in ("agent_used", "user_confirmed", "user_rejected") * 7]
+    scores = [
+        client.post(f"/memory/{mid}/trust", json={"event": e}).json()["memory"]["trust_score"]
+        for e in ("agent_used", "user_confirmed", "user_rejected") * 7
+    ]
     assert scores[-1] == 0.5 and set(scores) == {0.55, 0.65, 0.5}
     detail = client.get(f"/memory/{mid}").json()
     assert [e["delta"] for e in detail["trust_history"]][:3] == [0.05, 0.1, -0.15]
@@ -68,8 +77,15 @@ def test_the_issues_replay_is_exact_over_http(client) -> None:
 
 
 DRIFTED = [  # (stored score, [(event, stored delta, stored score_after)], exact score expected)
-    (0.5000000000000006, [("agent_used", 0.05, 0.55), ("user_confirmed", 0.1, 0.6500000000000001),
-                          ("user_rejected", -0.15000000000000002, 0.5000000000000006)], 0.5),
+    (
+        0.5000000000000006,
+        [
+            ("agent_used", 0.05, 0.55),
+            ("user_confirmed", 0.1, 0.6500000000000001),
+            ("user_rejected", -0.15000000000000002, 0.5000000000000006),
+        ],
+        0.5,
+    ),
     (0.30000000000000004, [("contradicted", -0.1, 0.30000000000000004)], 0.3),
     (1.0, [], 1.0),
     (0.0, [("user_rejected", -0.15, 0.0)], 0.0),
@@ -99,16 +115,22 @@ def test_sqlite_migration_converts_existing_rows(tmp_path) -> None:
     for m in migrations("sqlite"):
         if m.version < 4:
             conn.executescript(m.sql)
-            conn.execute("INSERT INTO schema_migrations VALUES (?, ?, '2025-01-01')", (m.version, m.name))
+            conn.execute(
+                "INSERT INTO schema_migrations VALUES (?, ?, '2025-01-01')", (m.version, m.name)
+            )
     blob = np.ones(DIM, dtype="<f4").tobytes()
     stamp = "2025-01-01T00:00:00.000000+00:00"
     ids = _old_rows(
         lambda mid, text, score: conn.execute(
             "INSERT INTO memories (id, content, embedding, trust_score, created_at, updated_at, content_hash)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)", (mid, text, blob, score, stamp, stamp, mid)),
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (mid, text, blob, score, stamp, stamp, mid),
+        ),
         lambda mid, event, delta, after: conn.execute(
             "INSERT INTO trust_events (memory_id, event, delta, score_after, created_at)"
-            " VALUES (?, ?, ?, ?, ?)", (mid, event, delta, after, stamp)),
+            " VALUES (?, ?, ?, ?, ?)",
+            (mid, event, delta, after, stamp),
+        ),
     )
     conn.close()
     store = SQLiteStore(path)
@@ -125,21 +147,29 @@ def test_postgres_migration_converts_existing_rows(pg_server) -> None:
     url = fresh_database(pg_server, "trustmig")
     try:
         with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute("CREATE TABLE schema_migrations (version INT PRIMARY KEY, name TEXT NOT NULL,"
-                         " checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
+            conn.execute(
+                "CREATE TABLE schema_migrations (version INT PRIMARY KEY, name TEXT NOT NULL,"
+                " checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+            )
             for m in migrations("postgres"):
                 if m.version < 3:
                     conn.execute(m.sql)
-                    conn.execute("INSERT INTO schema_migrations (version, name, checksum) VALUES (%s, %s, %s)",
-                                 [m.version, m.name, m.checksum])
+                    conn.execute(
+                        "INSERT INTO schema_migrations (version, name, checksum) VALUES (%s, %s, %s)",
+                        [m.version, m.name, m.checksum],
+                    )
             vec = "[" + ",".join(["0.05"] * DIM) + "]"
             ids = _old_rows(
                 lambda mid, text, score: conn.execute(
                     "INSERT INTO memories (id, content, embedding, trust_score, content_hash)"
-                    " VALUES (%s, %s, %s::vector, %s, %s)", [mid, text, vec, score, mid]),
+                    " VALUES (%s, %s, %s::vector, %s, %s)",
+                    [mid, text, vec, score, mid],
+                ),
                 lambda mid, event, delta, after: conn.execute(
                     "INSERT INTO trust_events (memory_id, event, delta, score_after)"
-                    " VALUES (%s, %s, %s, %s)", [mid, event, delta, after]),
+                    " VALUES (%s, %s, %s, %s)",
+                    [mid, event, delta, after],
+                ),
             )
         store = PostgresStore(url)
         try:

@@ -16,7 +16,9 @@ SURROGATES = ["\\ud800", "\\udfff", "x\\udc80y", "\\ud83d"]  # high, low, embedd
 
 
 def raw(client, method: str, path: str, text: str):
-    return client.request(method, path, content=text.encode(), headers={"content-type": "application/json"})
+    return client.request(
+        method, path, content=text.encode(), headers={"content-type": "application/json"}
+    )
 
 
 def counts(client) -> dict:
@@ -44,7 +46,9 @@ ADD_CASES = [
 
 
 @pytest.mark.parametrize("template,field", ADD_CASES)
-def test_a_lone_surrogate_anywhere_in_an_add_is_refused_and_nothing_is_written(client, template, field):
+def test_a_lone_surrogate_anywhere_in_an_add_is_refused_and_nothing_is_written(
+    client, template, field
+):
     for s in SURROGATES:
         r = raw(client, "POST", "/memory/add", template.format(s=s))
         assert r.status_code == 422, (template, s, r.text)
@@ -71,18 +75,31 @@ def test_surrogates_in_patch_relationship_trust_and_filters_are_refused(client):
         ("PATCH", f"/memory/{a}", '{"tags": ["\\udfff"]}', "tags[0]"),
         ("PATCH", f"/memory/{a}", '{"metadata": {"k": {"\\ud800": 1}}}', "metadata.k."),
         ("PATCH", f"/memory/{a}", '{"source_type": "\\ud800"}', "source_type"),
-        ("POST", "/memory/relationship",
-         json.dumps({"source_id": a, "target_id": b, "relationship_type": "RELATED_TO"})[:-1]
-         + ', "metadata": {"why": ["\\ud800"]}}', "metadata.why[0]"),
-        ("POST", "/memory/relationship",
-         json.dumps({"source_id": a, "target_id": b, "relationship_type": "RELATED_TO"})[:-1]
-         + ', "actor": "\\ud800"}', "actor"),
+        (
+            "POST",
+            "/memory/relationship",
+            json.dumps({"source_id": a, "target_id": b, "relationship_type": "RELATED_TO"})[:-1]
+            + ', "metadata": {"why": ["\\ud800"]}}',
+            "metadata.why[0]",
+        ),
+        (
+            "POST",
+            "/memory/relationship",
+            json.dumps({"source_id": a, "target_id": b, "relationship_type": "RELATED_TO"})[:-1]
+            + ', "actor": "\\ud800"}',
+            "actor",
+        ),
         ("POST", f"/memory/{a}/trust", '{"event": "user_confirmed", "note": "\\ud800"}', "note"),
         ("POST", f"/memory/{a}/trust", '{"event": "user_confirmed", "actor": "\\udfff"}', "actor"),
         ("POST", "/memory/query", '{"query": "surrogate \\ud800"}', "query"),
         ("POST", "/memory/query", '{"query": "surrogate", "tags": ["\\ud800"]}', "tags[0]"),
         ("POST", "/memory/query", '{"query": "surrogate", "project": "\\ud800"}', "project"),
-        ("POST", "/memory/query", '{"query": "surrogate", "source_type": "\\udc00"}', "source_type"),
+        (
+            "POST",
+            "/memory/query",
+            '{"query": "surrogate", "source_type": "\\udc00"}',
+            "source_type",
+        ),
         ("POST", "/project/search", '{"query": "x", "project": "/tmp/\\ud800"}', "project"),
         ("POST", "/orchestrator/tasks", '{"task": "do \\ud800", "session": "s"}', "task"),
         ("POST", "/orchestrator/route", '{"task": "route \\ud800"}', "task"),
@@ -104,9 +121,13 @@ def test_surrogates_in_patch_relationship_trust_and_filters_are_refused(client):
         ('{"content": "n", "metadata": {"a": 1e400}}', "metadata.a", "not a JSON number"),
         ('{"content": "n", "metadata": {"a": "nul \\u0000 here"}}', "metadata.a", "NUL"),
         ('{"content": "n", "project": "p\\u0000"}', "project", "NUL"),
-        ('{"content": "n", "metadata": ' + '{"d": ' * 40 + '1' + '}' * 40 + '}', "metadata.d", "deeper"),
-        ('{"content": "n", "metadata": ' + '[' * 3000 + ']' * 3000 + '}', "body", "too deeply"),
-        ('{"content": "n", "metadata": {"a": ' + '9' * 5000 + '}}', "body", "could not be parsed"),
+        (
+            '{"content": "n", "metadata": ' + '{"d": ' * 40 + "1" + "}" * 40 + "}",
+            "metadata.d",
+            "deeper",
+        ),
+        ('{"content": "n", "metadata": ' + "[" * 3000 + "]" * 3000 + "}", "body", "too deeply"),
+        ('{"content": "n", "metadata": {"a": ' + "9" * 5000 + "}}", "body", "could not be parsed"),
         ('{"content": "n", "metadata": {"a": 1}', "body", "not valid JSON"),
     ],
 )
@@ -150,8 +171,18 @@ def test_stores_refuse_bad_text_on_their_own(store):
     assert store.counts()["memories"] == 0
 
 
-@pytest.mark.parametrize("path", ["/memory/add", "/memory/query", "/memory/relationship", "/project/search",
-                                  "/orchestrator/route", "/orchestrator/tasks", "/orchestrator/context"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/memory/add",
+        "/memory/query",
+        "/memory/relationship",
+        "/project/search",
+        "/orchestrator/route",
+        "/orchestrator/tasks",
+        "/orchestrator/context",
+    ],
+)
 @pytest.mark.parametrize("body", ['{"task": ', "not json", '{"a": 1}}', "[" * 5000])
 def test_body_parse_errors_have_the_documented_shape(client, path, body):
     r = raw(client, "POST", path, body)
@@ -163,6 +194,8 @@ def test_body_parse_errors_have_the_documented_shape(client, path, body):
 
 
 def test_unknown_routes_and_methods_have_the_documented_shape(client):
-    assert client.get("/nope").json() == {"error": {"code": "not_found", "message": "Not Found", "field": None}}
+    assert client.get("/nope").json() == {
+        "error": {"code": "not_found", "message": "Not Found", "field": None}
+    }
     r = client.put("/memory")
     assert r.status_code == 405 and r.json()["error"]["code"] == "method_not_allowed"

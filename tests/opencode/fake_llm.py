@@ -35,17 +35,35 @@ def _chunks(reply: Reply, model: str) -> list[dict[str, Any]]:
     cid = f"chatcmpl-{uuid.uuid4().hex[:12]}"
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-        return {"id": cid, "object": "chat.completion.chunk", "created": 0, "model": model,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return {
+            "id": cid,
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
 
     out = [chunk({"role": "assistant", "content": ""})]
     if reply.text:
         out.append(chunk({"content": reply.text}))
     for i, call in enumerate(reply.tool_calls):
-        out.append(chunk({"tool_calls": [{
-            "index": i, "id": f"call_{uuid.uuid4().hex[:8]}", "type": "function",
-            "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
-        }]}))
+        out.append(
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": i,
+                            "id": f"call_{uuid.uuid4().hex[:8]}",
+                            "type": "function",
+                            "function": {
+                                "name": call.name,
+                                "arguments": json.dumps(call.arguments),
+                            },
+                        }
+                    ]
+                }
+            )
+        )
     last = chunk({}, "tool_calls" if reply.tool_calls else "stop")
     last["usage"] = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
     out.append(last)
@@ -64,7 +82,9 @@ class FakeLLM:
                 pass
 
             def do_GET(self) -> None:  # noqa: N802 - models list, if anything asks
-                body = json.dumps({"object": "list", "data": [{"id": "fake-model", "object": "model"}]}).encode()
+                body = json.dumps(
+                    {"object": "list", "data": [{"id": "fake-model", "object": "model"}]}
+                ).encode()
                 self.send_response(200)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(body)))
@@ -94,16 +114,29 @@ class FakeLLM:
                 message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
                 if reply.tool_calls:
                     message["tool_calls"] = [
-                        {"id": f"call_{i}", "type": "function",
-                         "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+                        {
+                            "id": f"call_{i}",
+                            "type": "function",
+                            "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+                        }
                         for i, c in enumerate(reply.tool_calls)
                     ]
-                body = json.dumps({
-                    "id": "chatcmpl-x", "object": "chat.completion", "created": 0, "model": model,
-                    "choices": [{"index": 0, "message": message,
-                                 "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-                }).encode()
+                body = json.dumps(
+                    {
+                        "id": "chatcmpl-x",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": model,
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": message,
+                                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                    }
+                ).encode()
                 self.send_response(200)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(body)))
@@ -134,7 +167,8 @@ def tool_names(req: dict[str, Any]) -> set[str]:
 def system_text(req: dict[str, Any]) -> str:
     return "\n".join(
         m["content"] if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
-        for m in req.get("messages", []) if m.get("role") == "system"
+        for m in req.get("messages", [])
+        if m.get("role") == "system"
     )
 
 

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-from _token import owner_token
 import pytest
+from _token import owner_token
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -53,10 +53,12 @@ def stop(proc: subprocess.Popen) -> None:
 def warm_up(url: str, token: str) -> None:
     """Load the embedding model and classifier once, as `neuralgentics up` leaves a service."""
     auth = {"Authorization": f"Bearer {token}"}
-    httpx.post(url + "/memory/query", json={"query": "warm up", "top_k": 1}, headers=auth,
-               timeout=120).raise_for_status()
-    httpx.post(url + "/orchestrator/route", json={"task": "warm up the model"}, headers=auth,
-               timeout=120).raise_for_status()
+    httpx.post(
+        url + "/memory/query", json={"query": "warm up", "top_k": 1}, headers=auth, timeout=120
+    ).raise_for_status()
+    httpx.post(
+        url + "/orchestrator/route", json={"task": "warm up the model"}, headers=auth, timeout=120
+    ).raise_for_status()
 
 
 @pytest.fixture(scope="session")
@@ -86,7 +88,9 @@ def env_under(root: Path, models: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_models_dir: Path) -> dict[str, str]:
+def isolated_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_models_dir: Path
+) -> dict[str, str]:
     """A temporary home for this test, in this process's environment and its children's."""
     from neuralgentics.config import get_settings
 
@@ -99,7 +103,9 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_models_
 
 
 @pytest.fixture(scope="session")
-def service(tmp_path_factory: pytest.TempPathFactory, shared_models_dir: Path) -> Iterator[tuple[str, str, Path]]:
+def service(
+    tmp_path_factory: pytest.TempPathFactory, shared_models_dir: Path
+) -> Iterator[tuple[str, str, Path]]:
     """(base URL, kind, token file) of one real memini-core for the run (`neuralgentics serve`,
     SQLite, own temp home; the token file is the one `serve` created in its config dir)."""
     env = env_under(tmp_path_factory.mktemp("memini-service"), shared_models_dir)
@@ -119,7 +125,9 @@ def service(tmp_path_factory: pytest.TempPathFactory, shared_models_dir: Path) -
 def node_tool(name: str) -> str:
     path = NODE_BIN / name
     if not path.exists():
-        pytest.fail(f"{path} is missing: run `npm install` in {REPO} (scripts/install.sh --test does)")
+        pytest.fail(
+            f"{path} is missing: run `npm install` in {REPO} (scripts/install.sh --test does)"
+        )
     return str(path)
 
 
@@ -138,13 +146,18 @@ def listening(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-def start_up(env: dict[str, str], port: int, broker_port: int) -> tuple[subprocess.Popen[str], list[str]]:
+def start_up(
+    env: dict[str, str], port: int, broker_port: int
+) -> tuple[subprocess.Popen[str], list[str]]:
     log = Path(env["NEURALGENTICS_HOME"]) / "up.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w") as err:
         proc = subprocess.Popen(
             [NEURALGENTICS, "up", "--port", str(port), "--broker-port", str(broker_port)],
-            stdout=subprocess.PIPE, stderr=err, text=True, env={**os.environ, **env},
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            env={**os.environ, **env},
         )
     lines: list[str] = []
     deadline = time.monotonic() + 120

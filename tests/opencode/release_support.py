@@ -26,7 +26,9 @@ def make_wheel(directory: Path, version: str) -> Path:
     }
     record = []
     for path, text in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        digest = (
+            base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        )
         record.append(f"{path},sha256={digest},{len(text.encode())}")
     record.append(f"{dist}/RECORD,,")
     files[f"{dist}/RECORD"] = "\n".join(record) + "\n"
@@ -64,15 +66,25 @@ class Releases:
                 path = self.path.split("?")[0]
                 if path == "/releases/latest":
                     return self.send(json.dumps(outer.latest).encode(), "application/json")
-                for prefix, folder in (("/download/", outer.folder), ("/feed/", outer.feed_dir),
-                                       ("/simple/neuralgentics/", outer.index_dir)):
+                for prefix, folder in (
+                    ("/download/", outer.folder),
+                    ("/feed/", outer.feed_dir),
+                    ("/simple/neuralgentics/", outer.index_dir),
+                ):
                     if folder is not None and path.startswith(prefix):
-                        name = path[len(prefix):]
+                        name = path[len(prefix) :]
                         if name == "" and prefix.startswith("/simple"):
-                            links = "".join(f'<a href="{w.name}">{w.name}</a>\n' for w in sorted(folder.glob("*.whl")))
-                            return self.send(f"<html><body>{links}</body></html>".encode(), "text/html")
+                            links = "".join(
+                                f'<a href="{w.name}">{w.name}</a>\n'
+                                for w in sorted(folder.glob("*.whl"))
+                            )
+                            return self.send(
+                                f"<html><body>{links}</body></html>".encode(), "text/html"
+                            )
                         if name and "/" not in name and (folder / name).is_file():
-                            return self.send((folder / name).read_bytes(), "application/octet-stream")
+                            return self.send(
+                                (folder / name).read_bytes(), "application/octet-stream"
+                            )
                 self.send_error(404)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -88,10 +100,20 @@ class Releases:
         if wheel:
             w = make_wheel(self.folder, version)
             sha = digest or hashlib.sha256(w.read_bytes()).hexdigest()
-            assets.append({"name": w.name, "browser_download_url": f"{self.base}/download/{w.name}",
-                           "digest": f"sha256:{sha}"})
-        self.latest = {"tag_name": f"v{version}", "html_url": f"{self.base}/tag/v{version}", "assets": assets,
-                       "draft": False, "prerelease": False}
+            assets.append(
+                {
+                    "name": w.name,
+                    "browser_download_url": f"{self.base}/download/{w.name}",
+                    "digest": f"sha256:{sha}",
+                }
+            )
+        self.latest = {
+            "tag_name": f"v{version}",
+            "html_url": f"{self.base}/tag/v{version}",
+            "assets": assets,
+            "draft": False,
+            "prerelease": False,
+        }
 
 
 def new_venv(root: Path) -> str:

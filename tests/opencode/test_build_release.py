@@ -11,7 +11,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from oc_support import REPO
 
 
@@ -23,19 +22,28 @@ def clone(tmp_path: Path) -> Path:
     (dest / "node_modules").symlink_to(REPO / "node_modules", target_is_directory=True)
     with (dest / ".git" / "info" / "exclude").open("a") as f:
         f.write("node_modules\n")
-    subprocess.run(["git", "-C", str(dest), "config", "user.email", "t@example.invalid"], check=True)
+    subprocess.run(
+        ["git", "-C", str(dest), "config", "user.email", "t@example.invalid"], check=True
+    )
     subprocess.run(["git", "-C", str(dest), "config", "user.name", "t"], check=True)
     return dest
 
 
 def run(script: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["bash", f"scripts/{script}", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "PYTHON": sys.executable})
+    return subprocess.run(
+        ["bash", f"scripts/{script}", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHON": sys.executable},
+    )
 
 
 def version_of(repo: Path) -> str:
-    return subprocess.run(["bash", "scripts/version.sh"], cwd=repo, capture_output=True, text=True,
-                          check=True).stdout.strip()
+    return subprocess.run(
+        ["bash", "scripts/version.sh"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def test_release_builds_wheel_sdist_checksums_notes_and_the_feed_and_tags(clone: Path) -> None:
@@ -51,19 +59,32 @@ def test_release_builds_wheel_sdist_checksums_notes_and_the_feed_and_tags(clone:
     import tarfile
 
     assert f"neuralgentics-{version}/src/neuralgentics/opencode/plugin/neuralgentics-brand.tsx" in (
-        tarfile.open(sdist).getnames())
-    sums = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=dist, capture_output=True, text=True)
-    assert sums.returncode == 0 and f"{wheel.name}: OK" in sums.stdout and f"{sdist.name}: OK" in sums.stdout
+        tarfile.open(sdist).getnames()
+    )
+    sums = subprocess.run(
+        ["sha256sum", "-c", "SHA256SUMS"], cwd=dist, capture_output=True, text=True
+    )
+    assert (
+        sums.returncode == 0
+        and f"{wheel.name}: OK" in sums.stdout
+        and f"{sdist.name}: OK" in sums.stdout
+    )
     notes = (dist / "RELEASE_NOTES.md").read_text()
-    assert notes.startswith("- First version") and "## " not in notes  # the CHANGELOG section, alone
+    assert (
+        notes.startswith("- First version") and "## " not in notes
+    )  # the CHANGELOG section, alone
     release = json.loads((dist / "release.json").read_text())
     assert release["tag_name"] == f"v{version}" and release["body"] == notes
     assets = {a["name"]: a for a in release["assets"]}
     assert set(assets) == {wheel.name, sdist.name, "SHA256SUMS", "RELEASE_NOTES.md"}
     for name, a in assets.items():
-        assert a["browser_download_url"] == name  # relative to release.json: dist/ can be copied anywhere
+        assert (
+            a["browser_download_url"] == name
+        )  # relative to release.json: dist/ can be copied anywhere
         assert a["digest"] == "sha256:" + hashlib.sha256((dist / name).read_bytes()).hexdigest()
-    tags = subprocess.run(["git", "-C", str(clone), "tag"], capture_output=True, text=True).stdout.split()
+    tags = subprocess.run(
+        ["git", "-C", str(clone), "tag"], capture_output=True, text=True
+    ).stdout.split()
     assert f"v{version}" in tags
 
     again = run("release.sh", clone, version)
@@ -86,4 +107,9 @@ def test_release_refuses_a_version_without_changelog_notes(clone: Path) -> None:
     res = run("release.sh", clone, version_of(clone))
     assert res.returncode == 2 and "CHANGELOG.md has no '## 0.1.0' section" in res.stderr
     assert not (clone / "dist").exists()
-    assert "v0.1.0" not in subprocess.run(["git", "-C", str(clone), "tag"], capture_output=True, text=True).stdout
+    assert (
+        "v0.1.0"
+        not in subprocess.run(
+            ["git", "-C", str(clone), "tag"], capture_output=True, text=True
+        ).stdout
+    )

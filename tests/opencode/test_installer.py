@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from neuralgentics.config import Settings
 import pytest
 import typer
 import yaml
 from typer.testing import CliRunner
 
+from neuralgentics.config import Settings
 from neuralgentics.opencode import cli as opencode_cli
 from neuralgentics.opencode.installer import InstallError, install, uninstall
 
@@ -84,16 +84,22 @@ def test_with_neuralgentics_token_set_the_remote_entry_names_the_variable(
     assert not (Path(isolated_env_config()) / "token").exists()  # nothing made: the variable is it
 
 
-def test_fresh_project_gets_plugin_agents_and_config_and_uninstall_leaves_nothing(project: Path) -> None:
+def test_fresh_project_gets_plugin_agents_and_config_and_uninstall_leaves_nothing(
+    project: Path,
+) -> None:
     before = snapshot(project)
     install(Settings(), project)
     assert (project / ".opencode/plugin/neuralgentics.ts").read_text().startswith("/**")
     coder = (project / ".opencode/agent/coder.md").read_text()
     front = yaml.safe_load(coder.split("---")[1])
     assert front["mode"] == "subagent" and front["permission"]["edit"] == "allow"
-    architect = yaml.safe_load((project / ".opencode/agent/architect.md").read_text().split("---")[1])
+    architect = yaml.safe_load(
+        (project / ".opencode/agent/architect.md").read_text().split("---")[1]
+    )
     assert architect["permission"]["edit"] == "deny" and architect["tools"]["write"] is False
-    orchestrator = yaml.safe_load((project / ".opencode/agent/orchestrator.md").read_text().split("---")[1])
+    orchestrator = yaml.safe_load(
+        (project / ".opencode/agent/orchestrator.md").read_text().split("---")[1]
+    )
     assert orchestrator["mode"] == "primary"
     # OpenCode's built-in `general` is not replaced by a file of ours
     assert not (project / ".opencode/agent/general.md").exists()
@@ -110,7 +116,9 @@ def test_fresh_project_gets_plugin_agents_and_config_and_uninstall_leaves_nothin
     assert snapshot(project) == before
 
 
-def test_existing_settings_and_files_are_kept_backed_up_and_restored_byte_for_byte(project: Path) -> None:
+def test_existing_settings_and_files_are_kept_backed_up_and_restored_byte_for_byte(
+    project: Path,
+) -> None:
     (project / "opencode.json").write_text(USER_CONFIG)
     (project / ".opencode/agent").mkdir(parents=True)
     (project / ".opencode/agent/coder.md").write_text("---\ndescription: my own coder\n---\nmine\n")
@@ -155,7 +163,11 @@ def test_an_edited_agent_file_is_left_in_place_on_uninstall(project: Path) -> No
     install(Settings(), project)
     (project / ".opencode/agent/tester.md").write_text("---\ndescription: tuned by me\n---\n")
     report = uninstall(Settings(), project)
-    assert (project / ".opencode/agent/tester.md").read_text().startswith("---\ndescription: tuned by me")
+    assert (
+        (project / ".opencode/agent/tester.md")
+        .read_text()
+        .startswith("---\ndescription: tuned by me")
+    )
     assert not (project / ".opencode/agent/coder.md").exists()
     assert any("tester.md" in n for n in report.notes)
 
@@ -165,9 +177,12 @@ def test_http_broker_and_reinstall_switches_mode_without_duplicates(project: Pat
     install(Settings(), project, broker="http")
     token_file = Path(isolated_env_config()) / "token"
     assert config_of(project)["mcp"]["neuralgentics"] == {
-        "type": "remote", "url": "http://127.0.0.1:8901/mcp", "enabled": True,
+        "type": "remote",
+        "url": "http://127.0.0.1:8901/mcp",
+        "enabled": True,
         # OpenCode reads the file when it loads the config: the token is not in opencode.json
-        "headers": {"Authorization": "Bearer {file:" + str(token_file) + "}"}}
+        "headers": {"Authorization": "Bearer {file:" + str(token_file) + "}"},
+    }
     install(Settings(), project, broker="stdio")
     assert config_of(project)["mcp"]["neuralgentics"]["type"] == "local"
     manifest = json.loads((project / ".opencode/neuralgentics-install.json").read_text())
@@ -180,20 +195,39 @@ def test_first_class_servers_from_the_broker_config_go_straight_into_opencode_js
     project: Path, isolated_env: dict[str, str]
 ) -> None:
     cfg_dir = Path(isolated_env["NEURALGENTICS_CONFIG_DIR"])
-    (cfg_dir / "broker.yaml").write_text(yaml.safe_dump({"servers": {
-        "time": {"command": "mcp-server-time", "args": ["--local-timezone", "UTC"]},
-        "memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "first_class": True},
-        "docs": {"transport": "streamable_http", "url": "http://127.0.0.1:9999/mcp", "first_class": True},
-    }}))
+    (cfg_dir / "broker.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "servers": {
+                    "time": {"command": "mcp-server-time", "args": ["--local-timezone", "UTC"]},
+                    "memory": {
+                        "command": "npx",
+                        "args": ["-y", "@modelcontextprotocol/server-memory"],
+                        "first_class": True,
+                    },
+                    "docs": {
+                        "transport": "streamable_http",
+                        "url": "http://127.0.0.1:9999/mcp",
+                        "first_class": True,
+                    },
+                }
+            }
+        )
+    )
     install(Settings(), project)
     mcp = config_of(project)["mcp"]
-    assert mcp["memory"] == {"type": "local", "command": ["npx", "-y", "@modelcontextprotocol/server-memory"],
-                             "enabled": True}
+    assert mcp["memory"] == {
+        "type": "local",
+        "command": ["npx", "-y", "@modelcontextprotocol/server-memory"],
+        "enabled": True,
+    }
     assert mcp["docs"] == {"type": "remote", "url": "http://127.0.0.1:9999/mcp", "enabled": True}
     assert "time" not in mcp  # brokered, not first-class
 
 
-def test_invalid_opencode_json_is_refused_naming_the_line_and_nothing_changes(project: Path) -> None:
+def test_invalid_opencode_json_is_refused_naming_the_line_and_nothing_changes(
+    project: Path,
+) -> None:
     (project / "opencode.json").write_text('{\n  "theme": "dark",\n  "mcp": {,}\n}\n')
     before = snapshot(project)
     with pytest.raises(InstallError, match=r"opencode.json:3:\d+: not valid JSON"):
@@ -223,7 +257,9 @@ def test_global_install_goes_to_the_xdg_config_dir(isolated_env: dict[str, str])
     install(Settings(), global_=True, broker="http")
     assert (home / "plugin/neuralgentics.ts").exists()
     assert (home / "agent/coder.md").exists()
-    assert json.loads((home / "opencode.json").read_text())["mcp"]["neuralgentics"]["type"] == "remote"
+    assert (
+        json.loads((home / "opencode.json").read_text())["mcp"]["neuralgentics"]["type"] == "remote"
+    )
     uninstall(Settings(), global_=True)
     assert not home.exists() or not any(home.iterdir())
 
@@ -254,14 +290,18 @@ def tui_of(project: Path) -> dict:
     return json.loads((project / ".opencode" / "tui.json").read_text())
 
 
-def test_install_lists_the_brand_plugin_in_tui_json_with_where_the_services_and_token_are(project: Path) -> None:
+def test_install_lists_the_brand_plugin_in_tui_json_with_where_the_services_and_token_are(
+    project: Path,
+) -> None:
     report = install(Settings(), project, broker="http")
     tui = tui_of(project)
     assert len(tui["plugin"]) == 1
     spec, options = tui["plugin"][0]
     assert spec == BRAND_SPEC
     assert (project / ".opencode" / spec).read_text() == (
-        Path(__file__).resolve().parents[2] / "src/neuralgentics/opencode/plugin/neuralgentics-brand.tsx").read_text()
+        Path(__file__).resolve().parents[2]
+        / "src/neuralgentics/opencode/plugin/neuralgentics-brand.tsx"
+    ).read_text()
     token_file = Path(isolated_env_config()) / "token"
     assert options["broker"] == "http" and options["service_url"].startswith("http://127.0.0.1:")
     assert Path(options["token_file"].replace("~", str(Path.home()), 1)) == token_file
@@ -303,11 +343,16 @@ def test_a_tui_json_that_already_lists_the_brand_is_kept_as_it_is(project: Path)
     assert (project / ".opencode" / "tui.json").read_text() == mine
 
 
-@pytest.mark.parametrize("text, message", [
-    ('{"plugin": [}', "tui.json:1:"),
-    ('{"plugin": "./x.tsx"}', '"plugin" is not a list'),
-])
-def test_a_broken_tui_json_is_refused_and_nothing_changes(project: Path, text: str, message: str) -> None:
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('{"plugin": [}', "tui.json:1:"),
+        ('{"plugin": "./x.tsx"}', '"plugin" is not a list'),
+    ],
+)
+def test_a_broken_tui_json_is_refused_and_nothing_changes(
+    project: Path, text: str, message: str
+) -> None:
     (project / ".opencode").mkdir()
     (project / ".opencode" / "tui.json").write_text(text)
     before = snapshot(project)
@@ -316,7 +361,9 @@ def test_a_broken_tui_json_is_refused_and_nothing_changes(project: Path, text: s
     assert snapshot(project) == before
 
 
-def test_global_install_lists_the_brand_in_the_global_tui_json(isolated_env: dict[str, str]) -> None:
+def test_global_install_lists_the_brand_in_the_global_tui_json(
+    isolated_env: dict[str, str],
+) -> None:
     install(Settings(), global_=True)
     home = Path(isolated_env["XDG_CONFIG_HOME"]) / "opencode"
     assert json.loads((home / "tui.json").read_text())["plugin"][0][0] == BRAND_SPEC

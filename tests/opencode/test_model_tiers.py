@@ -8,16 +8,16 @@ import os
 import subprocess
 from pathlib import Path
 
-from neuralgentics.config import Settings
 import pytest
 import yaml
-
 from fake_llm import FakeLLM, Reply, ToolCall, system_text, tool_names, tool_results
+from oc_support import NEURALGENTICS, NODE_BIN, free_port
+from tui_screen import precreate_plugin_lock
+
+from neuralgentics.config import Settings
 from neuralgentics.opencode.doctor import check_model_tiers
 from neuralgentics.opencode.installer import InstallError, install, uninstall
 from neuralgentics.opencode.models import ModelTierError, load_tiers, models_file, split_model
-from oc_support import NEURALGENTICS, NODE_BIN, free_port
-from tui_screen import precreate_plugin_lock
 
 PRIMARY = ("orchestrator", "architect", "reviewer")
 SECONDARY = ("coder", "explorer", "tester", "linter", "git", "writer")
@@ -51,7 +51,9 @@ def test_without_tiers_no_agent_gets_a_model_field(project: Path) -> None:
 
 
 def test_models_yaml_sets_each_agent_by_its_roster_tier(project: Path) -> None:
-    write_models(cfg_dir(), primary="anthropic/claude-sonnet-4-5", secondary="openrouter/qwen/qwen3-coder")
+    write_models(
+        cfg_dir(), primary="anthropic/claude-sonnet-4-5", secondary="openrouter/qwen/qwen3-coder"
+    )
     install(Settings(), project)
     for agent in PRIMARY:
         assert front(project, agent)["model"] == "anthropic/claude-sonnet-4-5"
@@ -60,7 +62,9 @@ def test_models_yaml_sets_each_agent_by_its_roster_tier(project: Path) -> None:
     assert split_model("openrouter/qwen/qwen3-coder") == ("openrouter", "qwen/qwen3-coder")
     check = check_model_tiers(Settings(), project, False)
     assert check.status == "ok"
-    assert "primary → anthropic/claude-sonnet-4-5 (orchestrator, architect, reviewer)" in check.detail
+    assert (
+        "primary → anthropic/claude-sonnet-4-5 (orchestrator, architect, reviewer)" in check.detail
+    )
     assert "secondary → openrouter/qwen/qwen3-coder (coder, explorer" in check.detail
 
 
@@ -78,16 +82,28 @@ def test_doctor_warns_when_models_yaml_changed_since_install(project: Path) -> N
     install(Settings(), project, primary_model="fake/big")
     write_models(cfg_dir(), primary="fake/bigger")
     check = check_model_tiers(Settings(), project, False)
-    assert check.status == "warn" and "primary → fake/big" in check.detail and "primary=fake/bigger" in check.detail
+    assert (
+        check.status == "warn"
+        and "primary → fake/big" in check.detail
+        and "primary=fake/bigger" in check.detail
+    )
     assert check.fix.startswith("neuralgentics opencode install --project")
 
 
-@pytest.mark.parametrize("flags, message", [
-    ({"primary_model": "claude-sonnet"}, "--primary-model: 'claude-sonnet' is not \"provider/model\""),
-    ({"secondary_model": "/model"}, "--secondary-model"),
-    ({"secondary_model": "fake/a b"}, "--secondary-model"),
-])
-def test_a_bad_model_name_is_refused_and_nothing_is_written(project: Path, flags: dict, message: str) -> None:
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (
+            {"primary_model": "claude-sonnet"},
+            "--primary-model: 'claude-sonnet' is not \"provider/model\"",
+        ),
+        ({"secondary_model": "/model"}, "--secondary-model"),
+        ({"secondary_model": "fake/a b"}, "--secondary-model"),
+    ],
+)
+def test_a_bad_model_name_is_refused_and_nothing_is_written(
+    project: Path, flags: dict, message: str
+) -> None:
     with pytest.raises(InstallError, match=message):
         install(Settings(), project, **flags)
     assert list(project.iterdir()) == []
@@ -105,13 +121,39 @@ def test_a_bad_models_yaml_is_a_clear_error(project: Path) -> None:
 
 
 def test_cli_flags(project: Path) -> None:
-    res = subprocess.run([NEURALGENTICS, "opencode", "install", "--project", str(project),
-                          "--primary-model", "fake/big", "--secondary-model", "nonsense"],
-                         capture_output=True, text=True, timeout=60)
+    res = subprocess.run(
+        [
+            NEURALGENTICS,
+            "opencode",
+            "install",
+            "--project",
+            str(project),
+            "--primary-model",
+            "fake/big",
+            "--secondary-model",
+            "nonsense",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert res.returncode == 2 and "--secondary-model: 'nonsense'" in res.stderr
-    res = subprocess.run([NEURALGENTICS, "opencode", "install", "--project", str(project),
-                          "--primary-model", "fake/big", "--secondary-model", "fake/small"],
-                         capture_output=True, text=True, timeout=60)
+    res = subprocess.run(
+        [
+            NEURALGENTICS,
+            "opencode",
+            "install",
+            "--project",
+            str(project),
+            "--primary-model",
+            "fake/big",
+            "--secondary-model",
+            "fake/small",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert res.returncode == 0, res.stderr
     assert "secondary agents run on fake/small" in res.stdout
     uninstall(Settings(), project)
@@ -131,32 +173,82 @@ def test_the_real_opencode_sends_a_secondary_agents_requests_to_the_secondary_mo
         if "task" not in tool_names(req):
             return Reply(text="a title")
         if not tool_results(req):
-            return Reply(tool_calls=[ToolCall("task", {"description": "write it", "prompt": "Implement the CSV export",
-                                                        "subagent_type": "coder"})])
+            return Reply(
+                tool_calls=[
+                    ToolCall(
+                        "task",
+                        {
+                            "description": "write it",
+                            "prompt": "Implement the CSV export",
+                            "subagent_type": "coder",
+                        },
+                    )
+                ]
+            )
         return Reply(text="all done")
 
     with FakeLLM(script) as llm:
-        models = {m: {"name": m, "tool_call": True} for m in ("fake-default", "fake-big", "fake-small")}
-        (project / "opencode.json").write_text(json.dumps({
-            "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "Fake",
-                                  "options": {"baseURL": llm.base_url, "apiKey": "test"}, "models": models}},
-            "model": "fake/fake-default", "small_model": "fake/fake-default", "autoupdate": False, "share": "disabled",
-        }))
+        models = {
+            m: {"name": m, "tool_call": True} for m in ("fake-default", "fake-big", "fake-small")
+        }
+        (project / "opencode.json").write_text(
+            json.dumps(
+                {
+                    "provider": {
+                        "fake": {
+                            "npm": "@ai-sdk/openai-compatible",
+                            "name": "Fake",
+                            "options": {"baseURL": llm.base_url, "apiKey": "test"},
+                            "models": models,
+                        }
+                    },
+                    "model": "fake/fake-default",
+                    "small_model": "fake/fake-default",
+                    "autoupdate": False,
+                    "share": "disabled",
+                }
+            )
+        )
         env = {**os.environ, **isolated_env, "NEURALGENTICS_PORT": str(free_port())}
-        res = subprocess.run([NEURALGENTICS, "opencode", "install", "--project", str(project),
-                              "--primary-model", "fake/fake-big", "--secondary-model", "fake/fake-small"],
-                             capture_output=True, text=True, timeout=120, env=env)
+        res = subprocess.run(
+            [
+                NEURALGENTICS,
+                "opencode",
+                "install",
+                "--project",
+                str(project),
+                "--primary-model",
+                "fake/fake-big",
+                "--secondary-model",
+                "fake/fake-small",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
         assert res.returncode == 0, res.stderr
         for d in (Path(isolated_env["XDG_CONFIG_HOME"]) / "opencode", project / ".opencode"):
             precreate_plugin_lock(d)
-        run = subprocess.run([str(NODE_BIN / "opencode"), "run", "--agent", "orchestrator", "Add a CSV export"],
-                             cwd=project, capture_output=True, text=True, timeout=300,
-                             env={**env, "PWD": str(project), "OPENCODE_DISABLE_MODELS_FETCH": "1",
-                                  "OPENCODE_DISABLE_AUTOUPDATE": "1"})
+        run = subprocess.run(
+            [str(NODE_BIN / "opencode"), "run", "--agent", "orchestrator", "Add a CSV export"],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={
+                **env,
+                "PWD": str(project),
+                "OPENCODE_DISABLE_MODELS_FETCH": "1",
+                "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            },
+        )
         assert run.returncode == 0, run.stderr[-3000:]
         assert not llm.errors, llm.errors
         coder = [r["model"] for r in llm.requests if "You are the coder agent" in system_text(r)]
-        orchestrator = [r["model"] for r in llm.requests if "You are the orchestrator agent" in system_text(r)]
+        orchestrator = [
+            r["model"] for r in llm.requests if "You are the orchestrator agent" in system_text(r)
+        ]
         assert coder == ["fake-small"], [(r["model"], system_text(r)[:60]) for r in llm.requests]
         assert orchestrator and set(orchestrator) == {"fake-big"}
         assert "all done" in run.stdout

@@ -18,14 +18,18 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from oc_support import REPO
 from upstream_trees import BRANDED, RECORD, TREES, build_tree, patch_for
 
-def run(script: str, checkout: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["bash", str(REPO / "scripts" / script), *args, str(checkout)], capture_output=True,
-                          text=True, timeout=60, env={**os.environ, **env})
 
+def run(script: str, checkout: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", str(REPO / "scripts" / script), *args, str(checkout)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **env},
+    )
 
 
 @pytest.fixture(params=TREES)
@@ -51,7 +55,10 @@ def test_apply_brands_every_file_of_the_layout_and_verify_confirms(tree: Path) -
 
 
 def test_each_layout_gets_its_own_patch() -> None:
-    assert {t["layout"] for t in RECORD["trees"].values()} == {"packages/tui", "packages/opencode/src/cli/cmd/tui"}
+    assert {t["layout"] for t in RECORD["trees"].values()} == {
+        "packages/tui",
+        "packages/opencode/src/cli/cmd/tui",
+    }
     assert "packages/tui/src/routes/session/sidebar.tsx" in patch_for("packages/tui").read_text()
     assert "+++ b/packages/tui/" not in patch_for("legacy").read_text()
     assert "+++ b/packages/opencode/src/cli/cmd/tui/" in patch_for("legacy").read_text()
@@ -101,7 +108,11 @@ def test_a_later_conflicting_patch_stops_all_of_them(tmp_path: Path) -> None:
     )
     before = {p: p.read_bytes() for p in files_of(tree)}
     res = run("apply-patches.sh", tree, PATCHES_DIR=str(pdir))
-    assert res.returncode == 1 and "conflict: 0002-other.patch" in res.stderr and "README.md" in res.stderr
+    assert (
+        res.returncode == 1
+        and "conflict: 0002-other.patch" in res.stderr
+        and "README.md" in res.stderr
+    )
     assert {p: p.read_bytes() for p in files_of(tree)} == before
 
 
@@ -111,11 +122,18 @@ def test_a_missing_checkout_or_an_unknown_layout_is_refused(tmp_path: Path) -> N
     (tmp_path / "elsewhere" / "packages" / "app").mkdir(parents=True)
     for script in ("apply-patches.sh", "verify.sh"):
         res = run(script, tmp_path / "elsewhere")
-        assert res.returncode == 2 and "has neither packages/tui/src nor packages/opencode/src/cli/cmd/tui" in res.stderr
+        assert (
+            res.returncode == 2
+            and "has neither packages/tui/src nor packages/opencode/src/cli/cmd/tui" in res.stderr
+        )
 
 
-@pytest.mark.skipif(not os.environ.get("NEURALGENTICS_TEST_OPENCODE_CHECKOUT"),
-                    reason="set NEURALGENTICS_TEST_OPENCODE_CHECKOUT to a real OpenCode checkout")
+@pytest.mark.skipif(
+    not os.environ.get("NEURALGENTICS_TEST_OPENCODE_CHECKOUT"),
+    reason="set NEURALGENTICS_TEST_OPENCODE_CHECKOUT to a real OpenCode checkout",
+)
 def test_the_patches_apply_to_a_real_checkout() -> None:
-    res = run("apply-patches.sh", Path(os.environ["NEURALGENTICS_TEST_OPENCODE_CHECKOUT"]), "--check")
+    res = run(
+        "apply-patches.sh", Path(os.environ["NEURALGENTICS_TEST_OPENCODE_CHECKOUT"]), "--check"
+    )
     assert res.returncode == 0, res.stdout + res.stderr

@@ -11,7 +11,10 @@ from oc_support import HERE, REPO, node_tool, which_or_fail
 
 def test_plugin_typechecks() -> None:
     proc = subprocess.run(
-        [node_tool("tsc"), "-p", str(HERE / "tsconfig.json")], cwd=REPO, capture_output=True, text=True,
+        [node_tool("tsc"), "-p", str(HERE / "tsconfig.json")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
         timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -21,12 +24,22 @@ def test_plugin_node_suite(service: tuple[str, str, Path]) -> None:
     url, kind, token_file = service
     node_tool("tsx")
     proc = subprocess.run(
-        [which_or_fail("node"), "--import", "tsx", "--test", "--test-reporter=spec", str(HERE / "plugin.test.ts")],
+        [
+            which_or_fail("node"),
+            "--import",
+            "tsx",
+            "--test",
+            "--test-reporter=spec",
+            str(HERE / "plugin.test.ts"),
+        ],
         cwd=REPO,
         # The plugin finds the token in the service's config dir, as it would on a real machine;
         # the suite's own checks read the same file.
-        env={**{k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")},
-             "NEURALGENTICS_TEST_SERVICE_URL": url, "NEURALGENTICS_CONFIG_DIR": str(token_file.parent)},
+        env={
+            **{k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")},
+            "NEURALGENTICS_TEST_SERVICE_URL": url,
+            "NEURALGENTICS_CONFIG_DIR": str(token_file.parent),
+        },
         capture_output=True,
         text=True,
         timeout=180,

@@ -14,7 +14,6 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
-
 from _token import bearer
 from fake_llm import FakeLLM, Reply
 from oc_support import NEURALGENTICS, free_port, start_up, stop
@@ -26,27 +25,51 @@ BRAND = "Neuralgentics powered by OpenCode 1.18.33"
 
 
 def user_config(llm: FakeLLM) -> str:
-    return json.dumps({
-        "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "Fake",
-                              "options": {"baseURL": llm.base_url, "apiKey": "test"},
-                              "models": {"fake-model": {"name": "Fake", "tool_call": True}}}},
-        "model": "fake/fake-model", "small_model": "fake/fake-model", "autoupdate": False, "share": "disabled",
-    }, indent=2)
+    return json.dumps(
+        {
+            "provider": {
+                "fake": {
+                    "npm": "@ai-sdk/openai-compatible",
+                    "name": "Fake",
+                    "options": {"baseURL": llm.base_url, "apiKey": "test"},
+                    "models": {"fake-model": {"name": "Fake", "tool_call": True}},
+                }
+            },
+            "model": "fake/fake-model",
+            "small_model": "fake/fake-model",
+            "autoupdate": False,
+            "share": "disabled",
+        },
+        indent=2,
+    )
 
 
 def test_the_tui_shows_the_brand_with_live_status_and_offline_when_the_services_stop(
     tmp_path: Path, isolated_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cfg_dir = Path(isolated_env["NEURALGENTICS_CONFIG_DIR"])
-    (cfg_dir / "broker.yaml").write_text(yaml.safe_dump({
-        "servers": {"time": {"command": str(Path(sys.executable).parent / "mcp-server-time"),
-                             "args": ["--local-timezone", "UTC"], "summary": "current time"}},
-        "roles": {"orchestrator": {"allow": ["time/*"]}},
-    }))
+    (cfg_dir / "broker.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "servers": {
+                    "time": {
+                        "command": str(Path(sys.executable).parent / "mcp-server-time"),
+                        "args": ["--local-timezone", "UTC"],
+                        "summary": "current time",
+                    }
+                },
+                "roles": {"orchestrator": {"allow": ["time/*"]}},
+            }
+        )
+    )
     port, broker_port = free_port(), free_port()
-    env = {**isolated_env, "NEURALGENTICS_PORT": str(port), "NEURALGENTICS_BROKER_PORT": str(broker_port),
-           # the plugin asks every 5 s by default; a test need not wait that long for a change
-           "NEURALGENTICS_TUI_POLL_MS": "500"}
+    env = {
+        **isolated_env,
+        "NEURALGENTICS_PORT": str(port),
+        "NEURALGENTICS_BROKER_PORT": str(broker_port),
+        # the plugin asks every 5 s by default; a test need not wait that long for a change
+        "NEURALGENTICS_TUI_POLL_MS": "500",
+    }
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     from neuralgentics.config import get_settings
@@ -58,22 +81,45 @@ def test_the_tui_shows_the_brand_with_live_status_and_offline_when_the_services_
     try:
         auth = bearer(cfg_dir)
         for text in ("the export writes a header row", "dates are stored in UTC"):
-            httpx.post(memini + "/memory/add", headers=auth, timeout=60,
-                       json={"content": text, "project": "proj", "source_type": "note"}).raise_for_status()
-        httpx.post(memini + "/memory/add", headers=auth, timeout=60,  # another project's: not counted
-                   json={"content": "unrelated", "project": "other", "source_type": "note"}).raise_for_status()
+            httpx.post(
+                memini + "/memory/add",
+                headers=auth,
+                timeout=60,
+                json={"content": text, "project": "proj", "source_type": "note"},
+            ).raise_for_status()
+        httpx.post(
+            memini + "/memory/add",
+            headers=auth,
+            timeout=60,  # another project's: not counted
+            json={"content": "unrelated", "project": "other", "source_type": "note"},
+        ).raise_for_status()
         # a brokered call starts the server: the broker then reports it warm
-        httpx.post(f"http://127.0.0.1:{broker_port}/call", timeout=60,
-                   headers={**auth, "X-Neuralgentics-Role": "orchestrator"},
-                   json={"server": "time", "tool": "get_current_time", "arguments": {"timezone": "UTC"}},
-                   ).raise_for_status()
+        httpx.post(
+            f"http://127.0.0.1:{broker_port}/call",
+            timeout=60,
+            headers={**auth, "X-Neuralgentics-Role": "orchestrator"},
+            json={"server": "time", "tool": "get_current_time", "arguments": {"timezone": "UTC"}},
+        ).raise_for_status()
 
         with FakeLLM(lambda req: Reply(text="Hello from the fake model.")) as llm:
             project = tmp_path / "proj"
             project.mkdir()
             (project / "opencode.json").write_text(user_config(llm))
-            res = subprocess.run([NEURALGENTICS, "opencode", "install", "--project", str(project), "--broker", "http"],
-                                 capture_output=True, text=True, timeout=120, env={**os.environ, **env})
+            res = subprocess.run(
+                [
+                    NEURALGENTICS,
+                    "opencode",
+                    "install",
+                    "--project",
+                    str(project),
+                    "--broker",
+                    "http",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env={**os.environ, **env},
+            )
             assert res.returncode == 0, res.stderr
             tui_json = json.loads((project / ".opencode" / "tui.json").read_text())
             assert tui_json["plugin"][0][0] == "./neuralgentics-tui/neuralgentics-brand.tsx"
@@ -82,22 +128,31 @@ def test_the_tui_shows_the_brand_with_live_status_and_offline_when_the_services_
 
             tui = Tui(project, env)
             # home screen: the built-in footer is replaced by ours, with the live status
-            screen = tui.wait_for(lambda t: BRAND in t and "2 memories in proj" in t, 90,
-                                  f"{BRAND!r} with '2 memories in proj'")
+            screen = tui.wait_for(
+                lambda t: BRAND in t and "2 memories in proj" in t,
+                90,
+                f"{BRAND!r} with '2 memories in proj'",
+            )
             assert "services up" in screen and "broker 1/1 warm" in screen
             assert "• OpenCode" not in screen  # the stock footer's line is gone
             assert str(project).replace(env["HOME"], "~") in screen  # the directory is still shown
 
             # live: a memory stored now shows up without a restart
-            httpx.post(memini + "/memory/add", headers=auth, timeout=60,
-                       json={"content": "the CLI takes --csv", "project": "proj", "source_type": "note"}
-                       ).raise_for_status()
+            httpx.post(
+                memini + "/memory/add",
+                headers=auth,
+                timeout=60,
+                json={"content": "the CLI takes --csv", "project": "proj", "source_type": "note"},
+            ).raise_for_status()
             tui.wait_for(lambda t: "3 memories in proj" in t, 30, "'3 memories in proj'")
 
             # a session: the sidebar's footer carries the brand and the status too
             tui.type("say hello")
-            screen = tui.wait_for(lambda t: "Hello from the fake model." in t and "Neuralgentics" in columns(t, 128),
-                                  60, "the session with the brand in the sidebar")
+            screen = tui.wait_for(
+                lambda t: "Hello from the fake model." in t and "Neuralgentics" in columns(t, 128),
+                60,
+                "the session with the brand in the sidebar",
+            )
             sidebar = " ".join(columns(screen, 128).split())
             assert "Neuralgentics powered by OpenCode 1.18.33" in sidebar, sidebar
             assert "3 memories in proj" in sidebar
@@ -117,7 +172,11 @@ def test_the_tui_shows_the_brand_with_live_status_and_offline_when_the_services_
 def test_the_tui_says_offline_when_the_services_were_never_started(
     tmp_path: Path, isolated_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    env = {**isolated_env, "NEURALGENTICS_PORT": str(free_port()), "NEURALGENTICS_BROKER_PORT": str(free_port())}
+    env = {
+        **isolated_env,
+        "NEURALGENTICS_PORT": str(free_port()),
+        "NEURALGENTICS_BROKER_PORT": str(free_port()),
+    }
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     from neuralgentics.config import get_settings
@@ -127,15 +186,23 @@ def test_the_tui_says_offline_when_the_services_were_never_started(
     project.mkdir()
     with FakeLLM(lambda req: Reply(text="hi")) as llm:
         (project / "opencode.json").write_text(user_config(llm))
-        res = subprocess.run([NEURALGENTICS, "opencode", "install", "--project", str(project)],
-                             capture_output=True, text=True, timeout=120, env={**os.environ, **env})
+        res = subprocess.run(
+            [NEURALGENTICS, "opencode", "install", "--project", str(project)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, **env},
+        )
         assert res.returncode == 0, res.stderr
         for d in (Path(env["XDG_CONFIG_HOME"]) / "opencode", project / ".opencode"):
             precreate_plugin_lock(d)
         tui = Tui(project, env)
         try:
-            screen = tui.wait_for(lambda t: BRAND in t and "services offline" in t, 90,
-                                  f"{BRAND!r} with 'services offline'")
+            screen = tui.wait_for(
+                lambda t: BRAND in t and "services offline" in t,
+                90,
+                f"{BRAND!r} with 'services offline'",
+            )
             assert "memories" not in screen
         finally:
             tui.close()

@@ -14,8 +14,13 @@ def test_up_refuses_a_port_in_use_and_starts_nothing(isolated_env: dict[str, str
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", broker_port))
         busy.listen()
-        res = subprocess.run([NEURALGENTICS, "up", "--port", str(port), "--broker-port", str(broker_port)],
-                             capture_output=True, text=True, timeout=60, env={**os.environ, **isolated_env})
+        res = subprocess.run(
+            [NEURALGENTICS, "up", "--port", str(port), "--broker-port", str(broker_port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, **isolated_env},
+        )
     assert res.returncode == 2
     assert f"127.0.0.1:{broker_port} is already in use" in res.stderr
     assert not listening(port)

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 import typer
+from release_support import Releases, make_wheel, new_venv
 from typer.testing import CliRunner
 
 from neuralgentics import __version__
 from neuralgentics.opencode import cli as opencode_cli
 from neuralgentics.opencode.update import UpdateError, check, installed_version, update
-from release_support import Releases, make_wheel, new_venv
 
 
 @pytest.fixture
@@ -33,15 +33,31 @@ def venv_python(tmp_path_factory: pytest.TempPathFactory) -> str:
     root = tmp_path_factory.mktemp("update-venv")
     py = new_venv(root / "venv")
     wheel = make_wheel(root, "0.1.0")
-    subprocess.run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-index", str(wheel)],
-                   check=True, timeout=300)
+    subprocess.run(
+        [py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-index", str(wheel)],
+        check=True,
+        timeout=300,
+    )
     return py
 
 
 def reset(py: str) -> None:
     wheel = make_wheel(Path(py).parents[2], "0.1.0")
-    subprocess.run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-index",
-                    "--force-reinstall", str(wheel)], check=True, timeout=300)
+    subprocess.run(
+        [
+            py,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            "--no-index",
+            "--force-reinstall",
+            str(wheel),
+        ],
+        check=True,
+        timeout=300,
+    )
 
 
 def test_update_installs_the_newer_release_in_place(venv_python: str, releases: Releases) -> None:
@@ -57,12 +73,16 @@ def test_update_installs_the_newer_release_in_place(venv_python: str, releases: 
 def test_update_refuses_to_downgrade(venv_python: str, releases: Releases) -> None:
     reset(venv_python)
     releases.publish("0.0.9")
-    with pytest.raises(UpdateError, match="refusing to downgrade: installed 0.1.0, latest release 0.0.9"):
+    with pytest.raises(
+        UpdateError, match="refusing to downgrade: installed 0.1.0, latest release 0.0.9"
+    ):
         update(releases.url, venv_python)
     assert str(installed_version(venv_python)) == "0.1.0"
 
 
-def test_a_wheel_that_does_not_match_its_digest_is_not_installed(venv_python: str, releases: Releases) -> None:
+def test_a_wheel_that_does_not_match_its_digest_is_not_installed(
+    venv_python: str, releases: Releases
+) -> None:
     reset(venv_python)
     releases.publish("0.3.0", digest="0" * 64)
     with pytest.raises(UpdateError, match="sha256 does not match"):
@@ -70,7 +90,9 @@ def test_a_wheel_that_does_not_match_its_digest_is_not_installed(venv_python: st
     assert str(installed_version(venv_python)) == "0.1.0"
 
 
-def test_uncommitted_local_patches_block_the_update(venv_python: str, releases: Releases, tmp_path: Path) -> None:
+def test_uncommitted_local_patches_block_the_update(
+    venv_python: str, releases: Releases, tmp_path: Path
+) -> None:
     reset(venv_python)
     repo = tmp_path / "checkout"
     (repo / "patches").mkdir(parents=True)
@@ -109,7 +131,9 @@ def test_without_a_configured_feed_update_says_what_to_set(monkeypatch: pytest.M
     from neuralgentics.config import Settings
 
     monkeypatch.delenv("NEURALGENTICS_RELEASES_URL", raising=False)
-    with pytest.raises(UpdateError, match="no release feed is configured: set NEURALGENTICS_RELEASES_URL"):
+    with pytest.raises(
+        UpdateError, match="no release feed is configured: set NEURALGENTICS_RELEASES_URL"
+    ):
         check(Settings().releases_url)
     monkeypatch.setenv("NEURALGENTICS_RELEASES_URL", "/nowhere/release.json")
     with pytest.raises(UpdateError, match="cannot read /nowhere/release.json"):

@@ -19,27 +19,43 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from neuralgentics.opencode.update import UpdateError, check, install_kind, installed_version, update
 from oc_support import REPO
 from release_support import Releases, new_venv
+
+from neuralgentics.opencode.update import (
+    UpdateError,
+    check,
+    install_kind,
+    installed_version,
+    update,
+)
 
 pytestmark = pytest.mark.slow
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
-                          timeout=120).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, timeout=120
+    ).stdout.strip()
 
 
 def bump(repo: Path, version: str) -> None:
     init = repo / "src" / "neuralgentics" / "__init__.py"
-    init.write_text(init.read_text().replace(
-        next(line for line in init.read_text().splitlines() if line.startswith("__version__")),
-        f'__version__ = "{version}"'))
+    init.write_text(
+        init.read_text().replace(
+            next(line for line in init.read_text().splitlines() if line.startswith("__version__")),
+            f'__version__ = "{version}"',
+        )
+    )
     log = repo / "CHANGELOG.md"
-    log.write_text(log.read_text().replace("## Unreleased\n", f"## Unreleased\n\n## {version} - 2026-12-01\n\n"
-                                           f"- Release {version} for the update test.\n", 1))
+    log.write_text(
+        log.read_text().replace(
+            "## Unreleased\n",
+            f"## Unreleased\n\n## {version} - 2026-12-01\n\n"
+            f"- Release {version} for the update test.\n",
+            1,
+        )
+    )
     git(repo, "commit", "-qam", f"version {version}")
 
 
@@ -57,8 +73,14 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> Path:
     git(repo, "config", "user.name", "t")
     for version in ("0.9.0", "0.9.1"):
         bump(repo, version)
-        res = subprocess.run(["bash", "scripts/release.sh", version], cwd=repo, capture_output=True, text=True,
-                             timeout=600, env={**os.environ, "PYTHON": sys.executable, "DIST_DIR": f"dist-{version}"})
+        res = subprocess.run(
+            ["bash", "scripts/release.sh", version],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "PYTHON": sys.executable, "DIST_DIR": f"dist-{version}"},
+        )
         assert res.returncode == 0, res.stdout + res.stderr
     return repo
 
@@ -78,12 +100,18 @@ def no_deps(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def installed_file(py: str, relative: str) -> str:
     code = f"import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec('neuralgentics').origin).parent / {relative!r})"
-    path = subprocess.run([py, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    path = subprocess.run(
+        [py, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     return Path(path).read_text()
 
 
 def pip_install(py: str, *args: str) -> None:
-    subprocess.run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", *args], check=True, timeout=600)
+    subprocess.run(
+        [py, "-m", "pip", "install", "-q", "--disable-pip-version-check", *args],
+        check=True,
+        timeout=600,
+    )
 
 
 def test_a_pip_install_is_upgraded_from_the_release_feed(
@@ -105,12 +133,20 @@ def test_a_pip_install_is_upgraded_from_the_release_feed(
     assert update(feed, py) == "already up to date (0.9.1)"
 
     # the same feed read from a local path (a copied dist/, or a mounted share)
-    pip_install(py, "--force-reinstall", str(upstream / "dist-0.9.0" / "neuralgentics-0.9.0-py3-none-any.whl"))
+    pip_install(
+        py,
+        "--force-reinstall",
+        str(upstream / "dist-0.9.0" / "neuralgentics-0.9.0-py3-none-any.whl"),
+    )
     assert update(str(upstream / "dist-0.9.1" / "release.json"), py) == "updated 0.9.0 -> 0.9.1"
 
 
 def test_a_pip_install_is_upgraded_from_the_package_index(
-    upstream: Path, releases: Releases, tmp_path: Path, no_deps: None, monkeypatch: pytest.MonkeyPatch
+    upstream: Path,
+    releases: Releases,
+    tmp_path: Path,
+    no_deps: None,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     py = new_venv(tmp_path / "venv")
     pip_install(py, str(upstream / "dist-0.9.0" / "neuralgentics-0.9.0-py3-none-any.whl"))
@@ -118,7 +154,8 @@ def test_a_pip_install_is_upgraded_from_the_package_index(
     index.mkdir()
     for v in ("0.9.0", "0.9.1"):
         (index / f"neuralgentics-{v}-py3-none-any.whl").write_bytes(
-            (upstream / f"dist-{v}" / f"neuralgentics-{v}-py3-none-any.whl").read_bytes())
+            (upstream / f"dist-{v}" / f"neuralgentics-{v}-py3-none-any.whl").read_bytes()
+        )
     releases.index_dir = index
     # pip's configured index is this server's, and only it (no machine-wide pip.conf)
     monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
@@ -152,7 +189,9 @@ def test_a_git_checkout_moves_to_the_release_tag_and_is_reinstalled(
     assert update(feed, py) == f"updated 0.9.0 -> 0.9.1 ({user} at v0.9.1)"
     assert git(user, "rev-parse", "HEAD") == git(user, "rev-parse", "v0.9.1^{commit}")
     assert str(installed_version(py)) == "0.9.1"
-    assert git(user, "symbolic-ref", "--short", "HEAD") == git(upstream, "symbolic-ref", "--short", "HEAD")
+    assert git(user, "symbolic-ref", "--short", "HEAD") == git(
+        upstream, "symbolic-ref", "--short", "HEAD"
+    )
 
 
 def test_a_git_checkout_needs_no_feed_it_takes_the_highest_release_tag(
@@ -178,12 +217,16 @@ def test_a_checkout_with_local_changes_or_commits_is_left_alone_with_the_command
     head = git(user, "rev-parse", "HEAD")
     readme = user / "README.md"
     readme.write_text(readme.read_text() + "\nmy note\n")
-    with pytest.raises(UpdateError, match=r"has uncommitted changes \(README.md\): commit or stash them") as err:
+    with pytest.raises(
+        UpdateError, match=r"has uncommitted changes \(README.md\): commit or stash them"
+    ) as err:
         update(feed, py)
     assert f"git -C {user} merge --ff-only v0.9.1" in str(err.value)
     assert git(user, "rev-parse", "HEAD") == head and str(installed_version(py)) == "0.9.0"
 
     git(user, "commit", "-qam", "my local change")
-    with pytest.raises(UpdateError, match=rf"has commits that v0.9.1 does not.*git -C {user} rebase v0.9.1"):
+    with pytest.raises(
+        UpdateError, match=rf"has commits that v0.9.1 does not.*git -C {user} rebase v0.9.1"
+    ):
         update(feed, py)
     assert git(user, "rev-parse", "HEAD^") == head and str(installed_version(py)) == "0.9.0"

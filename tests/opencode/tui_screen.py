@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pexpect
 import pyte
-
 from oc_support import NODE_BIN
 
 COLS, ROWS = 170, 45
@@ -23,17 +22,30 @@ def precreate_plugin_lock(config_dir: Path) -> None:
     config_dir.mkdir(parents=True, exist_ok=True)
     (config_dir / "node_modules").mkdir(exist_ok=True)
     (config_dir / "package-lock.json").write_text(
-        json.dumps({"packages": {"": {"dependencies": {"@opencode-ai/plugin": "1.18.33"}}}}))
+        json.dumps({"packages": {"": {"dependencies": {"@opencode-ai/plugin": "1.18.33"}}}})
+    )
 
 
 class Tui:
     def __init__(self, project: Path, env: dict[str, str]) -> None:
         self.screen = pyte.Screen(COLS, ROWS)
         self.stream = pyte.ByteStream(self.screen)
-        full = {**os.environ, **env, "PWD": str(project), "TERM": "xterm-256color",
-                "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1"}
-        self.child = pexpect.spawn(str(NODE_BIN / "opencode"), [], cwd=str(project), env=full,
-                                   dimensions=(ROWS, COLS), timeout=5)
+        full = {
+            **os.environ,
+            **env,
+            "PWD": str(project),
+            "TERM": "xterm-256color",
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
+        }
+        self.child = pexpect.spawn(
+            str(NODE_BIN / "opencode"),
+            [],
+            cwd=str(project),
+            env=full,
+            dimensions=(ROWS, COLS),
+            timeout=5,
+        )
 
     def pump(self, seconds: float) -> None:
         end = time.monotonic() + seconds

@@ -17,7 +17,11 @@ BRANDED = "<b>Neuralgentics</b> powered by <b>Open</b>"
 
 
 def patch_for(layout: str) -> Path:
-    return REPO / "patches" / ("rebrand.patch" if layout == "packages/tui" else "legacy-tui-layout/rebrand.patch")
+    return (
+        REPO
+        / "patches"
+        / ("rebrand.patch" if layout == "packages/tui" else "legacy-tui-layout/rebrand.patch")
+    )
 
 
 def preimage(patch: Path, path: str) -> list[str]:
@@ -42,12 +46,14 @@ def build_tree(name: str, dest: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         if real:
             data = (Path(real) / f["commit"] / path).read_bytes()
-            assert hashlib.sha256(data).hexdigest() == f["sha256"], f"{path}@{f['commit']} is not the recorded file"
+            assert hashlib.sha256(data).hexdigest() == f["sha256"], (
+                f"{path}@{f['commit']} is not the recorded file"
+            )
         else:
             hunk = preimage(patch_for(tree["layout"]), path)
             body = [f"// upstream line {i} (not stored here)" for i in range(1, f["lines"] + 1)]
             start = f["hunk_at"] - 1
-            body[start:start + len(hunk)] = hunk
+            body[start : start + len(hunk)] = hunk
             data = ("\n".join(body) + "\n").encode()
         target.write_bytes(data)
     subprocess.run(["git", "init", "-q", str(dest)], check=True)  # a real checkout is a git repo

@@ -56,12 +56,24 @@ class RealMemory:
         self._unreachable.close()
         self.store.close()
 
-    def remember(self, content: str, *, source_type: str = "fact", trust: float = DEFAULT_TRUST,
-                 tags: list[str] | None = None, metadata: dict | None = None) -> str:
+    def remember(
+        self,
+        content: str,
+        *,
+        source_type: str = "fact",
+        trust: float = DEFAULT_TRUST,
+        tags: list[str] | None = None,
+        metadata: dict | None = None,
+    ) -> str:
         """Add (or find: the same content is stored once) and bring its trust to `trust` with
         the trust events that sum to it."""
-        result = self.service.add(content, source_type=source_type, project=PROJECT,
-                                  tags=tags or [], metadata=metadata or {})
+        result = self.service.add(
+            content,
+            source_type=source_type,
+            project=PROJECT,
+            tags=tags or [],
+            metadata=metadata or {},
+        )
         memory_id = result.memory.id
         if result.created:
             for event in _events_to(trust):
@@ -102,15 +114,26 @@ def _events_to(trust: float) -> list[str]:
         return ["user_confirmed"] * confirmed + ["agent_used"] * (rest > 0)
     lower = -delta  # made of contradicted (100) and user_rejected (150) steps
     contradicted = -EVENTS_MILLI["contradicted"]
-    rejected = next(n for n in range(8) if (lower - n * -EVENTS_MILLI["user_rejected"]) % contradicted == 0)
+    rejected = next(
+        n for n in range(8) if (lower - n * -EVENTS_MILLI["user_rejected"]) % contradicted == 0
+    )
     rest = lower - rejected * -EVENTS_MILLI["user_rejected"]
     return ["user_rejected"] * rejected + ["contradicted"] * (rest // contradicted)
 
 
 PROJECT_MEMORIES = [
-    ("The HTTP client retries idempotent requests 3 times with exponential backoff starting at 200 ms.", 0.8),
-    ("Pagination in the API uses opaque cursor tokens, never page numbers; see api/pagination.py.", 0.9),
-    ("Dates in the config loader are parsed with datetime.fromisoformat; naive dates are treated as UTC.", 0.7),
+    (
+        "The HTTP client retries idempotent requests 3 times with exponential backoff starting at 200 ms.",
+        0.8,
+    ),
+    (
+        "Pagination in the API uses opaque cursor tokens, never page numbers; see api/pagination.py.",
+        0.9,
+    ),
+    (
+        "Dates in the config loader are parsed with datetime.fromisoformat; naive dates are treated as UTC.",
+        0.7,
+    ),
     ("Tests use a temporary SQLite file per test; never mock the database.", 0.85),
     ("The deploy command is defined in cli/deploy.py and calls the release API.", 0.6),
     ("Password reset emails are sent by services/mailer.py through the SMTP relay.", 0.5),
@@ -139,8 +162,14 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def orch(project: Path, tmp_path: Path, memory: RealMemory, embed) -> Orchestrator:
     store = TaskStore(tmp_path / "tasks.db")
-    o = Orchestrator(embedder=embed, project_dir=project, config_dir=Settings().config_dir,
-                     memory=memory.client(), store=store, project=PROJECT)
+    o = Orchestrator(
+        embedder=embed,
+        project_dir=project,
+        config_dir=Settings().config_dir,
+        memory=memory.client(),
+        store=store,
+        project=PROJECT,
+    )
     yield o
     store.close()
 

@@ -10,8 +10,12 @@ from neuralgentics.orchestrator.config import load_config
 from neuralgentics.orchestrator.errors import ConfigError
 
 SEED_ROSTER = {
-    "orchestrator": "primary", "architect": "primary", "coder": "secondary",
-    "reviewer": "primary", "explorer": "secondary", "tester": "secondary",
+    "orchestrator": "primary",
+    "architect": "primary",
+    "coder": "secondary",
+    "reviewer": "primary",
+    "explorer": "secondary",
+    "tester": "secondary",
 }
 SEED_MATRIX = [
     ("implementation", "coder", {"general"}),
@@ -56,12 +60,19 @@ def _write(path: Path, text: str) -> Path:
 def test_project_override_changes_only_the_fields_it_sets_and_wins_over_user(tmp_path: Path):
     user = tmp_path / "config"
     project = tmp_path / "proj"
-    _write(user / "roster.yaml", "agents:\n  coder: {model: primary}\n  dba: {model: primary, purpose: Database work}\n")
-    _write(project / ".neuralgentics/roster.yaml", "agents:\n  coder: {purpose: Writes Rust only}\n")
-    _write(project / ".neuralgentics/routing.yaml",
-           "task_types:\n  testing: {forbidden: [general]}\n"
-           "  database:\n    label: Database\n    primary: dba\n    forbidden: [general]\n"
-           "    examples: [write a migration adding an index]\n")
+    _write(
+        user / "roster.yaml",
+        "agents:\n  coder: {model: primary}\n  dba: {model: primary, purpose: Database work}\n",
+    )
+    _write(
+        project / ".neuralgentics/roster.yaml", "agents:\n  coder: {purpose: Writes Rust only}\n"
+    )
+    _write(
+        project / ".neuralgentics/routing.yaml",
+        "task_types:\n  testing: {forbidden: [general]}\n"
+        "  database:\n    label: Database\n    primary: dba\n    forbidden: [general]\n"
+        "    examples: [write a migration adding an index]\n",
+    )
     config = load_config(project, user)
     assert config.agents["coder"].model == "primary"  # from the user layer
     assert config.agents["coder"].purpose == "Writes Rust only"  # from the project layer
@@ -74,12 +85,20 @@ def test_project_override_changes_only_the_fields_it_sets_and_wins_over_user(tmp
 @pytest.mark.parametrize(
     ("filename", "text", "expected"),
     [
-        ("routing.yaml", "task_types:\n  testing: {primary: nobody}\n", "primary names unknown agent 'nobody'"),
+        (
+            "routing.yaml",
+            "task_types:\n  testing: {primary: nobody}\n",
+            "primary names unknown agent 'nobody'",
+        ),
         ("routing.yaml", "task_types:\n  testing: {forbidden: [tester]}\n", "also forbidden"),
         ("roster.yaml", "agents:\n  coder: {model: huge}\n", "agent 'coder': model"),
         ("roster.yaml", "agents:\n  coder: {colour: red}\n", "colour"),
         ("roster.yaml", "agents:\n  coder: [model, primary\n", "not valid YAML"),
-        ("routing.yaml", "task_types:\n  testing:\n    keywords: [{pattern: '(unclosed'}]\n", "not a valid regular expression"),
+        (
+            "routing.yaml",
+            "task_types:\n  testing:\n    keywords: [{pattern: '(unclosed'}]\n",
+            "not a valid regular expression",
+        ),
         ("routing.yaml", "types: {}\n", "unknown key"),
         ("roster.yaml", "agents:\n  Bad Name: {model: primary}\n", "not a valid name"),
     ],

@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from neuralgentics.orchestrator.memory_client import MemoryHit
 from typer.testing import CliRunner
 
 from neuralgentics.orchestrator.errors import InvalidInput
+from neuralgentics.orchestrator.memory_client import MemoryHit
 from neuralgentics.orchestrator.tokens import count_tokens
 
 TASK = "add retry with backoff to the HTTP client used by the deploy command"
@@ -36,7 +35,10 @@ def test_a_generous_budget_holds_routing_skill_capabilities_and_relevant_memorie
     # ordered by value
     values = [i.value for i in package.items]
     assert values == sorted(values, reverse=True)
-    assert "## Context for coder" in package.markdown and "### Skill: Implementation" in package.markdown
+    assert (
+        "## Context for coder" in package.markdown
+        and "### Skill: Implementation" in package.markdown
+    )
     assert package.memory_ids == [i.id for i in package.items if i.kind == "memory"]
 
 
@@ -49,10 +51,17 @@ def test_a_small_budget_keeps_the_most_valuable_items_and_reports_the_rest(orch)
 
 
 def test_superseded_and_low_trust_memories_are_left_out(orch, memory):
-    old = memory.remember("The HTTP client retries every request 5 times with a fixed 1 s delay.", trust=0.9)
-    new = memory.remember("The HTTP client retries idempotent requests with jittered exponential backoff, max 4 tries.", trust=0.6)
+    old = memory.remember(
+        "The HTTP client retries every request 5 times with a fixed 1 s delay.", trust=0.9
+    )
+    new = memory.remember(
+        "The HTTP client retries idempotent requests with jittered exponential backoff, max 4 tries.",
+        trust=0.6,
+    )
     memory.supersede(new, old)
-    shaky = memory.remember("The HTTP client might retry on 404 responses too, someone said.", trust=0.1)
+    shaky = memory.remember(
+        "The HTTP client might retry on 404 responses too, someone said.", trust=0.1
+    )
     package = orch.context(TASK, "coder", 4000)
     ids = {i.id for i in package.items}
     assert old not in ids and new in ids and shaky not in ids
@@ -61,21 +70,37 @@ def test_superseded_and_low_trust_memories_are_left_out(orch, memory):
     assert "trust 0.10" in reasons[shaky]
     # and a superseded memory recalled anyway (an older record) is left out by the builder
     stale = memory.get(old)
-    recalled = [MemoryHit(stale.id, stale.content, 1.0, stale.trust_score, stale.source_type,
-                          stale.superseded_by, list(stale.tags))]
+    recalled = [
+        MemoryHit(
+            stale.id,
+            stale.content,
+            1.0,
+            stale.trust_score,
+            stale.source_type,
+            stale.superseded_by,
+            list(stale.tags),
+        )
+    ]
     package = orch.context(TASK, "coder", 4000, recalled=recalled)
     assert {d.id: d.reason for d in package.dropped}[old] == f"superseded by {new}"
 
 
 def test_trust_weights_the_order_of_equally_relevant_memories(orch, memory):
-    low = memory.remember("Backoff for the HTTP client retries is configured in http/retry.py (RETRY_BASE_MS).", trust=0.3)
-    high = memory.remember("HTTP client retry backoff is configured in http/retry.py via RETRY_BASE_MS.", trust=0.95)
+    low = memory.remember(
+        "Backoff for the HTTP client retries is configured in http/retry.py (RETRY_BASE_MS).",
+        trust=0.3,
+    )
+    high = memory.remember(
+        "HTTP client retry backoff is configured in http/retry.py via RETRY_BASE_MS.", trust=0.95
+    )
     package = orch.context(TASK, "coder", 4000)
     order = [i.id for i in package.items if i.kind == "memory"]
     assert high in order
     # near-duplicates: only the more valuable one is kept, the other is reported
     assert low not in order
-    assert {d.id: d.reason for d in package.dropped}[low].startswith(("near-duplicate of", "duplicate of"))
+    assert {d.id: d.reason for d in package.dropped}[low].startswith(
+        ("near-duplicate of", "duplicate of")
+    )
 
 
 def test_exact_duplicates_from_memory_and_project_chunks_collapse(orch, memory, embed):
@@ -84,7 +109,12 @@ def test_exact_duplicates_from_memory_and_project_chunks_collapse(orch, memory, 
     text = "The deploy command is defined in cli/deploy.py and calls the release API."
     orch.chunks = lambda q, k: [
         ProjectChunk("chunk-1", "cli/deploy.py", text, 0.0),
-        ProjectChunk("chunk-2", "http/client.py", "def request_with_retry(method, url, tries=3):\n    ...", 0.0),
+        ProjectChunk(
+            "chunk-2",
+            "http/client.py",
+            "def request_with_retry(method, url, tries=3):\n    ...",
+            0.0,
+        ),
     ]
     same_memory = memory.remember(text)  # already stored: the same id
     package = orch.context(TASK, "coder", 4000)
@@ -108,7 +138,13 @@ def test_memory_down_still_gives_a_package_with_a_warning(orch, memory):
 
 @pytest.mark.parametrize(
     ("agent", "budget", "field"),
-    [("coder", 10, "budget_tokens"), ("coder", 10**6, "budget_tokens"), ("../x", 1000, "agent"), ("", 1000, "agent"), ("coder", "many", "budget_tokens")],
+    [
+        ("coder", 10, "budget_tokens"),
+        ("coder", 10**6, "budget_tokens"),
+        ("../x", 1000, "agent"),
+        ("", 1000, "agent"),
+        ("coder", "many", "budget_tokens"),
+    ],
 )
 def test_bad_context_input_is_refused(orch, agent, budget, field):
     with pytest.raises(InvalidInput) as err:
@@ -120,24 +156,49 @@ def test_an_agent_outside_the_roster_gets_routing_advice_and_the_primary_agents_
     # OpenCode's own primary agent is `build`; the plugin asks for its context too
     package = orch.context("write unit tests for the slugify helper", "build", 2000)
     routing = package.items[0]
-    assert routing.kind == "routing" and "not in the roster" in routing.text and "subagent_type `tester`" in routing.text
+    assert (
+        routing.kind == "routing"
+        and "not in the roster" in routing.text
+        and "subagent_type `tester`" in routing.text
+    )
     skills = [i for i in package.items if i.kind == "skill"]
     assert [s.id for s in skills] == ["tester"] and "primary agent" in skills[0].why
 
 
 def test_context_json_round_trips(orch):
     data = json.loads(json.dumps(orch.context(TASK, "coder", 800).to_json()))
-    assert set(data) >= {"task", "agent", "task_type", "budget_tokens", "tokens", "items", "dropped", "markdown", "memory_ids"}
+    assert set(data) >= {
+        "task",
+        "agent",
+        "task_type",
+        "budget_tokens",
+        "tokens",
+        "items",
+        "dropped",
+        "markdown",
+        "memory_ids",
+    }
     assert all({"kind", "id", "tokens", "value", "why"} <= set(item) for item in data["items"])
 
 
 def test_http_context_json_and_markdown(client):
-    r = client.post("/orchestrator/context", json={"task": TASK, "agent": "coder", "budget_tokens": 500})
-    assert r.status_code == 200 and r.json()["tokens"] <= 500 and r.json()["task_type"] == "implementation"
-    md = client.post("/orchestrator/context", json={"task": TASK, "agent": "coder", "budget_tokens": 500, "format": "markdown"})
+    r = client.post(
+        "/orchestrator/context", json={"task": TASK, "agent": "coder", "budget_tokens": 500}
+    )
+    assert (
+        r.status_code == 200
+        and r.json()["tokens"] <= 500
+        and r.json()["task_type"] == "implementation"
+    )
+    md = client.post(
+        "/orchestrator/context",
+        json={"task": TASK, "agent": "coder", "budget_tokens": 500, "format": "markdown"},
+    )
     assert md.status_code == 200 and md.text.startswith("## Context for coder")
     assert int(md.headers["x-token-count"]) == count_tokens(md.text)
-    bad = client.post("/orchestrator/context", json={"task": TASK, "agent": "coder", "budget_tokens": 5})
+    bad = client.post(
+        "/orchestrator/context", json={"task": TASK, "agent": "coder", "budget_tokens": 5}
+    )
     assert bad.status_code == 422 and "budget_tokens" in bad.text
 
 
@@ -147,25 +208,59 @@ def test_cli_context_works_with_the_memory_service_down(tmp_path, monkeypatch):
 
     monkeypatch.setenv("NEURALGENTICS_SERVICE_URL", "http://127.0.0.1:9")  # nothing listens there
     get_settings.cache_clear()
-    res = CliRunner().invoke(app, ["context", "--project", str(tmp_path), "--agent", "coder", "--budget", "300", TASK])
+    res = CliRunner().invoke(
+        app, ["context", "--project", str(tmp_path), "--agent", "coder", "--budget", "300", TASK]
+    )
     assert res.exit_code == 0, res.output
     assert "warning: memories left out" in res.output
     assert "## Context for coder" in res.output and "/300 tokens" in res.output
-    js = CliRunner().invoke(app, ["context", "--project", str(tmp_path), "--agent", "coder", "--json", TASK])
-    assert json.loads(js.output[js.output.index("{"):])["tokens"] <= 2000
+    js = CliRunner().invoke(
+        app, ["context", "--project", str(tmp_path), "--agent", "coder", "--json", TASK]
+    )
+    assert json.loads(js.output[js.output.index("{") :])["tokens"] <= 2000
 
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-WORDS = ["retry", "backoff", "deploy", "client", "http", "timeout", "config", "cursor", "page", "token",
-         "the", "a", "uses", "is", "never", "always", "with", "in", "api/", "cli/deploy.py", "é", "🙂", "\n"]
+WORDS = [
+    "retry",
+    "backoff",
+    "deploy",
+    "client",
+    "http",
+    "timeout",
+    "config",
+    "cursor",
+    "page",
+    "token",
+    "the",
+    "a",
+    "uses",
+    "is",
+    "never",
+    "always",
+    "with",
+    "in",
+    "api/",
+    "cli/deploy.py",
+    "é",
+    "🙂",
+    "\n",
+]
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
-    memories=st.lists(st.tuples(st.lists(st.sampled_from(WORDS), min_size=1, max_size=400).map(" ".join),
-                                st.floats(0, 1)), max_size=8),
+    memories=st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(WORDS), min_size=1, max_size=400).map(" ".join),
+            st.floats(0, 1),
+        ),
+        max_size=8,
+    ),
     budget=st.integers(50, 3000),
 )
 def test_any_memories_any_budget_the_package_fits(orch, embed, memories, budget):

@@ -21,7 +21,9 @@ HAPPY = {
     "context": {"budget_tokens": 1500},
     "delegate": {},
     "verify": {"verified_by": "reviewer", "passed": True, "notes": "LGTM"},
-    "return": {"summary": "Added RetryPolicy (3 tries, 200 ms base, jitter) in http/client.py; deploy uses it."},
+    "return": {
+        "summary": "Added RetryPolicy (3 tries, 200 ms base, jitter) in http/client.py; deploy uses it."
+    },
 }
 
 
@@ -34,12 +36,17 @@ def test_full_cycle_over_http_remembers_the_result_with_links_and_trust(client, 
 
     outputs = {}
     for step in STEPS[1:]:
-        r = client.post(f"/orchestrator/tasks/{task_id}/step", json={"step": step, "data": HAPPY[step]})
+        r = client.post(
+            f"/orchestrator/tasks/{task_id}/step", json={"step": step, "data": HAPPY[step]}
+        )
         assert r.status_code == 200, (step, r.text)
         outputs[step] = r.json()["output"]
 
     assert outputs["classify"]["task_type"] == "implementation"
-    assert outputs["route"]["agent"] == "coder" and outputs["route"]["verify_with"] == ["reviewer", "tester"]
+    assert outputs["route"]["agent"] == "coder" and outputs["route"]["verify_with"] == [
+        "reviewer",
+        "tester",
+    ]
     assert outputs["context"]["tokens"] <= 1500
     used = outputs["context"]["memory_ids"]
     assert used, "the context should have used the relevant memories"
@@ -58,10 +65,17 @@ def test_full_cycle_over_http_remembers_the_result_with_links_and_trust(client, 
     assert stored.source_type == "task_result"
     assert stored.metadata["task_id"] == task_id and stored.metadata["agent"] == "coder"
     assert "Added RetryPolicy" in stored.content
-    edges = {(r.source_id, r.target_id, r.relationship_type) for r in memory.detail(result_id).relationships}
+    edges = {
+        (r.source_id, r.target_id, r.relationship_type)
+        for r in memory.detail(result_id).relationships
+    }
     assert edges >= {(result_id, u, "DERIVED_FROM") for u in used}
-    credited = [u for u in used for e in memory.detail(u).trust_history
-                if e.event == "agent_used" and e.actor == "coder"]
+    credited = [
+        u
+        for u in used
+        for e in memory.detail(u).trust_history
+        if e.event == "agent_used" and e.actor == "coder"
+    ]
     assert sorted(credited) == sorted(used)
 
 
@@ -131,7 +145,12 @@ def test_verification_is_recorded_as_not_required_where_the_type_has_no_verifier
     task_id = orch.start_task("squash my last three commits into one", "ses").id
     _advance(orch, task_id, 6)
     _, out = orch.step(task_id, "verify", {})
-    assert out == {"verified_by": None, "passed": True, "notes": "verification not required for git", "required": False}
+    assert out == {
+        "verified_by": None,
+        "passed": True,
+        "notes": "verification not required for git",
+        "required": False,
+    }
 
 
 def test_failed_verification_sends_the_task_back_to_delegate(orch, memory):
@@ -149,7 +168,11 @@ def test_failed_verification_sends_the_task_back_to_delegate(orch, memory):
     orch.step(task_id, "verify", {"verified_by": "reviewer", "passed": False})
     with pytest.raises(StepRefused, match="delegated 3 times"):
         orch.step(task_id, "delegate", {})
-    record, out = orch.step(task_id, "return", {"summary": "Could not add jitter without a new dependency.", "outcome": "failed"})
+    record, out = orch.step(
+        task_id,
+        "return",
+        {"summary": "Could not add jitter without a new dependency.", "outcome": "failed"},
+    )
     assert record.status == "done" and out["outcome"] == "failed"
     assert memory.get(out["memory_id"]).metadata["outcome"] == "failed"
 
@@ -157,7 +180,12 @@ def test_failed_verification_sends_the_task_back_to_delegate(orch, memory):
 def test_return_needs_a_summary_and_a_reachable_memory_and_can_be_retried(orch, memory):
     task_id = orch.start_task(TASK, "ses").id
     _advance(orch, task_id, 7)
-    for bad in ({}, {"summary": "  "}, {"summary": "x" * 20_001}, {"summary": "ok", "outcome": "maybe"}):
+    for bad in (
+        {},
+        {"summary": "  "},
+        {"summary": "x" * 20_001},
+        {"summary": "ok", "outcome": "maybe"},
+    ):
         with pytest.raises(InvalidInput):
             orch.step(task_id, "return", bad)
     memory.down = True
@@ -202,8 +230,12 @@ def test_task_records_survive_a_restart(orch, tmp_path, memory, embed, project):
     task_id = orch.start_task(TASK, "ses").id
     _advance(orch, task_id, 4)
     orch.store.close()
-    reopened = Orchestrator(project_dir=project, memory=memory.client(), embedder=embed,
-                            store=TaskStore(tmp_path / "tasks.db"))
+    reopened = Orchestrator(
+        project_dir=project,
+        memory=memory.client(),
+        embedder=embed,
+        store=TaskStore(tmp_path / "tasks.db"),
+    )
     record = reopened.get_task(task_id)
     assert [s.step for s in record.steps] == list(STEPS[:4]) and record.agent == "coder"
     reopened.step(task_id, "context", HAPPY["context"])
@@ -233,7 +265,9 @@ def test_http_refusals_and_errors(client):
     assert bad.status_code == 422 and bad.json()["error"]["field"] == "step"
     assert client.post("/orchestrator/tasks", json={"task": TASK}).status_code == 422
     # nothing changed by any of those
-    assert [s["step"] for s in client.get(f"/orchestrator/tasks/{task_id}").json()["steps"]] == ["intake"]
+    assert [s["step"] for s in client.get(f"/orchestrator/tasks/{task_id}").json()["steps"]] == [
+        "intake"
+    ]
 
 
 def test_cli_task_start_step_show(tmp_path, monkeypatch):
@@ -243,14 +277,18 @@ def test_cli_task_start_step_show(tmp_path, monkeypatch):
     monkeypatch.setenv("NEURALGENTICS_SERVICE_URL", "http://127.0.0.1:9")
     get_settings.cache_clear()
     runner = CliRunner()
-    started = runner.invoke(app, ["task", "start", "--project", str(tmp_path), "--session", "cli", TASK])
+    started = runner.invoke(
+        app, ["task", "start", "--project", str(tmp_path), "--session", "cli", TASK]
+    )
     assert started.exit_code == 0, started.output
     task_id = json.loads(started.output)["id"]
     refused = runner.invoke(app, ["task", "step", "--project", str(tmp_path), task_id, "classify"])
     assert refused.exit_code == 2 and "step 2 'recall'" in refused.output
     ok = runner.invoke(app, ["task", "step", "--project", str(tmp_path), task_id, "recall"])
     assert ok.exit_code == 0 and json.loads(ok.output)["task"]["next_step"] == "classify"
-    bad = runner.invoke(app, ["task", "step", "--project", str(tmp_path), task_id, "classify", "--data", "{oops"])
+    bad = runner.invoke(
+        app, ["task", "step", "--project", str(tmp_path), task_id, "classify", "--data", "{oops"]
+    )
     assert bad.exit_code == 2 and "not valid JSON" in bad.output
     shown = runner.invoke(app, ["task", "show", "--project", str(tmp_path), task_id])
     assert [s["step"] for s in json.loads(shown.output)["steps"]] == ["intake", "recall"]
@@ -282,8 +320,10 @@ def test_two_concurrent_calls_cannot_both_take_the_same_step(orch):
 
 
 def test_tasks_are_listed_by_session(client):
-    ids = [client.post("/orchestrator/tasks", json={"task": f"{TASK} #{i}", "session": s}).json()["id"]
-           for i, s in enumerate(["a", "b", "a"])]
+    ids = [
+        client.post("/orchestrator/tasks", json={"task": f"{TASK} #{i}", "session": s}).json()["id"]
+        for i, s in enumerate(["a", "b", "a"])
+    ]
     listed = client.get("/orchestrator/tasks", params={"session": "a"}).json()["tasks"]
     assert {t["id"] for t in listed} == {ids[0], ids[2]}
     assert len(client.get("/orchestrator/tasks").json()["tasks"]) == 3

@@ -41,7 +41,9 @@ def test_accuracy_on_developer_task_texts(orch):
     # Measured: 0.98 on the 177 texts the rules were tuned on, 0.89 on the 54 held-out texts
     # (bench/routing.py, docs/benchmarks-orchestrator.md). The floors leave room for
     # embedding-backend drift (torch vs ONNX) without hiding a broken classifier.
-    tuned, _, _ = _accuracy(orch, _labelled("routing_tasks.yaml") + _labelled("routing_tasks_round2.yaml"))
+    tuned, _, _ = _accuracy(
+        orch, _labelled("routing_tasks.yaml") + _labelled("routing_tasks_round2.yaml")
+    )
     held, held_top, _ = _accuracy(orch, _labelled("routing_tasks_heldout.yaml"))
     assert tuned >= 0.93, tuned
     assert held >= 0.80, held
@@ -72,7 +74,9 @@ def test_bad_task_text_is_refused(orch, bad):
 
 
 def test_select_agent_names_primary_forbidden_and_verifiers(orch):
-    d = orch.select_agent("design the schema for storing audit events and compare partitioning options")
+    d = orch.select_agent(
+        "design the schema for storing audit events and compare partitioning options"
+    )
     assert (d.task_type, d.primary_agent) == ("architecture", "architect")
     assert set(d.forbidden_agents) == {"general", "coder"}
     assert d.verify_with == ["reviewer"]
@@ -118,12 +122,14 @@ def test_project_routing_override_changes_the_decision(project, embed, memory):
 
     (project / ".neuralgentics").mkdir()
     (project / ".neuralgentics/routing.yaml").write_text(
-        "task_types:\n  testing: {primary: coder, forbidden: [general]}\n")
+        "task_types:\n  testing: {primary: coder, forbidden: [general]}\n"
+    )
     o = Orchestrator(project_dir=project, embedder=embed, memory=memory.client())
     assert o.is_allowed("write unit tests for the invoice totals", "coder").allowed
     # and it is reloaded when the file changes
     (project / ".neuralgentics/routing.yaml").write_text(
-        "task_types:\n  testing: {primary: tester, forbidden: [general, coder, reviewer]}\n")
+        "task_types:\n  testing: {primary: tester, forbidden: [general, coder, reviewer]}\n"
+    )
     assert not o.is_allowed("write unit tests for the invoice totals", "reviewer").allowed
 
 
@@ -141,6 +147,7 @@ def test_the_commands_orchestrator_routes_without_writing_a_file(monkeypatch, tm
 
 # -- the CLI ---------------------------------------------------------------------------------
 
+
 def _cli(*args: str):
     from neuralgentics.cli import app
 
@@ -148,14 +155,28 @@ def _cli(*args: str):
 
 
 def test_cli_route_prints_type_agent_forbidden_and_verdict(tmp_path):
-    res = _cli("route", "--project", str(tmp_path), "--agent", "coder", "add unit tests for the slugify helper")
+    res = _cli(
+        "route",
+        "--project",
+        str(tmp_path),
+        "--agent",
+        "coder",
+        "add unit tests for the slugify helper",
+    )
     assert res.exit_code == 1, res.output
     assert "type:       testing" in res.output
     assert "primary:    tester" in res.output
     assert "forbidden:  general, coder" in res.output
     assert "coder: NOT allowed" in res.output and "delegate to tester instead" in res.output
 
-    ok = _cli("route", "--project", str(tmp_path), "--agent", "tester", "add unit tests for the slugify helper")
+    ok = _cli(
+        "route",
+        "--project",
+        str(tmp_path),
+        "--agent",
+        "tester",
+        "add unit tests for the slugify helper",
+    )
     assert ok.exit_code == 0 and "tester: allowed" in ok.output
 
 
@@ -177,8 +198,12 @@ def test_cli_route_json_and_bad_input(tmp_path):
 
 # -- HTTP -----------------------------------------------------------------------------------
 
+
 def test_http_route(client):
-    r = client.post("/orchestrator/route", json={"task": "add unit tests for the slugify helper", "agent": "coder"})
+    r = client.post(
+        "/orchestrator/route",
+        json={"task": "add unit tests for the slugify helper", "agent": "coder"},
+    )
     assert r.status_code == 200
     body = r.json()
     assert body["task_type"] == "testing" and body["primary_agent"] == "tester"
@@ -188,7 +213,12 @@ def test_http_route(client):
 
 @pytest.mark.parametrize(
     ("payload", "field"),
-    [({"task": ""}, "task"), ({}, "task"), ({"task": "x", "agent": ""}, "agent"), ({"task": "x", "colour": 1}, "colour")],
+    [
+        ({"task": ""}, "task"),
+        ({}, "task"),
+        ({"task": "x", "agent": ""}, "agent"),
+        ({"task": "x", "colour": 1}, "colour"),
+    ],
 )
 def test_http_route_bad_input_names_the_field(client, payload, field):
     r = client.post("/orchestrator/route", json=payload)

@@ -11,7 +11,11 @@ from typer.testing import CliRunner
 
 from neuralgentics.orchestrator.errors import InvalidInput, NotFound
 from neuralgentics.orchestrator.skills import (
-    SkillParseError, SkillRegistry, SkillSource, builtin_skills_dir, parse_skill,
+    SkillParseError,
+    SkillRegistry,
+    SkillSource,
+    builtin_skills_dir,
+    parse_skill,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,10 +62,18 @@ def test_both_header_forms_parse_to_the_same_skill():
         ("---\nid: a\ndescription: d\nbody without end\n", 1, "never closed"),
         ("---\nid: a\ndescription: [unclosed\n---\nbody\n", 3, "not valid YAML"),
         ("---\nid: a\nname: n\n---\nbody\n", 1, "'description' is missing"),
-        ("---\nid: a\ndescription: d\nmodel: huge\n---\nbody\n", 4, "'model' must be primary or secondary"),
+        (
+            "---\nid: a\ndescription: d\nmodel: huge\n---\nbody\n",
+            4,
+            "'model' must be primary or secondary",
+        ),
         ("---\nid: Bad/../id\ndescription: d\n---\nbody\n", 2, "must be lowercase"),
         ("---\nid: a\ndescription: d\n---\n\n   \n", 5, "no body"),
-        ("# skill: a\ndescription: d\nthis line has no colon\n---\nbody\n", 3, "expected 'key: value'"),
+        (
+            "# skill: a\ndescription: d\nthis line has no colon\n---\nbody\n",
+            3,
+            "expected 'key: value'",
+        ),
         ("# skill: a\ndescription: d\ndescription: again\n---\nbody\n", 3, "set twice"),
         ("---\nid: a\ndescription: d\nagents: {x: 1}\n---\nbody\n", 4, "'agents' must be a list"),
     ],
@@ -82,9 +94,19 @@ def _registry(project: Path, user: Path | None = None, **kw) -> SkillRegistry:
 
 
 def test_the_shipped_skills_load_and_are_short(tmp_path):
-    reg = _registry(tmp_path / "none", known_agents=["architect", "coder", "reviewer", "tester", "explorer"],
-                    known_task_types=["architecture", "review", "implementation", "debugging", "testing",
-                                      "file_finding", "documentation"])
+    reg = _registry(
+        tmp_path / "none",
+        known_agents=["architect", "coder", "reviewer", "tester", "explorer"],
+        known_task_types=[
+            "architecture",
+            "review",
+            "implementation",
+            "debugging",
+            "testing",
+            "file_finding",
+            "documentation",
+        ],
+    )
     skills = {s.id: s for s in reg.skills()}
     assert set(skills) == SHIPPED
     assert reg.problems() == []
@@ -98,8 +120,14 @@ def test_the_shipped_skills_load_and_are_short(tmp_path):
 
 def test_repo_skills_dir_is_an_exact_copy_of_the_builtins():
     builtin = {p.name: p.read_text() for p in builtin_skills_dir().glob("*.md")}
-    repo = {p.name: p.read_text() for p in (REPO / "skills").glob("*.md") if p.name.lower() != "readme.md"}
-    assert repo == builtin, "skills/ and src/neuralgentics/orchestrator/builtin_skills/ have drifted"
+    repo = {
+        p.name: p.read_text()
+        for p in (REPO / "skills").glob("*.md")
+        if p.name.lower() != "readme.md"
+    }
+    assert repo == builtin, (
+        "skills/ and src/neuralgentics/orchestrator/builtin_skills/ have drifted"
+    )
 
 
 def test_project_wins_over_user_which_wins_over_builtin(tmp_path):
@@ -107,7 +135,9 @@ def test_project_wins_over_user_which_wins_over_builtin(tmp_path):
     project.mkdir(), user.mkdir()
     (user / "coder.md").write_text("---\ndescription: user coder\n---\nUser body.\n")
     (user / "sql.md").write_text("---\ndescription: user sql\n---\nSQL body.\n")
-    (project / "coder.md").write_text("# skill: coder\ndescription: project coder\n---\nProject body.\n")
+    (project / "coder.md").write_text(
+        "# skill: coder\ndescription: project coder\n---\nProject body.\n"
+    )
     reg = _registry(project, user)
     coder = reg.get("coder")
     assert coder.description == "project coder" and coder.origin == "project"
@@ -170,7 +200,9 @@ def test_symlink_out_of_the_skills_dir_is_refused_inside_is_fine(tmp_path):
     assert problem.path.endswith("leak.md") and "symlink points outside" in problem.problem
 
 
-@pytest.mark.parametrize("bad_id", ["../../etc/passwd", "coder/../../x", "/etc/passwd", "..", "Coder", ""])
+@pytest.mark.parametrize(
+    "bad_id", ["../../etc/passwd", "coder/../../x", "/etc/passwd", "..", "Coder", ""]
+)
 def test_show_refuses_ids_that_are_paths(tmp_path, bad_id):
     with pytest.raises(InvalidInput) as err:
         _registry(tmp_path).get(bad_id)
@@ -187,6 +219,7 @@ def test_applicable_skills_follow_agent_and_task_type(orch):
 
 # -- CLI and HTTP ---------------------------------------------------------------------------
 
+
 def _cli(*args: str):
     from neuralgentics.cli import app
 
@@ -200,13 +233,19 @@ def test_cli_skills_list_and_show(tmp_path):
     assert res.exit_code == 0
     for skill_id in SHIPPED:
         assert skill_id in res.output
-    assert "broken.md:1: no skill header" in res.output  # reported on stderr, mixed in by the runner
+    assert (
+        "broken.md:1: no skill header" in res.output
+    )  # reported on stderr, mixed in by the runner
 
     data = json.loads(_cli("skills", "list", "--project", str(tmp_path), "--json").output)
     assert {s["id"] for s in data["skills"]} == SHIPPED and data["problems"][0]["line"] == 1
 
     show = _cli("skills", "show", "reviewer", "--project", str(tmp_path))
-    assert show.exit_code == 0 and "# Code Review (reviewer)" in show.output and "Security" in show.output
+    assert (
+        show.exit_code == 0
+        and "# Code Review (reviewer)" in show.output
+        and "Security" in show.output
+    )
     missing = _cli("skills", "show", "nope", "--project", str(tmp_path))
     assert missing.exit_code == 2 and "no skill 'nope'" in missing.output
     traversal = _cli("skills", "show", "../../etc/passwd", "--project", str(tmp_path))
@@ -218,7 +257,11 @@ def test_http_skills(client, project):
     (project / "skills/coder.md").write_text("---\ndescription: project coder\n---\nUse tabs.\n")
     body = client.get("/orchestrator/skills").json()
     by_id = {s["id"]: s for s in body["skills"]}
-    assert set(by_id) == SHIPPED and by_id["coder"]["origin"] == "project" and "body" not in by_id["coder"]
+    assert (
+        set(by_id) == SHIPPED
+        and by_id["coder"]["origin"] == "project"
+        and "body" not in by_id["coder"]
+    )
     one = client.get("/orchestrator/skills/coder")
     assert one.status_code == 200 and one.json()["body"] == "Use tabs.\n"
     assert client.get("/orchestrator/skills/nope").status_code == 404

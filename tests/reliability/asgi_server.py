@@ -15,7 +15,9 @@ from reliability.memini_proc import free_port
 @contextlib.contextmanager
 def serving(app, host: str = "127.0.0.1") -> Iterator[str]:
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
+    server = uvicorn.Server(
+        uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60

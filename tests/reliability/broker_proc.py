@@ -14,8 +14,8 @@ from typing import Any
 
 import httpx
 import yaml
-
 from _token import owner_token
+
 from reliability.memini_proc import free_port
 
 PY = sys.executable
@@ -29,12 +29,22 @@ def probe(*extra: str, **fields: Any) -> dict[str, Any]:
 
 
 def time_server() -> dict[str, Any]:
-    return {"command": PY, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"], "summary": "time"}
+    return {
+        "command": PY,
+        "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"],
+        "summary": "time",
+    }
 
 
-def write_config(path: Path, servers: dict[str, Any], roles: dict[str, Any] | None = None, **extra: Any) -> Path:
-    path.write_text(yaml.safe_dump({"servers": servers,
-                                    "roles": roles or {"coder": {"allow": ["*"]}}, **extra}, sort_keys=False))
+def write_config(
+    path: Path, servers: dict[str, Any], roles: dict[str, Any] | None = None, **extra: Any
+) -> Path:
+    path.write_text(
+        yaml.safe_dump(
+            {"servers": servers, "roles": roles or {"coder": {"allow": ["*"]}}, **extra},
+            sort_keys=False,
+        )
+    )
     return path
 
 
@@ -83,14 +93,23 @@ def owner(base: str, **headers: str) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def serving(config: Path, home: Path, env_extra: dict[str, str] | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def serving(
+    config: Path, home: Path, env_extra: dict[str, str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")}
-    env |= {"NEURALGENTICS_HOME": str(home / "home"), "NEURALGENTICS_CONFIG_DIR": str(home / "config")}
+    env |= {
+        "NEURALGENTICS_HOME": str(home / "home"),
+        "NEURALGENTICS_CONFIG_DIR": str(home / "config"),
+    }
     env |= env_extra or {}
-    proc = subprocess.Popen([NEURALGENTICS, "broker", "serve", "--config", str(config), "--port", str(port)],
-                            env=env, start_new_session=True, stdout=(home / "broker.out").open("wb"),
-                            stderr=(home / "broker.log").open("wb"))
+    proc = subprocess.Popen(
+        [NEURALGENTICS, "broker", "serve", "--config", str(config), "--port", str(port)],
+        env=env,
+        start_new_session=True,
+        stdout=(home / "broker.out").open("wb"),
+        stderr=(home / "broker.log").open("wb"),
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60

@@ -20,9 +20,16 @@ from reliability.broker_proc import EVERYTHING, owner, probe, time_server
 def three_servers() -> tuple[dict, list[tuple[str, str, dict]]]:
     """(servers config, the calls the load makes): time, probe and server-everything (or a 2nd probe)."""
     servers = {"time": time_server(), "probe": probe()}
-    calls = [("time", "get_current_time", {"timezone": "UTC"}), ("probe", "echo", {"text": "hello"})]
+    calls = [
+        ("time", "get_current_time", {"timezone": "UTC"}),
+        ("probe", "echo", {"text": "hello"}),
+    ]
     if EVERYTHING.exists():
-        servers["everything"] = {"command": str(EVERYTHING), "args": ["stdio"], "summary": "everything"}
+        servers["everything"] = {
+            "command": str(EVERYTHING),
+            "args": ["stdio"],
+            "summary": "everything",
+        }
         calls.append(("everything", "echo", {"message": "hello"}))
     else:
         servers["probe2"] = probe()
@@ -43,16 +50,23 @@ class BrokerLedger:
         return xs[min(len(xs) - 1, int(p * len(xs)))] if xs else 0.0
 
     def summary(self) -> dict:
-        return {"seconds": round(self.elapsed, 1), "calls": self.calls,
-                "calls_per_s": round(self.calls / self.elapsed, 1) if self.elapsed else 0.0,
-                "p50_ms": round(self.percentile(0.5) * 1000, 1), "p99_ms": round(self.percentile(0.99) * 1000, 1),
-                "errors": len(self.errors), "per_server": self.per_server}
+        return {
+            "seconds": round(self.elapsed, 1),
+            "calls": self.calls,
+            "calls_per_s": round(self.calls / self.elapsed, 1) if self.elapsed else 0.0,
+            "p50_ms": round(self.percentile(0.5) * 1000, 1),
+            "p99_ms": round(self.percentile(0.99) * 1000, 1),
+            "errors": len(self.errors),
+            "per_server": self.per_server,
+        }
 
 
 async def _caller(n: int, base: str, calls, deadline: float, ledger: BrokerLedger) -> None:
     rng = random.Random(n)
     async with (
-        httpx2.AsyncClient(headers=owner(base, **{"X-Neuralgentics-Role": "coder"}), timeout=60) as http,
+        httpx2.AsyncClient(
+            headers=owner(base, **{"X-Neuralgentics-Role": "coder"}), timeout=60
+        ) as http,
         streamable_http_client(base + "/mcp", http_client=http) as (r, w),
         ClientSession(r, w) as session,
     ):
@@ -61,7 +75,9 @@ async def _caller(n: int, base: str, calls, deadline: float, ledger: BrokerLedge
             server, tool, args = rng.choice(calls)
             t0 = time.perf_counter()
             try:
-                result = await session.call_tool("mcp_router_call", {"server": server, "tool": tool, "arguments": args})
+                result = await session.call_tool(
+                    "mcp_router_call", {"server": server, "tool": tool, "arguments": args}
+                )
             except Exception as exc:  # noqa: BLE001 - every failure is counted and reported
                 ledger.errors.append(f"{server}/{tool}: {exc!r}")
                 continue

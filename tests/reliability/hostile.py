@@ -18,13 +18,36 @@ from urllib.parse import quote
 from hypothesis import strategies as st
 
 # One of each kind, so every run meets them, not only when the random text happens to.
-SHARP = ["\x00", "\ud800", "\udfff", "\udc80", "\ud83d", "\x01", "\x1b[31m", "\x7f", "\u2028",
-         "\u202e", "\ufeff", "\ufffd", "\r\n", "'", '"', "\\", "%00", "../", "\U0010ffff"]
+SHARP = [
+    "\x00",
+    "\ud800",
+    "\udfff",
+    "\udc80",
+    "\ud83d",
+    "\x01",
+    "\x1b[31m",
+    "\x7f",
+    "\u2028",
+    "\u202e",
+    "\ufeff",
+    "\ufffd",
+    "\r\n",
+    "'",
+    '"',
+    "\\",
+    "%00",
+    "../",
+    "\U0010ffff",
+]
 
-any_char = st.characters(codec=None, categories=["Cs", "Cc", "Cf", "Co", "Cn", "Zl", "Zp", "L", "N", "P", "S", "Zs"])
+any_char = st.characters(
+    codec=None, categories=["Cs", "Cc", "Cf", "Co", "Cn", "Zl", "Zp", "L", "N", "P", "S", "Zs"]
+)
 hostile_text = st.one_of(
     st.text(alphabet=any_char, max_size=24),
-    st.lists(st.one_of(st.sampled_from(SHARP), st.text(max_size=4)), min_size=1, max_size=6).map("".join),
+    st.lists(st.one_of(st.sampled_from(SHARP), st.text(max_size=4)), min_size=1, max_size=6).map(
+        "".join
+    ),
     st.sampled_from(SHARP),
 )
 
@@ -43,15 +66,30 @@ def deep(depth: int, kind: str) -> Raw:
 
 deep_values = st.builds(deep, st.integers(20, 3000), st.sampled_from(["list", "dict"]))
 odd_numbers = st.one_of(
-    st.sampled_from([Raw("NaN"), Raw("Infinity"), Raw("-Infinity"), Raw("1e400"), Raw("-1e400"),
-                     Raw("9" * 5000), Raw("-0"), Raw("1E-400")]),
+    st.sampled_from(
+        [
+            Raw("NaN"),
+            Raw("Infinity"),
+            Raw("-Infinity"),
+            Raw("1e400"),
+            Raw("-1e400"),
+            Raw("9" * 5000),
+            Raw("-0"),
+            Raw("1E-400"),
+        ]
+    ),
     st.floats(allow_nan=True, allow_infinity=True),
     st.integers(min_value=-(2**80), max_value=2**80),
 )
 leaf = st.one_of(st.none(), st.booleans(), odd_numbers, hostile_text)
 hostile_json = st.one_of(
-    st.recursive(leaf, lambda inner: st.lists(inner, max_size=4)
-                 | st.dictionaries(hostile_text, inner, max_size=4), max_leaves=10),
+    st.recursive(
+        leaf,
+        lambda inner: (
+            st.lists(inner, max_size=4) | st.dictionaries(hostile_text, inner, max_size=4)
+        ),
+        max_leaves=10,
+    ),
     deep_values,
 )
 

@@ -76,12 +76,21 @@ def _content(client: int, rng: random.Random) -> str:
 
 
 class Worker:
-    def __init__(self, n: int, urls: Sequence[str], ledger: Ledger, deadline: float,
-                 headers: dict[str, str] | None = None, tolerate_5xx: bool = False) -> None:
+    def __init__(
+        self,
+        n: int,
+        urls: Sequence[str],
+        ledger: Ledger,
+        deadline: float,
+        headers: dict[str, str] | None = None,
+        tolerate_5xx: bool = False,
+    ) -> None:
         self.n, self.ledger, self.deadline = n, ledger, deadline
         self.rng = random.Random(n)
         self.tolerate_5xx = tolerate_5xx
-        self.clients = [httpx.Client(base_url=u, timeout=30, headers=headers or auth(u)) for u in urls]
+        self.clients = [
+            httpx.Client(base_url=u, timeout=30, headers=headers or auth(u)) for u in urls
+        ]
         self.mine: list[str] = []
 
     def _send(self, op: str, method: str, path: str, **kw) -> httpx.Response | None:
@@ -104,8 +113,12 @@ class Worker:
 
     def add(self) -> None:
         content = _content(self.n, self.rng)
-        r = self._send("add", "POST", "/memory/add",
-                       json={"content": content, "project": "load", "tags": [f"c{self.n}"]})
+        r = self._send(
+            "add",
+            "POST",
+            "/memory/add",
+            json={"content": content, "project": "load", "tags": [f"c{self.n}"]},
+        )
         if r is not None and r.status_code == 201:
             mid = r.json()["memory"]["id"]
             self.mine.append(mid)
@@ -116,7 +129,9 @@ class Worker:
 
     def query(self) -> None:
         text = " ".join(self.rng.choice(WORDS) for _ in range(3))
-        self._send("query", "POST", "/memory/query", json={"query": text, "top_k": 5, "project": "load"})
+        self._send(
+            "query", "POST", "/memory/query", json={"query": text, "top_k": 5, "project": "load"}
+        )
 
     def trust(self) -> None:
         with self.ledger.lock:
@@ -125,7 +140,9 @@ class Worker:
             return self.add()
         mid = self.rng.choice(hot)
         event = self.rng.choice(list(EVENTS))
-        r = self._send("trust", "POST", f"/memory/{mid}/trust", json={"event": event, "actor": f"c{self.n}"})
+        r = self._send(
+            "trust", "POST", f"/memory/{mid}/trust", json={"event": event, "actor": f"c{self.n}"}
+        )
         if r is not None and r.status_code == 200:
             with self.ledger.lock:
                 self.ledger.trust_calls[mid] += 1
@@ -134,8 +151,12 @@ class Worker:
         if len(self.mine) < 2:
             return self.add()
         a, b = self.rng.sample(self.mine, 2)
-        r = self._send("relate", "POST", "/memory/relationship",
-                       json={"source_id": a, "target_id": b, "relationship_type": "RELATED_TO"})
+        r = self._send(
+            "relate",
+            "POST",
+            "/memory/relationship",
+            json={"source_id": a, "target_id": b, "relationship_type": "RELATED_TO"},
+        )
         if r is not None and r.status_code == 201:
             with self.ledger.lock:
                 self.ledger.relations[r.json()["id"]] = a
@@ -152,9 +173,15 @@ class Worker:
                 c.close()
 
 
-def run_load(urls: Sequence[str], seconds: float, clients: int = 8, *,
-             headers: dict[str, str] | None = None, tolerate_5xx: bool = False,
-             ledger: Ledger | None = None) -> Ledger:
+def run_load(
+    urls: Sequence[str],
+    seconds: float,
+    clients: int = 8,
+    *,
+    headers: dict[str, str] | None = None,
+    tolerate_5xx: bool = False,
+    ledger: Ledger | None = None,
+) -> Ledger:
     """`clients` threads for `seconds`, each picking add/query/trust/relate at random."""
     ledger = ledger or Ledger()
     t0 = time.monotonic()
@@ -175,19 +202,29 @@ def _replay(history: list[dict]) -> float:
     for e in history:
         milli = min(1000, max(0, milli + EVENTS_MILLI[e["event"]]))
         score = milli / 1000
-        assert score == e["score_after"], f"event {e['id']}: replay {score} != stored {e['score_after']}"
+        assert score == e["score_after"], (
+            f"event {e['id']}: replay {score} != stored {e['score_after']}"
+        )
     return milli / 1000
 
 
-def verify(url: str, ledger: Ledger, headers: dict[str, str] | None = None,
-           exact_rows: bool = True) -> dict:
+def verify(
+    url: str, ledger: Ledger, headers: dict[str, str] | None = None, exact_rows: bool = True
+) -> dict:
     """Check the service holds exactly what it acknowledged. Returns counts for the report."""
     with httpx.Client(base_url=url, timeout=60, headers=headers or auth(url)) as c:
         stored: dict[str, dict] = {}
         offset = 0
         while True:
-            page = c.get("/memory", params={"project": "load", "include_superseded": True,
-                                             "limit": 1000, "offset": offset}).json()
+            page = c.get(
+                "/memory",
+                params={
+                    "project": "load",
+                    "include_superseded": True,
+                    "limit": 1000,
+                    "offset": offset,
+                },
+            ).json()
             stored.update({m["id"]: m for m in page["items"]})
             offset += len(page["items"])
             if not page["items"] or offset >= page["total"]:
@@ -204,7 +241,11 @@ def verify(url: str, ledger: Ledger, headers: dict[str, str] | None = None,
             detail = c.get(f"/memory/{mid}").json()
             history = [e for e in detail["trust_history"] if e["event"] in EVENTS]
             # after a crash a write may land whose reply was cut: more is fine, fewer is loss
-            stored_ok = len(history) == ledger.trust_calls[mid] if exact_rows else len(history) >= ledger.trust_calls[mid]
+            stored_ok = (
+                len(history) == ledger.trust_calls[mid]
+                if exact_rows
+                else len(history) >= ledger.trust_calls[mid]
+            )
             assert stored_ok, (
                 f"{mid}: {ledger.trust_calls[mid]} trust events acknowledged, {len(history)} stored"
             )
@@ -217,10 +258,16 @@ def verify(url: str, ledger: Ledger, headers: dict[str, str] | None = None,
         assert not lost, f"{len(lost)} acknowledged relationships are gone"
         # Every stored memory is findable by meaning: no row without its vector.
         for mid in list(ledger.added)[:: max(1, len(ledger.added) // 20)]:
-            hits = c.post("/memory/query", json={"query": ledger.added[mid], "top_k": 100, "project": "load"}).json()["hits"]
+            hits = c.post(
+                "/memory/query", json={"query": ledger.added[mid], "top_k": 100, "project": "load"}
+            ).json()["hits"]
             mine = [h for h in hits if h["memory"]["id"] == mid]
             # similarity 1.0: the vector is indexed (trusted look-alikes may still rank above it)
             assert mine and (mine[0]["why"]["similarity"] or 0) > 0.999, (
                 f"{mid} is stored but its vector is not searchable: {mine[:1]} / top {[h['why'] for h in hits[:2]]}"
             )
-    return {"memories": len(stored), "trust_events_checked": events, "relationships": len(ledger.relations)}
+    return {
+        "memories": len(stored),
+        "trust_events_checked": events,
+        "relationships": len(ledger.relations),
+    }

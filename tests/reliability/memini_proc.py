@@ -52,7 +52,9 @@ def auth(url: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
-def wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 90.0, ok: tuple[int, ...] = (200,)) -> None:
+def wait_healthy(
+    url: str, proc: subprocess.Popen[bytes], timeout: float = 90.0, ok: tuple[int, ...] = (200,)
+) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -66,19 +68,28 @@ def wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 90.0,
     raise TimeoutError(f"memini-core at {url} did not answer /health within {timeout} s")
 
 
-def start(env: dict[str, str], log: Path, port: int | None = None, ok: tuple[int, ...] = (200,),
-          access_log: Path | None = None) -> Memini:
+def start(
+    env: dict[str, str],
+    log: Path,
+    port: int | None = None,
+    ok: tuple[int, ...] = (200,),
+    access_log: Path | None = None,
+) -> Memini:
     """`access_log`: where uvicorn's access lines (stdout) go; by default nowhere."""
     port = port or free_port()
     proc = subprocess.Popen(
         [*EXE, "serve", "--port", str(port)],
-        env=env, stdout=access_log.open("ab") if access_log else subprocess.DEVNULL,
-        stderr=log.open("ab"), start_new_session=True,
+        env=env,
+        stdout=access_log.open("ab") if access_log else subprocess.DEVNULL,
+        stderr=log.open("ab"),
+        start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url, proc, ok=ok)
-        TOKENS[url] = env.get("NEURALGENTICS_TOKEN") or owner_token(Path(env["NEURALGENTICS_CONFIG_DIR"]))
+        TOKENS[url] = env.get("NEURALGENTICS_TOKEN") or owner_token(
+            Path(env["NEURALGENTICS_CONFIG_DIR"])
+        )
     except BaseException:
         stop(proc)
         raise

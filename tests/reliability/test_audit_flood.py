@@ -33,7 +33,11 @@ def _hostile(i: int) -> tuple[dict, bytes | dict]:
     if kind == 1:
         return role, {"server": "s" * 1_000_000, "tool": "x"}
     if kind == 2:  # denied: reviewer may not convert
-        return role, {"server": "time", "tool": "convert_time", "arguments": {"note": "n" * 100_000}}
+        return role, {
+            "server": "time",
+            "tool": "convert_time",
+            "arguments": {"note": "n" * 100_000},
+        }
     if kind == 3:
         return role, {"server": "nope", "tool": "nothing"}
     if kind == 4:  # unknown tool of a known server
@@ -53,23 +57,42 @@ def _hostile(i: int) -> tuple[dict, bytes | dict]:
 
 
 def test_1000_hostile_calls_leave_every_earlier_record_in_place(tmp_path: Path) -> None:
-    config = write_config(tmp_path / "broker.yaml", {"time": time_server(), "probe": probe()},
-                          {"coder": {"allow": ["time/*", "probe/*"]}, "reviewer": {"allow": ["time/get_current_time"]}},
-                          audit={"max_bytes": MAX_BYTES, "keep": 2})
+    config = write_config(
+        tmp_path / "broker.yaml",
+        {"time": time_server(), "probe": probe()},
+        {
+            "coder": {"allow": ["time/*", "probe/*"]},
+            "reviewer": {"allow": ["time/get_current_time"]},
+        },
+        audit={"max_bytes": MAX_BYTES, "keep": 2},
+    )
     audit_dir = tmp_path / "home" / "broker"
     with serving(config, tmp_path) as (base, proc):
         for i in range(LEGIT):
-            r = httpx.post(base + "/call", timeout=60,
-                           headers=owner(base, **{"X-Neuralgentics-Role": "coder", "X-Neuralgentics-Session": f"legit-{i}"}),
-                           json={"server": "time", "tool": "get_current_time", "arguments": {"timezone": "UTC"}})
+            r = httpx.post(
+                base + "/call",
+                timeout=60,
+                headers=owner(
+                    base,
+                    **{"X-Neuralgentics-Role": "coder", "X-Neuralgentics-Session": f"legit-{i}"},
+                ),
+                json={
+                    "server": "time",
+                    "tool": "get_current_time",
+                    "arguments": {"timezone": "UTC"},
+                },
+            )
             assert r.status_code == 200
         size_before = sum(p.stat().st_size for p in audit_dir.glob("audit.jsonl*"))
 
         def hostile(i: int) -> int:
             headers, body = _hostile(i)
             headers = owner(base, **headers, **{"X-Neuralgentics-Session": f"hostile-{i}"})
-            kw = {"content": body, "headers": {**headers, "content-type": "application/json"}} if isinstance(body, bytes) \
+            kw = (
+                {"content": body, "headers": {**headers, "content-type": "application/json"}}
+                if isinstance(body, bytes)
                 else {"json": body, "headers": headers}
+            )
             return httpx.post(base + "/call", timeout=120, **kw).status_code
 
         t0 = time.perf_counter()
@@ -85,14 +108,25 @@ def test_1000_hostile_calls_leave_every_earlier_record_in_place(tmp_path: Path) 
     assert max(len(x) for x in lines) <= MAX_RECORD_BYTES
     records = [json.loads(x) for x in lines]
     legit = {r["session_id"] for r in records if (r.get("session_id") or "").startswith("legit-")}
-    assert legit == {f"legit-{i}" for i in range(LEGIT)}, f"{LEGIT - len(legit)} earlier records were pushed out"
+    assert legit == {f"legit-{i}" for i in range(LEGIT)}, (
+        f"{LEGIT - len(legit)} earlier records were pushed out"
+    )
     individual = sum(1 for r in records if (r.get("session_id") or "").startswith("hostile-"))
     summaries = [r for r in records if r["kind"] == "summary"]
     suppressed = sum(r["args"]["suppressed"] for r in summaries)
     assert individual + suppressed == 1000, (individual, suppressed)
     assert len(files) == 1, [p.name for p in files]  # nothing rotated: the history is whole
     size_after = sum(p.stat().st_size for p in files)
-    print("audit-flood", {"hostile_calls": 1000, "seconds": round(flood_s, 1), "records_written": individual,
-                          "suppressed_in_summaries": suppressed, "summary_records": len(summaries),
-                          "bytes_written": size_after - size_before, "largest_line": max(len(x) for x in lines),
-                          "statuses": {s: statuses.count(s) for s in sorted(set(statuses))}})
+    print(
+        "audit-flood",
+        {
+            "hostile_calls": 1000,
+            "seconds": round(flood_s, 1),
+            "records_written": individual,
+            "suppressed_in_summaries": suppressed,
+            "summary_records": len(summaries),
+            "bytes_written": size_after - size_before,
+            "largest_line": max(len(x) for x in lines),
+            "statuses": {s: statuses.count(s) for s in sorted(set(statuses))},
+        },
+    )

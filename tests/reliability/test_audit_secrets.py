@@ -14,9 +14,9 @@ import string
 from pathlib import Path
 
 import httpx
-from neuralgentics.config import Settings
 import pytest
 
+from neuralgentics.config import Settings
 from reliability.broker_proc import owner, probe, serving, write_config
 
 rng = random.Random(13)
@@ -49,10 +49,18 @@ plant("gitlab token", "{s}", "glpat-" + rand(20, B64URL))
 plant("slack bot token", "{s}", "xoxb-" + rand(12, string.digits) + "-" + rand(24))
 plant("slack user token", "use {s} for it", "xoxp-" + rand(12, string.digits) + "-" + rand(24))
 plant("aws access key id", "{s}", "AKIA" + rand(16, string.ascii_uppercase + string.digits))
-plant("aws secret in env form", "aws_secret_access_key={s}", rand(40, string.ascii_letters + string.digits + "/+"))
+plant(
+    "aws secret in env form",
+    "aws_secret_access_key={s}",
+    rand(40, string.ascii_letters + string.digits + "/+"),
+)
 plant("google api key", "{s}", "AIza" + rand(35, B64URL))
 plant("google oauth token", "{s}", "ya29." + rand(60, B64URL))
-plant("jwt", "session {s}", "eyJ" + rand(30, B64URL) + ".eyJ" + rand(40, B64URL) + "." + rand(43, B64URL))
+plant(
+    "jwt",
+    "session {s}",
+    "eyJ" + rand(30, B64URL) + ".eyJ" + rand(40, B64URL) + "." + rand(43, B64URL),
+)
 plant("bearer, leading space", " Bearer {s}", rand(32))
 plant("bearer, tab and newline", "Authorization:\tBearer\n{s}", rand(32))
 plant("token scheme", "Token {s}", rand(20, HEX))
@@ -63,11 +71,27 @@ plant("redis url password", "redis://:{s}@cache:6379/0", rand(20))
 plant("url query api_key", "https://api.example.com/v1/x?api_key={s}&q=1", rand(32))
 plant("url query access_token", "https://h.example/cb?state=1&access_token={s}", rand(40))
 plant("password pair", "login with password={s} please", rand(16))
-plant("passphrase quoted", "passphrase: '{s}'", " ".join(rand(7, string.ascii_lowercase) for _ in range(4)))
+plant(
+    "passphrase quoted",
+    "passphrase: '{s}'",
+    " ".join(rand(7, string.ascii_lowercase) for _ in range(4)),
+)
 plant("client_secret json", '{{"client_secret": "{s}"}}', rand(30))
-plant("azure account key", "DefaultEndpointsProtocol=https;AccountName=x;AccountKey={s};", rand(86, string.ascii_letters + "+/") + "==")
-plant("rsa private key", "-----BEGIN RSA PRIVATE KEY-----\n{s}\n-----END RSA PRIVATE KEY-----", rand(64, string.ascii_letters + "+/"))
-plant("openssh private key", "-----BEGIN OPENSSH PRIVATE KEY-----\n{s}\n-----END OPENSSH PRIVATE KEY-----", rand(70))
+plant(
+    "azure account key",
+    "DefaultEndpointsProtocol=https;AccountName=x;AccountKey={s};",
+    rand(86, string.ascii_letters + "+/") + "==",
+)
+plant(
+    "rsa private key",
+    "-----BEGIN RSA PRIVATE KEY-----\n{s}\n-----END RSA PRIVATE KEY-----",
+    rand(64, string.ascii_letters + "+/"),
+)
+plant(
+    "openssh private key",
+    "-----BEGIN OPENSSH PRIVATE KEY-----\n{s}\n-----END OPENSSH PRIVATE KEY-----",
+    rand(70),
+)
 plant("private key cut short", "key: -----BEGIN PRIVATE KEY-----\n{s}", rand(64))
 plant("npm token", "{s}", "npm_" + rand(36))
 plant("pypi token", "{s}", "pypi-AgEIcHlwaS5vcmc" + rand(50, B64URL))
@@ -79,8 +103,14 @@ plant("shopify token", "{s}", "shpat_" + rand(32, HEX))
 plant("api key pair, colon", "X-API-Key: {s}", rand(28))
 
 # Values under secret keys: not secret-shaped, known secret only by their key.
-KEYED = {"api_key": "k3y-" + rand(12), "password": "hunter2-" + rand(8), "passphrase": "correct horse " + rand(6),
-         "pin": "48" + rand(4, string.digits), "db_password": rand(10), "client_secret": rand(16)}
+KEYED = {
+    "api_key": "k3y-" + rand(12),
+    "password": "hunter2-" + rand(8),
+    "passphrase": "correct horse " + rand(6),
+    "pin": "48" + rand(4, string.digits),
+    "db_password": rand(10),
+    "client_secret": rand(16),
+}
 
 
 def requests() -> list[tuple[str, dict]]:
@@ -88,29 +118,73 @@ def requests() -> list[tuple[str, dict]]:
     out: list[tuple[str, dict]] = []
     for label, text, _ in CORPUS:
         out += [
-            (f"{label}: argument", {"server": "probe", "tool": "echo", "arguments": {"text": text}}),
-            (f"{label}: nested", {"server": "probe", "tool": "echo",
-                                  "arguments": {"text": "t", "extra": {"deep": [{"v": text}]}}}),
-            (f"{label}: as a key", {"server": "probe", "tool": "echo", "arguments": {"text": "t", text: 1}}),
-            (f"{label}: in a validation error", {"server": "probe", "tool": "echo", "arguments": {"text": [text]}}),
-            (f"{label}: in a downstream error", {"server": "probe", "tool": "fail", "arguments": {"message": text}}),
+            (
+                f"{label}: argument",
+                {"server": "probe", "tool": "echo", "arguments": {"text": text}},
+            ),
+            (
+                f"{label}: nested",
+                {
+                    "server": "probe",
+                    "tool": "echo",
+                    "arguments": {"text": "t", "extra": {"deep": [{"v": text}]}},
+                },
+            ),
+            (
+                f"{label}: as a key",
+                {"server": "probe", "tool": "echo", "arguments": {"text": "t", text: 1}},
+            ),
+            (
+                f"{label}: in a validation error",
+                {"server": "probe", "tool": "echo", "arguments": {"text": [text]}},
+            ),
+            (
+                f"{label}: in a downstream error",
+                {"server": "probe", "tool": "fail", "arguments": {"message": text}},
+            ),
         ]
-    out.append(("keyed values quoted by a validation error", {"server": "probe", "tool": "echo", "arguments": {
-        "text": "t", **{k: [v] for k, v in KEYED.items()}}}))
-    out.append(("keyed values, plain", {"server": "probe", "tool": "echo", "arguments": {"text": "t", **KEYED}}))
+    out.append(
+        (
+            "keyed values quoted by a validation error",
+            {
+                "server": "probe",
+                "tool": "echo",
+                "arguments": {"text": "t", **{k: [v] for k, v in KEYED.items()}},
+            },
+        )
+    )
+    out.append(
+        (
+            "keyed values, plain",
+            {"server": "probe", "tool": "echo", "arguments": {"text": "t", **KEYED}},
+        )
+    )
     # a downstream that quotes back what it was sent under secret keys, in its error text
-    out.append(("keyed values echoed back in an error", {"server": "probe", "tool": "fail", "arguments": {
-        "message": " / ".join(KEYED.values()), **KEYED}}))
+    out.append(
+        (
+            "keyed values echoed back in an error",
+            {
+                "server": "probe",
+                "tool": "fail",
+                "arguments": {"message": " / ".join(KEYED.values()), **KEYED},
+            },
+        )
+    )
     out.append(("secret as a tool name", {"server": "probe", "tool": CORPUS[0][1]}))
     return out
 
 
-SECRETS = [(label, secret) for label, _, secret in CORPUS] + [(f"keyed {k}", v) for k, v in KEYED.items()]
+SECRETS = [(label, secret) for label, _, secret in CORPUS] + [
+    (f"keyed {k}", v) for k, v in KEYED.items()
+]
 
 
 def _leaks(blob: bytes) -> list[str]:
-    return [label for label, secret in SECRETS if secret.encode() in blob
-            or json.dumps(secret)[1:-1].encode() in blob]
+    return [
+        label
+        for label, secret in SECRETS
+        if secret.encode() in blob or json.dumps(secret)[1:-1].encode() in blob
+    ]
 
 
 def test_corpus_is_at_least_30_shapes() -> None:
@@ -118,26 +192,48 @@ def test_corpus_is_at_least_30_shapes() -> None:
 
 
 def test_no_planted_secret_reaches_the_jsonl_audit(tmp_path: Path) -> None:
-    config = write_config(tmp_path / "broker.yaml", {"probe": probe()}, {"coder": {"allow": ["probe/*"]}})
+    config = write_config(
+        tmp_path / "broker.yaml", {"probe": probe()}, {"coder": {"allow": ["probe/*"]}}
+    )
     sent = requests()
     with serving(config, tmp_path) as (base, _):
         for n, (how, body) in enumerate(sent):
-            r = httpx.post(base + "/call", json=body, timeout=60,
-                           headers=owner(base, **{"X-Neuralgentics-Role": "coder", "X-Neuralgentics-Session": f"s{n}"}))
+            r = httpx.post(
+                base + "/call",
+                json=body,
+                timeout=60,
+                headers=owner(
+                    base, **{"X-Neuralgentics-Role": "coder", "X-Neuralgentics-Session": f"s{n}"}
+                ),
+            )
             assert r.status_code < 500, (how, r.text[:300])
     audit = tmp_path / "home" / "broker" / "audit.jsonl"
     records = [json.loads(x) for x in audit.read_text().splitlines()]
-    assert {r["session_id"] for r in records if r["kind"] == "call"} >= {f"s{n}" for n in range(len(sent))}
+    assert {r["session_id"] for r in records if r["kind"] == "call"} >= {
+        f"s{n}" for n in range(len(sent))
+    }
     leaked = _leaks(audit.read_bytes())
-    assert not leaked, f"{len(leaked)} of {len(SECRETS)} planted secrets written to the audit: {leaked}"
+    assert not leaked, (
+        f"{len(leaked)} of {len(SECRETS)} planted secrets written to the audit: {leaked}"
+    )
     # the records stay useful: the redaction is of the secret, not of the whole record
     downstream = [r for r in records if r["tool"] == "fail" and r["outcome"] == "tool_error"]
     assert downstream and all(r["error"].startswith("could not process") for r in downstream)
-    print("planted", len(CORPUS), "shapes +", len(KEYED), "keyed values in", len(sent), "calls: 0 written")
+    print(
+        "planted",
+        len(CORPUS),
+        "shapes +",
+        len(KEYED),
+        "keyed values in",
+        len(sent),
+        "calls: 0 written",
+    )
 
 
 @pytest.mark.postgres
-async def test_no_planted_secret_reaches_the_postgres_audit(tmp_path, request, tmp_path_factory) -> None:
+async def test_no_planted_secret_reaches_the_postgres_audit(
+    tmp_path, request, tmp_path_factory
+) -> None:
     import psycopg
     from _postgres import drop_database, fresh_database, postgres_url
 
@@ -147,8 +243,13 @@ async def test_no_planted_secret_reaches_the_postgres_audit(tmp_path, request, t
 
     url = fresh_database(postgres_url(tmp_path_factory, request.config))
     try:
-        config = BrokerConfig.model_validate({"servers": {"probe": probe()}, "roles": {"coder": {"allow": ["probe/*"]}},
-                                              "audit": {"sink": "postgres", "database_url": url}})
+        config = BrokerConfig.model_validate(
+            {
+                "servers": {"probe": probe()},
+                "roles": {"coder": {"allow": ["probe/*"]}},
+                "audit": {"sink": "postgres", "database_url": url},
+            }
+        )
         sent = requests()
         async with Broker.open(config=config, settings=Settings()) as broker:
             for _how, body in sent:
@@ -157,7 +258,9 @@ async def test_no_planted_secret_reaches_the_postgres_audit(tmp_path, request, t
                 except BrokerError:
                     pass
         with psycopg.connect(url) as conn:
-            rows = conn.execute("SELECT row_to_json(broker_audit)::text FROM broker_audit").fetchall()
+            rows = conn.execute(
+                "SELECT row_to_json(broker_audit)::text FROM broker_audit"
+            ).fetchall()
         assert len(rows) >= len(sent)
         leaked = _leaks("\n".join(r[0] for r in rows).encode())
         assert not leaked, f"{len(leaked)} planted secrets written to broker_audit: {leaked}"

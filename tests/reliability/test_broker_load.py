@@ -14,8 +14,12 @@ from reliability.conftest import LOAD_SECONDS
 
 def _warm(base: str, calls) -> None:
     for server, tool, args in calls:
-        r = httpx.post(base + "/call", headers=owner(base, **{"X-Neuralgentics-Role": "coder"}), timeout=60,
-                       json={"server": server, "tool": tool, "arguments": args})
+        r = httpx.post(
+            base + "/call",
+            headers=owner(base, **{"X-Neuralgentics-Role": "coder"}),
+            timeout=60,
+            json={"server": server, "tool": tool, "arguments": args},
+        )
         assert r.status_code == 200, r.text
 
 
@@ -40,5 +44,8 @@ async def test_32_callers_over_streamable_http_no_error_no_leak(tmp_path) -> Non
         kids_after = descendants(proc.pid)
         assert kids_after == kids_before, "downstream processes were started or left behind"
         assert fds_after <= fds_before, f"{fds_after - fds_before} file descriptors leaked"
-        print("broker-load", ledger.summary(), {"fds": (fds_before, fds_after),
-                                                "processes": (len(kids_before), len(kids_after))})
+        print(
+            "broker-load",
+            ledger.summary(),
+            {"fds": (fds_before, fds_after), "processes": (len(kids_before), len(kids_after))},
+        )

@@ -20,15 +20,22 @@ ROLES = {
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory):
     home = tmp_path_factory.mktemp("visibility")
-    config = write_config(home / "broker.yaml", {"time": time_server(), "probe": probe(),
-                                                 "payroll": probe(summary="salaries")}, ROLES)
+    config = write_config(
+        home / "broker.yaml",
+        {"time": time_server(), "probe": probe(), "payroll": probe(summary="salaries")},
+        ROLES,
+    )
     with serving(config, home) as (base, _):
         yield base
 
 
 def _call(base: str, role: str, server: str, tool: str) -> httpx.Response:
-    return httpx.post(base + "/call", headers=owner(base, **{"X-Neuralgentics-Role": role}), timeout=60,
-                      json={"server": server, "tool": tool, "arguments": {}})
+    return httpx.post(
+        base + "/call",
+        headers=owner(base, **{"X-Neuralgentics-Role": role}),
+        timeout=60,
+        json={"server": server, "tool": tool, "arguments": {}},
+    )
 
 
 def _hidden(text: str, names: set[str]) -> set[str]:
@@ -55,33 +62,85 @@ def test_an_unknown_server_lists_only_the_servers_the_role_may_see(broker) -> No
 
 
 def test_servers_and_catalog_per_role(broker) -> None:
-    everything = {s["name"] for s in httpx.get(broker + "/servers", headers=owner(broker), timeout=30).json()}
+    everything = {
+        s["name"] for s in httpx.get(broker + "/servers", headers=owner(broker), timeout=30).json()
+    }
     assert everything == {"time", "probe", "payroll"}  # the owner, asserting no role: all of it
-    for role, expected in (("coder", {"time", "probe"}), ("ops", {"time", "probe"}), ("nobody", set())):
-        seen = httpx.get(broker + "/servers", headers=owner(broker, **{"X-Neuralgentics-Role": role}), timeout=30).json()
+    for role, expected in (
+        ("coder", {"time", "probe"}),
+        ("ops", {"time", "probe"}),
+        ("nobody", set()),
+    ):
+        seen = httpx.get(
+            broker + "/servers", headers=owner(broker, **{"X-Neuralgentics-Role": role}), timeout=30
+        ).json()
         assert {s["name"] for s in seen} == expected, role
         assert all("pid" not in s and "stderr_tail" not in s for s in seen)
-    catalog = httpx.get(broker + "/tools", headers=owner(broker, **{"X-Neuralgentics-Role": "coder"}), timeout=60).json()
+    catalog = httpx.get(
+        broker + "/tools", headers=owner(broker, **{"X-Neuralgentics-Role": "coder"}), timeout=60
+    ).json()
     assert {s: {t["name"] for t in v["tools"]} for s, v in catalog["servers"].items()} == {
-        "time": {"get_current_time"}, "probe": {"echo"}}
+        "time": {"get_current_time"},
+        "probe": {"echo"},
+    }
     assert "payroll" not in catalog["text"] and "convert_time" not in catalog["text"]
-    r = httpx.get(broker + "/tools/probe/env", headers=owner(broker, **{"X-Neuralgentics-Role": "ops"}), timeout=60)
+    r = httpx.get(
+        broker + "/tools/probe/env",
+        headers=owner(broker, **{"X-Neuralgentics-Role": "ops"}),
+        timeout=60,
+    )
     assert r.status_code == 403 and "inputSchema" not in r.text
 
 
 def test_mcp_errors_name_only_what_the_role_may_use(broker) -> None:
-    h = owner(broker, **{"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-                         "X-Neuralgentics-Role": "ops"})
-    init = httpx.post(broker + "/mcp", headers=h, timeout=30, json={
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    h = owner(
+        broker,
+        **{
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+            "X-Neuralgentics-Role": "ops",
+        },
+    )
+    init = httpx.post(
+        broker + "/mcp",
+        headers=h,
+        timeout=30,
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+    )
     h["Mcp-Session-Id"] = init.headers["mcp-session-id"]
-    httpx.post(broker + "/mcp", headers=h, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, timeout=30)
+    httpx.post(
+        broker + "/mcp",
+        headers=h,
+        json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+        timeout=30,
+    )
     texts = []
-    for n, (server, tool) in enumerate([("probe", "nope"), ("nope", "x"), ("payroll", "pid")], start=2):
-        r = httpx.post(broker + "/mcp", headers=h, timeout=60, json={
-            "jsonrpc": "2.0", "id": n, "method": "tools/call",
-            "params": {"name": "mcp_router_call", "arguments": {"server": server, "tool": tool}}})
+    for n, (server, tool) in enumerate(
+        [("probe", "nope"), ("nope", "x"), ("payroll", "pid")], start=2
+    ):
+        r = httpx.post(
+            broker + "/mcp",
+            headers=h,
+            timeout=60,
+            json={
+                "jsonrpc": "2.0",
+                "id": n,
+                "method": "tools/call",
+                "params": {
+                    "name": "mcp_router_call",
+                    "arguments": {"server": server, "tool": tool},
+                },
+            },
+        )
         texts.append(r.text)
     joined = json.dumps(texts)
     assert "payroll" in texts[2]  # the caller named it itself: denied, by rule

@@ -52,41 +52,98 @@ def test_memini_core_served_without_any_setting_requires_the_token_it_made(tmp_p
                 if url == "/health":
                     continue
                 for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": token}):
-                    assert c.request(method, url, headers=headers).status_code == 401, (method, url, headers)
+                    assert c.request(method, url, headers=headers).status_code == 401, (
+                        method,
+                        url,
+                        headers,
+                    )
                 refused += 1
             assert c.get("/memory", headers={"Authorization": f"Bearer {token}"}).status_code == 200
         assert refused >= 15
         # the CLI's HTTP client reads the same file
-        done = subprocess.run([sys.executable, "-m", "neuralgentics.cli", "memory", "add", "kept by the CLI",
-                               "--json"], env={**env, "NEURALGENTICS_SERVICE_URL": memini.url},
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "neuralgentics.cli",
+                "memory",
+                "add",
+                "kept by the CLI",
+                "--json",
+            ],
+            env={**env, "NEURALGENTICS_SERVICE_URL": memini.url},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["memory"]["content"] == "kept by the CLI"
     print("memini routes refused without the token:", refused)
 
 
-def test_broker_serve_requires_it_and_broker_cli_edits_reach_the_running_broker(tmp_path: Path) -> None:
+def test_broker_serve_requires_it_and_broker_cli_edits_reach_the_running_broker(
+    tmp_path: Path,
+) -> None:
     config = write_config(tmp_path / "broker.yaml", {"time": time_server()})
     with serving(config, tmp_path) as (base, _):
         token = (tmp_path / "config" / "token").read_text().strip()
         assert httpx.get(base + "/health").status_code == 200
-        for method, path in [("GET", "/tools"), ("GET", "/servers"), ("POST", "/call"), ("POST", "/reload"),
-                             ("POST", "/mcp"), ("GET", "/mcp"), ("POST", "/servers"), ("DELETE", "/servers/time"),
-                             ("POST", "/match"), ("GET", "/tools/time/get_current_time"), ("GET", "/docs"),
-                             ("GET", "/openapi.json")]:
+        for method, path in [
+            ("GET", "/tools"),
+            ("GET", "/servers"),
+            ("POST", "/call"),
+            ("POST", "/reload"),
+            ("POST", "/mcp"),
+            ("GET", "/mcp"),
+            ("POST", "/servers"),
+            ("DELETE", "/servers/time"),
+            ("POST", "/match"),
+            ("GET", "/tools/time/get_current_time"),
+            ("GET", "/docs"),
+            ("GET", "/openapi.json"),
+        ]:
             r = httpx.request(method, base + path)
-            assert r.status_code == 401 and r.json()["error"]["code"] == "unauthorized", (method, path)
+            assert r.status_code == 401 and r.json()["error"]["code"] == "unauthorized", (
+                method,
+                path,
+            )
             assert r.headers["www-authenticate"].startswith("Bearer")
         # `broker add` on this machine edits the file and reloads the running broker with the token
-        env = clean_env(tmp_path / "home", NEURALGENTICS_CONFIG_DIR=str(tmp_path / "config"),
-                        NEURALGENTICS_BROKER_PORT=base.rsplit(":", 1)[1])
-        done = subprocess.run([NEURALGENTICS, "broker", "add", "extra", "--config", str(config), "--",
-                               sys.executable, "-m", "mcp_server_time"], env=env, capture_output=True, text=True,
-                              timeout=60)
+        env = clean_env(
+            tmp_path / "home",
+            NEURALGENTICS_CONFIG_DIR=str(tmp_path / "config"),
+            NEURALGENTICS_BROKER_PORT=base.rsplit(":", 1)[1],
+        )
+        done = subprocess.run(
+            [
+                NEURALGENTICS,
+                "broker",
+                "add",
+                "extra",
+                "--config",
+                str(config),
+                "--",
+                sys.executable,
+                "-m",
+                "mcp_server_time",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == 0 and "reloaded" in done.stdout, done.stdout + done.stderr
-        names = {s["name"] for s in httpx.get(base + "/servers", headers={"Authorization": f"Bearer {token}"}).json()}
+        names = {
+            s["name"]
+            for s in httpx.get(
+                base + "/servers", headers={"Authorization": f"Bearer {token}"}
+            ).json()
+        }
         assert names == {"time", "extra"}
-    audit = [json.loads(x) for x in (tmp_path / "home" / "broker" / "audit.jsonl").read_text().splitlines()]
+    audit = [
+        json.loads(x)
+        for x in (tmp_path / "home" / "broker" / "audit.jsonl").read_text().splitlines()
+    ]
     reloads = [r for r in audit if r["kind"] == "admin" and r["tool"] == "reload"]
     assert reloads and reloads[-1]["credential"] == "owner" and reloads[-1]["outcome"] == "ok"
     assert reloads[-1]["args"]["changes"]["added"] == ["extra"]
@@ -97,16 +154,39 @@ def test_broker_stdio_needs_no_token(tmp_path: Path) -> None:
     config = write_config(tmp_path / "broker.yaml", {"time": time_server()})
     env = clean_env(tmp_path / "home")
     requests = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-         "params": {"name": "mcp_router_call", "arguments": {"server": "time", "tool": "get_current_time",
-                                                             "arguments": {"timezone": "UTC"}}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {
+                "name": "mcp_router_call",
+                "arguments": {
+                    "server": "time",
+                    "tool": "get_current_time",
+                    "arguments": {"timezone": "UTC"},
+                },
+            },
+        },
     ]
-    done = subprocess.run([NEURALGENTICS, "broker", "stdio", "--config", str(config), "--role", "coder"],
-                          input="".join(json.dumps(r) + "\n" for r in requests), env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [NEURALGENTICS, "broker", "stdio", "--config", str(config), "--role", "coder"],
+        input="".join(json.dumps(r) + "\n" for r in requests),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     replies = {m["id"]: m for m in map(json.loads, done.stdout.splitlines())}
     assert "UTC" in replies[2]["result"]["content"][0]["text"], done.stdout
     assert not (Path(env["NEURALGENTICS_CONFIG_DIR"]) / "token").exists()
@@ -147,5 +227,7 @@ def test_serve_refuses_to_start_on_an_unsafe_token_file(tmp_path: Path) -> None:
     os.chmod(cfg / "token", 0o644)
     (cfg / "broker.yaml").write_text(yaml.safe_dump({"servers": {}}))
     for args in (["serve", "--port", "1"], ["broker", "serve", "--port", "1"]):
-        done = subprocess.run([NEURALGENTICS, *args], env=env, capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [NEURALGENTICS, *args], env=env, capture_output=True, text=True, timeout=60
+        )
         assert done.returncode != 0 and "chmod 600" in done.stdout + done.stderr, args

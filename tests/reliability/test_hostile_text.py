@@ -9,19 +9,19 @@ from urllib.parse import quote
 import pytest
 from fastapi.testclient import TestClient
 
-from neuralgentics.config import Settings
 from neuralgentics.app.core import create_app
+from neuralgentics.config import Settings
 
 HOSTILE = [
     "'; DROP TABLE memories; --",
-    "\" OR 1=1 --",
+    '" OR 1=1 --',
     "x' UNION SELECT id, content FROM memories --",
     "%' OR '%'='",
     "_%\\",
     "$1 $$ $tag$ ) ; COMMIT; DELETE FROM trust_events; --",
     "?; PRAGMA writable_schema=1; --",
     "Robert'); DROP TABLE memory_relationships;--",
-    "{\"$ne\": null}",
+    '{"$ne": null}',
     "\\x00 \\u0000 ' \" ` ; -- /* */",
 ]
 
@@ -39,30 +39,65 @@ def client(request, tmp_path) -> Iterator[TestClient]:
 def test_hostile_strings_in_every_field_round_trip_and_match_literally(client: TestClient) -> None:
     ids = []
     for i, s in enumerate(HOSTILE):
-        r = client.post("/memory/add", json={
-            "content": f"{s} #{i}", "project": s, "tags": [s, "plain"], "source_type": s[:50],
-            "metadata": {s: s, "k": [s]}, "actor": s,
-        })
+        r = client.post(
+            "/memory/add",
+            json={
+                "content": f"{s} #{i}",
+                "project": s,
+                "tags": [s, "plain"],
+                "source_type": s[:50],
+                "metadata": {s: s, "k": [s]},
+                "actor": s,
+            },
+        )
         assert r.status_code == 201, r.text
         m = r.json()["memory"]
         assert (m["content"], m["project"], m["tags"], m["source_type"], m["metadata"]) == (
-            f"{s} #{i}", s, [s, "plain"], s[:50], {s: s, "k": [s]})
+            f"{s} #{i}",
+            s,
+            [s, "plain"],
+            s[:50],
+            {s: s, "k": [s]},
+        )
         ids.append(m["id"])
-        assert client.post(f"/memory/{m['id']}/trust", json={"event": "user_confirmed", "actor": s, "note": s}).status_code == 200
+        assert (
+            client.post(
+                f"/memory/{m['id']}/trust", json={"event": "user_confirmed", "actor": s, "note": s}
+            ).status_code
+            == 200
+        )
     for a, b, s in zip(ids, ids[1:], HOSTILE):
-        assert client.post("/memory/relationship", json={"source_id": a, "target_id": b, "relationship_type": "RELATED_TO",
-                                                         "metadata": {s: s}, "actor": s}).status_code == 201
+        assert (
+            client.post(
+                "/memory/relationship",
+                json={
+                    "source_id": a,
+                    "target_id": b,
+                    "relationship_type": "RELATED_TO",
+                    "metadata": {s: s},
+                    "actor": s,
+                },
+            ).status_code
+            == 201
+        )
 
     for i, s in enumerate(HOSTILE):
         # filters are values, not SQL: each hostile project/tag/source selects exactly its own memory
         listed = client.get("/memory", params={"project": s}).json()
         assert [m["id"] for m in listed["items"]] == [ids[i]], s
         assert client.get("/memory", params={"tag": s}).json()["total"] == 1
-        hits = client.post("/memory/query", json={"query": s, "project": s, "tags": [s], "top_k": 5}).json()["hits"]
+        hits = client.post(
+            "/memory/query", json={"query": s, "project": s, "tags": [s], "top_k": 5}
+        ).json()["hits"]
         assert [h["memory"]["id"] for h in hits] == [ids[i]]
         detail = client.get(f"/memory/{ids[i]}").json()
-        assert detail["trust_history"][-1]["note"] == s and detail["trust_history"][-1]["actor"] == s
-        assert client.get("/memory/" + quote(s, safe="")).status_code in (404, 422)  # an id that is SQL is refused
+        assert (
+            detail["trust_history"][-1]["note"] == s and detail["trust_history"][-1]["actor"] == s
+        )
+        assert client.get("/memory/" + quote(s, safe="")).status_code in (
+            404,
+            422,
+        )  # an id that is SQL is refused
 
     everything = client.get("/memory", params={"limit": 1000}).json()
     assert everything["total"] == len(HOSTILE)

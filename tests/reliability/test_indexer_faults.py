@@ -12,11 +12,15 @@ from neuralgentics.memini.indexer.chunkstore_sqlite import SQLiteChunkStore
 from neuralgentics.memini.store.sqlite import SQLiteStore
 
 
-def test_a_file_deleted_while_indexing_is_left_out_and_the_next_run_agrees(tmp_path: Path, monkeypatch) -> None:
+def test_a_file_deleted_while_indexing_is_left_out_and_the_next_run_agrees(
+    tmp_path: Path, monkeypatch
+) -> None:
     repo = tmp_path / "repo"
     (repo / "src").mkdir(parents=True)
     for i in range(6):
-        (repo / "src" / f"mod{i}.py").write_text(f'def handler_{i}(x):\n    """Handle case {i}."""\n    return x + {i}\n')
+        (repo / "src" / f"mod{i}.py").write_text(
+            f'def handler_{i}(x):\n    """Handle case {i}."""\n    return x + {i}\n'
+        )
     real = indexing._read_stable
     gone: list[str] = []
 
@@ -35,7 +39,10 @@ def test_a_file_deleted_while_indexing_is_left_out_and_the_next_run_agrees(tmp_p
         reasons = {s.path: s.reason for s in report.skipped}
         assert gone and all(reasons.get(p) == "vanished while indexing" for p in gone), reasons
         project = str(repo.resolve())
-        assert set(store.file_states(project)) == {"src/mod0.py"} or len(store.file_states(project)) == 1
+        assert (
+            set(store.file_states(project)) == {"src/mod0.py"}
+            or len(store.file_states(project)) == 1
+        )
         monkeypatch.setattr(indexing, "_read_stable", real)
         again = indexing.index_project(repo, store, embedder=shared_embedder())
         assert again.files == 1 and again.unchanged == 1 and not again.skipped

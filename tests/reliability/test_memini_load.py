@@ -16,6 +16,11 @@ def test_eight_clients_lose_nothing_and_never_see_a_5xx(store_env, tmp_path) -> 
     with running(env, tmp_path / "serve.log") as memini:
         ledger = run_load([memini.url], LOAD_SECONDS, clients=8)
         assert not ledger.failures, ledger.failures[:5]
-        assert ledger.ops["add"] and ledger.ops["query"] and ledger.ops["trust"] and ledger.ops["relate"]
+        assert (
+            ledger.ops["add"]
+            and ledger.ops["query"]
+            and ledger.ops["trust"]
+            and ledger.ops["relate"]
+        )
         counts = verify(memini.url, ledger)
     print("load", "postgres" if store_env else "sqlite", ledger.summary(), counts)

@@ -10,12 +10,11 @@ import re
 from pathlib import Path
 
 import pytest
-
-from neuralgentics.config import Settings
 import yaml
 from fastapi.testclient import TestClient
 
 from neuralgentics.broker.config import ConfigError, parse_config
+from neuralgentics.config import Settings
 from reliability.broker_proc import NEURALGENTICS, time_server, write_config
 from reliability.memini_proc import clean_env
 
@@ -38,10 +37,17 @@ def test_post_servers_refuses_a_newline_name_and_changes_nothing(tmp_path: Path)
     before = config.read_text()
     with TestClient(create_app(config, token="t0ken", settings=Settings())) as c:
         for name in BAD:
-            r = c.post("/servers", json={"name": name, **time_server()}, headers={"Authorization": "Bearer t0ken"})
+            r = c.post(
+                "/servers",
+                json={"name": name, **time_server()},
+                headers={"Authorization": "Bearer t0ken"},
+            )
             assert r.status_code == 400, (name, r.text)
-        r = c.post("/call", headers={"Authorization": "Bearer t0ken", "X-Neuralgentics-Role": "coder"},
-                   json={"server": "time\n", "tool": "get_current_time"})
+        r = c.post(
+            "/call",
+            headers={"Authorization": "Bearer t0ken", "X-Neuralgentics-Role": "coder"},
+            json={"server": "time\n", "tool": "get_current_time"},
+        )
         assert r.status_code == 400 and "not a valid name" in r.json()["error"]["message"]
     assert config.read_text() == before
 
@@ -52,8 +58,13 @@ def test_cli_and_tokens_refuse_it(tmp_path: Path) -> None:
     from neuralgentics.broker.tokens import add_token
 
     config = write_config(tmp_path / "broker.yaml", {"time": time_server()})
-    done = subprocess.run([NEURALGENTICS, "broker", "add", "time2\n", "--config", str(config), "--", "x"],
-                          env=clean_env(tmp_path / "home"), capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [NEURALGENTICS, "broker", "add", "time2\n", "--config", str(config), "--", "x"],
+        env=clean_env(tmp_path / "home"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode != 0 and "must be 1-64 letters" in done.stderr
     with pytest.raises(ConfigError, match="label"):
         add_token("coder", "bot\n", config)
@@ -63,16 +74,25 @@ def test_orchestrator_names_refuse_it(tmp_path: Path) -> None:
     from neuralgentics.orchestrator.config import load_config
     from neuralgentics.orchestrator.errors import ConfigError as OrchestratorConfigError
     from neuralgentics.orchestrator.errors import InvalidInput
-    from neuralgentics.orchestrator.skills import SkillParseError, SkillRegistry, SkillSource, parse_skill
+    from neuralgentics.orchestrator.skills import (
+        SkillParseError,
+        SkillRegistry,
+        SkillSource,
+        parse_skill,
+    )
 
-    (tmp_path / "roster.yaml").write_text(yaml.safe_dump({"agents": {"coder\n": {"description": "x"}}}))
+    (tmp_path / "roster.yaml").write_text(
+        yaml.safe_dump({"agents": {"coder\n": {"description": "x"}}})
+    )
     with pytest.raises(OrchestratorConfigError, match="not a valid name"):
         load_config(config_dir=tmp_path)
     registry = SkillRegistry([SkillSource("test", tmp_path)])
     with pytest.raises(InvalidInput, match="not valid"):
         registry.get("coder\n")
-    with pytest.raises(SkillParseError, match="must be lowercase"):  # (surrounding space is stripped)
-        parse_skill("---\nid: \"co\\nder\"\ndescription: d\n---\nbody\n", default_id="x")
+    with pytest.raises(
+        SkillParseError, match="must be lowercase"
+    ):  # (surrounding space is stripped)
+        parse_skill('---\nid: "co\\nder"\ndescription: d\n---\nbody\n', default_id="x")
 
 
 def test_no_anchored_name_pattern_is_left_in_src() -> None:
@@ -81,7 +101,9 @@ def test_no_anchored_name_pattern_is_left_in_src() -> None:
     line_parsers = {"SEED_HEADER_RE", "SEED_LINE_RE"}
     found = []
     for path in SRC.rglob("*.py"):
-        for m in re.finditer(r"^(\w+)\s*=\s*re\.compile\(\s*r?([\"'])\^.*\$\2", path.read_text(), re.M):
+        for m in re.finditer(
+            r"^(\w+)\s*=\s*re\.compile\(\s*r?([\"'])\^.*\$\2", path.read_text(), re.M
+        ):
             if m.group(1) not in line_parsers:
                 found.append(f"{path.relative_to(SRC)}: {m.group(1)}")
     assert not found, found

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
 
-from neuralgentics.config import Settings
 from neuralgentics.app.core import create_app
+from neuralgentics.config import Settings
 
 EXAMPLES = int(os.environ.get("NEURALGENTICS_FUZZ_EXAMPLES", "15"))
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
@@ -37,8 +37,12 @@ def fuzz(home: Path, wanted) -> tuple[list[str], dict[str, str]]:
         tried.append(op.label)
 
         @given(case=op.as_strategy())
-        @settings(max_examples=EXAMPLES, deadline=None, database=None,
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=EXAMPLES,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
         def check(case) -> None:
             case.call_and_validate(checks=CHECKS)
 
@@ -50,7 +54,9 @@ def fuzz(home: Path, wanted) -> tuple[list[str], dict[str, str]]:
 
 
 def test_every_route_answers_within_its_schema_and_never_5xx(tmp_path) -> None:
-    tried, failures = fuzz(tmp_path / "home", lambda label: label not in PLACEHOLDERS | UNDECLARED_TEXT)
+    tried, failures = fuzz(
+        tmp_path / "home", lambda label: label not in PLACEHOLDERS | UNDECLARED_TEXT
+    )
     print(f"schemathesis: {len(tried)} operations x {EXAMPLES} examples")
     assert len(tried) >= 15
     assert not failures, "\n\n".join(f"{k}:\n{v}" for k, v in failures.items())
@@ -107,11 +113,17 @@ def _request(route: APIRoute, method: str, seeds: dict[str, str]):
     """A strategy of (url, body bytes or None, kinds) for one route."""
     path_names = [p.name for p in route.dependant.path_params]
     query_names = [p.alias for p in route.dependant.query_params]
-    body_names = _body_fields(route) or (["intent", "query"] if route.path.startswith("/ui/api/broker") else [])
+    body_names = _body_fields(route) or (
+        ["intent", "query"] if route.path.startswith("/ui/api/broker") else []
+    )
 
     def path_value(name: str):
         known = [v for k, v in seeds.items() if k in name]
-        return st.one_of(st.sampled_from(known), hostile.hostile_text) if known else hostile.hostile_text
+        return (
+            st.one_of(st.sampled_from(known), hostile.hostile_text)
+            if known
+            else hostile.hostile_text
+        )
 
     @st.composite
     def build(draw):
@@ -122,7 +134,9 @@ def _request(route: APIRoute, method: str, seeds: dict[str, str]):
             found |= hostile.kinds(value)
             path = path.replace("{" + name + "}", hostile.url_part(value) or "x")
         pairs: list[str] = []
-        for name in draw(st.lists(st.sampled_from(query_names), unique=True)) if query_names else []:
+        for name in (
+            draw(st.lists(st.sampled_from(query_names), unique=True)) if query_names else []
+        ):
             value = draw(hostile.hostile_text)
             if route.path == "/project/index":  # never a directory that exists: no real indexing
                 value = f"/nonexistent-{uuid.uuid4().hex}/{value}"
@@ -139,10 +153,16 @@ def _request(route: APIRoute, method: str, seeds: dict[str, str]):
         if method in ("POST", "PATCH", "PUT", "DELETE") and (body_names or draw(st.booleans())):
             shape = draw(st.sampled_from(["fields", "fields", "fields", "raw"]))
             if shape == "raw":
-                body = draw(st.sampled_from(['{"a": ', "[" * 5000, "\x00", '{"a": NaN}', "", "null", '"\\ud800"']))
+                body = draw(
+                    st.sampled_from(
+                        ['{"a": ', "[" * 5000, "\x00", '{"a": NaN}', "", "null", '"\\ud800"']
+                    )
+                )
                 found.add("malformed body")
             else:
-                names = draw(st.lists(st.sampled_from(body_names or ["x"]), unique=True, min_size=1))
+                names = draw(
+                    st.lists(st.sampled_from(body_names or ["x"]), unique=True, min_size=1)
+                )
                 fields = {n: draw(hostile.hostile_json) for n in names}
                 for v in fields.values():
                     found |= hostile.kinds(v)
@@ -163,20 +183,38 @@ def test_hostile_input_on_every_route_never_5xx(tmp_path) -> None:
     failures: dict[str, str] = {}
     took: dict[str, float] = {}
     with TestClient(app, raise_server_exceptions=False) as client:
-        mid = client.post("/memory/add", json={"content": "fuzz seed memory", "tags": ["t"]}).json()["memory"]["id"]
-        other = client.post("/memory/add", json={"content": "second fuzz seed"}).json()["memory"]["id"]
-        rel = client.post("/memory/relationship", json={"source_id": mid, "target_id": other,
-                                                        "relationship_type": "RELATED_TO"}).json()["id"]
-        task = client.post("/orchestrator/tasks", json={"task": "fuzz task", "session": "f"}).json()["id"]
-        seeds = {"memory_id": mid, "relationship_id": rel, "task_id": task, "job_id": uuid.uuid4().hex,
-                 "skill_id": "coder", "path": "servers"}
+        mid = client.post(
+            "/memory/add", json={"content": "fuzz seed memory", "tags": ["t"]}
+        ).json()["memory"]["id"]
+        other = client.post("/memory/add", json={"content": "second fuzz seed"}).json()["memory"][
+            "id"
+        ]
+        rel = client.post(
+            "/memory/relationship",
+            json={"source_id": mid, "target_id": other, "relationship_type": "RELATED_TO"},
+        ).json()["id"]
+        task = client.post(
+            "/orchestrator/tasks", json={"task": "fuzz task", "session": "f"}
+        ).json()["id"]
+        seeds = {
+            "memory_id": mid,
+            "relationship_id": rel,
+            "task_id": task,
+            "job_id": uuid.uuid4().hex,
+            "skill_id": "coder",
+            "path": "servers",
+        }
         routes = [(r, m) for r in _routes(app.routes) for m in sorted(r.methods - {"HEAD"})]
         for route, method in routes:
             label = f"{method} {route.path}"
 
             @given(req=_request(route, method, seeds))
-            @settings(max_examples=HOSTILE_EXAMPLES, deadline=None, database=None,
-                      suppress_health_check=list(HealthCheck))
+            @settings(
+                max_examples=HOSTILE_EXAMPLES,
+                deadline=None,
+                database=None,
+                suppress_health_check=list(HealthCheck),
+            )
             def check(req) -> None:
                 url, body, found = req
                 headers = {"content-type": "application/json"} if body is not None else {}
@@ -184,7 +222,12 @@ def test_hostile_input_on_every_route_never_5xx(tmp_path) -> None:
                 r = client.request(method, url, content=content, headers=headers)
                 tally.update(found | {"request"})
                 ok_5xx = r.status_code == 502 and route.path.startswith(BROKER_ROUTES)
-                assert r.status_code < 500 or ok_5xx, (url[:300], (body or "")[:300], r.status_code, r.text[:300])
+                assert r.status_code < 500 or ok_5xx, (
+                    url[:300],
+                    (body or "")[:300],
+                    r.status_code,
+                    r.text[:300],
+                )
                 if r.status_code >= 400:
                     assert set(r.json()) == {"error"} and r.json()["error"]["message"], r.text[:300]
                 elif r.headers.get("content-type", "").startswith("application/json"):
@@ -197,13 +240,23 @@ def test_hostile_input_on_every_route_never_5xx(tmp_path) -> None:
                 failures[label] = str(exc)[:1500]
             took[label] = time.perf_counter() - started
         # nothing the fuzz sent poisoned the store: every read still answers
-        assert client.get("/memory", params={"limit": 1000, "include_superseded": True}).status_code == 200
+        assert (
+            client.get("/memory", params={"limit": 1000, "include_superseded": True}).status_code
+            == 200
+        )
         assert client.post("/memory/query", json={"query": "fuzz seed"}).status_code == 200
         assert client.get(f"/memory/{mid}").status_code in (200, 404)
     print(f"hostile fuzz: {len(routes)} routes x {HOSTILE_EXAMPLES} examples; {dict(tally)}")
     print("slowest:", sorted(took.items(), key=lambda kv: -kv[1])[:6])
     assert len(routes) >= 25
     assert not failures, "\n\n".join(f"{k}:\n{v}" for k, v in failures.items())
-    for kind in ("lone surrogate", "NUL", "control character", "deep nesting", "repeated parameter",
-                 "non-JSON number", "malformed body"):
+    for kind in (
+        "lone surrogate",
+        "NUL",
+        "control character",
+        "deep nesting",
+        "repeated parameter",
+        "non-JSON number",
+        "malformed body",
+    ):
         assert tally[kind] > 0, (kind, tally)

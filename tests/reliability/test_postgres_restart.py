@@ -38,8 +38,11 @@ def test_restart_under_load_fails_fast_and_recovers_on_its_own(tmp_path) -> None
         env = clean_env(tmp_path / "home", NEURALGENTICS_DATABASE_URL=url)
         memini = start(env, tmp_path / "serve.log")
         ledger = Ledger()
-        load = threading.Thread(target=run_load, args=([memini.url], LOAD_SECONDS * 4),
-                                kwargs={"clients": 8, "tolerate_5xx": True, "ledger": ledger})
+        load = threading.Thread(
+            target=run_load,
+            args=([memini.url], LOAD_SECONDS * 4),
+            kwargs={"clients": 8, "tolerate_5xx": True, "ledger": ledger},
+        )
         load.start()
         time.sleep(LOAD_SECONDS / 2)
         before = ledger.requests
@@ -50,7 +53,10 @@ def test_restart_under_load_fails_fast_and_recovers_on_its_own(tmp_path) -> None
         with httpx.Client(base_url=memini.url, timeout=20, headers=auth(memini.url)) as probe:
             for _ in range(2):
                 t0 = time.perf_counter()
-                r = probe.post("/memory/add", json={"content": f"while down {time.time_ns()}", "project": "down"})
+                r = probe.post(
+                    "/memory/add",
+                    json={"content": f"while down {time.time_ns()}", "project": "down"},
+                )
                 down.append((r.status_code, time.perf_counter() - t0, r.text[:200]))
         assert {s for s, _, _ in down} == {503}, down
         assert all("store_unavailable" in body for _, _, body in down)
@@ -72,19 +78,33 @@ def test_restart_under_load_fails_fast_and_recovers_on_its_own(tmp_path) -> None
 
         bad = {s for s in ledger.statuses if s >= 500} - {503}
         assert not bad, [f for f in ledger.failures if " 503 " not in f][:5]
-        assert not [f for f in ledger.failures if "Error" in f.split(":")[1]], "a transport error: memini-core went away"
+        assert not [f for f in ledger.failures if "Error" in f.split(":")[1]], (
+            "a transport error: memini-core went away"
+        )
         # a request sent after recovery never fails (one sent before may still be answered 503)
         late = [f for f, t in zip(ledger.failures, ledger.failure_starts) if t > recovered_at]
         assert not late, late[:3]
         counts = verify(memini.url, ledger, exact_rows=False)
         # nothing half-written: every memory row has its vector and its embedding dimension
         with psycopg.connect(url, connect_timeout=5) as conn:
-            orphans = conn.execute("SELECT count(*) FROM memories WHERE embedding IS NULL").fetchone()[0]
+            orphans = conn.execute(
+                "SELECT count(*) FROM memories WHERE embedding IS NULL"
+            ).fetchone()[0]
             assert orphans == 0
-            assert conn.execute("SELECT count(*) FROM memories WHERE project = 'down'").fetchone()[0] == 0
-        print("pg-restart", {"503s": ledger.statuses.get(503, 0) + len(down),
-                             "max_503_ms": round(max(t for _, t, _ in down) * 1000, 1),
-                             "recovered_s": round(recovered_at - restarted_at, 1), **ledger.summary(), **counts})
+            assert (
+                conn.execute("SELECT count(*) FROM memories WHERE project = 'down'").fetchone()[0]
+                == 0
+            )
+        print(
+            "pg-restart",
+            {
+                "503s": ledger.statuses.get(503, 0) + len(down),
+                "max_503_ms": round(max(t for _, t, _ in down) * 1000, 1),
+                "recovered_s": round(recovered_at - restarted_at, 1),
+                **ledger.summary(),
+                **counts,
+            },
+        )
     finally:
         if memini is not None:
             stop(memini.proc)

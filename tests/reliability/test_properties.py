@@ -26,16 +26,31 @@ NEURALGENTICS = str(Path(sys.executable).parent / "neuralgentics")
 class StdioBroker:
     def __init__(self, home: Path) -> None:
         config = home / "broker.yaml"
-        config.write_text(yaml.safe_dump({
-            "servers": {"time": {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}},
-            "roles": {"coder": {"allow": ["time/*"]}},
-        }))
+        config.write_text(
+            yaml.safe_dump(
+                {
+                    "servers": {
+                        "time": {
+                            "command": sys.executable,
+                            "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"],
+                        }
+                    },
+                    "roles": {"coder": {"allow": ["time/*"]}},
+                }
+            )
+        )
         env = {k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")}
-        env |= {"NEURALGENTICS_HOME": str(home / "home"), "NEURALGENTICS_CONFIG_DIR": str(home / "cfg")}
+        env |= {
+            "NEURALGENTICS_HOME": str(home / "home"),
+            "NEURALGENTICS_CONFIG_DIR": str(home / "cfg"),
+        }
         self.proc = subprocess.Popen(
             [NEURALGENTICS, "broker", "stdio", "--config", str(config), "--role", "coder"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=(home / "stderr.log").open("wb"),
-            env=env, start_new_session=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=(home / "stderr.log").open("wb"),
+            env=env,
+            start_new_session=True,
         )
         self.lines: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()
@@ -55,7 +70,9 @@ class StdioBroker:
         """Send a request and return its response; every line before it must be valid JSON-RPC."""
         self.next_id += 1
         rid = self.next_id
-        msg = {"jsonrpc": "2.0", "id": rid, "method": method} | ({"params": params} if params else {})
+        msg = {"jsonrpc": "2.0", "id": rid, "method": method} | (
+            {"params": params} if params else {}
+        )
         self.send(json.dumps(msg).encode() + b"\n")
         while True:
             line = self.lines.get(timeout=30)
@@ -77,8 +94,14 @@ class StdioBroker:
 @pytest.fixture(scope="module")
 def stdio_broker(tmp_path_factory) -> Iterator[StdioBroker]:
     b = StdioBroker(tmp_path_factory.mktemp("stdio"))
-    init = b.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                    "clientInfo": {"name": "fuzz", "version": "0"}})
+    init = b.request(
+        "initialize",
+        {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "fuzz", "version": "0"},
+        },
+    )
     assert "result" in init, init
     b.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
     yield b
@@ -88,16 +111,23 @@ def stdio_broker(tmp_path_factory) -> Iterator[StdioBroker]:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 rpc_like = st.fixed_dictionaries(
     {},
     optional={
         "jsonrpc": st.sampled_from(["2.0", "1.0", 2, None]),
-        "id": st.one_of(st.integers(-5, 5), st.text(max_size=5), st.none(), st.lists(st.integers(), max_size=2)),
-        "method": st.one_of(st.sampled_from(["tools/call", "tools/list", "ping", "initialize", "resources/read"]),
-                            st.text(max_size=15), st.integers()),
+        "id": st.one_of(
+            st.integers(-5, 5), st.text(max_size=5), st.none(), st.lists(st.integers(), max_size=2)
+        ),
+        "method": st.one_of(
+            st.sampled_from(["tools/call", "tools/list", "ping", "initialize", "resources/read"]),
+            st.text(max_size=15),
+            st.integers(),
+        ),
         "params": json_values,
         "result": json_values,
         "error": json_values,
@@ -112,9 +142,15 @@ garbage_line = st.one_of(
 
 
 @given(lines=st.lists(garbage_line, min_size=1, max_size=4))
-@settings(max_examples=EXAMPLES, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-def test_no_line_on_stdin_breaks_the_stdio_framing(stdio_broker: StdioBroker, lines: list[bytes]) -> None:
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+def test_no_line_on_stdin_breaks_the_stdio_framing(
+    stdio_broker: StdioBroker, lines: list[bytes]
+) -> None:
     for line in lines:
         stdio_broker.send(line + b"\n")
     # the connection is still in step: the next real request gets its own answer
@@ -130,10 +166,28 @@ skill_text = st.one_of(
     st.builds(
         lambda keys, body, form: (
             "---\n" + "".join(f"{k}: {v}\n" for k, v in keys) + "---\n" + body
-            if form else "# skill: " + "".join(f"{k}: {v}\n" for k, v in keys) + "---\n" + body
+            if form
+            else "# skill: " + "".join(f"{k}: {v}\n" for k, v in keys) + "---\n" + body
         ),
-        st.lists(st.tuples(st.sampled_from(["id", "name", "description", "model", "agents", "task_types",
-                                            "applies_to", "extra", "id"]), header_value), max_size=6),
+        st.lists(
+            st.tuples(
+                st.sampled_from(
+                    [
+                        "id",
+                        "name",
+                        "description",
+                        "model",
+                        "agents",
+                        "task_types",
+                        "applies_to",
+                        "extra",
+                        "id",
+                    ]
+                ),
+                header_value,
+            ),
+            max_size=6,
+        ),
         st.text(max_size=80),
         st.booleans(),
     ),
@@ -146,7 +200,10 @@ def test_any_skill_text_parses_or_names_the_line_at_fault(text: str) -> None:
     try:
         skill = parse_skill(text, default_id="fuzzed")
     except SkillParseError as exc:
-        assert exc.problem and 1 <= exc.line <= max(1, text.count("\n") + 2), (exc.line, exc.problem)
+        assert exc.problem and 1 <= exc.line <= max(1, text.count("\n") + 2), (
+            exc.line,
+            exc.problem,
+        )
         return
     assert isinstance(skill, Skill)
     assert skill.description.strip() and skill.body.strip()
@@ -167,8 +224,15 @@ def _value(v):
             for _ in range(depth):
                 out = [out] if v.text[0] == "[" else {"k": out}
             return out
-        return {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf"),
-                "1e400": float("inf"), "-1e400": float("-inf"), "-0": 0, "1E-400": 0.0}.get(v.text, 10**5000)
+        return {
+            "NaN": float("nan"),
+            "Infinity": float("inf"),
+            "-Infinity": float("-inf"),
+            "1e400": float("inf"),
+            "-1e400": float("-inf"),
+            "-0": 0,
+            "1E-400": 0.0,
+        }.get(v.text, 10**5000)
     if isinstance(v, dict):
         return {k: _value(x) for k, x in v.items()}
     if isinstance(v, list):
@@ -177,8 +241,12 @@ def _value(v):
 
 
 @given(raw=hostile.hostile_json)
-@settings(max_examples=EXAMPLES * 5, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=EXAMPLES * 5,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 def test_a_value_is_refused_with_its_path_or_round_trips_exactly(raw) -> None:
     from neuralgentics import jsonsafe
     from neuralgentics.memini.store.repair import Repairs, fix_json_value

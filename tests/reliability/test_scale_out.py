@@ -41,16 +41,28 @@ def test_two_brokers_audit_into_one_postgres_without_duplicate_ids(pg_url, tmp_p
         for i in range(2):
             home = tmp_path / f"broker{i}"
             home.mkdir()
-            config = write_config(home / "broker.yaml", {"time": time_server()},
-                                  audit={"sink": "postgres", "database_url": pg_url})
+            config = write_config(
+                home / "broker.yaml",
+                {"time": time_server()},
+                audit={"sink": "postgres", "database_url": pg_url},
+            )
             base, _ = stack.enter_context(serving(config, home))
             bases.append(base)
 
         def call(n: int) -> int:
-            return httpx.post(bases[n % 2] + "/call", headers=owner(bases[n % 2], **{"X-Neuralgentics-Role": "coder",
-                                                               "X-Neuralgentics-Session": f"s{n}"}), timeout=60,
-                              json={"server": "time", "tool": "get_current_time",
-                                    "arguments": {"timezone": "UTC"}}).status_code
+            return httpx.post(
+                bases[n % 2] + "/call",
+                headers=owner(
+                    bases[n % 2],
+                    **{"X-Neuralgentics-Role": "coder", "X-Neuralgentics-Session": f"s{n}"},
+                ),
+                timeout=60,
+                json={
+                    "server": "time",
+                    "tool": "get_current_time",
+                    "arguments": {"timezone": "UTC"},
+                },
+            ).status_code
 
         with ThreadPoolExecutor(16) as pool:
             assert list(pool.map(call, range(2 * calls_each))) == [200] * (2 * calls_each)

@@ -31,7 +31,12 @@ def test_the_token_never_reaches_the_access_log_and_the_files_are_private(tmp_pa
             first = c.get("/ui", params={"token": TOKEN}, follow_redirects=False)
             assert first.status_code == 303 and TOKEN not in first.headers["location"]
             assert "HttpOnly" in first.headers["set-cookie"]
-            assert c.get("/ui/", params={"token": TOKEN, "page": "2"}, follow_redirects=False).status_code == 303
+            assert (
+                c.get(
+                    "/ui/", params={"token": TOKEN, "page": "2"}, follow_redirects=False
+                ).status_code
+                == 303
+            )
             # the cookie from the exchange opens the dashboard's reads on the real server
             assert c.get("/memory").status_code == 200
             c.cookies.clear()

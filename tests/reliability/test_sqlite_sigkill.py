@@ -18,8 +18,11 @@ def test_sigkill_mid_write_loses_no_acknowledged_write(tmp_path) -> None:
     memini = start(env, log)
     ledger = Ledger()
     try:
-        load = threading.Thread(target=run_load, args=([memini.url], 60),
-                                kwargs={"clients": 6, "tolerate_5xx": True, "ledger": ledger})
+        load = threading.Thread(
+            target=run_load,
+            args=([memini.url], 60),
+            kwargs={"clients": 6, "tolerate_5xx": True, "ledger": ledger},
+        )
         load.start()
         # kill once writes are flowing: at least 40 acknowledged adds, bounded in time
         deadline = time.monotonic() + 60
@@ -41,4 +44,7 @@ def test_sigkill_mid_write_loses_no_acknowledged_write(tmp_path) -> None:
     with running(env, log) as again:
         # rows written but not acknowledged (the kill cut the reply) may exist; none may be missing
         counts = verify(again.url, ledger, exact_rows=False)
-    print("sigkill", {"acknowledged": acknowledged, **counts, "trust": sum(ledger.trust_calls.values())})
+    print(
+        "sigkill",
+        {"acknowledged": acknowledged, **counts, "trust": sum(ledger.trust_calls.values())},
+    )

@@ -1,6 +1,6 @@
 """memini-core as `neuralgentics serve` runs it, as a real HTTP server for the browser tests.
 
-    python tests/ui/serve_app.py PORT
+python tests/ui/serve_app.py PORT
 """
 
 from __future__ import annotations

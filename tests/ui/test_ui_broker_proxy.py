@@ -12,7 +12,6 @@ import socket
 from urllib.parse import urlsplit
 
 import pytest
-
 from ui_stack import Stack
 
 ESCAPES = [
@@ -49,11 +48,15 @@ ESCAPES = [
 ]
 
 
-def raw_request(base: str, method: str, target: str, token: str, body: bytes = b"") -> tuple[int, bytes]:
+def raw_request(
+    base: str, method: str, target: str, token: str, body: bytes = b""
+) -> tuple[int, bytes]:
     """One HTTP/1.1 request with the request target exactly as given (no client normalising)."""
     url = urlsplit(base)
-    head = (f"{method} {target} HTTP/1.1\r\nHost: {url.hostname}:{url.port}\r\n"
-            f"Authorization: Bearer {token}\r\nConnection: close\r\n")
+    head = (
+        f"{method} {target} HTTP/1.1\r\nHost: {url.hostname}:{url.port}\r\n"
+        f"Authorization: Bearer {token}\r\nConnection: close\r\n"
+    )
     if body:
         head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
     with socket.create_connection((url.hostname, url.port), timeout=60) as sock:
@@ -88,11 +91,17 @@ def test_allowed_reads_still_reach_the_broker_normalised(stack: Stack) -> None:
     # a harmless `.` segment is dropped, then the path is checked and forwarded
     status, payload = raw_request(stack.base, "GET", "/ui/api/broker/./health", stack.token)
     assert status == 200, payload[:300]
-    status, payload = raw_request(stack.base, "GET", "/ui/api/broker/tools/time/./get_current_time",
-                                  stack.token)
+    status, payload = raw_request(
+        stack.base, "GET", "/ui/api/broker/tools/time/./get_current_time", stack.token
+    )
     assert status == 200 and json.loads(payload)["name"] == "get_current_time"
-    status, payload = raw_request(stack.base, "POST", "/ui/api/broker/match", stack.token,
-                                  b'{"intent": "what time is it in Tokyo"}')
+    status, payload = raw_request(
+        stack.base,
+        "POST",
+        "/ui/api/broker/match",
+        stack.token,
+        b'{"intent": "what time is it in Tokyo"}',
+    )
     assert status == 200, payload[:300]
 
 
@@ -102,8 +111,19 @@ def test_normalise_unit_shapes() -> None:
     assert normalise("tools/time/get_current_time") == "tools/time/get_current_time"
     assert normalise("./tools/./time/x") == "tools/time/x"
     assert normalise("tools%2Ftime%2Fx") == "tools/time/x"
-    for bad in ("..", "tools/..", "a//b", "/a", "a/", "%2e%2e", "%252e%252e/x", "a\\..\\b",
-                "%25252525252e", "a%00b", "a\tb"):
+    for bad in (
+        "..",
+        "tools/..",
+        "a//b",
+        "/a",
+        "a/",
+        "%2e%2e",
+        "%252e%252e/x",
+        "a\\..\\b",
+        "%25252525252e",
+        "a%00b",
+        "a\tb",
+    ):
         assert normalise(bad) is None, bad
     assert not allowed("GET", "openapi.json") and not allowed("GET", "mcp")
     assert encoded("tools/a b/c?d") == "/tools/a%20b/c%3Fd"

@@ -7,7 +7,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from ui_stack import Stack
 
 
@@ -20,8 +19,15 @@ def add(stack: Stack, content: str, **extra) -> dict:
 
 def relate(stack: Stack, source: str, target: str, kind: str, confidence: float = 1.0) -> dict:
     with stack.api() as c:
-        r = c.post("/memory/relationship", json={"source_id": source, "target_id": target,
-                                                  "relationship_type": kind, "confidence": confidence})
+        r = c.post(
+            "/memory/relationship",
+            json={
+                "source_id": source,
+                "target_id": target,
+                "relationship_type": kind,
+                "confidence": confidence,
+            },
+        )
         assert r.status_code == 201, r.text
         return r.json()
 
@@ -29,8 +35,9 @@ def relate(stack: Stack, source: str, target: str, kind: str, confidence: float 
 def call_tool(stack: Stack, tool: str, arguments: dict, role: str | None = None) -> int:
     headers = {"X-Neuralgentics-Role": role} if role else {}
     with stack.broker_api() as b:
-        return b.post("/call", json={"server": "time", "tool": tool, "arguments": arguments},
-                      headers=headers).status_code
+        return b.post(
+            "/call", json={"server": "time", "tool": tool, "arguments": arguments}, headers=headers
+        ).status_code
 
 
 def index_project(stack: Stack, root: Path) -> dict:
@@ -49,26 +56,51 @@ def index_project(stack: Stack, root: Path) -> dict:
 @pytest.fixture(scope="module")
 def seeded(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> dict:
     """A little of everything each page shows."""
-    ci = add(stack, "The CI pipeline runs pytest on two cores; keep the suite under three minutes.",
-             project="/repo/app", source_type="user", tags=["ci"])
-    ruff = add(stack, "Use ruff for linting and formatting Python code.", project="/repo/app",
-               source_type="agent", tags=["style"])
-    flake = add(stack, "Lint Python with flake8 and black.", project="/repo/app", source_type="agent")
+    ci = add(
+        stack,
+        "The CI pipeline runs pytest on two cores; keep the suite under three minutes.",
+        project="/repo/app",
+        source_type="user",
+        tags=["ci"],
+    )
+    ruff = add(
+        stack,
+        "Use ruff for linting and formatting Python code.",
+        project="/repo/app",
+        source_type="agent",
+        tags=["style"],
+    )
+    flake = add(
+        stack, "Lint Python with flake8 and black.", project="/repo/app", source_type="agent"
+    )
     relate(stack, ruff["id"], flake["id"], "SUPERSEDES")
     relate(stack, ci["id"], ruff["id"], "RELATED_TO", 0.7)
     with stack.api() as c:
         for event in ("agent_used", "user_confirmed", "user_rejected"):
-            assert c.post(f"/memory/{ci['id']}/trust", json={"event": event, "actor": "coder"}).status_code == 200
+            assert (
+                c.post(
+                    f"/memory/{ci['id']}/trust", json={"event": event, "actor": "coder"}
+                ).status_code
+                == 200
+            )
     assert call_tool(stack, "get_current_time", {"timezone": "Europe/Paris"}) == 200
-    assert call_tool(stack, "convert_time", {"source_timezone": "UTC", "time": "12:00",
-                                             "target_timezone": "Asia/Tokyo"}, role="reviewer") == 403
+    assert (
+        call_tool(
+            stack,
+            "convert_time",
+            {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"},
+            role="reviewer",
+        )
+        == 403
+    )
     root = tmp_path_factory.mktemp("proj")
     (root / ".gitignore").write_text("build/\n")
     (root / "build").mkdir()
     (root / "build" / "out.py").write_text("x = 1\n")
     (root / "billing.py").write_text(
-        "def compute_invoice_total(lines):\n    \"\"\"Sum of the invoice lines with tax.\"\"\"\n"
-        "    return sum(l.price * l.qty for l in lines) * 1.2\n")
+        'def compute_invoice_total(lines):\n    """Sum of the invoice lines with tax."""\n'
+        "    return sum(l.price * l.qty for l in lines) * 1.2\n"
+    )
     (root / "README.md").write_text("# Billing\n\nInvoices and their totals.\n")
     (root / "logo.bin").write_bytes(bytes(range(256)) * 8)
     index_project(stack, root)
@@ -85,9 +117,17 @@ def test_every_page_loads_without_console_errors(stack: Stack, seeded: dict) -> 
         ("broker", "#/broker", "#catalog-tokens"),
         ("project", "#/project", "#project-files"),
     ]
-    steps = [{"name": n, "goto": f"/ui/{h}", "wait": f"main[data-ready={n}] {sel}",
-              "screenshot": f"{n}.png", "timeout": 45000,
-              "eval": "document.querySelector('main').innerText"} for n, h, sel in pages]
+    steps = [
+        {
+            "name": n,
+            "goto": f"/ui/{h}",
+            "wait": f"main[data-ready={n}] {sel}",
+            "screenshot": f"{n}.png",
+            "timeout": 45000,
+            "eval": "document.querySelector('main').innerText",
+        }
+        for n, h, sel in pages
+    ]
     result = stack.browse(steps, name="pages")
     for name, *_ in pages:
         assert result[name]["errors"] == [], f"{name}: {result[name]['errors']}"
@@ -105,12 +145,19 @@ def test_every_page_loads_without_console_errors(stack: Stack, seeded: dict) -> 
 
 def test_search_returns_the_memory_just_added_and_says_why(stack: Stack, seeded: dict) -> None:
     word = f"zebrafish{uuid.uuid4().hex[:6]}"
-    new = add(stack, f"The {word} aquarium pump is restarted every night by cron.", project="/repo/app")
+    new = add(
+        stack, f"The {word} aquarium pump is restarted every night by cron.", project="/repo/app"
+    )
     steps = [
         {"name": "open", "goto": "/ui/#/memories", "wait": "main[data-ready=memories] #results"},
-        {"name": "search", "fill": ["input[name=q]", f"{word} pump"], "press": ["input[name=q]", "Enter"],
-         "wait": "main[data-ready=memories] #results tr.hit", "screenshot": "search.png",
-         "eval": "[...document.querySelectorAll('#results tr.hit')].map(r => ({id: r.dataset.id, text: r.innerText}))"},
+        {
+            "name": "search",
+            "fill": ["input[name=q]", f"{word} pump"],
+            "press": ["input[name=q]", "Enter"],
+            "wait": "main[data-ready=memories] #results tr.hit",
+            "screenshot": "search.png",
+            "eval": "[...document.querySelectorAll('#results tr.hit')].map(r => ({id: r.dataset.id, text: r.innerText}))",
+        },
     ]
     result = stack.browse(steps, name="search")
     hits = result["search"]["value"]
@@ -123,17 +170,28 @@ def test_memory_filters_narrow_the_list(stack: Stack, seeded: dict) -> None:
     add(stack, "Deploys go out on Tuesdays.", project="/repo/other", source_type="user")
     markup = '<img src=x onerror="window.__pwned=true"><b class="injected">bold</b>'
     add(stack, markup, project="/repo/markup")
-    steps = [{"name": "filtered", "goto": "/ui/#/memories?project=%2Frepo%2Fother&source_type=user",
-              "wait": "main[data-ready=memories] #results",
-              "eval": "[...document.querySelectorAll('#results tbody tr')].map(r => r.innerText)"},
-             {"name": "trusted", "goto": "/ui/#/memories?min_trust=0.55&project=%2Frepo%2Fapp",
-              "wait": "main[data-ready=memories] #results",
-              "eval": "document.querySelector('#results').innerText"},
-             {"name": "markup", "goto": "/ui/#/memories?project=%2Frepo%2Fmarkup",
-              "wait": "main[data-ready=memories] #results",
-              "eval": "({text: document.querySelector('#results').innerText, "
-                      "injected: document.querySelectorAll('#results img, #results b.injected').length, "
-                      "flag: window.__pwned === true})"}]
+    steps = [
+        {
+            "name": "filtered",
+            "goto": "/ui/#/memories?project=%2Frepo%2Fother&source_type=user",
+            "wait": "main[data-ready=memories] #results",
+            "eval": "[...document.querySelectorAll('#results tbody tr')].map(r => r.innerText)",
+        },
+        {
+            "name": "trusted",
+            "goto": "/ui/#/memories?min_trust=0.55&project=%2Frepo%2Fapp",
+            "wait": "main[data-ready=memories] #results",
+            "eval": "document.querySelector('#results').innerText",
+        },
+        {
+            "name": "markup",
+            "goto": "/ui/#/memories?project=%2Frepo%2Fmarkup",
+            "wait": "main[data-ready=memories] #results",
+            "eval": "({text: document.querySelector('#results').innerText, "
+            "injected: document.querySelectorAll('#results img, #results b.injected').length, "
+            "flag: window.__pwned === true})",
+        },
+    ]
     result = stack.browse(steps, name="filters")
     rows = result["filtered"]["value"]
     assert len(rows) == 1 and "Deploys go out on Tuesdays." in rows[0]
@@ -152,29 +210,57 @@ def test_graph_shows_the_edge_just_created_and_pans(stack: Stack, seeded: dict) 
     relate(stack, a["id"], old["id"], "SUPERSEDES")
     far = add(stack, "The release key lives in the team vault.")
     relate(stack, b["id"], far["id"], "RELATED_TO")
-    edges_js = ("[...document.querySelectorAll('.graphwrap line.edge')].map(e => ({id: e.dataset.edgeId, "
-                "type: e.dataset.type, color: e.getAttribute('stroke')}))")
-    nodes_js = ("[...document.querySelectorAll('.graphwrap .node')].map(n => ({id: n.dataset.id, "
-                "cls: n.getAttribute('class')}))")
+    edges_js = (
+        "[...document.querySelectorAll('.graphwrap line.edge')].map(e => ({id: e.dataset.edgeId, "
+        "type: e.dataset.type, color: e.getAttribute('stroke')}))"
+    )
+    nodes_js = (
+        "[...document.querySelectorAll('.graphwrap .node')].map(n => ({id: n.dataset.id, "
+        "cls: n.getAttribute('class')}))"
+    )
     transform_js = "document.querySelector('.graphwrap g.stage').getAttribute('transform')"
     steps = [
-        {"name": "depth1", "goto": f"/ui/#/graph/{a['id']}?depth=1", "wait": "main[data-ready=graph] .graphwrap line.edge",
-         "eval": f"({{edges: {edges_js}, nodes: {nodes_js}}})"},
-        {"name": "depth2", "select": ["select[name=depth]", "2"], "wait": "main[data-ready=graph] .graphwrap .node",
-         "eval": f"({{nodes: {nodes_js}, url: location.hash, transform: {transform_js}}})", "screenshot": "graph.png"},
-        {"name": "pan", "drag": [".graphwrap svg", 120, -60],
-         "eval": transform_js},
-        {"name": "only-derived", "goto": f"/ui/#/graph/{a['id']}?depth=2&types=DERIVED_FROM",
-         "wait": "main[data-ready=graph] .graphwrap line.edge",
-         "eval": f"({{edges: {edges_js}, nodes: {nodes_js}, boxes: [...document.querySelectorAll('.type-filter input:checked')].map(b => b.value)}})"},
-        {"name": "back", "goto": f"/ui/#/graph/{a['id']}?depth=2", "wait": "main[data-ready=graph] .graphwrap .node"},
-        {"name": "before-move", "eval": f"document.querySelector(\".graphwrap .node[data-id='{far['id']}']\").getAttribute('transform')"},
-        {"name": "move-node", "drag": [f".graphwrap .node[data-id='{far['id']}'] circle", 0, 90, "centre"],
-         "eval": f"({{node: document.querySelector(\".graphwrap .node[data-id='{far['id']}']\").getAttribute('transform'), "
-                 f"edge: document.querySelector(\".graphwrap line.edge[data-target='{far['id']}']\").getAttribute('y2')}})"},
-        {"name": "click", "click": f".graphwrap .node[data-id='{b['id']}'] circle",
-         "wait": f".graphwrap .node.selected[data-id='{b['id']}']",
-         "eval": "document.querySelector('#graph-side').innerText"},
+        {
+            "name": "depth1",
+            "goto": f"/ui/#/graph/{a['id']}?depth=1",
+            "wait": "main[data-ready=graph] .graphwrap line.edge",
+            "eval": f"({{edges: {edges_js}, nodes: {nodes_js}}})",
+        },
+        {
+            "name": "depth2",
+            "select": ["select[name=depth]", "2"],
+            "wait": "main[data-ready=graph] .graphwrap .node",
+            "eval": f"({{nodes: {nodes_js}, url: location.hash, transform: {transform_js}}})",
+            "screenshot": "graph.png",
+        },
+        {"name": "pan", "drag": [".graphwrap svg", 120, -60], "eval": transform_js},
+        {
+            "name": "only-derived",
+            "goto": f"/ui/#/graph/{a['id']}?depth=2&types=DERIVED_FROM",
+            "wait": "main[data-ready=graph] .graphwrap line.edge",
+            "eval": f"({{edges: {edges_js}, nodes: {nodes_js}, boxes: [...document.querySelectorAll('.type-filter input:checked')].map(b => b.value)}})",
+        },
+        {
+            "name": "back",
+            "goto": f"/ui/#/graph/{a['id']}?depth=2",
+            "wait": "main[data-ready=graph] .graphwrap .node",
+        },
+        {
+            "name": "before-move",
+            "eval": f"document.querySelector(\".graphwrap .node[data-id='{far['id']}']\").getAttribute('transform')",
+        },
+        {
+            "name": "move-node",
+            "drag": [f".graphwrap .node[data-id='{far['id']}'] circle", 0, 90, "centre"],
+            "eval": f"({{node: document.querySelector(\".graphwrap .node[data-id='{far['id']}']\").getAttribute('transform'), "
+            f"edge: document.querySelector(\".graphwrap line.edge[data-target='{far['id']}']\").getAttribute('y2')}})",
+        },
+        {
+            "name": "click",
+            "click": f".graphwrap .node[data-id='{b['id']}'] circle",
+            "wait": f".graphwrap .node.selected[data-id='{b['id']}']",
+            "eval": "document.querySelector('#graph-side').innerText",
+        },
     ]
     result = stack.browse(steps, name="graph")
     edges = {e["id"]: e for e in result["depth1"]["value"]["edges"]}
@@ -204,20 +290,33 @@ def test_graph_shows_the_edge_just_created_and_pans(stack: Stack, seeded: dict) 
     # clicking a memory shows it beside the graph, with a way to re-centre there
     assert "Tags are signed with the release key." in result["click"]["value"]
     assert "Centre the graph here" in result["click"]["value"]
-    assert all(not r["errors"] for r in result.values()), {k: r["errors"] for k, r in result.items()}
+    assert all(not r["errors"] for r in result.values()), {
+        k: r["errors"] for k, r in result.items()
+    }
 
 
 def test_audit_table_shows_the_call_just_made(stack: Stack, seeded: dict) -> None:
     assert call_tool(stack, "get_current_time", {"timezone": "Asia/Kathmandu"}) == 200
-    rows_js = ("[...document.querySelectorAll('#audit tr.audit-row')].map(r => ({tool: r.dataset.tool, "
-               "outcome: r.dataset.outcome, text: r.innerText}))")
+    rows_js = (
+        "[...document.querySelectorAll('#audit tr.audit-row')].map(r => ({tool: r.dataset.tool, "
+        "outcome: r.dataset.outcome, text: r.innerText}))"
+    )
     hist_js = "[...document.querySelectorAll('.latency-histogram g.bin')].reduce((s, g) => s + Number(g.dataset.count), 0)"
     steps = [
-        {"name": "audit", "goto": "/ui/#/broker", "wait": "main[data-ready=broker] #audit tr.audit-row",
-         "eval": f"({{rows: {rows_js}, binned: {hist_js}}})", "screenshot": "broker.png"},
-        {"name": "denied", "select": ["select[name=outcome]", "denied"], "click": "#audit button[type=submit]",
-         "wait": "main[data-ready=broker] #audit tr.audit-row[data-outcome=denied]",
-         "eval": f"({{rows: {rows_js}, binned: {hist_js}}})"},
+        {
+            "name": "audit",
+            "goto": "/ui/#/broker",
+            "wait": "main[data-ready=broker] #audit tr.audit-row",
+            "eval": f"({{rows: {rows_js}, binned: {hist_js}}})",
+            "screenshot": "broker.png",
+        },
+        {
+            "name": "denied",
+            "select": ["select[name=outcome]", "denied"],
+            "click": "#audit button[type=submit]",
+            "wait": "main[data-ready=broker] #audit tr.audit-row[data-outcome=denied]",
+            "eval": f"({{rows: {rows_js}, binned: {hist_js}}})",
+        },
     ]
     result = stack.browse(steps, name="audit")
     rows = result["audit"]["value"]["rows"]
@@ -231,11 +330,24 @@ def test_audit_table_shows_the_call_just_made(stack: Stack, seeded: dict) -> Non
 
 
 def test_catalog_per_role_with_token_counts(stack: Stack, seeded: dict) -> None:
-    js = ("({tokens: Number(document.querySelector('#catalog-tokens [data-tokens]').dataset.tokens), "
-          "text: document.querySelector('#catalog').innerText})")
+    js = (
+        "({tokens: Number(document.querySelector('#catalog-tokens [data-tokens]').dataset.tokens), "
+        "text: document.querySelector('#catalog').innerText})"
+    )
     steps = [
-        {"name": "coder", "goto": "/ui/#/broker", "wait": "#catalog-tokens", "eval": js, "timeout": 45000},
-        {"name": "reviewer", "goto": "/ui/#/broker?role=reviewer", "wait": "#catalog-tokens", "eval": js},
+        {
+            "name": "coder",
+            "goto": "/ui/#/broker",
+            "wait": "#catalog-tokens",
+            "eval": js,
+            "timeout": 45000,
+        },
+        {
+            "name": "reviewer",
+            "goto": "/ui/#/broker?role=reviewer",
+            "wait": "#catalog-tokens",
+            "eval": js,
+        },
     ]
     result = stack.browse(steps, name="catalog")
     coder, reviewer = result["coder"]["value"], result["reviewer"]["value"]
@@ -252,10 +364,14 @@ def test_intent_box_ranks_the_tools(stack: Stack, seeded: dict) -> None:
         pytest.skip("this broker build has no POST /match yet")
     steps = [
         {"name": "open", "goto": "/ui/#/broker", "wait": "#intent input[name=intent]"},
-        {"name": "match", "fill": ["input[name=intent]", "convert 3pm in London to Tokyo time"],
-         "click": "#intent button[type=submit]", "wait": "#intent-results tr.candidate",
-         "eval": "[...document.querySelectorAll('#intent-results tr.candidate')].map(r => r.dataset.tool)",
-         "screenshot": "intent.png"},
+        {
+            "name": "match",
+            "fill": ["input[name=intent]", "convert 3pm in London to Tokyo time"],
+            "click": "#intent button[type=submit]",
+            "wait": "#intent-results tr.candidate",
+            "eval": "[...document.querySelectorAll('#intent-results tr.candidate')].map(r => r.dataset.tool)",
+            "screenshot": "intent.png",
+        },
     ]
     result = stack.browse(steps, name="intent")
     assert result["match"]["value"][0] == "time/convert_time"
@@ -267,20 +383,44 @@ def test_project_index_page(stack: Stack, seeded: dict) -> None:
     from urllib.parse import quote
 
     # a file written after the last run: listed as not indexed yet, then indexed by the button
-    (Path(root) / "shipping.py").write_text("def shipping_cost(weight_kg):\n    return 4.5 + weight_kg * 1.1\n")
+    (Path(root) / "shipping.py").write_text(
+        "def shipping_cost(weight_kg):\n    return 4.5 + weight_kg * 1.1\n"
+    )
 
     q = quote(root, safe="")
     steps = [
-        {"name": "files", "goto": f"/ui/#/project?root={q}", "wait": "main[data-ready=project] #project-files",
-         "eval": "({projects: document.querySelector('#projects').innerText, files: document.querySelector('#project-files').innerText})"},
-        {"name": "skipped", "goto": f"/ui/#/project?root={q}&tab=skipped", "wait": "main[data-ready=project] #project-skipped",
-         "eval": "document.querySelector('#project-skipped').innerText", "screenshot": "skipped.png"},
-        {"name": "search", "goto": f"/ui/#/project?root={q}&tab=search&q=invoice%20total%20with%20tax",
-         "wait": "#project-hits .hit", "eval": "[...document.querySelectorAll('#project-hits .hit')].map(h => h.innerText)",
-         "screenshot": "project-search.png"},
-        {"name": "reindex", "goto": f"/ui/#/project?root={q}", "wait": "main[data-ready=project] #project-files"},
-        {"name": "reindexed", "click": "#reindex", "wait": "#project-files td:has-text('shipping.py')",
-         "eval": "document.querySelector('#project-files').innerText", "timeout": 60000},
+        {
+            "name": "files",
+            "goto": f"/ui/#/project?root={q}",
+            "wait": "main[data-ready=project] #project-files",
+            "eval": "({projects: document.querySelector('#projects').innerText, files: document.querySelector('#project-files').innerText})",
+        },
+        {
+            "name": "skipped",
+            "goto": f"/ui/#/project?root={q}&tab=skipped",
+            "wait": "main[data-ready=project] #project-skipped",
+            "eval": "document.querySelector('#project-skipped').innerText",
+            "screenshot": "skipped.png",
+        },
+        {
+            "name": "search",
+            "goto": f"/ui/#/project?root={q}&tab=search&q=invoice%20total%20with%20tax",
+            "wait": "#project-hits .hit",
+            "eval": "[...document.querySelectorAll('#project-hits .hit')].map(h => h.innerText)",
+            "screenshot": "project-search.png",
+        },
+        {
+            "name": "reindex",
+            "goto": f"/ui/#/project?root={q}",
+            "wait": "main[data-ready=project] #project-files",
+        },
+        {
+            "name": "reindexed",
+            "click": "#reindex",
+            "wait": "#project-files td:has-text('shipping.py')",
+            "eval": "document.querySelector('#project-files').innerText",
+            "timeout": 60000,
+        },
     ]
     result = stack.browse(steps, name="project")
     projects = result["files"]["value"]["projects"]
@@ -292,20 +432,33 @@ def test_project_index_page(stack: Stack, seeded: dict) -> None:
     assert "logo.bin" in skipped
     assert "shipping.py" not in files
     assert "shipping.py\tnot indexed yet (new since the last run)" in skipped
-    assert "shipping.py" in result["reindexed"]["value"] and "billing.py" in result["reindexed"]["value"]
+    assert (
+        "shipping.py" in result["reindexed"]["value"]
+        and "billing.py" in result["reindexed"]["value"]
+    )
     hits = result["search"]["value"]
     assert "billing.py" in hits[0] and "compute_invoice_total" in hits[0]
-    assert all(not r["errors"] for r in result.values()), {k: r["errors"] for k, r in result.items()}
+    assert all(not r["errors"] for r in result.values()), {
+        k: r["errors"] for k, r in result.items()
+    }
 
 
 def test_without_the_token_the_page_asks_for_it(stack: Stack, seeded: dict) -> None:
     steps = [
-        {"name": "locked", "goto": "/ui/#/overview", "wait": "#banner:not([hidden]) input[type=password]",
-         "eval": "({banner: document.querySelector('#banner').innerText, main: document.querySelector('main').innerText})"},
-        {"name": "unlocked", "fill": ["#banner input[type=password]", stack.token],
-         "press": ["#banner input[type=password]", "Enter"], "wait": "main[data-ready=overview] #counts",
-         "eval": "({banner: document.querySelector('#banner').hidden, stored: sessionStorage.length + localStorage.length, "
-                 "cookie: document.cookie})"},
+        {
+            "name": "locked",
+            "goto": "/ui/#/overview",
+            "wait": "#banner:not([hidden]) input[type=password]",
+            "eval": "({banner: document.querySelector('#banner').innerText, main: document.querySelector('main').innerText})",
+        },
+        {
+            "name": "unlocked",
+            "fill": ["#banner input[type=password]", stack.token],
+            "press": ["#banner input[type=password]", "Enter"],
+            "wait": "main[data-ready=overview] #counts",
+            "eval": "({banner: document.querySelector('#banner').hidden, stored: sessionStorage.length + localStorage.length, "
+            "cookie: document.cookie})",
+        },
     ]
     result = stack.browse(steps, name="token", login=False)
     assert "needs its token" in result["locked"]["value"]["banner"]
@@ -316,10 +469,15 @@ def test_without_the_token_the_page_asks_for_it(stack: Stack, seeded: dict) -> N
 
 
 def test_token_in_the_address_is_traded_for_a_cookie_and_hidden(stack: Stack, seeded: dict) -> None:
-    steps = [{"name": "open", "goto": f"/ui?token={stack.token}#/memories",
-              "wait": "main[data-ready=memories] #results",
-              "eval": "({href: location.href, history: history.length, stored: sessionStorage.length, "
-                      "cookie: document.cookie, rows: document.querySelectorAll('#results tbody tr').length})"}]
+    steps = [
+        {
+            "name": "open",
+            "goto": f"/ui?token={stack.token}#/memories",
+            "wait": "main[data-ready=memories] #results",
+            "eval": "({href: location.href, history: history.length, stored: sessionStorage.length, "
+            "cookie: document.cookie, rows: document.querySelectorAll('#results tbody tr').length})",
+        }
+    ]
     result = stack.browse(steps, name="token-url", login=False)
     value = result["open"]["value"]
     assert "token" not in value["href"] and value["href"].endswith("/ui/#/memories")

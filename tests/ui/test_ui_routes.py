@@ -19,8 +19,8 @@ def _closed_port() -> int:
 
 @pytest.fixture
 def client(monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
-    from neuralgentics.config import get_settings
     from neuralgentics.app.core import create_app
+    from neuralgentics.config import get_settings
 
     monkeypatch.setenv("NEURALGENTICS_TOKEN", TOKEN)
     monkeypatch.setenv("NEURALGENTICS_BROKER_PORT", str(_closed_port()))
@@ -79,7 +79,9 @@ def test_every_module_the_page_imports_is_served(client: TestClient) -> None:
     assert {"js/pages/overview.js", "js/pages/graph.js", "js/graphview.js", "js/charts.js"} <= seen
 
 
-@pytest.mark.parametrize("name", ["../routes.py", "..%2Froutes.py", "index.html", "nope.js", "js/../../assets.py"])
+@pytest.mark.parametrize(
+    "name", ["../routes.py", "..%2Froutes.py", "index.html", "nope.js", "js/../../assets.py"]
+)
 def test_no_file_outside_the_shipped_assets(client: TestClient, name: str) -> None:
     r = client.get(f"/ui/assets/{name}", headers=auth())
     assert r.status_code == 404
@@ -88,8 +90,11 @@ def test_no_file_outside_the_shipped_assets(client: TestClient, name: str) -> No
 
 
 def test_only_read_routes_are_forwarded_to_the_broker(client: TestClient) -> None:
-    r = client.post("/ui/api/broker/call", headers=auth(),
-                    json={"server": "time", "tool": "get_current_time", "arguments": {}})
+    r = client.post(
+        "/ui/api/broker/call",
+        headers=auth(),
+        json={"server": "time", "tool": "get_current_time", "arguments": {}},
+    )
     assert r.status_code == 404
     assert "not forwarded" in r.json()["error"]["message"]
     assert client.delete("/ui/api/broker/servers/time", headers=auth()).status_code == 405
@@ -105,7 +110,10 @@ def test_a_stopped_broker_is_a_clear_502(client: TestClient) -> None:
     # the overview's probe is a state, not an error: the page logs no failed request for it
     status = client.get("/ui/api/broker-status", headers=auth())
     assert status.status_code == 200
-    assert status.json()["reachable"] is False and "not reachable at http://127.0.0.1:" in status.json()["error"]
+    assert (
+        status.json()["reachable"] is False
+        and "not reachable at http://127.0.0.1:" in status.json()["error"]
+    )
 
 
 def test_info_says_what_is_mounted(client: TestClient) -> None:
@@ -119,10 +127,19 @@ def test_audit_filters_and_histogram(client: TestClient) -> None:
     from neuralgentics.config import Settings
 
     sink = JsonlAuditSink(default_audit_path(Settings()))
-    for i, (outcome, ms) in enumerate([("ok", 0.5), ("ok", 3.0), ("denied", 0.2), ("error", 7000.0)]):
-        sink.write_sync(AuditRecord.for_call(role="coder" if i % 2 else "reviewer", server="time",
-                                             tool="get_current_time", arguments={"n": i, "api_key": "sk-secret"},
-                                             outcome=outcome, latency_ms=ms))
+    for i, (outcome, ms) in enumerate(
+        [("ok", 0.5), ("ok", 3.0), ("denied", 0.2), ("error", 7000.0)]
+    ):
+        sink.write_sync(
+            AuditRecord.for_call(
+                role="coder" if i % 2 else "reviewer",
+                server="time",
+                tool="get_current_time",
+                arguments={"n": i, "api_key": "sk-secret"},
+                outcome=outcome,
+                latency_ms=ms,
+            )
+        )
     body = client.get("/ui/api/audit", headers=auth()).json()
     assert body["total"] == body["matched"] == 4
     assert [r["args"]["n"] for r in body["records"]] == [3, 2, 1, 0]  # newest first
@@ -166,7 +183,9 @@ def test_token_in_the_address_becomes_an_httponly_strict_cookie(client: TestClie
     # ...and no write: those still need the bearer token
     assert client.post("/memory/add", json={"content": "by cookie"}).status_code == 401
     assert client.post("/orchestrator/tasks", json={"task": "t", "session": "s"}).status_code == 401
-    assert client.post("/memory/add", json={"content": "by bearer"}, headers=auth()).status_code == 201
+    assert (
+        client.post("/memory/add", json={"content": "by bearer"}, headers=auth()).status_code == 201
+    )
     # a forged or stale cookie opens nothing
     client.cookies.clear()
     client.cookies.set("neuralgentics_session", "0" * 64)

@@ -55,7 +55,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: float = 60.0) -> None:
+def _wait_healthy(
+    url: str, proc: subprocess.Popen[bytes], log: Path, timeout: float = 60.0
+) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -101,19 +103,31 @@ class Stack:
     def broker_api(self) -> httpx.Client:
         return httpx.Client(base_url=self.broker, headers=self.headers, timeout=60.0)
 
-    def browse(self, steps: list[dict[str, Any]], *, name: str, login: bool = True) -> dict[str, Any]:
+    def browse(
+        self, steps: list[dict[str, Any]], *, name: str, login: bool = True
+    ) -> dict[str, Any]:
         """Run the steps in one fresh browser; the first page load carries ?token= unless
         `login` is False. Returns {step name: step result}."""
         require_browser()
         out_dir = ARTIFACTS / name
         out_dir.mkdir(parents=True, exist_ok=True)
         if login and self.token:
-            steps = [{"name": "login", "goto": f"/ui?token={self.token}#/overview",
-                      "wait": "main[data-ready]"}, *steps]
+            steps = [
+                {
+                    "name": "login",
+                    "goto": f"/ui?token={self.token}#/overview",
+                    "wait": "main[data-ready]",
+                },
+                *steps,
+            ]
         plan = {"base": self.base, "out_dir": str(out_dir), "chromium": CHROMIUM, "steps": steps}
         proc = subprocess.run(
             ["node", str(Path(__file__).with_name("browser.mjs"))],
-            input=json.dumps(plan), capture_output=True, text=True, timeout=150, cwd=REPO,
+            input=json.dumps(plan),
+            capture_output=True,
+            text=True,
+            timeout=150,
+            cwd=REPO,
         )
         assert proc.stdout, f"browser driver printed nothing; stderr:\n{proc.stderr[-3000:]}"
         result = json.loads(proc.stdout)
@@ -165,15 +179,30 @@ def start_stack(base_dir: Path, *, with_broker: bool = True, token: str = TOKEN)
     try:
         if with_broker:
             broker_log = base_dir / "broker.log"
-            stack.procs.append(subprocess.Popen(
-                [PY, "-c", "from neuralgentics.cli import main; main()", "broker", "serve",
-                 "--port", str(broker_port)],
-                env=env, stdout=broker_log.open("wb"), stderr=subprocess.STDOUT, cwd=REPO,
-            ))
+            stack.procs.append(
+                subprocess.Popen(
+                    [
+                        PY,
+                        "-c",
+                        "from neuralgentics.cli import main; main()",
+                        "broker",
+                        "serve",
+                        "--port",
+                        str(broker_port),
+                    ],
+                    env=env,
+                    stdout=broker_log.open("wb"),
+                    stderr=subprocess.STDOUT,
+                    cwd=REPO,
+                )
+            )
         memini_log = base_dir / "memini.log"
         memini = subprocess.Popen(
             [PY, str(Path(__file__).with_name("serve_app.py")), str(port)],
-            env=env, stdout=memini_log.open("wb"), stderr=subprocess.STDOUT, cwd=REPO,
+            env=env,
+            stdout=memini_log.open("wb"),
+            stderr=subprocess.STDOUT,
+            cwd=REPO,
         )
         stack.procs.append(memini)
         if with_broker:

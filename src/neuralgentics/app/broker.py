@@ -21,16 +21,20 @@ from neuralgentics.config import Settings
 from neuralgentics.embeddings import BACKENDS, Embedder, MiniLMEmbedder
 
 
-def skill_source(settings: Settings, project_dir: Path | None = None) -> Callable[[], list[SkillRecord]]:
+def skill_source(
+    settings: Settings, project_dir: Path | None = None
+) -> Callable[[], list[SkillRecord]]:
     """The skills as plain records, read when asked (a changed file is picked up)."""
     from neuralgentics.orchestrator.skills import SkillRegistry, SkillSource, builtin_skills_dir
 
     project = project_dir if project_dir is not None else Path.cwd()
-    registry = SkillRegistry([
-        SkillSource("project", project / "skills"),
-        SkillSource("user", settings.config_dir / "skills"),
-        SkillSource("builtin", builtin_skills_dir()),
-    ])
+    registry = SkillRegistry(
+        [
+            SkillSource("project", project / "skills"),
+            SkillSource("user", settings.config_dir / "skills"),
+            SkillSource("builtin", builtin_skills_dir()),
+        ]
+    )
     return lambda: skill_records(registry.skills())
 
 
@@ -50,13 +54,15 @@ def query_embedder(settings: Settings, embedder: Embedder) -> Embedder | None:
             f"NEURALGENTICS_INTENT_QUERY_BACKEND={backend!r} is not an embedding backend: "
             f"choose one of {', '.join(BACKENDS)}"
         )
-    return MiniLMEmbedder(backend, threads=settings.embedding_threads,
-                          model_cache=settings.model_cache)
+    return MiniLMEmbedder(
+        backend, threads=settings.embedding_threads, model_cache=settings.model_cache
+    )
 
 
 def intents(settings: Settings, embedder: Embedder, project_dir: Path | None = None) -> Intents:
-    pool = MatcherPool(embedder, cache=intent_cache(settings),
-                       query_embedder=query_embedder(settings, embedder))
+    pool = MatcherPool(
+        embedder, cache=intent_cache(settings), query_embedder=query_embedder(settings, embedder)
+    )
     return Intents(pool, skill_source(settings, project_dir))
 
 

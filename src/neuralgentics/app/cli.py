@@ -15,7 +15,9 @@ def serve(
     from neuralgentics.app.serve import ServeError, serve_core
 
     settings = get_settings()
-    settings = settings.model_copy(update={"host": host or settings.host, "port": port or settings.port})
+    settings = settings.model_copy(
+        update={"host": host or settings.host, "port": port or settings.port}
+    )
     try:
         serve_core(settings, echo=lambda line: typer.echo(line, err=True))
     except ServeError as exc:
@@ -26,7 +28,9 @@ def serve(
 def up_cmd(
     host: str | None = typer.Option(None, "--host", help="Default 127.0.0.1 (NEURALGENTICS_HOST)."),
     port: int | None = typer.Option(None, "--port", help="memini-core port (default 8900)."),
-    broker_port: int | None = typer.Option(None, "--broker-port", help="Broker HTTP port (default 8901)."),
+    broker_port: int | None = typer.Option(
+        None, "--broker-port", help="Broker HTTP port (default 8901)."
+    ),
     no_broker: bool = typer.Option(False, "--no-broker", help="Start memini-core only."),
 ) -> None:
     """Start memini-core and the broker's HTTP front together; Ctrl-C or SIGTERM stops both."""
@@ -34,8 +38,14 @@ def up_cmd(
 
     s = get_settings()
     try:
-        code = up(s, host or s.host, port or s.port, broker_port or s.broker_port,
-                  with_broker=not no_broker, echo=lambda line: typer.echo(line, err=False))
+        code = up(
+            s,
+            host or s.host,
+            port or s.port,
+            broker_port or s.broker_port,
+            with_broker=not no_broker,
+            echo=lambda line: typer.echo(line, err=False),
+        )
     except UpError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -123,20 +123,27 @@ def create_app(
     # The root's handle on the memory service, for tests and tools that reach the store
     # (`app.state.service().store`); no route reads app.state.
     app.state.service = memory
-    app.dependency_overrides.update({
-        memini_routes.memory_service: lambda: memory,
-        index_routes.chunk_store: lambda: memory.chunk_store,
-        index_routes.index_jobs: lambda: jobs,
-        index_routes.embedder: lambda: model,
-        orchestrator_routes.orchestrator: lambda: orchestrator,
-        ui_routes.ui_settings: lambda: settings,
-    })
+    app.dependency_overrides.update(
+        {
+            memini_routes.memory_service: lambda: memory,
+            index_routes.chunk_store: lambda: memory.chunk_store,
+            index_routes.index_jobs: lambda: jobs,
+            index_routes.embedder: lambda: model,
+            orchestrator_routes.orchestrator: lambda: orchestrator,
+            ui_routes.ui_settings: lambda: settings,
+        }
+    )
     app.include_router(memini_routes.router)
     app.include_router(index_routes.router)
     app.include_router(orchestrator_routes.router)
     app.include_router(ui_routes.router)
     # The token (when the settings have one: always when served) is checked there, once.
     # The dashboard's session cookie opens its read routes (ui/session.py).
-    app.add_middleware(HTTPGuard, bind_host=settings.host, token=settings.token,
-                       open_paths=OPEN_PATHS, cookie_check=cookie_grants)
+    app.add_middleware(
+        HTTPGuard,
+        bind_host=settings.host,
+        token=settings.token,
+        open_paths=OPEN_PATHS,
+        cookie_check=cookie_grants,
+    )
     return app

@@ -38,8 +38,13 @@ def serve_core(settings: Settings, *, echo=print) -> None:  # noqa: ANN001 - a p
     store = "postgres" if settings.database_url else f"sqlite ({settings.sqlite_path})"
     echo(f"memini-core on http://{settings.host}:{settings.port}  store: {store}")
     # the access log never shows a credential from a query string (/ui?token=…)
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info",
-                log_config=log_config())
+    uvicorn.run(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        log_level="info",
+        log_config=log_config(),
+    )
 
 
 def serve_broker(settings: Settings, config_path: Path | str | None, host: str, port: int) -> None:
@@ -55,6 +60,11 @@ def serve_broker(settings: Settings, config_path: Path | str | None, host: str, 
         token = ensure_token(settings)
     except (ValueError, CredentialError) as exc:
         raise SystemExit(str(exc)) from None
-    app = create_app(config_path, host=host, token=token, settings=settings,
-                     intents=intents(settings, shared_embedder()))
+    app = create_app(
+        config_path,
+        host=host,
+        token=token,
+        settings=settings,
+        intents=intents(settings, shared_embedder()),
+    )
     uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")

@@ -50,11 +50,23 @@ def port_in_use(host: str, port: int) -> bool:
 
 
 def plan(host: str, port: int, broker_port: int, with_broker: bool = True) -> list[Service]:
-    services = [Service("memini-core", _cli("serve", "--host", host, "--port", str(port)),
-                        f"http://{host}:{port}/health", f"http://{host}:{port}")]
+    services = [
+        Service(
+            "memini-core",
+            _cli("serve", "--host", host, "--port", str(port)),
+            f"http://{host}:{port}/health",
+            f"http://{host}:{port}",
+        )
+    ]
     if with_broker:
-        services.append(Service("broker", _cli("broker", "serve", "--host", host, "--port", str(broker_port)),
-                                f"http://{host}:{broker_port}/health", f"http://{host}:{broker_port}/mcp"))
+        services.append(
+            Service(
+                "broker",
+                _cli("broker", "serve", "--host", host, "--port", str(broker_port)),
+                f"http://{host}:{broker_port}/health",
+                f"http://{host}:{broker_port}/mcp",
+            )
+        )
     return services
 
 
@@ -63,7 +75,9 @@ def _wait_healthy(svc: Service, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if svc.proc.poll() is not None:
-            raise UpError(f"{svc.name} exited with status {svc.proc.returncode} while starting (see its output above)")
+            raise UpError(
+                f"{svc.name} exited with status {svc.proc.returncode} while starting (see its output above)"
+            )
         try:
             if httpx.get(svc.health_url, timeout=1.0).status_code < 500:
                 return
@@ -77,8 +91,12 @@ def _warm_up(svc: Service, token: str) -> None:
     """Load the embedding model now, so the plugin's first routing check does not time out."""
     base = svc.health_url.removesuffix("/health")
     try:
-        httpx.post(base + "/orchestrator/route", json={"task": "warm up the routing model"},
-                   headers={"Authorization": f"Bearer {token}"}, timeout=120.0)
+        httpx.post(
+            base + "/orchestrator/route",
+            json={"task": "warm up the routing model"},
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=120.0,
+        )
     except httpx.HTTPError:
         pass  # the service answers /health; a slow first call is not a reason to refuse to start
 
@@ -116,8 +134,10 @@ def up(
         raise UpError(str(exc)) from None
     for svc, p in zip(services, (port, broker_port)):
         if port_in_use(host, p):
-            raise UpError(f"{svc.name}: {host}:{p} is already in use (another `neuralgentics up`?); "
-                          f"stop it or choose another port")
+            raise UpError(
+                f"{svc.name}: {host}:{p} is already in use (another `neuralgentics up`?); "
+                f"stop it or choose another port"
+            )
     stopping: list[int] = []
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
@@ -139,7 +159,8 @@ def up(
         while not stopping:
             dead = [s for s in services if s.proc is not None and s.proc.poll() is not None]
             if dead:
-                echo(f"{dead[0].name} exited with status {dead[0].proc.returncode}; stopping the rest")  # type: ignore[union-attr]
+                code = dead[0].proc.returncode if dead[0].proc is not None else None
+                echo(f"{dead[0].name} exited with status {code}; stopping the rest")
                 return 1
             time.sleep(0.3)
         echo("stopping")

@@ -15,7 +15,9 @@ broker_app = typer.Typer(
     no_args_is_help=True,
 )
 
-ConfigOpt = typer.Option(None, "--config", "-c", help="broker YAML (default: <config dir>/broker.yaml)")
+ConfigOpt = typer.Option(
+    None, "--config", "-c", help="broker YAML (default: <config dir>/broker.yaml)"
+)
 
 
 def _fail(message: str, code: int = 1) -> None:
@@ -60,7 +62,9 @@ def stdio_cmd(
 def serve_cmd(
     config: Path | None = ConfigOpt,
     host: str = typer.Option("127.0.0.1", "--host"),
-    port: int | None = typer.Option(None, "--port", help="default: NEURALGENTICS_BROKER_PORT or 8901"),
+    port: int | None = typer.Option(
+        None, "--port", help="default: NEURALGENTICS_BROKER_PORT or 8901"
+    ),
 ) -> None:
     """Serve streamable HTTP at /mcp plus REST (/tools, /call, /servers, /health)."""
     from neuralgentics.app.serve import serve_broker
@@ -104,8 +108,11 @@ def _notify_running_broker() -> None:
         if r.status_code == 200:
             typer.echo(f"running broker on :{s.broker_port} reloaded")
         elif r.status_code in (401, 403):
-            typer.echo(f"the broker on :{s.broker_port} refused to reload ({r.status_code}); "
-                       "send it SIGHUP or restart it", err=True)
+            typer.echo(
+                f"the broker on :{s.broker_port} refused to reload ({r.status_code}); "
+                "send it SIGHUP or restart it",
+                err=True,
+            )
     except (httpx.HTTPError, CredentialError):
         pass
 
@@ -202,7 +209,9 @@ def audit_cmd(
         sink = open_sink(cfg.audit, get_settings())
     except ConfigError as exc:
         _fail(str(exc))
-    records = query(sink.read(), since=_parse_since(since) if since else None, role=role, server=server)
+    records = query(
+        sink.read(), since=_parse_since(since) if since else None, role=role, server=server
+    )
     sink.close()
     for r in records:
         if as_json:
@@ -237,8 +246,11 @@ def token_add_cmd(
     except ConfigError as exc:
         _fail(str(exc))
     typer.echo(token)
-    typer.echo(f"token {label!r} for role {role!r} added; it is shown only now: hand it to the client "
-               "as 'Authorization: Bearer <token>'", err=True)
+    typer.echo(
+        f"token {label!r} for role {role!r} added; it is shown only now: hand it to the client "
+        "as 'Authorization: Bearer <token>'",
+        err=True,
+    )
     _notify_running_broker()
 
 

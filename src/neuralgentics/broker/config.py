@@ -135,7 +135,9 @@ class TokenConfig(BaseModel):
     @classmethod
     def _hash(cls, value: str) -> str:
         if not _TOKEN_HASH.fullmatch(value):
-            raise ValueError("hash must be 'sha256:' and 64 hex digits (see `neuralgentics broker token add`)")
+            raise ValueError(
+                "hash must be 'sha256:' and 64 hex digits (see `neuralgentics broker token add`)"
+            )
         return value
 
 
@@ -172,7 +174,9 @@ class BrokerConfig(BaseModel):
         labels: set[str] = set()
         for t in self.tokens:
             if t.role not in self.roles:
-                raise ValueError(f"token {t.label!r} is bound to role {t.role!r}, which is not one of the roles")
+                raise ValueError(
+                    f"token {t.label!r} is bound to role {t.role!r}, which is not one of the roles"
+                )
             if t.label in labels:
                 raise ValueError(f"two tokens are labelled {t.label!r}")
             labels.add(t.label)
@@ -314,7 +318,9 @@ def config_from(data: dict[str, Any], source: str = "config") -> BrokerConfig:
         raise ConfigError(_format_errors(exc, None, source)) from None
 
 
-def with_server(config: BrokerConfig, name: str, server: dict[str, Any] | ServerConfig) -> BrokerConfig:
+def with_server(
+    config: BrokerConfig, name: str, server: dict[str, Any] | ServerConfig
+) -> BrokerConfig:
     """A copy of ``config`` with ``name`` added or replaced; validated like a loaded file."""
     data = config.model_dump(mode="json")
     data["servers"][name] = (

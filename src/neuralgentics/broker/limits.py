@@ -73,13 +73,17 @@ def check_arguments(arguments: Any) -> None:
 
 def check_size(size: int) -> None:
     if size > MAX_ARGUMENT_BYTES:
-        raise InvalidRequest(f"'arguments' are {size} bytes, over the limit of {MAX_ARGUMENT_BYTES}")
+        raise InvalidRequest(
+            f"'arguments' are {size} bytes, over the limit of {MAX_ARGUMENT_BYTES}"
+        )
 
 
 # Brackets and strings loads_pruned looks at before it gives up (~20 ms of scanning): past
 # that, only the top-level fields are looked for (``_head_fields``).
 MAX_SCANNED_TOKENS = 100_000
-_HEAD_FIELD = re.compile(rb'"(id|method|server|tool|name)"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,18})')
+_HEAD_FIELD = re.compile(
+    rb'"(id|method|server|tool|name)"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,18})'
+)
 
 
 def _head_fields(data: bytes) -> dict[str, Any]:

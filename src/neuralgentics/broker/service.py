@@ -31,6 +31,12 @@ from neuralgentics.broker.audit import AuditRecord, AuditSink, open_sink
 from neuralgentics.broker.audit.gate import FloodGate
 from neuralgentics.broker.audit.record import redact
 from neuralgentics.broker.catalog import ToolListCache, render_catalog
+from neuralgentics.broker.client import (
+    ConnectionClosed,
+    RequestTimedOut,
+    current_session_id,
+    from_session_error,
+)
 from neuralgentics.broker.config import (
     BrokerConfig,
     ConfigError,
@@ -42,9 +48,6 @@ from neuralgentics.broker.config import (
     with_server,
     without_server,
 )
-from neuralgentics.broker.intent.tools import Intents, MatcherPool
-from neuralgentics.config import Settings
-from neuralgentics.embeddings import embedder_from_settings
 from neuralgentics.broker.errors import (
     AccessDenied,
     BrokerError,
@@ -53,14 +56,11 @@ from neuralgentics.broker.errors import (
     NotFound,
     ServerUnavailable,
 )
+from neuralgentics.broker.intent.tools import Intents, MatcherPool
 from neuralgentics.broker.launcher import Launcher
 from neuralgentics.broker.limits import check_arguments, check_names, check_size
-from neuralgentics.broker.client import (
-    ConnectionClosed,
-    RequestTimedOut,
-    current_session_id,
-    from_session_error,
-)
+from neuralgentics.config import Settings
+from neuralgentics.embeddings import embedder_from_settings
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +101,8 @@ class Broker:
         self.intents = intents or Intents(MatcherPool(embedder_from_settings(settings)))
         self.policy = AccessPolicy(config.roles)
         self.launcher = Launcher(
-            config.brokered(), on_tools_changed=self._tools_changed,
+            config.brokered(),
+            on_tools_changed=self._tools_changed,
             tool_cache=ToolListCache(settings.home / "broker" / "tools"),
             egress_gateway=settings.egress_gateway_url,
         )
@@ -207,10 +208,13 @@ class Broker:
         decision = self.policy.check(role, server, tool)
         if not decision:
             raise AccessDenied(
-                f"role {role!r} may not use {server}/{tool}: denied by {decision.rule}", decision.rule
+                f"role {role!r} may not use {server}/{tool}: denied by {decision.rule}",
+                decision.rule,
             )
         if server not in self.launcher.entries:
-            visible = sorted(n for n in self.launcher.entries if self.policy.may_see_server(role, n))
+            visible = sorted(
+                n for n in self.launcher.entries if self.policy.may_see_server(role, n)
+            )
             raise NotFound(
                 f"no server named {server!r} among those role {role!r} may use "
                 f"({', '.join(visible) or 'none'})"
@@ -274,8 +278,17 @@ class Broker:
         plain JSON on the same pipe (``DirectCalls``): the SDK's per-request machinery was
         half of the broker's CPU per call.
         """
-        result = await self._call(role, server, tool, arguments, session_id, front, progress,
-                                  as_json=False, credential=credential)
+        result = await self._call(
+            role,
+            server,
+            tool,
+            arguments,
+            session_id,
+            front,
+            progress,
+            as_json=False,
+            credential=credential,
+        )
         assert isinstance(result, types.CallToolResult)
         return result
 
@@ -292,8 +305,17 @@ class Broker:
     ) -> dict[str, Any]:
         """``call``, with the result as the server's JSON (not validated: the front writing it
         validates it for its protocol version), so no model is built and dumped again."""
-        result = await self._call(role, server, tool, arguments, session_id, front, None,
-                                  as_json=True, credential=credential)
+        result = await self._call(
+            role,
+            server,
+            tool,
+            arguments,
+            session_id,
+            front,
+            None,
+            as_json=True,
+            credential=credential,
+        )
         assert isinstance(result, dict)
         return result
 
@@ -328,7 +350,9 @@ class Broker:
             if arguments is None:
                 arguments = {}
             if not isinstance(arguments, dict):
-                raise InvalidRequest(f"'arguments' must be an object, got {type(arguments).__name__}")
+                raise InvalidRequest(
+                    f"'arguments' must be an object, got {type(arguments).__name__}"
+                )
             check_arguments(arguments)
             rec.bytes_in = len(pydantic_core.to_json(arguments, fallback=str))
             check_size(rec.bytes_in)
@@ -343,7 +367,9 @@ class Broker:
                             data = await rt.direct.call_tool(tool, arguments, cfg.call_timeout)
                             rec.bytes_out = len(pydantic_core.to_json(data))
                             result: types.CallToolResult | dict[str, Any] = (
-                                data if as_json else types.CallToolResult.model_validate(data, by_name=False)
+                                data
+                                if as_json
+                                else types.CallToolResult.model_validate(data, by_name=False)
                             )
                             is_error, error = data.get("isError") is True, _first_text_json(data)
                         else:
@@ -357,11 +383,15 @@ class Broker:
                             except MCPError as exc:
                                 raise from_session_error(exc) from None
                             if as_json:
-                                result = model.model_dump(by_alias=True, mode="json", exclude_none=True)
+                                result = model.model_dump(
+                                    by_alias=True, mode="json", exclude_none=True
+                                )
                                 rec.bytes_out = len(pydantic_core.to_json(result))
                             else:
                                 result = model
-                                rec.bytes_out = len(model.model_dump_json(by_alias=True, exclude_none=True))
+                                rec.bytes_out = len(
+                                    model.model_dump_json(by_alias=True, exclude_none=True)
+                                )
                             is_error, error = model.is_error, _first_text(model)
                     except ConnectionClosed:
                         rt.lost.set()
@@ -432,8 +462,16 @@ class Broker:
         not JSON, nested past the parser's limit, not shaped like a call, a role it may not
         claim)."""
         rec = AuditRecord.for_call(
-            role=role, server=str(server), tool=str(tool), arguments=arguments, outcome=outcome,
-            error=error, rule=rule, session_id=session_id, front=front, credential=credential,
+            role=role,
+            server=str(server),
+            tool=str(tool),
+            arguments=arguments,
+            outcome=outcome,
+            error=error,
+            rule=rule,
+            session_id=session_id,
+            front=front,
+            credential=credential,
         )
         await self._write_audit(rec)
 
@@ -451,8 +489,15 @@ class Broker:
     ) -> None:
         """One audit record per admin operation, done or refused: who, what, on which server."""
         rec = AuditRecord.for_call(
-            role=role, server=target, tool=action, arguments=details or {}, outcome=outcome,
-            error=error, front=front, credential=credential, kind="admin",
+            role=role,
+            server=target,
+            tool=action,
+            arguments=details or {},
+            outcome=outcome,
+            error=error,
+            front=front,
+            credential=credential,
+            kind="admin",
         )
         # Admin records are never gated: they are rare, and each one matters.
         await self._write_one(rec)
@@ -481,8 +526,18 @@ class Broker:
         for name, c in sorted(self.config.servers.items()):
             if c.first_class:
                 out.append(
-                    ServerStatus(name, c.transport, "first_class", c.summary, None, 0, 0, None, None,
-                                 first_class=True)
+                    ServerStatus(
+                        name,
+                        c.transport,
+                        "first_class",
+                        c.summary,
+                        None,
+                        0,
+                        0,
+                        None,
+                        None,
+                        first_class=True,
+                    )
                 )
         return out
 
@@ -490,24 +545,34 @@ class Broker:
         """Switch to ``config``: new policy at once; only added/removed/changed servers move."""
         self.config = config
         self.policy = AccessPolicy(config.roles)
-        self.gate.burst, self.gate.per_second = config.audit.flood_burst, config.audit.flood_per_second
+        self.gate.burst, self.gate.per_second = (
+            config.audit.flood_burst,
+            config.audit.flood_per_second,
+        )
         self._validators.clear()
         return await self.launcher.reload(config.brokered())
 
-    async def reload(self, *, credential: str | None = "owner", front: str = "api") -> dict[str, list[str]]:
+    async def reload(
+        self, *, credential: str | None = "owner", front: str = "api"
+    ) -> dict[str, list[str]]:
         """Re-read the config file (SIGHUP, POST /reload). An invalid file changes nothing and raises."""
         try:
             if self.config_path is None:
-                raise ConfigError("this broker was given its config in memory: there is no file to reload")
+                raise ConfigError(
+                    "this broker was given its config in memory: there is no file to reload"
+                )
             async with self._edit_lock:
                 config = load_config(self.config_path)
                 changes = await self.apply_config(config)
         except ConfigError as exc:
-            await self.record_admin("reload", "*", "invalid", credential=credential, front=front, error=str(exc))
+            await self.record_admin(
+                "reload", "*", "invalid", credential=credential, front=front, error=str(exc)
+            )
             raise
         logger.info("config reloaded: %s", changes)
-        await self.record_admin("reload", "*", "ok", credential=credential, front=front,
-                                details={"changes": changes})
+        await self.record_admin(
+            "reload", "*", "ok", credential=credential, front=front, details={"changes": changes}
+        )
         return changes
 
     async def add_server(
@@ -549,13 +614,24 @@ class Broker:
                     save_config(config, self.config_path)
                 await self.apply_config(config)
         except BrokerError as exc:
-            await self.record_admin(action, name, "invalid", credential=credential, front=front,
-                                    details=details, error=exc.message)
+            await self.record_admin(
+                action,
+                name,
+                "invalid",
+                credential=credential,
+                front=front,
+                details=details,
+                error=exc.message,
+            )
             raise
-        await self.record_admin(action, name, "ok", credential=credential, front=front, details=details)
+        await self.record_admin(
+            action, name, "ok", credential=credential, front=front, details=details
+        )
         return config.servers[name]
 
-    async def remove_server(self, name: str, *, credential: str | None = "owner", front: str = "api") -> None:
+    async def remove_server(
+        self, name: str, *, credential: str | None = "owner", front: str = "api"
+    ) -> None:
         before = self.config.servers.get(name)
         details = {"before": _entry_for_audit(before)} if before is not None else {}
         try:
@@ -567,10 +643,19 @@ class Broker:
                     save_config(config, self.config_path)
                 await self.apply_config(config)
         except BrokerError as exc:
-            await self.record_admin("servers.remove", name, "invalid", credential=credential, front=front,
-                                    details=details, error=exc.message)
+            await self.record_admin(
+                "servers.remove",
+                name,
+                "invalid",
+                credential=credential,
+                front=front,
+                details=details,
+                error=exc.message,
+            )
             raise
-        await self.record_admin("servers.remove", name, "ok", credential=credential, front=front, details=details)
+        await self.record_admin(
+            "servers.remove", name, "ok", credential=credential, front=front, details=details
+        )
 
     async def _tools_changed(self, server: str) -> None:
         for s in list(self.front_sessions):
@@ -581,7 +666,11 @@ class Broker:
 def _entry_for_audit(server: dict[str, Any] | ServerConfig | Any) -> Any:
     """A server entry as an admin record keeps it: env and header values never (they hold
     credentials even when their names do not say so), the rest redacted like arguments."""
-    data = server.model_dump(mode="json", exclude_defaults=True) if isinstance(server, ServerConfig) else server
+    data = (
+        server.model_dump(mode="json", exclude_defaults=True)
+        if isinstance(server, ServerConfig)
+        else server
+    )
     if not isinstance(data, dict):
         return redact(data)
     data = dict(data)

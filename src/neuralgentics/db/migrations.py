@@ -17,7 +17,7 @@ import logging
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import resources
 from typing import Any
 
@@ -52,7 +52,9 @@ def load(package: str, backend: str) -> list[Migration]:
         number, _, rest = entry.name.partition("_")
         if not number.isdigit():
             raise ValueError(f"migration file {entry.name} must start with its version number")
-        found.append(Migration(int(number), rest.removesuffix(".sql"), entry.read_text(encoding="utf-8")))
+        found.append(
+            Migration(int(number), rest.removesuffix(".sql"), entry.read_text(encoding="utf-8"))
+        )
     versions = [m.version for m in found]
     if len(set(versions)) != len(versions):
         raise ValueError(f"two migrations of {package}/{backend} share a version number")
@@ -60,7 +62,7 @@ def load(package: str, backend: str) -> list[Migration]:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat()
+    return datetime.now(UTC).isoformat()
 
 
 def _pending(
@@ -70,7 +72,12 @@ def _pending(
     for m in migrations:
         if m.version in done:
             if done[m.version] not in (None, m.checksum):
-                log.warning("%s migration %04d_%s changed after it was applied", component, m.version, m.name)
+                log.warning(
+                    "%s migration %04d_%s changed after it was applied",
+                    component,
+                    m.version,
+                    m.name,
+                )
             continue
         out.append(m)
     return out
@@ -85,11 +92,17 @@ _SQLITE_BOOKKEEPING = (
 )
 
 
-def migrate_sqlite(conn: sqlite3.Connection, component: str, migrations: list[Migration]) -> list[int]:
+def migrate_sqlite(
+    conn: sqlite3.Connection, component: str, migrations: list[Migration]
+) -> list[int]:
     """Apply pending migrations on an autocommit connection; returns the versions applied now."""
     _sqlite_bookkeeping(conn, migrations if component == LEGACY_COMPONENT else None)
-    done = {v: c for v, c in conn.execute(
-        f"SELECT version, checksum FROM {BOOKKEEPING} WHERE component = ?", (component,))}
+    done = {
+        v: c
+        for v, c in conn.execute(
+            f"SELECT version, checksum FROM {BOOKKEEPING} WHERE component = ?", (component,)
+        )
+    }
     applied = []
     for m in _pending(component, migrations, done):
         # One script, one transaction: applied whole or not at all. BEGIN IMMEDIATE takes the
@@ -110,7 +123,8 @@ def _sqlite_bookkeeping(conn: sqlite3.Connection, legacy: list[Migration] | None
     if legacy is None:
         return
     has_legacy = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (LEGACY,)).fetchone()
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (LEGACY,)
+    ).fetchone()
     if not has_legacy:
         return
     checksums = {m.version: m.checksum for m in legacy}
@@ -130,7 +144,8 @@ def _sql_literal(value: Any) -> str:
 
 def sqlite_version(conn: sqlite3.Connection, component: str) -> int:
     row = conn.execute(
-        f"SELECT max(version) FROM {BOOKKEEPING} WHERE component = ?", (component,)).fetchone()
+        f"SELECT max(version) FROM {BOOKKEEPING} WHERE component = ?", (component,)
+    ).fetchone()
     return int(row[0] or 0)
 
 
@@ -144,7 +159,11 @@ _PG_BOOKKEEPING = (
 
 
 def migrate_postgres(
-    conn: Any, component: str, migrations: list[Migration], *, lock_timeout_s: int = 60,
+    conn: Any,
+    component: str,
+    migrations: list[Migration],
+    *,
+    lock_timeout_s: int = 60,
     on_each: Callable[[Migration], None] | None = None,
 ) -> list[int]:
     """Apply pending migrations over an autocommit psycopg connection, under an advisory lock
@@ -157,8 +176,12 @@ def migrate_postgres(
         conn.execute(_PG_BOOKKEEPING)
         if component == LEGACY_COMPONENT:
             _pg_adopt_legacy(conn, migrations)
-        done = {v: c for v, c in conn.execute(
-            f"SELECT version, checksum FROM {BOOKKEEPING} WHERE component = %s", [component])}
+        done = {
+            v: c
+            for v, c in conn.execute(
+                f"SELECT version, checksum FROM {BOOKKEEPING} WHERE component = %s", [component]
+            )
+        }
         for m in _pending(component, migrations, done):
             with conn.transaction():
                 conn.execute(m.sql)

@@ -89,8 +89,9 @@ class PostgresDatabase:
 
     # -- migrations --------------------------------------------------------------------------
 
-    def migrate(self, component: str, migrations: list[runner.Migration], *,
-                lock_timeout_s: int = 60) -> list[int]:
+    def migrate(
+        self, component: str, migrations: list[runner.Migration], *, lock_timeout_s: int = 60
+    ) -> list[int]:
         """Apply the component's pending migrations (before `open`, on a connection of its own)."""
         try:
             conn = psycopg.connect(self.url, connect_timeout=self._connect_timeout, autocommit=True)
@@ -100,10 +101,13 @@ class PostgresDatabase:
             ) from exc
         with conn:
             try:
-                return runner.migrate_postgres(conn, component, migrations,
-                                               lock_timeout_s=lock_timeout_s)
+                return runner.migrate_postgres(
+                    conn, component, migrations, lock_timeout_s=lock_timeout_s
+                )
             except pg_errors.FeatureNotSupported as exc:
-                raise StoreUnavailable(f"PostgreSQL cannot run the schema: {first_line(exc)}") from exc
+                raise StoreUnavailable(
+                    f"PostgreSQL cannot run the schema: {first_line(exc)}"
+                ) from exc
             except (pg_errors.UndefinedFile, pg_errors.InsufficientPrivilege) as exc:
                 raise StoreUnavailable(
                     "the pgvector extension is missing or may not be created by this user "
@@ -111,7 +115,9 @@ class PostgresDatabase:
                     "`CREATE EXTENSION vector` as a superuser in that database"
                 ) from exc
             except psycopg.OperationalError as exc:
-                raise StoreUnavailable(f"migrating {self.described()} failed: {first_line(exc)}") from exc
+                raise StoreUnavailable(
+                    f"migrating {self.described()} failed: {first_line(exc)}"
+                ) from exc
 
     # -- the pool ----------------------------------------------------------------------------
 
@@ -184,7 +190,9 @@ class PostgresDatabase:
 
     # -- running work ------------------------------------------------------------------------
 
-    def run(self, fn: Callable[[psycopg.Connection], T], *, tx: bool = True, attempts: int = 3) -> T:
+    def run(
+        self, fn: Callable[[psycopg.Connection], T], *, tx: bool = True, attempts: int = 3
+    ) -> T:
         """Run fn in one transaction; map driver failures onto `db.errors`.
 
         Connections are in autocommit mode, so `tx=False` suits a read made of one statement
@@ -242,7 +250,9 @@ class PostgresDatabase:
             except pg_errors.UniqueViolation as exc:
                 raise AlreadyExists(f"already exists: {first_line(exc)}") from exc
             except pg_errors.ForeignKeyViolation as exc:
-                raise MissingReference(f"a referenced row does not exist: {first_line(exc)}") from exc
+                raise MissingReference(
+                    f"a referenced row does not exist: {first_line(exc)}"
+                ) from exc
             except (pg_errors.DataError, pg_errors.UntranslatableCharacter) as exc:
                 raise Rejected(f"invalid value: {first_line(exc)}") from exc
             except psycopg.OperationalError as exc:

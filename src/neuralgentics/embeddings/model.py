@@ -213,7 +213,9 @@ class MiniLMEmbedder:
         if self.requested_backend == "onnx-reference":
             return _OnnxEncoder.load(source="reference", int8=False, cache=cache, threads=threads)
         return _OnnxEncoder.load(
-            source="packaged", int8=self.requested_backend == "onnx-int8", cache=cache,
+            source="packaged",
+            int8=self.requested_backend == "onnx-int8",
+            cache=cache,
             threads=threads,
         )
 

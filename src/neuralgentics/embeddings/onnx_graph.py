@@ -80,7 +80,9 @@ def build_graph(weights: dict[str, np.ndarray], config: dict[str, Any]) -> Any: 
     mask = op("Cast", ["attention_mask"], "mask.float", to=TensorProto.FLOAT)
     one = const("one", 1.0)
     padded = op("Sub", [one, mask], "mask.padded")
-    additive = op("Mul", [padded, const("mask.min", float(np.finfo(np.float32).min))], "mask.additive")
+    additive = op(
+        "Mul", [padded, const("mask.min", float(np.finfo(np.float32).min))], "mask.additive"
+    )
     additive = op("Unsqueeze", [additive, const("axes_1_2", [1, 2])], "mask.4d")
     split = const("shape.split_heads", [0, 0, heads, head_dim])
     merge = const("shape.merge_heads", [0, 0, hidden])

@@ -23,7 +23,9 @@ def default_threads(configured: int | None = None) -> int:
     stops scaling there)."""
     if configured is not None:
         if isinstance(configured, bool) or not isinstance(configured, int) or configured < 1:
-            raise ValueError(f"NEURALGENTICS_EMBEDDING_THREADS must be a whole number >= 1, got {configured!r}")
+            raise ValueError(
+                f"NEURALGENTICS_EMBEDDING_THREADS must be a whole number >= 1, got {configured!r}"
+            )
         return configured
     try:
         available = len(os.sched_getaffinity(0))
@@ -65,7 +67,9 @@ class Tokenizer:
 class OnnxEncoder:
     """One onnxruntime session over the exported graph; `encode` is safe from many threads."""
 
-    def __init__(self, graph: Path, tokenizer: Path, max_length: int, *, threads: int | None = None) -> None:
+    def __init__(
+        self, graph: Path, tokenizer: Path, max_length: int, *, threads: int | None = None
+    ) -> None:
         import onnxruntime as ort
 
         self.graph = graph

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator, cast
+from typing import Any, cast
 
 import httpx
 import typer
@@ -24,7 +25,9 @@ memory_app = typer.Typer(help="Add, search and link memories.", no_args_is_help=
 err = Console(stderr=True)
 out = Console()
 
-LocalOpt = typer.Option(False, "--local", help="Use the store directly instead of the running service")
+LocalOpt = typer.Option(
+    False, "--local", help="Use the store directly instead of the running service"
+)
 JsonOpt = typer.Option(False, "--json", help="Print JSON")
 
 
@@ -67,7 +70,9 @@ def call(local: bool, method: str, path: str, **kwargs: Any) -> Any:
             problem = response.json()["error"]["message"]
         except Exception:
             problem = response.text
-        raise CallFailed(f"error {response.status_code}: {problem}", 1 if response.status_code >= 500 else 2)
+        raise CallFailed(
+            f"error {response.status_code}: {problem}", 1 if response.status_code >= 500 else 2
+        )
     return response.json() if response.content else None
 
 
@@ -97,7 +102,12 @@ def _memory_table(rows: list[dict], extra: dict[str, Any] | None = None) -> None
     for name in extra or {}:
         table.add_column(name, justify="right")
     for i, row in enumerate(rows):
-        cells = [row["id"][:8], f"{row['trust_score']:.2f}", row["project"] or "-", _short(row["content"])]
+        cells = [
+            row["id"][:8],
+            f"{row['trust_score']:.2f}",
+            row["project"] or "-",
+            _short(row["content"]),
+        ]
         cells += [str(col[i]) for col in (extra or {}).values()]
         table.add_row(*cells)
     out.print(table)
@@ -144,7 +154,9 @@ def add(
     verb = "added" if result["created"] else "already known"
     out.print(f"{verb}: {result['memory']['id']} (trust {result['memory']['trust_score']:.2f})")
     for near in result["similar"]:
-        out.print(f"  similar: {near['memory']['id']} ({near['similarity']:.3f}) {_short(near['memory']['content'], 60)}")
+        out.print(
+            f"  similar: {near['memory']['id']} ({near['similarity']:.3f}) {_short(near['memory']['content'], 60)}"
+        )
     if result["superseded"]:
         out.print(f"  supersedes: {result['superseded']}")
 
@@ -179,7 +191,10 @@ def query(
         [h["memory"] for h in hits],
         {
             "score": [f"{h['score']:.4f}" for h in hits],
-            "sim": [f"{h['why']['similarity']:.3f}" if h["why"]["similarity"] is not None else "-" for h in hits],
+            "sim": [
+                f"{h['why']['similarity']:.3f}" if h["why"]["similarity"] is not None else "-"
+                for h in hits
+            ],
             "kw#": [h["why"]["keyword_rank"] or "-" for h in hits],
         },
     )
@@ -192,12 +207,18 @@ def get(memory_id: str, local: bool = LocalOpt, as_json: bool = JsonOpt) -> None
     if as_json:
         return _print_json(result)
     mem = result["memory"]
-    out.print(f"[bold]{mem['id']}[/bold]  trust {mem['trust_score']:.2f}  project {mem['project'] or '-'}")
+    out.print(
+        f"[bold]{mem['id']}[/bold]  trust {mem['trust_score']:.2f}  project {mem['project'] or '-'}"
+    )
     out.print(mem["content"])
     for event in result["trust_history"]:
-        out.print(f"  trust {event['event']} {event['delta']:+.2f} -> {event['score_after']:.2f} by {event['actor'] or '-'} at {event['created_at']}")
+        out.print(
+            f"  trust {event['event']} {event['delta']:+.2f} -> {event['score_after']:.2f} by {event['actor'] or '-'} at {event['created_at']}"
+        )
     for rel in result["relationships"]:
-        out.print(f"  {rel['source_id'][:8]} {rel['relationship_type']} {rel['target_id'][:8]} ({rel['confidence']:.2f})")
+        out.print(
+            f"  {rel['source_id'][:8]} {rel['relationship_type']} {rel['target_id'][:8]} ({rel['confidence']:.2f})"
+        )
 
 
 @memory_app.command("list")
@@ -213,8 +234,16 @@ def list_(
     as_json: bool = JsonOpt,
 ) -> None:
     """List memories, newest first."""
-    params: dict[str, Any] = {"limit": limit, "offset": offset, "include_superseded": include_superseded}
-    for key, value in (("project", project), ("source_type", source_type), ("min_trust", min_trust)):
+    params: dict[str, Any] = {
+        "limit": limit,
+        "offset": offset,
+        "include_superseded": include_superseded,
+    }
+    for key, value in (
+        ("project", project),
+        ("source_type", source_type),
+        ("min_trust", min_trust),
+    ):
         if value is not None:
             params[key] = value
     if tag:
@@ -229,23 +258,34 @@ def list_(
 @memory_app.command("trust")
 def trust(
     memory_id: str,
-    event: str = typer.Argument(..., help="agent_used | user_confirmed | user_rejected | contradicted"),
+    event: str = typer.Argument(
+        ..., help="agent_used | user_confirmed | user_rejected | contradicted"
+    ),
     actor: str | None = typer.Option(None, "--actor"),
     note: str | None = typer.Option(None, "--note"),
     local: bool = LocalOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Record a trust event."""
-    result = _run(local, "POST", f"/memory/{memory_id}/trust", json={"event": event, "actor": actor, "note": note})
+    result = _run(
+        local,
+        "POST",
+        f"/memory/{memory_id}/trust",
+        json={"event": event, "actor": actor, "note": note},
+    )
     if as_json:
         return _print_json(result)
-    out.print(f"{event} {result['event']['delta']:+.2f}: trust now {result['memory']['trust_score']:.2f}")
+    out.print(
+        f"{event} {result['event']['delta']:+.2f}: trust now {result['memory']['trust_score']:.2f}"
+    )
 
 
 @memory_app.command("relate")
 def relate(
     source_id: str,
-    relationship_type: str = typer.Argument(..., help="SUPERSEDES | RELATED_TO | CONTRADICTS | DERIVED_FROM"),
+    relationship_type: str = typer.Argument(
+        ..., help="SUPERSEDES | RELATED_TO | CONTRADICTS | DERIVED_FROM"
+    ),
     target_id: str = typer.Argument(...),
     confidence: float = typer.Option(1.0, "--confidence"),
     actor: str | None = typer.Option(None, "--actor"),
@@ -275,12 +315,18 @@ def related(
     as_json: bool = JsonOpt,
 ) -> None:
     """Memories linked to one memory, breadth-first."""
-    result = _run(local, "GET", f"/memory/related/{memory_id}", params={"depth": depth, "types": type_})
+    result = _run(
+        local, "GET", f"/memory/related/{memory_id}", params={"depth": depth, "types": type_}
+    )
     if as_json:
         return _print_json(result)
     for node in result["nodes"]:
-        via = " -> ".join(f"{s['relationship']['relationship_type']}({s['direction']})" for s in node["path"])
-        out.print(f"{node['distance']}  {node['memory']['id'][:8]}  {via}  {_short(node['memory']['content'], 60)}")
+        via = " -> ".join(
+            f"{s['relationship']['relationship_type']}({s['direction']})" for s in node["path"]
+        )
+        out.print(
+            f"{node['distance']}  {node['memory']['id'][:8]}  {via}  {_short(node['memory']['content'], 60)}"
+        )
 
 
 @memory_app.command("update")
@@ -293,7 +339,11 @@ def update(
     as_json: bool = JsonOpt,
 ) -> None:
     """Change a memory's content (re-embedded), tags or source type."""
-    body = {k: v for k, v in (("content", content), ("source_type", source_type), ("tags", tag)) if v is not None}
+    body = {
+        k: v
+        for k, v in (("content", content), ("source_type", source_type), ("tags", tag))
+        if v is not None
+    }
     result = _run(local, "PATCH", f"/memory/{memory_id}", json=body)
     if as_json:
         return _print_json(result)

@@ -24,4 +24,3 @@ class NotFound(MeminiError, errors.NotFound):
 
 class Conflict(MeminiError, errors.Conflict):
     pass
-

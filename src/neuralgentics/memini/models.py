@@ -73,7 +73,9 @@ class RelationshipRequest(BaseModel):
     model_config = _strict
     source_id: str
     target_id: str
-    relationship_type: str = Field(description="SUPERSEDES | RELATED_TO | CONTRADICTS | DERIVED_FROM")
+    relationship_type: str = Field(
+        description="SUPERSEDES | RELATED_TO | CONTRADICTS | DERIVED_FROM"
+    )
     confidence: float = Field(1.0, ge=0, le=1)
     metadata: dict[str, Any] = Field(default_factory=dict)
     actor: str | None = Field(None, max_length=200)
@@ -212,7 +214,9 @@ def add_response(result: service.AddResult) -> AddResponse:
     return AddResponse(
         memory=memory_out(result.memory),
         created=result.created,
-        similar=[SimilarOut(memory=memory_out(s.memory), similarity=s.similarity) for s in result.similar],
+        similar=[
+            SimilarOut(memory=memory_out(s.memory), similarity=s.similarity) for s in result.similar
+        ],
         superseded=result.superseded,
     )
 
@@ -220,7 +224,10 @@ def add_response(result: service.AddResult) -> AddResponse:
 def query_response(text: str, hits: list[service.Hit]) -> QueryResponse:
     return QueryResponse(
         query=text,
-        hits=[HitOut(memory=memory_out(h.memory), score=h.score, why=WhyOut(**asdict(h.why))) for h in hits],
+        hits=[
+            HitOut(memory=memory_out(h.memory), score=h.score, why=WhyOut(**asdict(h.why)))
+            for h in hits
+        ],
     )
 
 
@@ -246,7 +253,10 @@ def related_response(
             NodeOut(
                 memory=memory_out(memories[r.memory_id]),
                 distance=r.distance,
-                path=[StepOut(relationship=relationship_out(s.relationship), direction=s.direction) for s in r.path],
+                path=[
+                    StepOut(relationship=relationship_out(s.relationship), direction=s.direction)
+                    for s in r.path
+                ],
             )
             for r in reached
             if r.memory_id in memories

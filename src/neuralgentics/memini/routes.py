@@ -13,18 +13,20 @@ from neuralgentics.memini import models as m
 from neuralgentics.memini.service import MAX_OFFSET, MemoryService
 from neuralgentics.memini.store.base import MemoryFilter
 
+
 def memory_service() -> Callable[[], MemoryService]:
     """The service the routes call, as a getter: the composition root opens the store on first
     use, inside the route (so a request is validated first, and the service starts — answering
     503 — while its database is down). The root provides it (`dependency_overrides`); an app
     that mounts `router` without it fails loudly instead of guessing."""
-    raise RuntimeError("memory_service is not wired: build the app with neuralgentics.app.create_app")
+    raise RuntimeError(
+        "memory_service is not wired: build the app with neuralgentics.app.create_app"
+    )
 
 
 Service = Annotated[Callable[[], MemoryService], Depends(memory_service)]
 
 router = APIRouter()
-
 
 
 @router.get("/health", tags=["service"])
@@ -81,7 +83,9 @@ def related(
     svc: Service,
     memory_id: str,
     depth: int = Query(1, ge=1, le=5),
-    types: list[str] = Query(default_factory=list, description="Relationship types (repeat or comma-separate)"),
+    types: list[str] = Query(
+        default_factory=list, description="Relationship types (repeat or comma-separate)"
+    ),
 ) -> m.RelatedResponse:
     """Breadth-first walk of the memory graph from one memory."""
     wanted = [t for part in types for t in part.split(",") if t]
@@ -89,7 +93,9 @@ def related(
     return m.related_response(memory_id, depth, reached, edges, memories)
 
 
-@router.post("/memory/relationship", response_model=m.RelationshipOut, status_code=201, tags=["graph"])
+@router.post(
+    "/memory/relationship", response_model=m.RelationshipOut, status_code=201, tags=["graph"]
+)
 def relate(svc: Service, body: m.RelationshipRequest) -> m.RelationshipOut:
     """Link two memories. CONTRADICTS lowers the older one's trust; SUPERSEDES hides the target."""
     rel = svc().relate(

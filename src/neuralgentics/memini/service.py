@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 from neuralgentics import __version__, errors
 from neuralgentics.config import Settings
-from neuralgentics.memini import graph, trust
 from neuralgentics.embeddings import Embedder, content_hash
+from neuralgentics.memini import graph, trust
 from neuralgentics.memini.errors import InvalidInput, NotFound
 from neuralgentics.memini.store.base import (
     Memory,
@@ -125,8 +125,9 @@ class MemoryService:
     ) -> AddResult:
         """Store a memory, or return the identical one already stored (an agent_used event)."""
         content = self._check_content(content)
-        check_fields(project=project, source_type=source_type, tags=tags, metadata=metadata,
-                     actor=actor)
+        check_fields(
+            project=project, source_type=source_type, tags=tags, metadata=metadata, actor=actor
+        )
         digest = content_hash(content)
         reuse = trust.trust_change("", "agent_used", actor=actor, note="added again")
         existing = self.store.find_by_hash(project, digest)
@@ -150,7 +151,9 @@ class MemoryService:
         )
         if not created:  # another writer stored the same text a moment ago
             return AddResult(memory, created=False)
-        threshold = self.settings.similar_threshold if similar_threshold is None else similar_threshold
+        threshold = (
+            self.settings.similar_threshold if similar_threshold is None else similar_threshold
+        )
         near = self.store.vector_search(embedding, MemoryFilter(project=project), k=6)
         similar_ids = [(mid, sim) for mid, sim in near if mid != memory.id and sim >= threshold]
         found = self.store.get_memories([mid for mid, _ in similar_ids])
@@ -304,7 +307,9 @@ class MemoryService:
         if not 1 <= depth <= graph.MAX_DEPTH:
             raise InvalidInput(f"depth must be between 1 and {graph.MAX_DEPTH}", field="depth")
         check_fields(types=types)
-        wanted = builtins.list(dict.fromkeys(check_relationship_type(t.upper(), "types") for t in types or []))
+        wanted = builtins.list(
+            dict.fromkeys(check_relationship_type(t.upper(), "types") for t in types or [])
+        )
         reached, edges = graph.related(self.store, memory_id, depth=depth, types=wanted or None)
         return reached, edges, self.store.get_memories([r.memory_id for r in reached])
 

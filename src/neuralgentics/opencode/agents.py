@@ -11,24 +11,36 @@ import yaml
 from neuralgentics.opencode.models import ModelTiers
 
 # OpenCode's own agents: a file with one of these names would replace the built-in.
-OPENCODE_BUILTIN_AGENTS = frozenset({"build", "plan", "general", "explore", "compaction", "title", "summary"})
+OPENCODE_BUILTIN_AGENTS = frozenset(
+    {"build", "plan", "general", "explore", "compaction", "title", "summary"}
+)
 
 # What each role may do. Read-only roles cannot edit; the orchestrator delegates, never edits.
 _ROLE_ACCESS: dict[str, dict[str, Any]] = {
-    "orchestrator": {"tools": {"write": False, "edit": False, "patch": False},
-                     "permission": {"edit": "deny", "bash": "deny"}},
-    "architect": {"tools": {"write": False, "edit": False, "patch": False},
-                  "permission": {"edit": "deny", "bash": "ask"}},
-    "reviewer": {"tools": {"write": False, "edit": False, "patch": False},
-                 "permission": {"edit": "deny", "bash": "ask"}},
-    "explorer": {"tools": {"write": False, "edit": False, "patch": False},
-                 "permission": {"edit": "deny", "bash": "ask"}},
+    "orchestrator": {
+        "tools": {"write": False, "edit": False, "patch": False},
+        "permission": {"edit": "deny", "bash": "deny"},
+    },
+    "architect": {
+        "tools": {"write": False, "edit": False, "patch": False},
+        "permission": {"edit": "deny", "bash": "ask"},
+    },
+    "reviewer": {
+        "tools": {"write": False, "edit": False, "patch": False},
+        "permission": {"edit": "deny", "bash": "ask"},
+    },
+    "explorer": {
+        "tools": {"write": False, "edit": False, "patch": False},
+        "permission": {"edit": "deny", "bash": "ask"},
+    },
     "coder": {"tools": {}, "permission": {"edit": "allow", "bash": "allow"}},
     "tester": {"tools": {}, "permission": {"edit": "allow", "bash": "allow"}},
     "linter": {"tools": {}, "permission": {"edit": "allow", "bash": "allow"}},
     "writer": {"tools": {}, "permission": {"edit": "allow", "bash": "ask"}},
-    "git": {"tools": {"write": False, "edit": False, "patch": False},
-            "permission": {"edit": "deny", "bash": "allow"}},
+    "git": {
+        "tools": {"write": False, "edit": False, "patch": False},
+        "permission": {"edit": "deny", "bash": "allow"},
+    },
 }
 _DEFAULT_ACCESS: dict[str, Any] = {"tools": {}, "permission": {"edit": "ask", "bash": "ask"}}
 
@@ -51,10 +63,17 @@ def load_roster(project_dir: Path | None) -> Roster:
 
     cfg = load_config(project_dir=project_dir)
     return Roster(
-        agents={n: {"purpose": a.purpose, "mode": a.mode, "tier": a.model} for n, a in cfg.agents.items()},
+        agents={
+            n: {"purpose": a.purpose, "mode": a.mode, "tier": a.model}
+            for n, a in cfg.agents.items()
+        },
         task_types={
-            t.id: {"label": t.label, "primary": t.primary, "forbidden": list(t.forbidden),
-                   "verify_with": list(t.verify_with)}
+            t.id: {
+                "label": t.label,
+                "primary": t.primary,
+                "forbidden": list(t.forbidden),
+                "verify_with": list(t.verify_with),
+            }
             for t in cfg.task_types.values()
         },
     )
@@ -85,7 +104,9 @@ def task_permission(roster: Roster) -> dict[str, str]:
     return rules
 
 
-def render_agent(name: str, spec: dict[str, str], roster: Roster, model: str | None = None) -> AgentFile:
+def render_agent(
+    name: str, spec: dict[str, str], roster: Roster, model: str | None = None
+) -> AgentFile:
     """The agent's .md file. ``model`` ("provider/model", its tier's) goes into the frontmatter;
     None leaves it out, so OpenCode's default model runs it."""
     access = _ROLE_ACCESS.get(name, _DEFAULT_ACCESS)
@@ -118,5 +139,8 @@ def render_agent(name: str, spec: dict[str, str], roster: Roster, model: str | N
 
 def agent_files(roster: Roster, tiers: ModelTiers | None = None) -> list[AgentFile]:
     tiers = tiers or ModelTiers()
-    return [render_agent(n, s, roster, tiers.model_for(s.get("tier", ""))) for n, s in roster.agents.items()
-            if n not in OPENCODE_BUILTIN_AGENTS]
+    return [
+        render_agent(n, s, roster, tiers.model_for(s.get("tier", "")))
+        for n, s in roster.agents.items()
+        if n not in OPENCODE_BUILTIN_AGENTS
+    ]

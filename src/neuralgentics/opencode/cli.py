@@ -19,8 +19,9 @@ class BrokerChoice(StrEnum):
     http = "http"
 
 
-_PROJECT = typer.Option(None, "--project", help="Project directory (default: the current one).",
-                        file_okay=False)
+_PROJECT = typer.Option(
+    None, "--project", help="Project directory (default: the current one).", file_okay=False
+)
 _GLOBAL = typer.Option(False, "--global", help="Install for every project (~/.config/opencode).")
 
 
@@ -29,29 +30,41 @@ def install_cmd(
     project: Path | None = _PROJECT,
     global_: bool = _GLOBAL,
     broker: BrokerChoice = typer.Option(
-        BrokerChoice.stdio, "--broker",
+        BrokerChoice.stdio,
+        "--broker",
         help="stdio: OpenCode starts the broker itself; http: use `neuralgentics up` on 127.0.0.1:8901.",
     ),
     primary_model: str | None = typer.Option(
-        None, "--primary-model", metavar="PROVIDER/MODEL",
-        help="Model of the roster's primary-tier agents (default: models.yaml, else OpenCode's default)."),
+        None,
+        "--primary-model",
+        metavar="PROVIDER/MODEL",
+        help="Model of the roster's primary-tier agents (default: models.yaml, else OpenCode's default).",
+    ),
     secondary_model: str | None = typer.Option(
-        None, "--secondary-model", metavar="PROVIDER/MODEL",
-        help="Model of the roster's secondary-tier agents (default: models.yaml, else OpenCode's default)."),
+        None,
+        "--secondary-model",
+        metavar="PROVIDER/MODEL",
+        help="Model of the roster's secondary-tier agents (default: models.yaml, else OpenCode's default).",
+    ),
 ) -> None:
     """Write the plugin, the agent roster and the opencode.json entries (merging, with a backup)."""
     from neuralgentics.config import get_settings
     from neuralgentics.opencode.installer import InstallError, install
 
     try:
-        report = install(get_settings(), project, global_, broker.value, primary_model, secondary_model)
+        report = install(
+            get_settings(), project, global_, broker.value, primary_model, secondary_model
+        )
     except InstallError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     for line in report.lines():
         typer.echo(line)
-    typer.echo(f"installed into {report.target.home} (undo: neuralgentics opencode uninstall"
-               + (" --global" if global_ else f" --project {report.target.project_dir}") + ")")
+    typer.echo(
+        f"installed into {report.target.home} (undo: neuralgentics opencode uninstall"
+        + (" --global" if global_ else f" --project {report.target.project_dir}")
+        + ")"
+    )
 
 
 @opencode_app.command("uninstall")
@@ -83,13 +96,18 @@ def doctor_cmd(
     from neuralgentics.config import get_settings
     from neuralgentics.opencode.doctor import run_checks
 
-    checks = run_checks(get_settings(), project, global_, model=None if no_model else shared_embedder())
+    checks = run_checks(
+        get_settings(), project, global_, model=None if no_model else shared_embedder()
+    )
     if as_json:
         typer.echo(json.dumps([c.to_json() for c in checks], indent=2))
     else:
         marks = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
         for c in checks:
-            typer.echo(f"{marks[c.status]} {c.name}: {c.detail}" + (f"\n     fix: {c.fix}" if c.fix and c.status != "ok" else ""))
+            typer.echo(
+                f"{marks[c.status]} {c.name}: {c.detail}"
+                + (f"\n     fix: {c.fix}" if c.fix and c.status != "ok" else "")
+            )
     failed = [c for c in checks if c.status == "fail"]
     if not as_json:
         typer.echo(f"{len(failed)} problem(s)" if failed else "all good")
@@ -99,16 +117,27 @@ def doctor_cmd(
 def update_cmd(
     check_only: bool = typer.Option(False, "--check", help="Only compare with the latest release."),
     releases_url: str | None = typer.Option(
-        None, "--releases-url",
+        None,
+        "--releases-url",
         help="The release feed: release.json (URL or path) as scripts/release.sh writes it "
-             "(default: NEURALGENTICS_RELEASES_URL)."),
+        "(default: NEURALGENTICS_RELEASES_URL).",
+    ),
     index: bool = typer.Option(
-        False, "--index", help="Upgrade from pip's configured package index instead of the release feed."),
+        False,
+        "--index",
+        help="Upgrade from pip's configured package index instead of the release feed.",
+    ),
 ) -> None:
     """Upgrade this installation: a pip install from the release feed (or --index), a git checkout
     by moving to the release tag and reinstalling."""
     from neuralgentics.config import get_settings
-    from neuralgentics.opencode.update import UpdateError, check, source_checkout, update, update_from_index
+    from neuralgentics.opencode.update import (
+        UpdateError,
+        check,
+        source_checkout,
+        update,
+        update_from_index,
+    )
 
     settings = get_settings()
     releases_url = releases_url or settings.releases_url
@@ -119,15 +148,25 @@ def update_cmd(
         if check_only:
             st = check(releases_url)
             if st.available:
-                typer.echo(f"{st.latest.version} is available (installed {st.installed})"
-                           + (f": {st.latest.page}" if st.latest.page else ""))
+                typer.echo(
+                    f"{st.latest.version} is available (installed {st.installed})"
+                    + (f": {st.latest.page}" if st.latest.page else "")
+                )
             elif st.latest.version < st.installed:
-                typer.echo(f"installed {st.installed} is newer than the latest release {st.latest.version}")
+                typer.echo(
+                    f"installed {st.installed} is newer than the latest release {st.latest.version}"
+                )
             else:
                 typer.echo(f"up to date ({st.installed})")
             return
-        typer.echo(update(releases_url, repo=source_checkout(), index=index,
-                          opencode_checkout=settings.opencode_checkout))
+        typer.echo(
+            update(
+                releases_url,
+                repo=source_checkout(),
+                index=index,
+                opencode_checkout=settings.opencode_checkout,
+            )
+        )
     except UpdateError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -14,7 +14,7 @@ import os
 import shutil
 import sys
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -24,7 +24,6 @@ from neuralgentics.config import Settings
 from neuralgentics.credentials import CredentialError, ensure_token
 from neuralgentics.opencode import tui
 from neuralgentics.opencode.agents import agent_files, load_roster, primary_agents, task_permission
-from neuralgentics.opencode.models import ModelTierError, models_file, resolve_tiers
 from neuralgentics.opencode.jsonedit import (
     EditLog,
     JsonFileError,
@@ -35,6 +34,7 @@ from neuralgentics.opencode.jsonedit import (
     read_json_file,
     undo,
 )
+from neuralgentics.opencode.models import ModelTierError, models_file, resolve_tiers
 
 BrokerMode = Literal["stdio", "http"]
 MCP_NAME = "neuralgentics"
@@ -95,7 +95,9 @@ def resolve_target(s: Settings, project: Path | None, global_: bool) -> Target:
 
 
 def plugin_source() -> str:
-    return resources.files("neuralgentics.opencode").joinpath("plugin", PLUGIN_FILE).read_text("utf-8")
+    return (
+        resources.files("neuralgentics.opencode").joinpath("plugin", PLUGIN_FILE).read_text("utf-8")
+    )
 
 
 def _sha(data: bytes | str) -> str:
@@ -138,13 +140,20 @@ def plugin_settings(s: Settings) -> str:
 
 def broker_entry(s: Settings, mode: BrokerMode) -> dict[str, Any]:
     if mode == "http":
-        return {"type": "remote", "url": f"http://127.0.0.1:{s.broker_port}/mcp", "enabled": True,
-                "headers": {"Authorization": "Bearer " + token_reference(s)}}
+        return {
+            "type": "remote",
+            "url": f"http://127.0.0.1:{s.broker_port}/mcp",
+            "enabled": True,
+            "headers": {"Authorization": "Bearer " + token_reference(s)},
+        }
     entry: dict[str, Any] = {"type": "local", "command": neuralgentics_command(), "enabled": True}
     # A non-default home/config dir must reach the broker OpenCode spawns, or it reads another config.
     # Only what was set (the environment, or the caller): a default is the broker's default too.
-    env = {f"NEURALGENTICS_{k.upper()}": str(getattr(s, k)) for k in ("home", "config_dir")
-           if k in s.model_fields_set}
+    env = {
+        f"NEURALGENTICS_{k.upper()}": str(getattr(s, k))
+        for k in ("home", "config_dir")
+        if k in s.model_fields_set
+    }
     if env:
         entry["environment"] = env
     return entry
@@ -159,9 +168,15 @@ def first_class_entries(s: Settings) -> dict[str, dict[str, Any]]:
         if not srv.first_class:
             continue
         if name == MCP_NAME:
-            raise InstallError(f"broker config: first-class server {name!r} clashes with the broker's own entry")
+            raise InstallError(
+                f"broker config: first-class server {name!r} clashes with the broker's own entry"
+            )
         if srv.transport == "stdio":
-            entry: dict[str, Any] = {"type": "local", "command": [srv.command, *srv.args], "enabled": True}
+            entry: dict[str, Any] = {
+                "type": "local",
+                "command": [srv.command, *srv.args],
+                "enabled": True,
+            }
             if srv.env:
                 entry["environment"] = dict(srv.env)
         else:
@@ -186,7 +201,9 @@ class Report:
         return out
 
 
-def _desired_config(s: Settings, doc: dict[str, Any], mode: BrokerMode, roster: Any) -> list[tuple[tuple[str, ...], Any]]:
+def _desired_config(
+    s: Settings, doc: dict[str, Any], mode: BrokerMode, roster: Any
+) -> list[tuple[tuple[str, ...], Any]]:
     leaves: list[tuple[tuple[str, ...], Any]] = [(("mcp", MCP_NAME), broker_entry(s, mode))]
     for name, entry in first_class_entries(s).items():
         leaves.append((("mcp", name), entry))
@@ -214,8 +231,14 @@ def _created_dirs(paths: list[Path]) -> list[str]:
     return [str(p) for p in paths if not p.exists()]
 
 
-def install(s: Settings, project: Path | None = None, global_: bool = False, broker: BrokerMode = "stdio",
-            primary_model: str | None = None, secondary_model: str | None = None) -> Report:
+def install(
+    s: Settings,
+    project: Path | None = None,
+    global_: bool = False,
+    broker: BrokerMode = "stdio",
+    primary_model: str | None = None,
+    secondary_model: str | None = None,
+) -> Report:
     if broker not in ("stdio", "http"):
         raise InstallError(f"--broker {broker!r}: choose stdio or http")
     try:
@@ -246,15 +269,18 @@ def install(s: Settings, project: Path | None = None, global_: bool = False, bro
     log = EditLog()
     for leaf, value in _desired_config(s, doc, broker, roster):
         merge_leaf(doc, leaf, value, log)
-    files: list[tuple[Path, str]] = [(target.plugin_dir / PLUGIN_FILE, plugin_source()),
-                                     (target.plugin_dir / PLUGIN_SETTINGS_FILE, plugin_settings(s))]
+    files: list[tuple[Path, str]] = [
+        (target.plugin_dir / PLUGIN_FILE, plugin_source()),
+        (target.plugin_dir / PLUGIN_SETTINGS_FILE, plugin_settings(s)),
+    ]
     files += [(target.agent_dir / f"{a.name}.md", a.text) for a in agent_files(roster, tiers)]
     brand = tui.brand_file(target.home)
     files.append((brand, tui.brand_source()))
 
     report = Report(target=target)
-    made_dirs = _created_dirs([target.home, target.plugin_dir, target.agent_dir, brand.parent,
-                               target.config_file.parent])
+    made_dirs = _created_dirs(
+        [target.home, target.plugin_dir, target.agent_dir, brand.parent, target.config_file.parent]
+    )
     written_files: list[dict[str, str]] = []
     for path, text in files:
         if path.exists():
@@ -269,7 +295,7 @@ def install(s: Settings, project: Path | None = None, global_: bool = False, bro
     new_bytes = dump_json(doc).encode("utf-8")
     if log.set:
         if original_bytes is not None:
-            stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
             bpath = target.backup_dir / f"{target.config_file.name}.{stamp}"
             _write_atomic(bpath, original_bytes)
             backup = str(bpath)
@@ -277,18 +303,21 @@ def install(s: Settings, project: Path | None = None, global_: bool = False, bro
         _write_atomic(target.config_file, new_bytes)
         report.written.append(
             f"merged {len(log.set)} setting(s) into {target.config_file}: "
-            + ", ".join(sorted({".".join(e['path'][:2]) for e in log.set}))
+            + ", ".join(sorted({".".join(e["path"][:2]) for e in log.set}))
         )
     for k in log.kept:
-        report.kept.append(f"{target.config_file}: {'.'.join(k['path'])} = {json.dumps(k['yours'])}")
+        report.kept.append(
+            f"{target.config_file}: {'.'.join(k['path'])} = {json.dumps(k['yours'])}"
+        )
     tui_section, tui_lines = tui.apply(tui_plan, target.backup_dir)
     (report.written if tui_section else report.kept).extend(
-        line.removeprefix("kept yours: ") for line in tui_lines)
+        line.removeprefix("kept yours: ") for line in tui_lines
+    )
 
     manifest = {
         "version": 1,
         "neuralgentics_version": __version__,
-        "installed_at": datetime.now(timezone.utc).isoformat(),
+        "installed_at": datetime.now(UTC).isoformat(),
         "broker": broker,
         "config_file": str(target.config_file),
         "config_original_existed": original_bytes is not None,
@@ -303,18 +332,26 @@ def install(s: Settings, project: Path | None = None, global_: bool = False, bro
     _write_atomic(target.manifest, dump_json(manifest).encode("utf-8"))
     for tier in ("primary", "secondary"):
         model = tiers.model_for(tier)
-        report.notes.append(f"{tier} agents run on {model}" if model else f"{tier} agents run on OpenCode's default model")
+        report.notes.append(
+            f"{tier} agents run on {model}"
+            if model
+            else f"{tier} agents run on OpenCode's default model"
+        )
     return report
 
 
 def uninstall(s: Settings, project: Path | None = None, global_: bool = False) -> Report:
     target = resolve_target(s, project, global_)
     if not target.manifest.exists():
-        raise InstallError(f"Neuralgentics is not installed there: {target.manifest} does not exist")
+        raise InstallError(
+            f"Neuralgentics is not installed there: {target.manifest} does not exist"
+        )
     try:
         manifest = json.loads(target.manifest.read_text("utf-8"))
     except json.JSONDecodeError as exc:
-        raise InstallError(f"{target.manifest}: not valid JSON ({exc.msg}); remove the entries by hand") from None
+        raise InstallError(
+            f"{target.manifest}: not valid JSON ({exc.msg}); remove the entries by hand"
+        ) from None
     report = Report(target=target)
     config = Path(manifest["config_file"])
     written_sha = manifest.get("config_written_sha256")
@@ -339,7 +376,9 @@ def uninstall(s: Settings, project: Path | None = None, global_: bool = False) -
                 config.unlink()
             else:
                 _write_atomic(config, dump_json(doc).encode("utf-8"))
-            report.removed.append(f"{config}: removed the Neuralgentics entries (your later edits kept)")
+            report.removed.append(
+                f"{config}: removed the Neuralgentics entries (your later edits kept)"
+            )
     for f in manifest.get("files", []):
         p = Path(f["path"])
         if not p.exists():

@@ -32,9 +32,13 @@ def read_json_file(path: Path) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         hint = ""
         if re.search(r"(^|\s)//|/\*", text):
-            hint = (" (it has comments; Neuralgentics edits plain JSON only, so it would lose them —"
-                    " remove the comments or add the entries by hand, see docs/opencode.md)")
-        raise JsonFileError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}{hint}") from None
+            hint = (
+                " (it has comments; Neuralgentics edits plain JSON only, so it would lose them —"
+                " remove the comments or add the entries by hand, see docs/opencode.md)"
+            )
+        raise JsonFileError(
+            f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}{hint}"
+        ) from None
     if not isinstance(data, dict):
         raise JsonFileError(f"{path}: the top level must be a JSON object")
     return data
@@ -70,8 +74,11 @@ class EditLog:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> EditLog:
-        return cls(set=list(data.get("set", [])), created=list(data.get("created", [])),
-                   kept=list(data.get("kept", [])))
+        return cls(
+            set=list(data.get("set", [])),
+            created=list(data.get("created", [])),
+            kept=list(data.get("kept", [])),
+        )
 
 
 def merge_leaf(doc: dict[str, Any], path: JsonPath, value: Any, log: EditLog) -> None:

@@ -36,7 +36,9 @@ class ModelTiers:
     secondary: str | None = None
 
     def model_for(self, tier: str) -> str | None:
-        return self.primary if tier == "primary" else self.secondary if tier == "secondary" else None
+        return (
+            self.primary if tier == "primary" else self.secondary if tier == "secondary" else None
+        )
 
     def to_json(self) -> dict[str, str | None]:
         return {"primary": self.primary, "secondary": self.secondary}
@@ -50,10 +52,14 @@ def split_model(name: str) -> tuple[str, str]:
 
 def check_model(name: object, where: str) -> str:
     if not isinstance(name, str):
-        raise ModelTierError(f"{where}: expected a string \"provider/model\", got {type(name).__name__}")
+        raise ModelTierError(
+            f'{where}: expected a string "provider/model", got {type(name).__name__}'
+        )
     provider, model = split_model(name.strip())
     if not provider or not model or any(c.isspace() for c in name.strip()):
-        raise ModelTierError(f"{where}: {name!r} is not \"provider/model\" (for example anthropic/claude-sonnet-4-5)")
+        raise ModelTierError(
+            f'{where}: {name!r} is not "provider/model" (for example anthropic/claude-sonnet-4-5)'
+        )
     return name.strip()
 
 
@@ -72,12 +78,22 @@ def load_tiers(path: Path) -> ModelTiers:
         raise ModelTierError(f"{path}: not valid YAML ({exc})") from None
     models = data.get("models") if isinstance(data, dict) else None
     if not isinstance(data, dict) or set(data) - {"models"} or not isinstance(models, dict | None):
-        raise ModelTierError(f"{path}: expected `models: {{primary: provider/model, secondary: provider/model}}`")
+        raise ModelTierError(
+            f"{path}: expected `models: {{primary: provider/model, secondary: provider/model}}`"
+        )
     models = models or {}
     unknown = set(models) - set(TIERS)
     if unknown:
-        raise ModelTierError(f"{path}: unknown tier(s) {', '.join(sorted(map(str, unknown)))} (use primary, secondary)")
-    return ModelTiers(**{t: check_model(models[t], f"{path}: models.{t}") for t in TIERS if models.get(t) is not None})
+        raise ModelTierError(
+            f"{path}: unknown tier(s) {', '.join(sorted(map(str, unknown)))} (use primary, secondary)"
+        )
+    return ModelTiers(
+        **{
+            t: check_model(models[t], f"{path}: models.{t}")
+            for t in TIERS
+            if models.get(t) is not None
+        }
+    )
 
 
 def resolve_tiers(primary: str | None, secondary: str | None, path: Path) -> ModelTiers:
@@ -85,5 +101,7 @@ def resolve_tiers(primary: str | None, secondary: str | None, path: Path) -> Mod
     base = load_tiers(path)
     return ModelTiers(
         primary=check_model(primary, "--primary-model") if primary is not None else base.primary,
-        secondary=check_model(secondary, "--secondary-model") if secondary is not None else base.secondary,
+        secondary=check_model(secondary, "--secondary-model")
+        if secondary is not None
+        else base.secondary,
     )

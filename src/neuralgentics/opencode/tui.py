@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,11 @@ class TuiConfigError(Exception):
 
 
 def brand_source() -> str:
-    return resources.files("neuralgentics.opencode").joinpath("plugin", BRAND_SOURCE).read_text("utf-8")
+    return (
+        resources.files("neuralgentics.opencode")
+        .joinpath("plugin", BRAND_SOURCE)
+        .read_text("utf-8")
+    )
 
 
 def tui_config_file(home: Path) -> Path:
@@ -87,7 +91,9 @@ class TuiPlan:
 
     config_file: Path
     original: bytes | None
-    new_doc: dict[str, Any] | None  # None: the user already lists the brand plugin; nothing to write
+    new_doc: (
+        dict[str, Any] | None
+    )  # None: the user already lists the brand plugin; nothing to write
     entry: list[Any]
 
 
@@ -101,7 +107,9 @@ def plan(s: Settings, home: Path, broker: str) -> TuiPlan:
     entry: list[Any] = [BRAND_SPEC, plugin_options(s, broker)]
     plugins = doc.get("plugin", [])
     if not isinstance(plugins, list):
-        raise TuiConfigError(f"{config}: \"plugin\" is not a list; fix it, or add {BRAND_SPEC} by hand")
+        raise TuiConfigError(
+            f'{config}: "plugin" is not a list; fix it, or add {BRAND_SPEC} by hand'
+        )
     if any(_spec(p) == BRAND_SPEC for p in plugins):
         return TuiPlan(config, original, None, entry)
     new_doc = dict(doc)
@@ -116,7 +124,7 @@ def apply(p: TuiPlan, backup_dir: Path) -> tuple[dict[str, Any] | None, list[str
     lines: list[str] = []
     backup = None
     if p.original is not None:
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
         backup = backup_dir / f"{p.config_file.name}.{stamp}"
         _write_atomic(backup, p.original)
         lines.append(f"backed up {p.config_file} to {backup}")

@@ -73,9 +73,11 @@ def releases_url(override: str | None = None) -> str:
     """The release feed the caller resolved (`--releases-url`, else `Settings.releases_url`)."""
     url = override
     if not url:
-        raise UpdateError("no release feed is configured: set NEURALGENTICS_RELEASES_URL (or pass --releases-url) "
-                          "to the release.json of your releases (docs/opencode.md, Updates), or run "
-                          "`neuralgentics update --index` to upgrade from pip's configured package index")
+        raise UpdateError(
+            "no release feed is configured: set NEURALGENTICS_RELEASES_URL (or pass --releases-url) "
+            "to the release.json of your releases (docs/opencode.md, Updates), or run "
+            "`neuralgentics update --index` to upgrade from pip's configured package index"
+        )
     return url
 
 
@@ -84,7 +86,7 @@ def _local_path(url: str) -> Path | None:
     parsed = urlparse(url)
     if parsed.scheme == "file":
         return Path(url2pathname(parsed.path))
-    if parsed.scheme in ("", ) or (len(parsed.scheme) == 1 and os.name == "nt"):
+    if parsed.scheme in ("",) or (len(parsed.scheme) == 1 and os.name == "nt"):
         return Path(url)
     return None
 
@@ -97,7 +99,9 @@ def _read(url: str, timeout: float) -> bytes:
         except OSError as exc:
             raise UpdateError(f"cannot read {local}: {exc.strerror}") from None
     try:
-        r = httpx.get(url, timeout=timeout, follow_redirects=True, headers={"accept": "application/json"})
+        r = httpx.get(
+            url, timeout=timeout, follow_redirects=True, headers={"accept": "application/json"}
+        )
         r.raise_for_status()
         return r.content
     except httpx.HTTPError as exc:
@@ -113,8 +117,13 @@ def _parse_release(data: dict[str, Any], feed: str) -> Release | None:
     except InvalidVersion:
         return None
     wheel = next(
-        (a for a in data.get("assets") or [] if isinstance(a, dict)
-         and str(a.get("name", "")).startswith(f"{DIST}-") and str(a.get("name", "")).endswith(".whl")),
+        (
+            a
+            for a in data.get("assets") or []
+            if isinstance(a, dict)
+            and str(a.get("name", "")).startswith(f"{DIST}-")
+            and str(a.get("name", "")).endswith(".whl")
+        ),
         None,
     )
     digest = wheel.get("digest") if wheel else None
@@ -125,7 +134,9 @@ def _parse_release(data: dict[str, Any], feed: str) -> Release | None:
         # release.sh writes asset URLs relative to release.json, so a copied dist/ works anywhere
         wheel_url=urljoin(feed, url) if isinstance(url, str) and url else None,
         wheel_name=wheel.get("name") if wheel else None,
-        sha256=digest.removeprefix("sha256:") if isinstance(digest, str) and digest.startswith("sha256:") else None,
+        sha256=digest.removeprefix("sha256:")
+        if isinstance(digest, str) and digest.startswith("sha256:")
+        else None,
         page=data.get("html_url"),
     )
 
@@ -134,11 +145,17 @@ def fetch_latest(url: str, timeout: float = 15.0) -> Release:
     try:
         data = json.loads(_read(url, timeout))
     except ValueError:
-        raise UpdateError(f"{url} did not answer JSON (expected a release.json as scripts/release.sh writes)") from None
+        raise UpdateError(
+            f"{url} did not answer JSON (expected a release.json as scripts/release.sh writes)"
+        ) from None
     items = data if isinstance(data, list) else [data]
     base = url if _local_path(url) is None else _local_path(url).resolve().as_uri()  # type: ignore[union-attr]
     releases = [
-        rel for item in items if isinstance(item, dict) and not item.get("draft") and not item.get("prerelease")
+        rel
+        for item in items
+        if isinstance(item, dict)
+        and not item.get("draft")
+        and not item.get("prerelease")
         and (rel := _parse_release(item, base)) is not None
     ]
     if not releases:
@@ -151,7 +168,9 @@ def _run(cmd: list[str], timeout: float = 600, **kw: Any) -> subprocess.Complete
 
 
 def installed_version(python: str = sys.executable) -> Version:
-    out = _run([python, "-c", f"import importlib.metadata as m; print(m.version({DIST!r}))"], timeout=60)
+    out = _run(
+        [python, "-c", f"import importlib.metadata as m; print(m.version({DIST!r}))"], timeout=60
+    )
     if out.returncode != 0:
         raise UpdateError(f"{python}: {DIST} is not installed there ({out.stderr.strip()[-200:]})")
     return Version(out.stdout.strip())
@@ -201,16 +220,20 @@ def patch_problems(repo: Path | None, opencode_checkout: Path | None) -> list[st
         out = _run(["git", "-C", str(repo), "status", "--porcelain", "--", "patches"], timeout=60)
         changed = [line[3:] for line in out.stdout.splitlines() if line.strip()]
         if changed:
-            problems.append(f"local patches are not committed in {repo}: {', '.join(changed)} "
-                            "(commit them, or they are lost on update)")
+            problems.append(
+                f"local patches are not committed in {repo}: {', '.join(changed)} "
+                "(commit them, or they are lost on update)"
+            )
     if opencode_checkout is not None:
         script = (repo or Path(__file__).resolve().parents[3]) / "scripts" / "verify.sh"
         if script.exists():
             out = _run(["bash", str(script), str(opencode_checkout)], timeout=120)
             if out.returncode != 0:
-                problems.append(f"patches are not applied to the OpenCode checkout {opencode_checkout}: "
-                                f"{out.stderr.strip() or out.stdout.strip()} "
-                                f"(run scripts/apply-patches.sh {opencode_checkout})")
+                problems.append(
+                    f"patches are not applied to the OpenCode checkout {opencode_checkout}: "
+                    f"{out.stderr.strip() or out.stdout.strip()} "
+                    f"(run scripts/apply-patches.sh {opencode_checkout})"
+                )
     return problems
 
 
@@ -237,7 +260,9 @@ def _fetch_wheel(release: Release, folder: Path) -> Path:
         except httpx.HTTPError as exc:
             raise UpdateError(f"cannot download {release.wheel_url}: {exc}") from None
     if release.sha256 and hashlib.sha256(wheel.read_bytes()).hexdigest() != release.sha256:
-        raise UpdateError(f"{release.wheel_name}: sha256 does not match the release's digest; not installed")
+        raise UpdateError(
+            f"{release.wheel_name}: sha256 does not match the release's digest; not installed"
+        )
     return wheel
 
 
@@ -249,7 +274,9 @@ def _update_from_feed(status: Status, python: str) -> str:
         wheel = _fetch_wheel(latest, Path(tmp))
         out = _pip(python, "install", "-q", "--upgrade", str(wheel))
         if out.returncode != 0:
-            raise UpdateError(f"pip could not install {latest.wheel_name}: {out.stderr.strip()[-800:]}")
+            raise UpdateError(
+                f"pip could not install {latest.wheel_name}: {out.stderr.strip()[-800:]}"
+            )
     return _confirm(python, installed, latest.version)
 
 
@@ -264,13 +291,29 @@ def index_candidate(python: str = sys.executable) -> Version | None:
     """The version `pip install --upgrade neuralgentics` would install from pip's configured index."""
     with tempfile.TemporaryDirectory(prefix="neuralgentics-update-") as tmp:
         report = Path(tmp) / "report.json"
-        out = _pip(python, "install", "-q", "--dry-run", "--upgrade", "--no-deps", "--ignore-installed",
-                   "--report", str(report), DIST)
+        out = _pip(
+            python,
+            "install",
+            "-q",
+            "--dry-run",
+            "--upgrade",
+            "--no-deps",
+            "--ignore-installed",
+            "--report",
+            str(report),
+            DIST,
+        )
         if out.returncode != 0:
-            raise UpdateError(f"pip cannot find {DIST} on its configured index: {out.stderr.strip()[-600:]} "
-                              f"(check `{python} -m pip config list`, or use the release feed: --releases-url)")
+            raise UpdateError(
+                f"pip cannot find {DIST} on its configured index: {out.stderr.strip()[-600:]} "
+                f"(check `{python} -m pip config list`, or use the release feed: --releases-url)"
+            )
         items = json.loads(report.read_text()).get("install", [])
-    versions = [Version(i["metadata"]["version"]) for i in items if i.get("metadata", {}).get("name") == DIST]
+    versions = [
+        Version(i["metadata"]["version"])
+        for i in items
+        if i.get("metadata", {}).get("name") == DIST
+    ]
     return max(versions) if versions else None
 
 
@@ -283,7 +326,9 @@ def update_from_index(python: str = sys.executable, check_only: bool = False) ->
         return f"{candidate} is available on the index (installed {installed})"
     out = _pip(python, "install", "-q", "--upgrade", f"{DIST}=={candidate}")
     if out.returncode != 0:
-        raise UpdateError(f"pip could not upgrade {DIST} to {candidate}: {out.stderr.strip()[-800:]}")
+        raise UpdateError(
+            f"pip could not upgrade {DIST} to {candidate}: {out.stderr.strip()[-800:]}"
+        )
     return _confirm(python, installed, candidate)
 
 
@@ -295,8 +340,10 @@ def latest_tag(repo: Path) -> Release:
     """The highest vX.Y.Z tag of the checkout's remote: a git checkout needs no release feed."""
     fetched = _git(repo, "fetch", "--tags", "--quiet")
     if fetched.returncode != 0:
-        raise UpdateError(f"git fetch failed in {repo}: {fetched.stderr.strip()[-300:]} (no release feed is "
-                          "configured either: NEURALGENTICS_RELEASES_URL)")
+        raise UpdateError(
+            f"git fetch failed in {repo}: {fetched.stderr.strip()[-300:]} (no release feed is "
+            "configured either: NEURALGENTICS_RELEASES_URL)"
+        )
     versions: list[tuple[Version, str]] = []
     for tag in _git(repo, "tag", "--list", "v*").stdout.split():
         try:
@@ -305,39 +352,58 @@ def latest_tag(repo: Path) -> Release:
             continue
     final = [(v, t) for v, t in versions if not v.is_prerelease]
     if not final:
-        raise UpdateError(f"{repo}: no release tag (vX.Y.Z) on its remote, and no release feed is configured")
+        raise UpdateError(
+            f"{repo}: no release tag (vX.Y.Z) on its remote, and no release feed is configured"
+        )
     version, tag = max(final)
-    return Release(version=version, tag=tag, wheel_url=None, wheel_name=None, sha256=None, page=None)
+    return Release(
+        version=version, tag=tag, wheel_url=None, wheel_name=None, sha256=None, page=None
+    )
 
 
 def _update_checkout(repo: Path, status: Status, python: str) -> str:
     """Fast-forward the checkout to the release tag and reinstall it; or say exactly what to run."""
     tag, installed = status.latest.tag, status.installed
     q = shlex.quote
-    by_hand = (f"git -C {q(str(repo))} fetch --tags && git -C {q(str(repo))} merge --ff-only {q(tag)} && "
-               f"{q(python)} -m pip install -e {q(str(repo))}")
-    dirty = [line[3:] for line in _git(repo, "status", "--porcelain", "--untracked-files=no").stdout.splitlines()
-             if line.strip()]
+    by_hand = (
+        f"git -C {q(str(repo))} fetch --tags && git -C {q(str(repo))} merge --ff-only {q(tag)} && "
+        f"{q(python)} -m pip install -e {q(str(repo))}"
+    )
+    dirty = [
+        line[3:]
+        for line in _git(repo, "status", "--porcelain", "--untracked-files=no").stdout.splitlines()
+        if line.strip()
+    ]
     if dirty:
-        raise UpdateError(f"{repo} has uncommitted changes ({', '.join(dirty[:5])}): "
-                          f"commit or stash them (git -C {q(str(repo))} stash), then run `neuralgentics update` again, "
-                          f"or by hand: {by_hand}")
+        raise UpdateError(
+            f"{repo} has uncommitted changes ({', '.join(dirty[:5])}): "
+            f"commit or stash them (git -C {q(str(repo))} stash), then run `neuralgentics update` again, "
+            f"or by hand: {by_hand}"
+        )
     fetched = _git(repo, "fetch", "--tags", "--quiet")
     if fetched.returncode != 0:
-        raise UpdateError(f"git fetch failed in {repo}: {fetched.stderr.strip()[-300:]}; once the remote answers, "
-                          f"run: {by_hand}")
+        raise UpdateError(
+            f"git fetch failed in {repo}: {fetched.stderr.strip()[-300:]}; once the remote answers, "
+            f"run: {by_hand}"
+        )
     if _git(repo, "rev-parse", "-q", "--verify", f"refs/tags/{tag}").returncode != 0:
-        raise UpdateError(f"the release feed names {tag}, but {repo}'s remote has no such tag; "
-                          f"check the checkout's remote (git -C {q(str(repo))} remote -v)")
+        raise UpdateError(
+            f"the release feed names {tag}, but {repo}'s remote has no such tag; "
+            f"check the checkout's remote (git -C {q(str(repo))} remote -v)"
+        )
     merged = _git(repo, "merge", "--ff-only", "--quiet", tag)
     if merged.returncode != 0:
-        raise UpdateError(f"{repo} has commits that {tag} does not, so it cannot simply move to {tag}; nothing was "
-                          f"changed. Rebase them onto it (git -C {q(str(repo))} rebase {q(tag)}) or merge it "
-                          f"(git -C {q(str(repo))} merge {q(tag)}), then: {q(python)} -m pip install -e {q(str(repo))}")
+        raise UpdateError(
+            f"{repo} has commits that {tag} does not, so it cannot simply move to {tag}; nothing was "
+            f"changed. Rebase them onto it (git -C {q(str(repo))} rebase {q(tag)}) or merge it "
+            f"(git -C {q(str(repo))} merge {q(tag)}), then: {q(python)} -m pip install -e {q(str(repo))}"
+        )
     out = _pip(python, "install", "-q", "-e", str(repo))
     if out.returncode != 0:
-        raise UpdateError(f"{repo} is at {tag}, but reinstalling failed: {out.stderr.strip()[-800:]}; "
-                          f"run: {q(python)} -m pip install -e {q(str(repo))}")
+        raise UpdateError(
+            f"{repo} is at {tag}, but reinstalling failed: {out.stderr.strip()[-800:]}; "
+            f"run: {q(python)} -m pip install -e {q(str(repo))}"
+        )
     return _confirm(python, installed, status.latest.version) + f" ({repo} at {tag})"
 
 
@@ -353,8 +419,10 @@ def update(
     kind, source = install_kind(python)
     if index:
         if kind != "wheel":
-            raise UpdateError(f"{DIST} runs from the source directory {source}; --index upgrades pip installs only "
-                              "(run `neuralgentics update` without --index)")
+            raise UpdateError(
+                f"{DIST} runs from the source directory {source}; --index upgrades pip installs only "
+                "(run `neuralgentics update` without --index)"
+            )
         problems = patch_problems(repo, checkout)
         if problems:
             raise UpdateError("refusing to update: " + "; ".join(problems))
@@ -365,7 +433,9 @@ def update(
         status = check(url, python)
     latest, installed = status.latest, status.installed
     if latest.version < installed:
-        raise UpdateError(f"refusing to downgrade: installed {installed}, latest release {latest.version}")
+        raise UpdateError(
+            f"refusing to downgrade: installed {installed}, latest release {latest.version}"
+        )
     if latest.version == installed:
         return f"already up to date ({installed})"
     problems = patch_problems(repo or (source if kind == "git" else None), checkout)
@@ -374,8 +444,10 @@ def update(
     if kind == "git" and source is not None:
         return _update_checkout(source, status, python)
     if kind == "editable":
-        raise UpdateError(f"{DIST} {installed} is an editable install from {source}, which is not a git checkout: "
-                          f"put release {latest.tag}'s sources there, then run "
-                          f"`{python} -m pip install -e {source}` (or install the wheel: "
-                          f"{python} -m pip install {latest.wheel_url or DIST})")
+        raise UpdateError(
+            f"{DIST} {installed} is an editable install from {source}, which is not a git checkout: "
+            f"put release {latest.tag}'s sources there, then run "
+            f"`{python} -m pip install -e {source}` (or install the wheel: "
+            f"{python} -m pip install {latest.wheel_url or DIST})"
+        )
     return _update_from_feed(status, python)

@@ -56,13 +56,20 @@ def _render(config: OrchestratorConfig, skills: list[Skill], detail: int) -> str
     lines += ["", "## Routing", "| task type | agent | never | verified by |", "|---|---|---|---|"]
     for spec in config.task_types.values():
         verify = ", ".join(spec.verify_with) or "—"
-        lines.append(f"| {spec.label} | {spec.primary} | {', '.join(spec.forbidden) or '—'} | {verify} |")
+        lines.append(
+            f"| {spec.label} | {spec.primary} | {', '.join(spec.forbidden) or '—'} | {verify} |"
+        )
     if skills:
         lines += ["", "## Skills"]
         if detail >= 2:
             lines += [f"- `{skill.id}` — {skill.description}" for skill in skills]
         else:
             lines.append(", ".join(f"`{skill.id}`" for skill in skills))
-    lines += ["", "## Every delegated task follows 8 steps", " → ".join(STEPS) + ".",
-              "A step out of order is refused. Results are remembered with links to the memories used.", ""]
+    lines += [
+        "",
+        "## Every delegated task follows 8 steps",
+        " → ".join(STEPS) + ".",
+        "A step out of order is refused. Results are remembered with links to the memories used.",
+        "",
+    ]
     return "\n".join(lines)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
@@ -77,7 +77,9 @@ def validate_task_text(text: object) -> str:
 
 
 class TaskClassifier:
-    def __init__(self, config: OrchestratorConfig, *, embedder: Embedder, weights: Weights | None = None) -> None:
+    def __init__(
+        self, config: OrchestratorConfig, *, embedder: Embedder, weights: Weights | None = None
+    ) -> None:
         self.config = config
         self.weights = weights or Weights()
         self._embed = embedder.embed
@@ -131,7 +133,9 @@ class TaskClassifier:
                         kw += weight
             kw = min(kw, w.keyword_cap)
             score = similarity + w.keyword * kw
-            raw.append(TypeScore(task_type, score, 0.0, similarity, kw, matched, nearest, nearest_sim))
+            raw.append(
+                TypeScore(task_type, score, 0.0, similarity, kw, matched, nearest, nearest_sim)
+            )
 
         scores = np.array([s.score for s in raw], dtype=np.float64)
         probs = np.exp((scores - scores.max()) / w.temperature)
@@ -140,7 +144,9 @@ class TaskClassifier:
             s.probability = float(p)
         ranked = sorted(raw, key=lambda s: s.score, reverse=True)
         best, second = ranked[0], ranked[1] if len(ranked) > 1 else None
-        ambiguous = second is not None and best.probability - second.probability < w.ambiguity_margin
+        ambiguous = (
+            second is not None and best.probability - second.probability < w.ambiguity_margin
+        )
         candidates = [best, second] if ambiguous and second is not None else [best]
         return Classification(
             task_type=best.task_type,

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
 from neuralgentics.orchestrator.context import DEFAULT_BUDGET
 from neuralgentics.orchestrator.errors import OrchestratorError
 
-skills_app = typer.Typer(help="Markdown skills: project skills/ > user config dir > built-ins.", no_args_is_help=True)
+skills_app = typer.Typer(
+    help="Markdown skills: project skills/ > user config dir > built-ins.", no_args_is_help=True
+)
 task_app = typer.Typer(help="Task records of the 8-step Boomerang protocol.", no_args_is_help=True)
 
 ProjectOpt = typer.Option(None, "--project", help="Project directory (default: current directory).")
 JsonOpt = typer.Option(False, "--json", help="Machine-readable output.")
 
 
-def _orchestrator(project: Optional[Path], *, tasks: bool = False):
+def _orchestrator(project: Path | None, *, tasks: bool = False):
     """The orchestrator a command works with: the project directory (default: the current
     one), memory over HTTP at the configured service, the process's embedder."""
     from neuralgentics.app.process import shared_embedder
@@ -49,8 +51,10 @@ def _print_json(data: Any) -> None:
 
 def route(
     task: str = typer.Argument(..., help="The task text."),
-    agent: Optional[str] = typer.Option(None, "--agent", "-a", help="Check whether this agent may take the task."),
-    project: Optional[Path] = ProjectOpt,
+    agent: str | None = typer.Option(
+        None, "--agent", "-a", help="Check whether this agent may take the task."
+    ),
+    project: Path | None = ProjectOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Classify a task and show its agent, forbidden agents, and whether --agent may take it.
@@ -66,10 +70,14 @@ def route(
         _print_json(decision.to_json())
     else:
         amb = "  (ambiguous)" if decision.ambiguous else ""
-        typer.echo(f"type:       {decision.task_type} — {decision.label}  confidence {decision.confidence:.2f}{amb}")
+        typer.echo(
+            f"type:       {decision.task_type} — {decision.label}  confidence {decision.confidence:.2f}{amb}"
+        )
         if decision.ambiguous:
             for c in decision.candidates:
-                typer.echo(f"  candidate: {c.task_type} ({c.probability:.2f}) → {c.primary}, never {', '.join(c.forbidden)}")
+                typer.echo(
+                    f"  candidate: {c.task_type} ({c.probability:.2f}) → {c.primary}, never {', '.join(c.forbidden)}"
+                )
         typer.echo(f"primary:    {decision.primary_agent}")
         typer.echo(f"forbidden:  {', '.join(decision.forbidden_agents) or '—'}")
         typer.echo(f"verify by:  {', '.join(decision.verify_with) or '—'}")
@@ -84,7 +92,7 @@ def route(
 
 
 @skills_app.command("list")
-def skills_list(project: Optional[Path] = ProjectOpt, as_json: bool = JsonOpt) -> None:
+def skills_list(project: Path | None = ProjectOpt, as_json: bool = JsonOpt) -> None:
     """List loaded skills and any skill file that could not be loaded."""
     try:
         registry = _orchestrator(project).skills
@@ -93,7 +101,12 @@ def skills_list(project: Optional[Path] = ProjectOpt, as_json: bool = JsonOpt) -
         _fail(exc)
         return
     if as_json:
-        _print_json({"skills": [s.to_json(with_body=False) for s in skills], "problems": [p.__dict__ for p in problems]})
+        _print_json(
+            {
+                "skills": [s.to_json(with_body=False) for s in skills],
+                "problems": [p.__dict__ for p in problems],
+            }
+        )
         return
     for s in skills:
         applies = ", ".join(s.agents) or "all agents"
@@ -104,7 +117,11 @@ def skills_list(project: Optional[Path] = ProjectOpt, as_json: bool = JsonOpt) -
 
 
 @skills_app.command("show")
-def skills_show(skill_id: str = typer.Argument(..., metavar="ID"), project: Optional[Path] = ProjectOpt, as_json: bool = JsonOpt) -> None:
+def skills_show(
+    skill_id: str = typer.Argument(..., metavar="ID"),
+    project: Path | None = ProjectOpt,
+    as_json: bool = JsonOpt,
+) -> None:
     """Print one skill: its header fields and body."""
     try:
         skill = _orchestrator(project).skills.get(skill_id)
@@ -116,7 +133,9 @@ def skills_show(skill_id: str = typer.Argument(..., metavar="ID"), project: Opti
         return
     typer.echo(f"# {skill.name} ({skill.id})")
     typer.echo(f"description: {skill.description}")
-    typer.echo(f"model: {skill.model or '—'}   agents: {', '.join(skill.agents) or 'all'}   task types: {', '.join(skill.task_types) or 'all'}")
+    typer.echo(
+        f"model: {skill.model or '—'}   agents: {', '.join(skill.agents) or 'all'}   task types: {', '.join(skill.task_types) or 'all'}"
+    )
     typer.echo(f"source: {skill.path} ({skill.origin}, {skill.form} header)")
     for hidden in skill.shadows:
         typer.echo(f"overrides: {hidden}")
@@ -128,7 +147,7 @@ def context(
     task: str = typer.Argument(..., help="The task text."),
     agent: str = typer.Option(..., "--agent", "-a", help="The agent the package is for."),
     budget: int = typer.Option(DEFAULT_BUDGET, "--budget", help="Token budget (cl100k tokens)."),
-    project: Optional[Path] = ProjectOpt,
+    project: Path | None = ProjectOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Build the context package for AGENT on TASK within the token budget."""
@@ -143,13 +162,19 @@ def context(
         _print_json(package.to_json())
         return
     typer.echo(package.markdown)
-    typer.echo(f"\n<!-- {package.tokens}/{package.budget_tokens} tokens, {len(package.items)} items, {len(package.dropped)} left out -->")
+    typer.echo(
+        f"\n<!-- {package.tokens}/{package.budget_tokens} tokens, {len(package.items)} items, {len(package.dropped)} left out -->"
+    )
 
 
 def agents_md(
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
-    check: Optional[Path] = typer.Option(None, "--check", help="Exit 1 if this file differs from the generated text."),
-    project: Optional[Path] = ProjectOpt,
+    output: Path | None = typer.Option(
+        None, "--output", "-o", help="Write to this file instead of stdout."
+    ),
+    check: Path | None = typer.Option(
+        None, "--check", help="Exit 1 if this file differs from the generated text."
+    ),
+    project: Path | None = ProjectOpt,
 ) -> None:
     """Generate AGENTS.md (capabilities, agents, routing, skills) from the configuration."""
     from neuralgentics.orchestrator.tokens import count_tokens
@@ -162,7 +187,9 @@ def agents_md(
     if check is not None:
         current = check.read_text("utf-8") if check.is_file() else ""
         if current != text:
-            typer.echo(f"{check} is out of date: run `neuralgentics agents-md -o {check}`", err=True)
+            typer.echo(
+                f"{check} is out of date: run `neuralgentics agents-md -o {check}`", err=True
+            )
             raise typer.Exit(1)
         typer.echo(f"{check} is current ({count_tokens(text)} tokens)")
         return
@@ -174,7 +201,11 @@ def agents_md(
 
 
 @task_app.command("start")
-def task_start(task: str = typer.Argument(...), session: str = typer.Option(..., "--session"), project: Optional[Path] = ProjectOpt) -> None:
+def task_start(
+    task: str = typer.Argument(...),
+    session: str = typer.Option(..., "--session"),
+    project: Path | None = ProjectOpt,
+) -> None:
     """Step 1 (intake): create a task record and print it."""
     try:
         _print_json(_orchestrator(project, tasks=True).start_task(task, session).to_json())
@@ -185,9 +216,11 @@ def task_start(task: str = typer.Argument(...), session: str = typer.Option(...,
 @task_app.command("step")
 def task_step(
     task_id: str = typer.Argument(...),
-    step: str = typer.Argument(..., help="recall | classify | route | context | delegate | verify | return"),
+    step: str = typer.Argument(
+        ..., help="recall | classify | route | context | delegate | verify | return"
+    ),
     data: str = typer.Option("{}", "--data", help="The step's input as a JSON object."),
-    project: Optional[Path] = ProjectOpt,
+    project: Path | None = ProjectOpt,
 ) -> None:
     """Run the next step of a task; a step out of order is refused (exit 2)."""
     try:
@@ -208,9 +241,9 @@ def task_step(
 
 @task_app.command("list")
 def task_list(
-    session: Optional[str] = typer.Option(None, "--session"),
+    session: str | None = typer.Option(None, "--session"),
     limit: int = typer.Option(20, "--limit"),
-    project: Optional[Path] = ProjectOpt,
+    project: Path | None = ProjectOpt,
 ) -> None:
     """Recent tasks (newest first): id, session, next step, agent, task."""
     try:
@@ -220,11 +253,13 @@ def task_list(
         return
     for t in tasks:
         data = t.to_json()
-        typer.echo(f"{t.id}  {t.session:<12} {data['next_step'] or 'done':<9} {t.agent or '-':<10} {t.task[:60]}")
+        typer.echo(
+            f"{t.id}  {t.session:<12} {data['next_step'] or 'done':<9} {t.agent or '-':<10} {t.task[:60]}"
+        )
 
 
 @task_app.command("show")
-def task_show(task_id: str = typer.Argument(...), project: Optional[Path] = ProjectOpt) -> None:
+def task_show(task_id: str = typer.Argument(...), project: Path | None = ProjectOpt) -> None:
     """Print a task record with its steps and timestamps."""
     try:
         _print_json(_orchestrator(project, tasks=True).get_task(task_id).to_json())

@@ -72,7 +72,9 @@ class OrchestratorConfig:
 
 
 def _builtin_text(name: str) -> str:
-    return resources.files("neuralgentics.orchestrator").joinpath("builtin", name).read_text("utf-8")
+    return (
+        resources.files("neuralgentics.orchestrator").joinpath("builtin", name).read_text("utf-8")
+    )
 
 
 def _read_layer(text: str, source: str, top_key: str) -> dict[str, dict]:
@@ -81,7 +83,9 @@ def _read_layer(text: str, source: str, top_key: str) -> dict[str, dict]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""
-        raise ConfigError(f"{source}{where}: not valid YAML ({getattr(exc, 'problem', exc)})") from exc
+        raise ConfigError(
+            f"{source}{where}: not valid YAML ({getattr(exc, 'problem', exc)})"
+        ) from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: expected a mapping with a '{top_key}' key")
     unknown = set(data) - {top_key}
@@ -92,7 +96,9 @@ def _read_layer(text: str, source: str, top_key: str) -> dict[str, dict]:
         raise ConfigError(f"{source}: '{top_key}' must map names to settings")
     for name, entry in entries.items():
         if not isinstance(name, str) or not NAME_RE.fullmatch(name):
-            raise ConfigError(f"{source}: '{top_key}.{name}' is not a valid name (lowercase letters, digits, - or _)")
+            raise ConfigError(
+                f"{source}: '{top_key}.{name}' is not a valid name (lowercase letters, digits, - or _)"
+            )
         if entry is not None and not isinstance(entry, dict):
             raise ConfigError(f"{source}: '{top_key}.{name}' must be a mapping of fields")
     return {name: dict(entry or {}) for name, entry in entries.items()}
@@ -108,7 +114,9 @@ def layer_paths(project_dir: Path | None, config_dir: Path | None) -> list[Path]
     return dirs
 
 
-def _merged(filename: str, top_key: str, dirs: list[Path]) -> tuple[dict[str, dict], dict[str, str], list[Path]]:
+def _merged(
+    filename: str, top_key: str, dirs: list[Path]
+) -> tuple[dict[str, dict], dict[str, str], list[Path]]:
     merged = _read_layer(_builtin_text(filename), f"built-in {filename}", top_key)
     origin = {name: f"built-in {filename}" for name in merged}
     used: list[Path] = []
@@ -130,7 +138,9 @@ def _pydantic_problem(exc: ValidationError) -> str:
     return f"{where}: {first['msg']}" if where else first["msg"]
 
 
-def load_config(project_dir: Path | None = None, config_dir: Path | None = None) -> OrchestratorConfig:
+def load_config(
+    project_dir: Path | None = None, config_dir: Path | None = None
+) -> OrchestratorConfig:
     dirs = layer_paths(project_dir, config_dir)
     raw_agents, agent_origin, used_a = _merged(ROSTER_FILE, "agents", dirs)
     raw_types, type_origin, used_t = _merged(ROUTING_FILE, "task_types", dirs)

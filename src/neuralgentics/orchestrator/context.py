@@ -13,14 +13,18 @@ import hashlib
 import re
 from dataclasses import asdict, dataclass, field
 
-
 import numpy as np
 
 from neuralgentics.embeddings import Embedder
 from neuralgentics.orchestrator.agents_md import capabilities_text
 from neuralgentics.orchestrator.config import OrchestratorConfig
 from neuralgentics.orchestrator.errors import InvalidInput, MemoryUnavailable
-from neuralgentics.orchestrator.memory_client import ChunkSearch, MemoryClient, MemoryHit, ProjectChunk
+from neuralgentics.orchestrator.memory_client import (
+    ChunkSearch,
+    MemoryClient,
+    MemoryHit,
+    ProjectChunk,
+)
 from neuralgentics.orchestrator.skills import SkillRegistry
 from neuralgentics.orchestrator.tokens import count_tokens, truncate_to_tokens
 
@@ -32,6 +36,7 @@ MIN_RELEVANCE = 0.20
 MIN_TRUST = 0.20
 # a single memory or chunk may take at most this share of the budget (truncated to fit)
 MAX_ITEM_SHARE = 0.4
+
 
 @dataclass
 class ContextItem:
@@ -75,7 +80,10 @@ def validate_budget(budget: object) -> int:
     if isinstance(budget, bool) or not isinstance(budget, int):
         raise InvalidInput("budget_tokens must be an integer", field="budget_tokens")
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
-        raise InvalidInput(f"budget_tokens must be between {MIN_BUDGET} and {MAX_BUDGET}, not {budget}", field="budget_tokens")
+        raise InvalidInput(
+            f"budget_tokens must be between {MIN_BUDGET} and {MAX_BUDGET}, not {budget}",
+            field="budget_tokens",
+        )
     return budget
 
 
@@ -120,27 +128,48 @@ def build_context(
     # An agent outside the roster is typically OpenCode's own primary agent (`build`, `plan`):
     # it gets the routing advice and the skills of the agent the task belongs to.
     skills_for = agent if role is not None else spec.primary
-    you = f"You are `{agent}`: {role.purpose}" if role else (
-        f"You are `{agent}` (not in the roster). This task belongs to `{spec.primary}`: "
-        f"delegate it with the task tool, subagent_type `{spec.primary}`."
+    you = (
+        f"You are `{agent}`: {role.purpose}"
+        if role
+        else (
+            f"You are `{agent}` (not in the roster). This task belongs to `{spec.primary}`: "
+            f"delegate it with the task tool, subagent_type `{spec.primary}`."
+        )
     )
     routing = (
         f"Task type: {spec.label}{conf}. {you}\n"
         f"Routed to {spec.primary}; never to {', '.join(spec.forbidden) or 'nobody'}. "
         f"Verified by: {', '.join(spec.verify_with) or 'no one (not required)'}."
     )
-    candidates.append(ContextItem("routing", "routing", "Routing", routing, 1.0, why="always first"))
+    candidates.append(
+        ContextItem("routing", "routing", "Routing", routing, 1.0, why="always first")
+    )
 
     for skill in skills.applicable(skills_for, task_type):
         explicit = task_type in skill.task_types
         why = f"applies to {skills_for}" + (f" and {task_type}" if explicit else "")
         if role is None:
             why += f" (the task's primary agent; {agent} is not in the roster)"
-        candidates.append(ContextItem(
-            "skill", skill.id, f"Skill: {skill.name}", skill.body, 0.95 if explicit else 0.9, why=why,
-        ))
-    candidates.append(ContextItem("capabilities", "capabilities", "What the system does for you",
-                                  capabilities_text(), 0.6, why="AGENTS.md capability declarations"))
+        candidates.append(
+            ContextItem(
+                "skill",
+                skill.id,
+                f"Skill: {skill.name}",
+                skill.body,
+                0.95 if explicit else 0.9,
+                why=why,
+            )
+        )
+    candidates.append(
+        ContextItem(
+            "capabilities",
+            "capabilities",
+            "What the system does for you",
+            capabilities_text(),
+            0.6,
+            why="AGENTS.md capability declarations",
+        )
+    )
 
     hits: list[MemoryHit] = list(recalled) if recalled is not None else []
     if recalled is None and memory is not None:
@@ -160,7 +189,9 @@ def build_context(
         if hit.superseded_by:
             dropped.append(DroppedItem("memory", hit.id, f"superseded by {hit.superseded_by}"))
         elif hit.trust_score < MIN_TRUST:
-            dropped.append(DroppedItem("memory", hit.id, f"trust {hit.trust_score:.2f} below {MIN_TRUST}"))
+            dropped.append(
+                DroppedItem("memory", hit.id, f"trust {hit.trust_score:.2f} below {MIN_TRUST}")
+            )
         else:
             kept_hits.append(hit)
 
@@ -173,13 +204,28 @@ def build_context(
     for i, hit in enumerate(kept_hits):
         rel = float(relevances[i])
         value = rel * (0.25 + 0.75 * hit.trust_score)
-        item = ContextItem("memory", hit.id, f"Memory (trust {hit.trust_score:.2f}, relevance {rel:.2f})",
-                           hit.content, value, why="relevance × trust", trust_score=hit.trust_score, relevance=rel)
+        item = ContextItem(
+            "memory",
+            hit.id,
+            f"Memory (trust {hit.trust_score:.2f}, relevance {rel:.2f})",
+            hit.content,
+            value,
+            why="relevance × trust",
+            trust_score=hit.trust_score,
+            relevance=rel,
+        )
         scored.append((item, item_vecs[i]))
     for j, chunk in enumerate(found_chunks):
         rel = float(relevances[len(kept_hits) + j])
-        item = ContextItem("chunk", chunk.id, f"Code: {chunk.file_path}", f"```\n{chunk.content.strip()}\n```",
-                           rel, why="relevance", relevance=rel)
+        item = ContextItem(
+            "chunk",
+            chunk.id,
+            f"Code: {chunk.file_path}",
+            f"```\n{chunk.content.strip()}\n```",
+            rel,
+            why="relevance",
+            relevance=rel,
+        )
         scored.append((item, item_vecs[len(kept_hits) + j]))
 
     candidates += [item for item, _ in scored]
@@ -194,7 +240,11 @@ def build_context(
     item_cap = max(40, int(budget * MAX_ITEM_SHARE))
     for item in candidates:
         if item.relevance is not None and item.relevance < MIN_RELEVANCE:
-            dropped.append(DroppedItem(item.kind, item.id, f"relevance {item.relevance:.2f} below {MIN_RELEVANCE}"))
+            dropped.append(
+                DroppedItem(
+                    item.kind, item.id, f"relevance {item.relevance:.2f} below {MIN_RELEVANCE}"
+                )
+            )
             continue
         digest = _norm_hash(item.text)
         if digest in seen_hashes:
@@ -213,7 +263,11 @@ def build_context(
         # two newlines join blocks; counting the block with them keeps the sum honest
         cost = count_tokens("\n\n" + block)
         if used + cost > budget:
-            dropped.append(DroppedItem(item.kind, item.id, f"does not fit: {cost} tokens, {budget - used} left"))
+            dropped.append(
+                DroppedItem(
+                    item.kind, item.id, f"does not fit: {cost} tokens, {budget - used} left"
+                )
+            )
             continue
         item.tokens = cost
         used += cost
@@ -233,7 +287,14 @@ def build_context(
         total = count_tokens(markdown)
 
     return ContextPackage(
-        task=task, agent=agent, task_type=task_type, budget_tokens=budget, tokens=total,
-        items=chosen, dropped=dropped, markdown=markdown,
-        memory_ids=[i.id for i in chosen if i.kind == "memory"], warnings=warnings,
+        task=task,
+        agent=agent,
+        task_type=task_type,
+        budget_tokens=budget,
+        tokens=total,
+        items=chosen,
+        dropped=dropped,
+        markdown=markdown,
+        memory_ids=[i.id for i in chosen if i.kind == "memory"],
+        warnings=warnings,
     )

@@ -32,7 +32,9 @@ class StepRefused(OrchestratorError, errors.Conflict):
 
     code = "step_refused"
 
-    def __init__(self, message: str, *, missing_step: str | None = None, field: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, missing_step: str | None = None, field: str | None = None
+    ) -> None:
         super().__init__(message, field=field)
         self.missing_step = missing_step
 

@@ -26,8 +26,11 @@ Orch = Annotated[Orchestrator, Depends(orchestrator)]
 router = APIRouter(prefix="/orchestrator", tags=["orchestrator"])
 
 
-PROJECT_DIR = Field(default=None, max_length=4096,
-                    description="Absolute path of the project whose overrides and skills apply (default: the service's)")
+PROJECT_DIR = Field(
+    default=None,
+    max_length=4096,
+    description="Absolute path of the project whose overrides and skills apply (default: the service's)",
+)
 
 
 class RouteRequest(BaseModel):
@@ -82,11 +85,17 @@ def show_skill(skill_id: str, orch: Orch, project_dir: str | None = None) -> Any
 @router.post(
     "/context",
     response_model=m.ContextOut,
-    responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}},
-                     "description": "JSON, or markdown when format is 'markdown'"}},
+    responses={
+        200: {
+            "content": {"text/plain": {"schema": {"type": "string"}}},
+            "description": "JSON, or markdown when format is 'markdown'",
+        }
+    },
 )
 def context(body: ContextRequest, orch: Orch) -> Any:
-    package = orch.for_project(body.project_dir).context(body.task, body.agent, body.budget_tokens, task_type=body.task_type)
+    package = orch.for_project(body.project_dir).context(
+        body.task, body.agent, body.budget_tokens, task_type=body.task_type
+    )
     if body.format == "markdown":
         return PlainTextResponse(package.markdown, headers={"X-Token-Count": str(package.tokens)})
     return package.to_json()
@@ -105,7 +114,9 @@ def roster(orch: Orch, project_dir: str | None = None) -> Any:
     config = orch.for_project(project_dir).config
     return {
         "agents": [a.model_dump() for a in config.agents.values()],
-        "task_types": [t.model_dump(exclude={"keywords", "examples"}) for t in config.task_types.values()],
+        "task_types": [
+            t.model_dump(exclude={"keywords", "examples"}) for t in config.task_types.values()
+        ],
     }
 
 

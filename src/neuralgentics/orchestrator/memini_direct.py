@@ -54,35 +54,67 @@ class DirectMemory:
 
     def query(self, text: str, *, top_k: int = 10, project: str | None = None) -> list[MemoryHit]:
         svc = self._service()
-        hits = self._call(lambda: svc.query(text, MemoryFilter(project=project or None), top_k=top_k)) or []
+        hits = (
+            self._call(lambda: svc.query(text, MemoryFilter(project=project or None), top_k=top_k))
+            or []
+        )
         return [
-            MemoryHit(h.memory.id, h.memory.content, float(h.score), h.memory.trust_score,
-                      h.memory.source_type, h.memory.superseded_by, list(h.memory.tags))
+            MemoryHit(
+                h.memory.id,
+                h.memory.content,
+                float(h.score),
+                h.memory.trust_score,
+                h.memory.source_type,
+                h.memory.superseded_by,
+                list(h.memory.tags),
+            )
             for h in hits
         ]
 
-    def add(self, content: str, *, source_type: str, project: str | None = None,
-            tags: list[str] | None = None, metadata: dict | None = None) -> str:
+    def add(
+        self,
+        content: str,
+        *,
+        source_type: str,
+        project: str | None = None,
+        tags: list[str] | None = None,
+        metadata: dict | None = None,
+    ) -> str:
         svc = self._service()
-        result = self._call(lambda: svc.add(content, source_type=source_type, project=project or "",
-                                            tags=[t for t in (tags or []) if t], metadata=metadata or {}))
+        result = self._call(
+            lambda: svc.add(
+                content,
+                source_type=source_type,
+                project=project or "",
+                tags=[t for t in (tags or []) if t],
+                metadata=metadata or {},
+            )
+        )
         if result is None:
             raise MemoryUnavailable("memory service refused: the memory could not be stored")
         return str(result.memory.id)
 
-    def relate(self, source_id: str, target_id: str, relationship_type: str, confidence: float = 1.0) -> None:
+    def relate(
+        self, source_id: str, target_id: str, relationship_type: str, confidence: float = 1.0
+    ) -> None:
         svc = self._service()
-        self._call(lambda: svc.relate(source_id, target_id, relationship_type, confidence=confidence),
-                   gone_ok=True)
+        self._call(
+            lambda: svc.relate(source_id, target_id, relationship_type, confidence=confidence),
+            gone_ok=True,
+        )
 
-    def trust(self, memory_id: str, event: str, *, actor: str | None = None, note: str | None = None) -> None:
+    def trust(
+        self, memory_id: str, event: str, *, actor: str | None = None, note: str | None = None
+    ) -> None:
         svc = self._service()
         self._call(lambda: svc.apply_trust(memory_id, event, actor=actor, note=note), gone_ok=True)
 
     def search_project(self, text: str, top_k: int, project_dir: str) -> list[ProjectChunk]:
         svc = self._service()
         try:
-            store = self._chunk_store() if self._chunk_store is not None else chunk_store_for(svc.store)
+            store = (
+                self._chunk_store() if self._chunk_store is not None else chunk_store_for(svc.store)
+            )
             project = find_project(store, project_dir)
             hits = search_project(store, project, text[:4000], top_k=top_k, embedder=svc.embedder)
         except errors.NeuralgenticsError as exc:

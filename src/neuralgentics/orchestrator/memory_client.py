@@ -7,8 +7,9 @@ POST /memory/add, POST /memory/relationship, POST /memory/{id}/trust), through `
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 import httpx
 
@@ -35,18 +36,29 @@ class ProjectChunk:
 
 
 class MemoryClient(Protocol):
-    def query(self, text: str, *, top_k: int = 10, project: str | None = None) -> list[MemoryHit]: ...
+    def query(
+        self, text: str, *, top_k: int = 10, project: str | None = None
+    ) -> list[MemoryHit]: ...
 
     def add(
-        self, content: str, *, source_type: str, project: str | None = None,
-        tags: list[str] | None = None, metadata: dict | None = None,
+        self,
+        content: str,
+        *,
+        source_type: str,
+        project: str | None = None,
+        tags: list[str] | None = None,
+        metadata: dict | None = None,
     ) -> str:
         """Returns the id of the stored (or already existing) memory."""
         ...
 
-    def relate(self, source_id: str, target_id: str, relationship_type: str, confidence: float = 1.0) -> None: ...
+    def relate(
+        self, source_id: str, target_id: str, relationship_type: str, confidence: float = 1.0
+    ) -> None: ...
 
-    def trust(self, memory_id: str, event: str, *, actor: str | None = None, note: str | None = None) -> None: ...
+    def trust(
+        self, memory_id: str, event: str, *, actor: str | None = None, note: str | None = None
+    ) -> None: ...
 
 
 ChunkSearch = Callable[[str, int], list[ProjectChunk]]
@@ -77,15 +89,25 @@ def hit_from_json(item: dict) -> MemoryHit:
 def chunk_from_json(hit: dict) -> ProjectChunk:
     where = f"{hit['file_path']}:{hit.get('start_line', '?')}-{hit.get('end_line', '?')}"
     symbol = hit.get("symbol")
-    return ProjectChunk(id=where, file_path=where + (f" ({symbol})" if symbol else ""),
-                        content=str(hit.get("content", "")), score=float(hit.get("score", 0.0)))
+    return ProjectChunk(
+        id=where,
+        file_path=where + (f" ({symbol})" if symbol else ""),
+        content=str(hit.get("content", "")),
+        score=float(hit.get("score", 0.0)),
+    )
 
 
 class HttpMemoryClient:
     """memini-core over HTTP JSON, with a short timeout: a slow service must not stall routing."""
 
-    def __init__(self, base_url: str, *, token: str | None = None, timeout: float = 5.0,
-                 http: httpx.Client | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None = None,
+        timeout: float = 5.0,
+        http: httpx.Client | None = None,
+    ) -> None:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.base_url = base_url.rstrip("/")
         # `http` lets a caller hand in a ready client (e.g. Starlette's TestClient on the real app)
@@ -94,11 +116,15 @@ class HttpMemoryClient:
     def close(self) -> None:
         self._http.close()
 
-    def _post(self, path: str, body: dict, *, ok_conflict: bool = False, gone_ok: bool = False) -> dict:
+    def _post(
+        self, path: str, body: dict, *, ok_conflict: bool = False, gone_ok: bool = False
+    ) -> dict:
         try:
             resp = self._http.post(path, json=body)
         except httpx.HTTPError as exc:
-            raise MemoryUnavailable(f"memory service at {self.base_url} unreachable: {exc}") from exc
+            raise MemoryUnavailable(
+                f"memory service at {self.base_url} unreachable: {exc}"
+            ) from exc
         if ok_conflict and resp.status_code == 409:
             return {}
         if gone_ok and resp.status_code == 404:
@@ -116,12 +142,28 @@ class HttpMemoryClient:
         if project:
             body["project"] = project
         data = self._post("/memory/query", body)
-        items = data if isinstance(data, list) else _first(data, "results", "hits", "memories", default=[])
+        items = (
+            data
+            if isinstance(data, list)
+            else _first(data, "results", "hits", "memories", default=[])
+        )
         return [hit_from_json(item) for item in items]
 
-    def add(self, content: str, *, source_type: str, project: str | None = None,
-            tags: list[str] | None = None, metadata: dict | None = None) -> str:
-        body: dict = {"content": content, "source_type": source_type, "tags": tags or [], "metadata": metadata or {}}
+    def add(
+        self,
+        content: str,
+        *,
+        source_type: str,
+        project: str | None = None,
+        tags: list[str] | None = None,
+        metadata: dict | None = None,
+    ) -> str:
+        body: dict = {
+            "content": content,
+            "source_type": source_type,
+            "tags": tags or [],
+            "metadata": metadata or {},
+        }
         if project:
             body["project"] = project
         data = self._post("/memory/add", body)
@@ -129,10 +171,17 @@ class HttpMemoryClient:
         memory: dict = nested if isinstance(nested, dict) else data
         return str(memory["id"])
 
-    def relate(self, source_id: str, target_id: str, relationship_type: str, confidence: float = 1.0) -> None:
+    def relate(
+        self, source_id: str, target_id: str, relationship_type: str, confidence: float = 1.0
+    ) -> None:
         self._post(
             "/memory/relationship",
-            {"source_id": source_id, "target_id": target_id, "relationship_type": relationship_type, "confidence": confidence},
+            {
+                "source_id": source_id,
+                "target_id": target_id,
+                "relationship_type": relationship_type,
+                "confidence": confidence,
+            },
             ok_conflict=True,  # the link already exists: a retried step 8 is not an error
             gone_ok=True,
         )
@@ -140,16 +189,27 @@ class HttpMemoryClient:
     def search_project(self, text: str, top_k: int, project_dir: str) -> list[ProjectChunk]:
         """Code chunks from memini-core's project index (POST /project/search)."""
         try:
-            resp = self._http.post("/project/search", json={"query": text[:4000], "project": project_dir, "top_k": top_k})
+            resp = self._http.post(
+                "/project/search",
+                json={"query": text[:4000], "project": project_dir, "top_k": top_k},
+            )
         except httpx.HTTPError as exc:
-            raise MemoryUnavailable(f"memory service at {self.base_url} unreachable: {exc}") from exc
+            raise MemoryUnavailable(
+                f"memory service at {self.base_url} unreachable: {exc}"
+            ) from exc
         if resp.status_code in (404, 501):
-            raise MemoryUnavailable(f"project {project_dir} is not indexed (run `neuralgentics index {project_dir}`)")
+            raise MemoryUnavailable(
+                f"project {project_dir} is not indexed (run `neuralgentics index {project_dir}`)"
+            )
         if resp.status_code >= 400:
-            raise MemoryUnavailable(f"memory service /project/search answered {resp.status_code}: {resp.text[:200]}")
+            raise MemoryUnavailable(
+                f"memory service /project/search answered {resp.status_code}: {resp.text[:200]}"
+            )
         return [chunk_from_json(h) for h in resp.json().get("hits", [])]
 
-    def trust(self, memory_id: str, event: str, *, actor: str | None = None, note: str | None = None) -> None:
+    def trust(
+        self, memory_id: str, event: str, *, actor: str | None = None, note: str | None = None
+    ) -> None:
         body: dict = {"event": event}
         if actor:
             body["actor"] = actor

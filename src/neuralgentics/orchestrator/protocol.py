@@ -8,11 +8,20 @@ is missing. A failed verification sends the task back to `delegate`, a bounded n
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from neuralgentics.orchestrator.errors import InvalidInput, StepRefused
 
-STEPS: tuple[str, ...] = ("intake", "recall", "classify", "route", "context", "delegate", "verify", "return")
+STEPS: tuple[str, ...] = (
+    "intake",
+    "recall",
+    "classify",
+    "route",
+    "context",
+    "delegate",
+    "verify",
+    "return",
+)
 STEP_LABELS = {
     "intake": "take in the task text and session",
     "recall": "query memory for what is already known",
@@ -27,7 +36,7 @@ MAX_DELEGATIONS = 3
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 @dataclass
@@ -73,7 +82,7 @@ class TaskRecord:
         return data
 
     @classmethod
-    def from_json(cls, data: dict) -> "TaskRecord":
+    def from_json(cls, data: dict) -> TaskRecord:
         data = {k: v for k, v in data.items() if k != "next_step"}
         data["steps"] = [StepRecord(**s) for s in data.get("steps", [])]
         return cls(**data)
@@ -107,13 +116,18 @@ def allowed_steps(record: TaskRecord) -> list[str]:
 def check_step(record: TaskRecord, step: str) -> None:
     """Raise StepRefused unless `step` may run now."""
     if step not in STEPS:
-        raise InvalidInput(f"unknown step {step!r}; the steps are: {', '.join(STEPS)}", field="step")
+        raise InvalidInput(
+            f"unknown step {step!r}; the steps are: {', '.join(STEPS)}", field="step"
+        )
     number = STEPS.index(step) + 1
     if record.status == "done":
         raise StepRefused(f"task {record.id} is complete; no step follows 'return'", field="step")
     allowed = allowed_steps(record)
     if step in allowed:
-        if step == "delegate" and sum(1 for s in record.steps if s.step == "delegate") >= MAX_DELEGATIONS:
+        if (
+            step == "delegate"
+            and sum(1 for s in record.steps if s.step == "delegate") >= MAX_DELEGATIONS
+        ):
             raise StepRefused(
                 f"step 'delegate' refused: the task was delegated {MAX_DELEGATIONS} times and failed "
                 "verification each time; return it with outcome 'failed'",
@@ -131,7 +145,11 @@ def check_step(record: TaskRecord, step: str) -> None:
         )
     done = record.last(step)
     when = f" at {done.at}" if done else ""
-    reason = "verification failed, so the task goes back to 'delegate'" if _verification_failed(record) else ""
+    reason = (
+        "verification failed, so the task goes back to 'delegate'"
+        if _verification_failed(record)
+        else ""
+    )
     raise StepRefused(
         f"step {number} '{step}' refused: it was already done{when}; the next step is "
         f"{expected_no} '{expected}'{' — ' + reason if reason else ''}",

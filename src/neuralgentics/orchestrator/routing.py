@@ -62,8 +62,12 @@ class Router:
     def _type_route(self, task_type: str, probability: float) -> TypeRoute:
         spec = self.config.task_types[task_type]
         return TypeRoute(
-            task_type, spec.label, round(probability, 4), spec.primary,
-            list(spec.forbidden), list(spec.verify_with),
+            task_type,
+            spec.label,
+            round(probability, 4),
+            spec.primary,
+            list(spec.forbidden),
+            list(spec.verify_with),
         )
 
     def decide(self, task: str, classification: Classification | None = None) -> RouteDecision:
@@ -71,9 +75,16 @@ class Router:
         candidates = [self._type_route(s.task_type, s.probability) for s in c.candidates]
         best = candidates[0]
         return RouteDecision(
-            task=task, task_type=c.task_type, label=best.label, confidence=c.confidence,
-            ambiguous=c.ambiguous, primary_agent=best.primary, forbidden_agents=best.forbidden,
-            verify_with=best.verify_with, candidates=candidates, reasons=c.reasons,
+            task=task,
+            task_type=c.task_type,
+            label=best.label,
+            confidence=c.confidence,
+            ambiguous=c.ambiguous,
+            primary_agent=best.primary,
+            forbidden_agents=best.forbidden,
+            verify_with=best.verify_with,
+            candidates=candidates,
+            reasons=c.reasons,
         )
 
     def select_agent(self, task: str) -> RouteDecision:

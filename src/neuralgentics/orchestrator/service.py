@@ -8,12 +8,18 @@ from __future__ import annotations
 import threading
 import uuid
 from pathlib import Path
+
 from neuralgentics.embeddings import Embedder
 from neuralgentics.orchestrator import protocol
 from neuralgentics.orchestrator.agents_md import render_agents_md
 from neuralgentics.orchestrator.classify import TaskClassifier, validate_task_text
 from neuralgentics.orchestrator.config import (
-    OrchestratorConfig, PROJECT_CONFIG_DIR, ROSTER_FILE, ROUTING_FILE, layer_paths, load_config,
+    PROJECT_CONFIG_DIR,
+    ROSTER_FILE,
+    ROUTING_FILE,
+    OrchestratorConfig,
+    layer_paths,
+    load_config,
 )
 from neuralgentics.orchestrator.context import DEFAULT_BUDGET, ContextPackage, build_context
 from neuralgentics.orchestrator.errors import InvalidInput, MemoryUnavailable, StepRefused
@@ -85,7 +91,9 @@ class Orchestrator:
             if self.config_dir is not None:
                 sources.append(SkillSource("user", self.config_dir / "skills"))
             sources.append(SkillSource("builtin", builtin_skills_dir()))
-            self._skills = SkillRegistry(sources, known_agents=config.agents, known_task_types=config.task_types)
+            self._skills = SkillRegistry(
+                sources, known_agents=config.agents, known_task_types=config.task_types
+            )
 
     @property
     def chunks(self) -> ChunkSearch | None:
@@ -134,8 +142,13 @@ class Orchestrator:
 
     # -- context ---------------------------------------------------------------------------
     def context(
-        self, task: str, agent: str, budget_tokens: int = DEFAULT_BUDGET, *,
-        task_type: str | None = None, recalled: list[MemoryHit] | None = None,
+        self,
+        task: str,
+        agent: str,
+        budget_tokens: int = DEFAULT_BUDGET,
+        *,
+        task_type: str | None = None,
+        recalled: list[MemoryHit] | None = None,
     ) -> ContextPackage:
         text = validate_task_text(task)
         confidence = None
@@ -143,11 +156,23 @@ class Orchestrator:
             decision = self.router.decide(text)
             task_type, confidence = decision.task_type, decision.confidence
         elif task_type not in self.config.task_types:
-            raise InvalidInput(f"unknown task type '{task_type}'; known: {', '.join(self.config.task_types)}", field="task_type")
+            raise InvalidInput(
+                f"unknown task type '{task_type}'; known: {', '.join(self.config.task_types)}",
+                field="task_type",
+            )
         return build_context(
-            text, agent, budget_tokens, config=self.config, skills=self.skills, task_type=task_type,
-            confidence=confidence, memory=self.memory, recalled=recalled, chunks=self.chunks,
-            embedder=self.embedder, project=self.project,
+            text,
+            agent,
+            budget_tokens,
+            config=self.config,
+            skills=self.skills,
+            task_type=task_type,
+            confidence=confidence,
+            memory=self.memory,
+            recalled=recalled,
+            chunks=self.chunks,
+            embedder=self.embedder,
+            project=self.project,
         )
 
     def agents_md(self) -> str:
@@ -163,14 +188,17 @@ class Orchestrator:
             raise InvalidInput("no task store configured")
         return self.store
 
-    def for_project(self, project_dir: str | Path | None) -> "Orchestrator":
+    def for_project(self, project_dir: str | Path | None) -> Orchestrator:
         """The orchestrator for another project directory: its own overrides and skills, the
         same memory, task store and embedder. Cached; the directory must exist."""
         if project_dir is None:
             return self
         path = Path(project_dir)
         if not path.is_absolute() or not path.is_dir():
-            raise InvalidInput(f"project_dir must be an existing absolute directory, not {str(project_dir)!r}", field="project_dir")
+            raise InvalidInput(
+                f"project_dir must be an existing absolute directory, not {str(project_dir)!r}",
+                field="project_dir",
+            )
         resolved = path.resolve()
         if self.project_dir is not None and self.project_dir.resolve() == resolved:
             return self
@@ -179,24 +207,40 @@ class Orchestrator:
             if found is None:
                 if len(self._siblings) >= MAX_SIBLINGS:
                     self._siblings.pop(next(iter(self._siblings)))
-                found = Orchestrator(project_dir=resolved, config_dir=self.config_dir, memory=self.memory,
-                                     chunks=self._chunks, store=self.store, store_path=self.store_path,
-                                     embedder=self.embedder, project=self.project)
+                found = Orchestrator(
+                    project_dir=resolved,
+                    config_dir=self.config_dir,
+                    memory=self.memory,
+                    chunks=self._chunks,
+                    store=self.store,
+                    store_path=self.store_path,
+                    embedder=self.embedder,
+                    project=self.project,
+                )
                 self._siblings[resolved] = found
             return found
 
-    def for_task(self, task_id: str) -> "Orchestrator":
+    def for_task(self, task_id: str) -> Orchestrator:
         return self.for_project(self._store().get(task_id).project_dir)
 
     def start_task(self, task: str, session: str) -> TaskRecord:
         """Step 1, intake: a new task record."""
         text = validate_task_text(task)
         if not isinstance(session, str) or not session.strip() or len(session) > MAX_SESSION_CHARS:
-            raise InvalidInput(f"session must be a non-empty id of at most {MAX_SESSION_CHARS} characters", field="session")
+            raise InvalidInput(
+                f"session must be a non-empty id of at most {MAX_SESSION_CHARS} characters",
+                field="session",
+            )
         stamp = protocol.now()
-        record = TaskRecord(id=str(uuid.uuid4()), session=session.strip(), task=text, project=self.project,
-                            created_at=stamp, updated_at=stamp,
-                            project_dir=str(self.project_dir) if self.project_dir else None)
+        record = TaskRecord(
+            id=str(uuid.uuid4()),
+            session=session.strip(),
+            task=text,
+            project=self.project,
+            created_at=stamp,
+            updated_at=stamp,
+            project_dir=str(self.project_dir) if self.project_dir else None,
+        )
         protocol.record_step(record, "intake", {"chars": len(text)})
         self._store().insert(record)
         return record
@@ -232,8 +276,15 @@ class Orchestrator:
                 # Recall degrades: the task goes on without memories, and the record says so.
                 entry = {"memory_available": False, "warning": exc.message}
         entry["memories"] = [
-            {"id": h.id, "content": h.content, "score": h.score, "trust_score": h.trust_score,
-             "source_type": h.source_type, "superseded_by": h.superseded_by, "tags": h.tags}
+            {
+                "id": h.id,
+                "content": h.content,
+                "score": h.score,
+                "trust_score": h.trust_score,
+                "source_type": h.source_type,
+                "superseded_by": h.superseded_by,
+                "tags": h.tags,
+            }
             for h in hits
         ]
         protocol.record_step(record, "recall", entry)
@@ -243,12 +294,25 @@ class Orchestrator:
         override = data.get("task_type")
         if override is not None:
             if override not in self.config.task_types:
-                raise InvalidInput(f"unknown task type '{override}'; known: {', '.join(self.config.task_types)}", field="task_type")
-            entry = {"task_type": override, "confidence": 1.0, "ambiguous": False, "reasons": ["set by the caller"]}
+                raise InvalidInput(
+                    f"unknown task type '{override}'; known: {', '.join(self.config.task_types)}",
+                    field="task_type",
+                )
+            entry = {
+                "task_type": override,
+                "confidence": 1.0,
+                "ambiguous": False,
+                "reasons": ["set by the caller"],
+            }
         else:
             c = self.router.classifier.classify(record.task)
-            entry = {"task_type": c.task_type, "confidence": c.confidence, "ambiguous": c.ambiguous,
-                     "candidates": c.top_types, "reasons": c.reasons}
+            entry = {
+                "task_type": c.task_type,
+                "confidence": c.confidence,
+                "ambiguous": c.ambiguous,
+                "candidates": c.top_types,
+                "reasons": c.reasons,
+            }
         record.task_type = entry["task_type"]
         protocol.record_step(record, "classify", entry)
         return entry
@@ -257,12 +321,24 @@ class Orchestrator:
         classified = record.last("classify")
         assert classified is not None and record.task_type is not None
         decision = self.router.decide(record.task)
-        if decision.task_type != record.task_type or classified.data.get("reasons") == ["set by the caller"]:
+        if decision.task_type != record.task_type or classified.data.get("reasons") == [
+            "set by the caller"
+        ]:
             # the classification on record wins (it may have been set by the caller)
             spec = self.config.task_types[record.task_type]
-            route = TypeRoute(spec.id, spec.label, 1.0, spec.primary, list(spec.forbidden), list(spec.verify_with))
-            decision.task_type, decision.label, decision.primary_agent = spec.id, spec.label, spec.primary
-            decision.forbidden_agents, decision.verify_with, decision.candidates = route.forbidden, route.verify_with, [route]
+            route = TypeRoute(
+                spec.id, spec.label, 1.0, spec.primary, list(spec.forbidden), list(spec.verify_with)
+            )
+            decision.task_type, decision.label, decision.primary_agent = (
+                spec.id,
+                spec.label,
+                spec.primary,
+            )
+            decision.forbidden_agents, decision.verify_with, decision.candidates = (
+                route.forbidden,
+                route.verify_with,
+                [route],
+            )
             decision.ambiguous = False
         return decision
 
@@ -277,8 +353,13 @@ class Orchestrator:
     def _step_route(self, record: TaskRecord, data: dict) -> dict:
         decision = self._decision(record)
         agent = self._require_allowed(record, data.get("agent") or decision.primary_agent)
-        entry = {"task_type": decision.task_type, "primary_agent": decision.primary_agent, "agent": agent,
-                 "forbidden_agents": decision.forbidden_agents, "verify_with": decision.verify_with}
+        entry = {
+            "task_type": decision.task_type,
+            "primary_agent": decision.primary_agent,
+            "agent": agent,
+            "forbidden_agents": decision.forbidden_agents,
+            "verify_with": decision.verify_with,
+        }
         record.agent = agent
         protocol.record_step(record, "route", entry)
         return entry
@@ -288,13 +369,22 @@ class Orchestrator:
         recall = record.last("recall")
         recalled = [MemoryHit(**m) for m in recall.data.get("memories", [])] if recall else []
         assert record.agent is not None and record.task_type is not None
-        package = self.context(record.task, record.agent, budget, task_type=record.task_type, recalled=recalled)
+        package = self.context(
+            record.task, record.agent, budget, task_type=record.task_type, recalled=recalled
+        )
         record.context_memory_ids = package.memory_ids
-        protocol.record_step(record, "context", {
-            "agent": record.agent, "budget_tokens": package.budget_tokens, "tokens": package.tokens,
-            "memory_ids": package.memory_ids, "items": [f"{i.kind}:{i.id}" for i in package.items],
-            "warnings": package.warnings,
-        })
+        protocol.record_step(
+            record,
+            "context",
+            {
+                "agent": record.agent,
+                "budget_tokens": package.budget_tokens,
+                "tokens": package.tokens,
+                "memory_ids": package.memory_ids,
+                "items": [f"{i.kind}:{i.id}" for i in package.items],
+                "warnings": package.warnings,
+            },
+        )
         return package.to_json()
 
     def _step_delegate(self, record: TaskRecord, data: dict) -> dict:
@@ -316,16 +406,27 @@ class Orchestrator:
             if verified_by not in verifiers:
                 raise StepRefused(
                     f"step 7 'verify' refused: {record.task_type} tasks are verified by "
-                    f"{' or '.join(verifiers)}; give verified_by as one of them", field="verified_by")
+                    f"{' or '.join(verifiers)}; give verified_by as one of them",
+                    field="verified_by",
+                )
             if passed is None:
-                raise InvalidInput("passed (true or false) is required: what did the verifier find?", field="passed")
+                raise InvalidInput(
+                    "passed (true or false) is required: what did the verifier find?",
+                    field="passed",
+                )
         elif verified_by is not None and verified_by not in self.config.agents:
             raise InvalidInput(f"unknown agent '{verified_by}'", field="verified_by")
         notes = data.get("notes")
         if notes is not None and (not isinstance(notes, str) or len(notes) > MAX_SUMMARY_CHARS):
-            raise InvalidInput(f"notes must be text of at most {MAX_SUMMARY_CHARS} characters", field="notes")
-        entry = {"verified_by": verified_by, "passed": True if passed is None else passed, "notes": notes,
-                 "required": bool(verifiers)}
+            raise InvalidInput(
+                f"notes must be text of at most {MAX_SUMMARY_CHARS} characters", field="notes"
+            )
+        entry = {
+            "verified_by": verified_by,
+            "passed": True if passed is None else passed,
+            "notes": notes,
+            "required": bool(verifiers),
+        }
         if not verifiers:
             entry["notes"] = notes or f"verification not required for {record.task_type}"
         protocol.record_step(record, "verify", entry)
@@ -336,38 +437,67 @@ class Orchestrator:
         if not isinstance(summary, str) or not summary.strip():
             raise InvalidInput("summary (the result to remember) is required", field="summary")
         if len(summary) > MAX_SUMMARY_CHARS:
-            raise InvalidInput(f"summary is {len(summary)} characters; the limit is {MAX_SUMMARY_CHARS}", field="summary")
+            raise InvalidInput(
+                f"summary is {len(summary)} characters; the limit is {MAX_SUMMARY_CHARS}",
+                field="summary",
+            )
         verification = record.last("verify")
         failed = bool(verification and not verification.data.get("passed", True))
         outcome = data.get("outcome", "succeeded")
         if outcome not in ("succeeded", "failed"):
             raise InvalidInput("outcome must be 'succeeded' or 'failed'", field="outcome")
         if failed and outcome != "failed":
-            raise StepRefused("step 8 'return' refused: verification failed; delegate again or return with outcome 'failed'",
-                              missing_step="delegate", field="outcome")
+            raise StepRefused(
+                "step 8 'return' refused: verification failed; delegate again or return with outcome 'failed'",
+                missing_step="delegate",
+                field="outcome",
+            )
         if self.memory is None:
             raise MemoryUnavailable("no memory service configured: the result cannot be remembered")
         content = f"Task ({record.task_type}, {outcome}, by {record.agent}): {record.task}\nResult: {summary.strip()}"
-        metadata = {"task_id": record.id, "session": record.session, "agent": record.agent,
-                    "task_type": record.task_type, "outcome": outcome,
-                    "verified_by": verification.data.get("verified_by") if verification else None}
+        metadata = {
+            "task_id": record.id,
+            "session": record.session,
+            "agent": record.agent,
+            "task_type": record.task_type,
+            "outcome": outcome,
+            "verified_by": verification.data.get("verified_by") if verification else None,
+        }
         # Claim the step before writing memories: of two concurrent returns, the second is
         # refused here (409) instead of after its writes landed (a failing request must leave
         # nothing behind). Only the version moves; the next save writes the result.
         self._store().save(record)
-        memory_id = self.memory.add(content, source_type="task_result", project=record.project,
-                                    tags=[t for t in ("task_result", record.task_type, record.agent) if t], metadata=metadata)
+        memory_id = self.memory.add(
+            content,
+            source_type="task_result",
+            project=record.project,
+            tags=[t for t in ("task_result", record.task_type, record.agent) if t],
+            metadata=metadata,
+        )
         for used in record.context_memory_ids:
             if used == memory_id:
                 continue
             self.memory.relate(memory_id, used, "DERIVED_FROM", 1.0)
-            self.memory.trust(used, "agent_used", actor=record.agent, note=f"used by task {record.id}")
+            self.memory.trust(
+                used, "agent_used", actor=record.agent, note=f"used by task {record.id}"
+            )
         record.result_summary = summary.strip()
         record.result_memory_id = memory_id
         record.status = "done"
-        protocol.record_step(record, "return", {"memory_id": memory_id, "outcome": outcome,
-                                                "derived_from": list(record.context_memory_ids)})
-        return {"memory_id": memory_id, "outcome": outcome, "derived_from": list(record.context_memory_ids)}
+        protocol.record_step(
+            record,
+            "return",
+            {
+                "memory_id": memory_id,
+                "outcome": outcome,
+                "derived_from": list(record.context_memory_ids),
+            },
+        )
+        return {
+            "memory_id": memory_id,
+            "outcome": outcome,
+            "derived_from": list(record.context_memory_ids),
+        }
 
 
 __all__ = ["Orchestrator", "PROJECT_CONFIG_DIR"]

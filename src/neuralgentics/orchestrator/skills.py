@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Iterable
 
 import yaml
 
@@ -111,10 +111,16 @@ def _split_yaml(text: str) -> tuple[dict, dict[str, int], str, int]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         # an unclosed bracket is noticed at the end of the header: point at where it opened
-        if mark is not None and mark.line >= header.count("\n") and getattr(exc, "context_mark", None):
+        if (
+            mark is not None
+            and mark.line >= header.count("\n")
+            and getattr(exc, "context_mark", None)
+        ):
             mark = exc.context_mark  # type: ignore[attr-defined]  # MarkedYAMLError's, checked above
         line = (mark.line + 2) if mark else 2
-        raise SkillParseError(line, f"frontmatter is not valid YAML: {getattr(exc, 'problem', None) or exc}") from exc
+        raise SkillParseError(
+            line, f"frontmatter is not valid YAML: {getattr(exc, 'problem', None) or exc}"
+        ) from exc
     if not isinstance(data, dict):
         raise SkillParseError(2, "frontmatter must be a mapping of 'key: value' lines")
     key_lines: dict[str, int] = {}
@@ -137,7 +143,9 @@ def _split_seed(text: str) -> tuple[dict, dict[str, int], str, int]:
             continue
         m = SEED_LINE_RE.match(raw)
         if not m:
-            raise SkillParseError(i + 1, f"expected 'key: value' in the skill header, got {raw[:60]!r}")
+            raise SkillParseError(
+                i + 1, f"expected 'key: value' in the skill header, got {raw[:60]!r}"
+            )
         key = m.group("key").replace("-", "_")
         if key in data:
             raise SkillParseError(i + 1, f"'{key}' is set twice")
@@ -157,7 +165,9 @@ def parse_skill(text: str, *, default_id: str) -> Skill:
         data, key_lines, body, body_line = _split_seed(stripped)
         form = "seed"
     else:
-        raise SkillParseError(1, "no skill header: start the file with '---' (YAML frontmatter) or '# skill: ID'")
+        raise SkillParseError(
+            1, "no skill header: start the file with '---' (YAML frontmatter) or '# skill: ID'"
+        )
 
     data = {str(k).replace("-", "_"): v for k, v in data.items()}
     key_lines = {k.replace("-", "_"): v for k, v in key_lines.items()}
@@ -165,7 +175,9 @@ def parse_skill(text: str, *, default_id: str) -> Skill:
 
     skill_id = str(data.get("id") or default_id).strip()
     if not ID_RE.fullmatch(skill_id):
-        raise SkillParseError(line_of("id"), f"skill id {skill_id!r} must be lowercase letters, digits, - or _")
+        raise SkillParseError(
+            line_of("id"), f"skill id {skill_id!r} must be lowercase letters, digits, - or _"
+        )
     description = data.get("description")
     if not isinstance(description, str) or not description.strip():
         raise SkillParseError(line_of("description"), "'description' is missing or empty")
@@ -174,23 +186,37 @@ def parse_skill(text: str, *, default_id: str) -> Skill:
         raise SkillParseError(line_of("name"), "'name' must be text")
     model = data.get("model")
     if model is not None and model not in ("primary", "secondary"):
-        raise SkillParseError(line_of("model"), f"'model' must be primary or secondary, not {model!r}")
+        raise SkillParseError(
+            line_of("model"), f"'model' must be primary or secondary, not {model!r}"
+        )
 
     applies = data.get("applies_to") or {}
     if not isinstance(applies, dict):
-        raise SkillParseError(line_of("applies_to"), "'applies_to' must map 'agents'/'task_types' to lists")
+        raise SkillParseError(
+            line_of("applies_to"), "'applies_to' must map 'agents'/'task_types' to lists"
+        )
     unknown_applies = set(applies) - {"agents", "task_types"}
     if unknown_applies:
-        raise SkillParseError(line_of("applies_to"), f"'applies_to' has unknown key(s) {sorted(unknown_applies)}")
+        raise SkillParseError(
+            line_of("applies_to"), f"'applies_to' has unknown key(s) {sorted(unknown_applies)}"
+        )
     agents = _as_list(data.get("agents", applies.get("agents")), "agents", line_of("agents"))
-    task_types = _as_list(data.get("task_types", applies.get("task_types")), "task_types", line_of("task_types"))
+    task_types = _as_list(
+        data.get("task_types", applies.get("task_types")), "task_types", line_of("task_types")
+    )
 
     body = body.strip("\n")
     if not body.strip():
         raise SkillParseError(body_line, "the skill has no body after its header")
     return Skill(
-        id=skill_id, name=name.strip(), description=description.strip(), body=body + "\n",
-        model=model, agents=agents, task_types=task_types, form=form,
+        id=skill_id,
+        name=name.strip(),
+        description=description.strip(),
+        body=body + "\n",
+        model=model,
+        agents=agents,
+        task_types=task_types,
+        form=form,
         extra={k: v for k, v in data.items() if k not in KNOWN_KEYS},
     )
 
@@ -232,7 +258,8 @@ class SkillRegistry:
         if not source.directory.is_dir():
             return []
         return sorted(
-            p for p in source.directory.iterdir()
+            p
+            for p in source.directory.iterdir()
             if p.suffix == ".md" and p.name.lower() not in IGNORED_FILES
         )
 
@@ -259,7 +286,9 @@ class SkillRegistry:
     def _read_one(self, path: Path, root: Path) -> str:
         resolved = path.resolve()
         if path.is_symlink() and not resolved.is_relative_to(root):
-            raise SkillParseError(1, f"refused: symlink points outside the skills directory ({resolved})")
+            raise SkillParseError(
+                1, f"refused: symlink points outside the skills directory ({resolved})"
+            )
         if not resolved.is_relative_to(root):
             raise SkillParseError(1, "refused: path is outside the skills directory")
         if not resolved.is_file():
@@ -275,13 +304,19 @@ class SkillRegistry:
         if self.known_agents is not None:
             for agent in skill.agents:
                 if agent not in self.known_agents:
-                    raise SkillParseError(1, f"'agents' names unknown agent '{agent}' (roster: {', '.join(sorted(self.known_agents))})")
+                    raise SkillParseError(
+                        1,
+                        f"'agents' names unknown agent '{agent}' (roster: {', '.join(sorted(self.known_agents))})",
+                    )
             if not skill.agents and skill.id in self.known_agents:
                 skill.agents = [skill.id]
         if self.known_task_types is not None:
             for task_type in skill.task_types:
                 if task_type not in self.known_task_types:
-                    raise SkillParseError(1, f"'task_types' names unknown task type '{task_type}' (known: {', '.join(sorted(self.known_task_types))})")
+                    raise SkillParseError(
+                        1,
+                        f"'task_types' names unknown task type '{task_type}' (known: {', '.join(sorted(self.known_task_types))})",
+                    )
 
     def _load(self) -> tuple[dict[str, Skill], list[SkillProblem]]:
         skills: dict[str, Skill] = {}
@@ -297,10 +332,18 @@ class SkillRegistry:
                     problems.append(SkillProblem(str(path), exc.line, exc.problem))
                     continue
                 except OSError as exc:
-                    problems.append(SkillProblem(str(path), 1, f"cannot read: {exc.strerror or exc}"))
+                    problems.append(
+                        SkillProblem(str(path), 1, f"cannot read: {exc.strerror or exc}")
+                    )
                     continue
                 if skill.id in seen_here:
-                    problems.append(SkillProblem(str(path), 1, f"skill id '{skill.id}' is defined twice in {source.directory}"))
+                    problems.append(
+                        SkillProblem(
+                            str(path),
+                            1,
+                            f"skill id '{skill.id}' is defined twice in {source.directory}",
+                        )
+                    )
                     continue
                 seen_here.add(skill.id)
                 skill.path, skill.origin = str(path), source.origin

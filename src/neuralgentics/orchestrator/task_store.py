@@ -29,14 +29,23 @@ class TaskStore:
     def insert(self, record: TaskRecord) -> None:
         self.db.connection().execute(
             "INSERT INTO orchestrator_tasks VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (record.id, record.session, record.status, record.version,
-             record.created_at, record.updated_at, json.dumps(record.to_json())),
+            (
+                record.id,
+                record.session,
+                record.status,
+                record.version,
+                record.created_at,
+                record.updated_at,
+                json.dumps(record.to_json()),
+            ),
         )
 
     def get(self, task_id: str) -> TaskRecord:
-        row = self.db.connection().execute(
-            "SELECT record FROM orchestrator_tasks WHERE id = ?", (task_id,)
-        ).fetchone()
+        row = (
+            self.db.connection()
+            .execute("SELECT record FROM orchestrator_tasks WHERE id = ?", (task_id,))
+            .fetchone()
+        )
         if row is None:
             raise NotFound(f"no task '{task_id}'", field="id")
         return TaskRecord.from_json(json.loads(row[0]))
@@ -48,12 +57,20 @@ class TaskStore:
         cur = self.db.connection().execute(
             "UPDATE orchestrator_tasks SET status = ?, version = ?, updated_at = ?, record = ? "
             "WHERE id = ? AND version = ?",
-            (record.status, record.version, record.updated_at, json.dumps(record.to_json()),
-             record.id, expected),
+            (
+                record.status,
+                record.version,
+                record.updated_at,
+                json.dumps(record.to_json()),
+                record.id,
+                expected,
+            ),
         )
         if cur.rowcount != 1:
             record.version = expected
-            raise StepRefused(f"task {record.id} was changed by another call meanwhile; read it again and retry")
+            raise StepRefused(
+                f"task {record.id} was changed by another call meanwhile; read it again and retry"
+            )
 
     def list(self, *, session: str | None = None, limit: int = 50) -> list[TaskRecord]:
         sql = "SELECT record FROM orchestrator_tasks"

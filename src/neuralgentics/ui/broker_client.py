@@ -110,8 +110,9 @@ class BrokerClient:
     ) -> httpx.Response:
         try:
             async with self._client() as client:
-                return await client.request(method, encoded(path), params=params, json=json,
-                                            headers=headers)
+                return await client.request(
+                    method, encoded(path), params=params, json=json, headers=headers
+                )
         except httpx.TransportError as exc:
             raise BrokerUnreachable(self.base, str(exc) or exc.__class__.__name__) from None
 
@@ -139,27 +140,34 @@ class BrokerClient:
                 if r.status_code != 200:
                     return None
                 d = r.json()
-                t = Tool(name=d["name"], description=d.get("description") or None,
-                         input_schema=d.get("inputSchema") or {"type": "object"})
+                t = Tool(
+                    name=d["name"],
+                    description=d.get("description") or None,
+                    input_schema=d.get("inputSchema") or {"type": "object"},
+                )
                 return tool_schema_tokens(server, t)
 
             rows = []
             for name, entry in sorted(servers.items()):
                 tools = [t["name"] for t in entry.get("tools", [])]
                 counts = await asyncio.gather(*(schema_tokens(name, t) for t in tools))
-                rows.append({
-                    "name": name,
-                    "summary": entry.get("summary", ""),
-                    "tools": tools,
-                    "schema_tokens": sum(c for c in counts if c is not None),
-                })
+                rows.append(
+                    {
+                        "name": name,
+                        "summary": entry.get("summary", ""),
+                        "tools": tools,
+                        "schema_tokens": sum(c for c in counts if c is not None),
+                    }
+                )
         text = body.get("text", "")
         return {
             "status": 200,
             "body": {
                 "role": body.get("role"),
                 "text": text,
-                "tokens": body.get("tokens") if isinstance(body.get("tokens"), int) else count_tokens(text),
+                "tokens": body.get("tokens")
+                if isinstance(body.get("tokens"), int)
+                else count_tokens(text),
                 "full_schema_tokens": sum(r["schema_tokens"] for r in rows),
                 "servers": rows,
             },

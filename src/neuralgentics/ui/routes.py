@@ -121,8 +121,11 @@ def index(request: Request, settings: UISettings) -> Response:
     if exchanged is not None:
         return exchanged
     page = ASSETS["index.html"]
-    return Response(page.body, media_type=page.media_type,
-                    headers={"Cache-Control": "no-store", **SECURITY_HEADERS})
+    return Response(
+        page.body,
+        media_type=page.media_type,
+        headers={"Cache-Control": "no-store", **SECURITY_HEADERS},
+    )
 
 
 @router.get("/assets/{name:path}")
@@ -130,8 +133,11 @@ def asset(name: str) -> Response:
     found = ASSETS.get(name)
     if found is None or name == "index.html":
         return _error(404, "not_found", f"no dashboard file {name!r}")
-    return Response(found.body, media_type=found.media_type,
-                    headers={"Cache-Control": "no-cache", **SECURITY_HEADERS})
+    return Response(
+        found.body,
+        media_type=found.media_type,
+        headers={"Cache-Control": "no-cache", **SECURITY_HEADERS},
+    )
 
 
 # -- JSON for the pages ----------------------------------------------------------------------
@@ -165,9 +171,16 @@ def audit(
     try:
         view = audit_view.read_audit(flt, settings, limit=limit)
     except Exception as exc:  # noqa: BLE001 - a bad broker config is shown, not a 500
-        return {"source": None, "total": 0, "matched": 0, "records": [], "facets": {},
-                "histogram": audit_view.histogram([]), "outcomes": {},
-                "error": f"cannot read the audit log: {exc}"}
+        return {
+            "source": None,
+            "total": 0,
+            "matched": 0,
+            "records": [],
+            "facets": {},
+            "histogram": audit_view.histogram([]),
+            "outcomes": {},
+            "error": f"cannot read the audit log: {exc}",
+        }
     return view.__dict__
 
 
@@ -176,20 +189,30 @@ async def broker_status(settings: UISettings) -> dict[str, Any]:
     """Whether the broker answers, and its servers. Always 200: a stopped broker is a state
     the overview shows, not an error of this request."""
     client = BrokerClient(settings)
-    out: dict[str, Any] = {"url": client.base, "reachable": False, "error": None,
-                           "health": None, "servers": []}
+    out: dict[str, Any] = {
+        "url": client.base,
+        "reachable": False,
+        "error": None,
+        "health": None,
+        "servers": [],
+    }
     try:
         health = await client.request("GET", "health")
         servers = await client.request("GET", "servers")
     except BrokerUnreachable as exc:
-        out["error"] = (f"not reachable at {exc.url} ({exc.detail}); start it with "
-                        "`neuralgentics broker serve` or `neuralgentics up`")
+        out["error"] = (
+            f"not reachable at {exc.url} ({exc.detail}); start it with "
+            "`neuralgentics broker serve` or `neuralgentics up`"
+        )
         return out
     out["reachable"] = True
     if health.status_code != 200 or servers.status_code != 200:
         bad = servers if servers.status_code != 200 else health
-        message = bad.json().get("error", {}).get("message") if bad.headers.get(
-            "content-type", "").startswith("application/json") else bad.text[:300]
+        message = (
+            bad.json().get("error", {}).get("message")
+            if bad.headers.get("content-type", "").startswith("application/json")
+            else bad.text[:300]
+        )
         out["error"] = f"the broker answered {bad.status_code}: {message}"
         return out
     out["health"], out["servers"] = health.json(), servers.json()
@@ -223,8 +246,11 @@ async def broker_proxy(request: Request, settings: UISettings, path: str) -> Res
     checked against the allow-list, then sent segment by segment as checked."""
     clean = normalise(path)
     if clean is None or not allowed(request.method, clean):
-        return _error(404, "not_found",
-                      f"{request.method} /{jsonsafe.shown(path, 200)} is not forwarded to the broker")
+        return _error(
+            404,
+            "not_found",
+            f"{request.method} /{jsonsafe.shown(path, 200)} is not forwarded to the broker",
+        )
     path = clean
     body = None
     if request.method == "POST":
@@ -235,22 +261,34 @@ async def broker_proxy(request: Request, settings: UISettings, path: str) -> Res
     headers = {k: v for k, v in request.headers.items() if k.lower() == "x-neuralgentics-role"}
     try:
         resp = await BrokerClient(settings).request(
-            request.method, path, params=list(request.query_params.multi_items()), json=body,
+            request.method,
+            path,
+            params=list(request.query_params.multi_items()),
+            json=body,
             headers=headers,
         )
     except BrokerUnreachable as exc:
         return _unreachable(exc)
-    return Response(resp.content, status_code=resp.status_code,
-                    media_type=resp.headers.get("content-type", "application/json"))
+    return Response(
+        resp.content,
+        status_code=resp.status_code,
+        media_type=resp.headers.get("content-type", "application/json"),
+    )
 
 
 @router.get("/api/project/files")
-def project_files(store: Chunks, root: str = Query(..., min_length=1),
-                  limit: int = Query(project_view.MAX_LISTED, ge=1, le=50_000)) -> dict[str, Any]:
+def project_files(
+    store: Chunks,
+    root: str = Query(..., min_length=1),
+    limit: int = Query(project_view.MAX_LISTED, ge=1, le=50_000),
+) -> dict[str, Any]:
     return project_view.project_files(store(), root, limit)
 
 
 @router.get("/api/project/skipped")
-def project_skipped(store: Chunks, root: str = Query(..., min_length=1),
-                    limit: int = Query(project_view.MAX_LISTED, ge=1, le=50_000)) -> dict[str, Any]:
+def project_skipped(
+    store: Chunks,
+    root: str = Query(..., min_length=1),
+    limit: int = Query(project_view.MAX_LISTED, ge=1, le=50_000),
+) -> dict[str, Any]:
     return project_view.skipped_files(store(), root, limit)

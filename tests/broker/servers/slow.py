@@ -14,16 +14,33 @@ import os
 import sys
 
 TOOLS = [
-    {"name": "wait", "description": "Sleep, then answer",
-     "inputSchema": {"type": "object", "properties": {"seconds": {"type": "number"}},
-                     "required": ["seconds"]}},
+    {
+        "name": "wait",
+        "description": "Sleep, then answer",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"seconds": {"type": "number"}},
+            "required": ["seconds"],
+        },
+    },
     {"name": "hang", "description": "Never answer", "inputSchema": {"type": "object"}},
     {"name": "pid", "description": "The server's process id", "inputSchema": {"type": "object"}},
-    {"name": "grow", "description": "Add a tool and announce it (tools/list_changed)",
-     "inputSchema": {"type": "object"}},
+    {
+        "name": "grow",
+        "description": "Add a tool and announce it (tools/list_changed)",
+        "inputSchema": {"type": "object"},
+    },
     {"name": "rid", "description": "The id of this request", "inputSchema": {"type": "object"}},
-    {"name": "fail", "description": "Answer with a JSON-RPC error", "inputSchema": {"type": "object"}},
-    {"name": "cancelled", "description": "Ids the client cancelled", "inputSchema": {"type": "object"}},
+    {
+        "name": "fail",
+        "description": "Answer with a JSON-RPC error",
+        "inputSchema": {"type": "object"},
+    },
+    {
+        "name": "cancelled",
+        "description": "Ids the client cancelled",
+        "inputSchema": {"type": "object"},
+    },
 ]
 CANCELLED: list = []
 
@@ -39,8 +56,11 @@ async def handle(req: dict, write) -> None:
     if rid is None:
         return
     if method == "initialize":
-        result = {"protocolVersion": params.get("protocolVersion", "2025-06-18"),
-                  "capabilities": {"tools": {}}, "serverInfo": {"name": "slow", "version": "1"}}
+        result = {
+            "protocolVersion": params.get("protocolVersion", "2025-06-18"),
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "slow", "version": "1"},
+        }
     elif method == "tools/list":
         result = {"tools": TOOLS}
     elif method == "ping":
@@ -60,17 +80,35 @@ async def handle(req: dict, write) -> None:
         elif name == "cancelled":
             result = text(json.dumps(CANCELLED))
         elif name == "fail":
-            write({"jsonrpc": "2.0", "id": rid, "error": {"code": -32000, "message": "it failed on purpose"}})
+            write(
+                {
+                    "jsonrpc": "2.0",
+                    "id": rid,
+                    "error": {"code": -32000, "message": "it failed on purpose"},
+                }
+            )
             return
         elif name == "grow":
             TOOLS.append({"name": f"grown{len(TOOLS)}", "inputSchema": {"type": "object"}})
             write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
             result = text("grown")
         else:
-            write({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": f"no tool {name}"}})
+            write(
+                {
+                    "jsonrpc": "2.0",
+                    "id": rid,
+                    "error": {"code": -32602, "message": f"no tool {name}"},
+                }
+            )
             return
     else:
-        write({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"no method {method}"}})
+        write(
+            {
+                "jsonrpc": "2.0",
+                "id": rid,
+                "error": {"code": -32601, "message": f"no method {method}"},
+            }
+        )
         return
     write({"jsonrpc": "2.0", "id": rid, "result": result})
 

@@ -59,7 +59,9 @@ def flood(mib: int = 4) -> str:
 def fail(message: str) -> CallToolResult:
     # An error result, not an exception: the SDK's exception path formats a traceback of the
     # whole message, seconds for a large one.
-    return CallToolResult(is_error=True, content=[TextContent(type="text", text=f"could not process {message}")])
+    return CallToolResult(
+        is_error=True, content=[TextContent(type="text", text=f"could not process {message}")]
+    )
 
 
 def _flood_forever() -> None:

@@ -59,7 +59,11 @@ class FloodGate:
         key = rec.credential or rec.front or "-"
         if rec.outcome not in GATED_OUTCOMES:
             pending = self._buckets.get(key) if self._buckets else None
-            if pending is not None and pending.suppressed and self.clock() - pending.first_at >= SUMMARY_EVERY:
+            if (
+                pending is not None
+                and pending.suppressed
+                and self.clock() - pending.first_at >= SUMMARY_EVERY
+            ):
                 return [*self._summary(key, pending), rec]
             return [rec]
         now = self.clock()

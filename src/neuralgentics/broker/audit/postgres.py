@@ -12,8 +12,22 @@ from neuralgentics.broker.audit.record import AuditRecord
 from neuralgentics.db.postgres import PostgresDatabase
 
 _COLS = [
-    "time", "session_id", "role", "server", "tool", "args", "args_sha256", "outcome",
-    "error", "rule", "latency_ms", "bytes_in", "bytes_out", "front", "kind", "credential",
+    "time",
+    "session_id",
+    "role",
+    "server",
+    "tool",
+    "args",
+    "args_sha256",
+    "outcome",
+    "error",
+    "rule",
+    "latency_ms",
+    "bytes_in",
+    "bytes_out",
+    "front",
+    "kind",
+    "credential",
 ]
 
 
@@ -41,7 +55,9 @@ class PostgresAuditSink:
 
     def read(self) -> Iterator[AuditRecord]:
         rows = self.db.run(
-            lambda conn: conn.execute(f"SELECT {', '.join(_COLS)} FROM broker_audit ORDER BY id").fetchall(),
+            lambda conn: conn.execute(
+                f"SELECT {', '.join(_COLS)} FROM broker_audit ORDER BY id"
+            ).fetchall(),
             tx=False,
         )
         for r in rows:

@@ -31,8 +31,16 @@ MAX_DEPTH = 8
 MAX_ARGS_BYTES = 4096
 # Per text field: what a record keeps of it.
 FIELD_LIMITS = {
-    "role": 64, "server": 64, "tool": 128, "session_id": 128, "front": 16, "outcome": 16,
-    "kind": 16, "credential": 80, "rule": 300, "error": 1000,
+    "role": 64,
+    "server": 64,
+    "tool": 128,
+    "session_id": 128,
+    "front": 16,
+    "outcome": 16,
+    "kind": 16,
+    "credential": 80,
+    "rule": 300,
+    "error": 1000,
 }
 # An upper bound on one serialised record (fields + args + JSON overhead); tests hold it.
 MAX_RECORD_BYTES = 8192
@@ -101,8 +109,10 @@ def argument_digest(arguments: Any, secrets: Scrubber | None = None) -> tuple[An
     canon = json.dumps(red, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=False)
     if len(canon) > MAX_ARGS_BYTES:
         keys = list(red)[:20] if isinstance(red, dict) else []
-        red = {"…": f"arguments of {len(canon)} bytes (audit keeps {MAX_ARGS_BYTES}); keys: "
-                    + cut(", ".join(map(str, keys)), 1500)}
+        red = {
+            "…": f"arguments of {len(canon)} bytes (audit keeps {MAX_ARGS_BYTES}); keys: "
+            + cut(", ".join(map(str, keys)), 1500)
+        }
         canon = json.dumps(red, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return red, hashlib.sha256(canon.encode()).hexdigest()
 

@@ -49,29 +49,69 @@ _VALUE_CHARS = r"[A-Za-z0-9._~+/=:-]"
 # (pattern, replacement). Order matters: block and URL shapes before the generic ones.
 _SHAPES: list[tuple[re.Pattern[str], str]] = [
     # PEM / OpenSSH private keys (the whole block, or from its header to the end when cut)
-    (re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)", re.S), REDACTED),
+    (
+        re.compile(
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
+            re.S,
+        ),
+        REDACTED,
+    ),
     (re.compile(r"PuTTY-User-Key-File-\d+:.*?(?:Private-MAC: *\S+|\Z)", re.S), REDACTED),
     # URL user info: scheme://user:PASSWORD@host
-    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]{1,20}://[^/\s:@'\"]*:)[^@\s/'\"]+@"), r"\1" + REDACTED + "@"),
+    (
+        re.compile(r"(?i)\b([a-z][a-z0-9+.-]{1,20}://[^/\s:@'\"]*:)[^@\s/'\"]+@"),
+        r"\1" + REDACTED + "@",
+    ),
     # query / form parameters with secret names: ?api_key=…&access_token=…
-    (re.compile(r"(?i)([?&;](?:" + _ANY_KEY_NAME + r"|key|sig|code)=)[^&\s#'\"]+"), r"\1" + REDACTED),
+    (
+        re.compile(r"(?i)([?&;](?:" + _ANY_KEY_NAME + r"|key|sig|code)=)[^&\s#'\"]+"),
+        r"\1" + REDACTED,
+    ),
     # Authorization-style schemes with any whitespace before and after: Bearer x, Token x,
     # Basic x. "token"/"basic" are English words too, so their value must look like one.
     (re.compile(r"(?i)\b(bearer|digest)(\s+)" + _VALUE_CHARS + r"{4,}"), r"\1\2" + REDACTED),
-    (re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*['\"]?)((?:bearer|basic|digest|token|negotiate)\s+)?[^\s'\",;]+"),
-     r"\1\2" + REDACTED),
-    (re.compile(r"(?i)\b(token|apikey|api-key|basic)(\s+)(?=" + _VALUE_CHARS + r"*(?:[\d=+/_]|(?-i:[a-z][A-Z])))"
-                + _VALUE_CHARS + r"{6,}"), r"\1\2" + REDACTED),
+    (
+        re.compile(
+            r"(?i)(authorization['\"]?\s*[:=]\s*['\"]?)((?:bearer|basic|digest|token|negotiate)\s+)?[^\s'\",;]+"
+        ),
+        r"\1\2" + REDACTED,
+    ),
+    (
+        re.compile(
+            r"(?i)\b(token|apikey|api-key|basic)(\s+)(?="
+            + _VALUE_CHARS
+            + r"*(?:[\d=+/_]|(?-i:[a-z][A-Z])))"
+            + _VALUE_CHARS
+            + r"{6,}"
+        ),
+        r"\1\2" + REDACTED,
+    ),
     (re.compile(r"(?i)\b(token)(\s+)" + _VALUE_CHARS + r"{20,}"), r"\1\2" + REDACTED),
     # key = value / key: value / 'key': 'value' / "key": "value" in free text (repr, JSON, env);
     # a quoted value is redacted up to its closing quote (a passphrase has spaces)
-    (re.compile(r"(?i)(['\"]?" + _ANY_KEY_NAME + r"['\"]?\s*[:=]\s*)(['\"])(.*?)(\2)"), r"\1\2" + REDACTED + r"\4"),
-    (re.compile(r"(?i)(['\"]?" + _ANY_KEY_NAME + r"['\"]?\s*[:=]\s*)(?!['\"]|\[REDACTED\])([^\s'\",;&}\])]+)"), r"\1" + REDACTED),
+    (
+        re.compile(r"(?i)(['\"]?" + _ANY_KEY_NAME + r"['\"]?\s*[:=]\s*)(['\"])(.*?)(\2)"),
+        r"\1\2" + REDACTED + r"\4",
+    ),
+    (
+        re.compile(
+            r"(?i)(['\"]?"
+            + _ANY_KEY_NAME
+            + r"['\"]?\s*[:=]\s*)(?!['\"]|\[REDACTED\])([^\s'\",;&}\])]+)"
+        ),
+        r"\1" + REDACTED,
+    ),
     # JSON Web Tokens
     (re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"), REDACTED),
     # provider keys
-    (re.compile(r"\b(?:sk|pk|rk)[-_](?:live|test|proj|ant|or)?[-_]?[A-Za-z0-9_-]{12,}"), REDACTED),  # OpenAI, Stripe, Anthropic
-    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"), REDACTED),  # GitHub
+    (
+        re.compile(r"\b(?:sk|pk|rk)[-_](?:live|test|proj|ant|or)?[-_]?[A-Za-z0-9_-]{12,}"),
+        REDACTED,
+    ),  # OpenAI, Stripe, Anthropic
+    (
+        re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"),
+        REDACTED,
+    ),  # GitHub
     (re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), REDACTED),  # GitLab
     (re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{8,}|\bxapp-\d-[A-Za-z0-9-]{8,}"), REDACTED),  # Slack
     (re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"), REDACTED),  # AWS access key id
@@ -141,7 +181,9 @@ class Scrubber:
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         forms = {f for s in secrets if len(s) >= MIN_SCRUBBED_CHARS for f in _forms(s)}
         # Longest first, so a secret that contains another is removed whole.
-        self._literals = sorted((f for f in forms if len(f) >= MIN_SCRUBBED_CHARS), key=len, reverse=True)
+        self._literals = sorted(
+            (f for f in forms if len(f) >= MIN_SCRUBBED_CHARS), key=len, reverse=True
+        )
         self._literal_re = (
             re.compile("|".join(re.escape(f) for f in self._literals)) if self._literals else None
         )

@@ -36,8 +36,9 @@ def _source(tools_file: Path | None, config: Path | None, role: str | None):
     from neuralgentics.config import get_settings
 
     try:
-        return load_source(settings=get_settings(), tools_file=tools_file, config_path=config,
-                           role=role)
+        return load_source(
+            settings=get_settings(), tools_file=tools_file, config_path=config, role=role
+        )
     except (ToolsFileError, ConfigError) as exc:
         _fail(str(exc))
         raise  # unreachable: _fail exits
@@ -98,8 +99,11 @@ def refresh_cmd(
 
     settings = get_settings()
     try:
-        cfg = (load_config(config) if config is not None
-               else load_config(default_config_path(settings), missing_ok=True))
+        cfg = (
+            load_config(config)
+            if config is not None
+            else load_config(default_config_path(settings), missing_ok=True)
+        )
     except ConfigError as exc:
         _fail(str(exc))
     brokered = cfg.brokered()
@@ -156,8 +160,9 @@ def match_cmd(
     if (intent is None) == (queries_file is None):
         _fail("give either an INTENT or --queries-file FILE")
     src = _source(tools_file, config, role)
-    matcher = IntentMatcher(src.known(), src.summaries, skill_source(get_settings())(),
-                            embedder=shared_embedder())
+    matcher = IntentMatcher(
+        src.known(), src.summaries, skill_source(get_settings())(), embedder=shared_embedder()
+    )
 
     def answer(text: str) -> dict:
         data = matcher.match(text, allowed=src.allowed, top_k=top, mode=mode).to_dict()  # type: ignore[arg-type]

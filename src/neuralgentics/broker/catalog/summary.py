@@ -73,4 +73,3 @@ def derive_summary(server: str, tools: Sequence[Tool], max_topics: int = 3) -> s
     if not topics:
         return ""
     return "Topics: " + ", ".join(topics) + "."
-

@@ -17,7 +17,6 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from neuralgentics import __version__
-from neuralgentics.broker.config import ServerConfig
 from neuralgentics.broker.client.errors import ConnectionClosed, RequestTimedOut, from_session_error
 from neuralgentics.broker.client.http import SESSION_HEADER, current_session_id, make_http_client
 from neuralgentics.broker.client.stdio import (
@@ -26,6 +25,7 @@ from neuralgentics.broker.client.stdio import (
     StdioProcess,
     stdio_transport,
 )
+from neuralgentics.broker.config import ServerConfig
 
 NotificationHandler = Callable[[Any], Awaitable[None]]
 

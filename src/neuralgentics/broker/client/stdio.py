@@ -109,12 +109,18 @@ class DirectCalls:
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._closed = False
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float | None) -> dict[str, Any]:
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], timeout: float | None
+    ) -> dict[str, Any]:
         if self._closed:
             raise ConnectionClosed
         rid = f"{_DIRECT_ID_PREFIX}{next(self._ids)}"
-        request = {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
-                   "params": {"name": name, "arguments": arguments}}
+        request = {
+            "jsonrpc": "2.0",
+            "id": rid,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments},
+        }
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
         self._pending[rid] = fut
@@ -148,14 +154,19 @@ class DirectCalls:
             )
         result = message.get("result")
         if not isinstance(result, dict):
-            raise MCPError(code=-32603, message="the server answered tools/call without a result object")
+            raise MCPError(
+                code=-32603, message="the server answered tools/call without a result object"
+            )
         return result
 
     def _cancel(self, rid: str, reason: str) -> None:
         if self._closed or self._stdin.is_closing():
             return
-        note = {"jsonrpc": "2.0", "method": "notifications/cancelled",
-                "params": {"requestId": rid, "reason": reason}}
+        note = {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": rid, "reason": reason},
+        }
         with contextlib.suppress(Exception):
             self._stdin.write(pydantic_core.to_json(note) + b"\n")
 

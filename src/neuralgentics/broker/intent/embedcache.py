@@ -15,11 +15,13 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+
 import numpy as np
 
 from neuralgentics.embeddings import Embedder
 
 log = logging.getLogger(__name__)
+
 
 def model_key(embedder: Embedder) -> str:
     """Which vectors an embedder makes: the project's model names them (`vectors_id`: its

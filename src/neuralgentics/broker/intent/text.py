@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 
-
 from neuralgentics.broker.catalog.names import split_identifier
 from neuralgentics.text import INTENT_STOPWORDS, stemmer
 

@@ -14,9 +14,9 @@ import copy
 import functools
 import hashlib
 import json
+import logging
 import threading
 from collections import OrderedDict
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -155,8 +155,13 @@ class MatcherPool:
                 self._matchers.move_to_end(key)
                 return matcher
         matcher = IntentMatcher(
-            tools_by_server, summaries, skills, threshold=self.threshold, embedder=self.embedder,
-            cache=self.cache, query_embedder=self.query_embedder,
+            tools_by_server,
+            summaries,
+            skills,
+            threshold=self.threshold,
+            embedder=self.embedder,
+            cache=self.cache,
+            query_embedder=self.query_embedder,
         )
         with self._lock:
             self._matchers[key] = matcher

@@ -16,8 +16,8 @@ from typing import Literal
 import mcp.types as types
 from mcp import ClientSession
 
-from neuralgentics.broker.config import ServerConfig
 from neuralgentics.broker.client import DirectCalls, StdioProcess
+from neuralgentics.broker.config import ServerConfig
 
 State = Literal["cold", "starting", "warm", "failed"]
 

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import mcp.types as types
 from mcp.shared.exceptions import MCPError
 
+from neuralgentics.broker.client import CommandNotFound, StdioProcess, connect, list_all_tools
 from neuralgentics.broker.config import ServerConfig
 from neuralgentics.broker.errors import NotFound, ServerUnavailable
 from neuralgentics.broker.launcher.entry import (
@@ -27,7 +28,6 @@ from neuralgentics.broker.launcher.entry import (
     Runtime,
     ServerEntry,
 )
-from neuralgentics.broker.client import CommandNotFound, StdioProcess, connect, list_all_tools
 
 logger = logging.getLogger(__name__)
 
@@ -79,7 +79,9 @@ class Launcher:
     def entry(self, name: str) -> ServerEntry:
         entry = self.entries.get(name)
         if entry is None:
-            raise NotFound(f"no server named {name!r} (known: {', '.join(sorted(self.entries)) or 'none'})")
+            raise NotFound(
+                f"no server named {name!r} (known: {', '.join(sorted(self.entries)) or 'none'})"
+            )
         return entry
 
     async def acquire(self, name: str) -> Runtime:
@@ -106,7 +108,9 @@ class Launcher:
         fut = entry.starting
         try:
             backoff = max(0.0, entry.not_before - time.monotonic())
-            return await asyncio.wait_for(asyncio.shield(fut), entry.config.start_timeout + backoff + 5)
+            return await asyncio.wait_for(
+                asyncio.shield(fut), entry.config.start_timeout + backoff + 5
+            )
         except TimeoutError:
             raise ServerUnavailable(
                 f"server {name!r} did not start within {entry.config.start_timeout:.0f} s"
@@ -137,7 +141,9 @@ class Launcher:
 
             async with asyncio.timeout(cfg.start_timeout) as start_deadline:
                 async with contextlib.AsyncExitStack() as stack:
-                    conn = await stack.enter_async_context(connect(cfg, on_message, on_spawn, gateway=self.egress_gateway))
+                    conn = await stack.enter_async_context(
+                        connect(cfg, on_message, on_spawn, gateway=self.egress_gateway)
+                    )
                     tools = await list_all_tools(conn.session)
                     start_deadline.reschedule(None)
                     rt = Runtime(conn.session, conn.process, gen, tools, conn.direct)
@@ -148,7 +154,9 @@ class Launcher:
                         fut.set_result(rt)
                     if installed:
                         self._save_tools(entry.name, cfg, tools)
-                        logger.info("server %s warm (pid %s, %d tools)", entry.name, rt.pid, len(tools))
+                        logger.info(
+                            "server %s warm (pid %s, %d tools)", entry.name, rt.pid, len(tools)
+                        )
                         await self._watch(entry, rt)
                     else:
                         # The config changed while this start ran: serve who waited, then go.
@@ -202,7 +210,9 @@ class Launcher:
                 timeout = None
                 if idle_after > 0:
                     timeout = max(0.05, entry.last_used + idle_after - time.monotonic())
-                done, _ = await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+                done, _ = await asyncio.wait(
+                    waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+                )
                 if done:
                     # Detach first so no new call is routed to a dying session.
                     await entry.clear_runtime(rt)

@@ -90,7 +90,9 @@ def pinned_role(principal: Principal, asserted: str | None) -> str | None:
     if principal.owner:
         return asserted
     if principal.role is None:
-        raise AccessDenied("this request carries no credential that may call tools", rule="credential")
+        raise AccessDenied(
+            "this request carries no credential that may call tools", rule="credential"
+        )
     if asserted is not None and asserted != principal.role:
         raise AccessDenied(
             f"the credential {principal.label!r} is bound to role {principal.role!r}; "
@@ -135,7 +137,9 @@ def http_caller(ctx: ServerRequestContext[Any, Any]) -> Caller:
 
 def stdio_caller(role: str | None) -> Callable[[ServerRequestContext[Any, Any] | None], Caller]:
     """One stdio process serves one client: every request comes from the same caller."""
-    caller = Caller(role=role, session_id=f"stdio-{uuid.uuid4().hex[:12]}", front="stdio", credential="stdio")
+    caller = Caller(
+        role=role, session_id=f"stdio-{uuid.uuid4().hex[:12]}", front="stdio", credential="stdio"
+    )
 
     def caller_of(ctx: ServerRequestContext[Any, Any] | None) -> Caller:
         return caller
@@ -198,7 +202,9 @@ async def route_call(
                     credential=caller.credential,
                 )
             if "intent" in args:
-                refused = InvalidRequest("mcp_router_call: give either 'intent' or 'server' and 'tool', not both")
+                refused = InvalidRequest(
+                    "mcp_router_call: give either 'intent' or 'server' and 'tool', not both"
+                )
                 await _audit_refused(broker, caller, args, refused, role)
                 raise refused
             # values as the caller sent them: Broker.call checks names and shapes itself
@@ -279,7 +285,9 @@ def build_server(
     ) -> types.CallToolResult:
         if track_sessions:
             broker.front_sessions.add(ctx.session)
-        result = await route_call(broker, caller_of(ctx), params.name, params.arguments, _progress_fn(ctx))
+        result = await route_call(
+            broker, caller_of(ctx), params.name, params.arguments, _progress_fn(ctx)
+        )
         assert isinstance(result, types.CallToolResult)  # as_json is off
         return result
 

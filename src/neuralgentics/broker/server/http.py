@@ -26,18 +26,25 @@ from starlette.types import Message, Receive, Scope, Send
 
 from neuralgentics.broker.config import BrokerConfig
 from neuralgentics.broker.errors import AccessDenied
+from neuralgentics.broker.intent.tools import Intents
 from neuralgentics.broker.limits import loads_pruned
 from neuralgentics.broker.server import rest
-from neuralgentics.broker.server.handlers import ROLE_HEADER, build_server, http_caller, pinned_role, principal_of
-from neuralgentics.broker.service import Broker
+from neuralgentics.broker.server.handlers import (
+    ROLE_HEADER,
+    build_server,
+    http_caller,
+    pinned_role,
+    principal_of,
+)
 from neuralgentics.broker.server.stdio import install_reload_handler
-from neuralgentics.broker.intent.tools import Intents
+from neuralgentics.broker.service import Broker
 from neuralgentics.broker.tokens import authenticator
 from neuralgentics.config import Settings
 from neuralgentics.credentials import Principal
 from neuralgentics.http_errors import error as _error
 from neuralgentics.http_errors import error_response, install_error_handlers
 from neuralgentics.httpguard import HTTPGuard
+
 
 def create_app(
     config_path: Path | str | None = None,
@@ -58,7 +65,9 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async with Broker.open(config_path, config=config, settings=settings, intents=intents) as broker:
+        async with Broker.open(
+            config_path, config=config, settings=settings, intents=intents
+        ) as broker:
             state["broker"] = broker
             install_reload_handler(broker)
             server = build_server(broker, http_caller)
@@ -78,7 +87,10 @@ def create_app(
         # An object, not a function: Starlette then routes every method to it as raw ASGI.
         async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
             principal = principal_of(_ScopeView(scope))
-            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
+            headers = {
+                k.decode("latin-1").lower(): v.decode("latin-1")
+                for k, v in scope.get("headers") or []
+            }
             try:
                 pinned_role(principal, headers.get(ROLE_HEADER))
             except AccessDenied as exc:
@@ -91,7 +103,12 @@ def create_app(
             await StreamableHTTPASGIApp(manager_holder["m"])(scope, receive, send)
 
     async def _too_deep_for_the_sdk(
-        body: bytes, principal: Principal, headers: dict[str, str], scope: Scope, receive: Receive, send: Send
+        body: bytes,
+        principal: Principal,
+        headers: dict[str, str],
+        scope: Scope,
+        receive: Receive,
+        send: Send,
     ) -> bool:
         """A JSON-RPC message nested past the SDK parser's limit (200 levels) would get a bare
         parse error and no audit record: answer it here, with its id, and record it."""
@@ -119,13 +136,20 @@ def create_app(
         except AccessDenied:
             role = principal.role
         await broker().audit_refused(
-            error=error, role=role or (call.get("role") if isinstance(call.get("role"), str) else None),
-            server=call.get("server", "-"), tool=call.get("tool", "-"),
-            session_id=headers.get("mcp-session-id"), front="http", credential=principal.label,
+            error=error,
+            role=role or (call.get("role") if isinstance(call.get("role"), str) else None),
+            server=call.get("server", "-"),
+            tool=call.get("tool", "-"),
+            session_id=headers.get("mcp-session-id"),
+            front="http",
+            credential=principal.label,
         )
         rid = msg.get("id")
-        answer = {"jsonrpc": "2.0", "id": rid if isinstance(rid, str | int) else None,
-                  "error": {"code": -32602, "message": error}}
+        answer = {
+            "jsonrpc": "2.0",
+            "id": rid if isinstance(rid, str | int) else None,
+            "error": {"code": -32602, "message": error},
+        }
         await JSONResponse(answer, status_code=400)(scope, receive, send)
         return True
 

@@ -30,7 +30,9 @@ from neuralgentics.http_errors import error as _error
 
 def current_broker() -> Broker:
     """The running broker; provided by `http.create_app` once its lifespan opened it."""
-    raise RuntimeError("current_broker is not wired: build the app with broker.server.http.create_app")
+    raise RuntimeError(
+        "current_broker is not wired: build the app with broker.server.http.create_app"
+    )
 
 
 CurrentBroker = Annotated[Broker, Depends(current_broker)]
@@ -80,8 +82,15 @@ async def require_owner(broker: Broker, request: Request, action: str, target: s
     principal = principal_of(request)
     if not principal.owner:
         message = f"{action} needs the owner credential; {principal.label!r} may only call tools as its role"
-        await broker.record_admin(action, target, "denied", credential=principal.label, front="rest",
-                                  error=message, role=principal.role)
+        await broker.record_admin(
+            action,
+            target,
+            "denied",
+            credential=principal.label,
+            front="rest",
+            error=message,
+            role=principal.role,
+        )
         raise AccessDenied(message, rule="admin operations: owner credential only")
     return principal
 
@@ -93,6 +102,7 @@ async def health(broker: CurrentBroker) -> dict[str, Any]:
     for s in b.servers_status():
         states[s.state] = states.get(s.state, 0) + 1
     return {"status": "ok", "servers": states}
+
 
 @router.get("/tools")
 async def tools(
@@ -117,6 +127,7 @@ async def tools(
         "text": await b.catalog_text(r),
     }
 
+
 @router.get("/tools/{server}/{tool}")
 async def describe(
     broker: CurrentBroker,
@@ -126,7 +137,10 @@ async def describe(
     role: str | None = Query(None),
     x_neuralgentics_role: str | None = Header(None),
 ) -> dict[str, Any]:
-    return await broker.describe_tool(role_of(broker, request, x_neuralgentics_role, role), server, tool)
+    return await broker.describe_tool(
+        role_of(broker, request, x_neuralgentics_role, role), server, tool
+    )
+
 
 @router.post("/call")
 async def call(
@@ -139,37 +153,57 @@ async def call(
     # JSON, nested past the parser's limit, fields missing) is audited like any other.
     principal = principal_of(request)
     raw = await request.body()
-    refused: dict[str, Any] = dict(front="rest", credential=principal.label,
-                                   session_id=x_neuralgentics_session)
+    refused: dict[str, Any] = dict(
+        front="rest", credential=principal.label, session_id=x_neuralgentics_session
+    )
     try:
         data = pydantic_core.from_json(raw)
     except ValueError as exc:
         deep = "recursion" in str(exc)
-        message = ("the request body is nested deeper than this broker reads (200 levels; arguments may have 32)"
-                   if deep else f"the request body is not JSON: {exc}")
+        message = (
+            "the request body is nested deeper than this broker reads (200 levels; arguments may have 32)"
+            if deep
+            else f"the request body is not JSON: {exc}"
+        )
         seen: Any = None
         with contextlib.suppress(ValueError):
             seen, _ = loads_pruned(raw)
         seen = seen if isinstance(seen, dict) else {}
-        await broker.audit_refused(error=message, role=x_neuralgentics_role or principal.role,
-                                     server=seen.get("server", "-"), tool=seen.get("tool", "-"), **refused)
+        await broker.audit_refused(
+            error=message,
+            role=x_neuralgentics_role or principal.role,
+            server=seen.get("server", "-"),
+            tool=seen.get("tool", "-"),
+            **refused,
+        )
         return _error(400, "invalid_json", message)
     try:
         body = CallRequest.model_validate(data)
     except ValidationError as exc:
         message, where = _validation_message(exc.errors())
         seen = data if isinstance(data, dict) else {}
-        await broker.audit_refused(error=message, role=x_neuralgentics_role or principal.role,
-                                     server=seen.get("server", "-"), tool=seen.get("tool", "-"),
-                                     arguments=seen.get("arguments"), **refused)
+        await broker.audit_refused(
+            error=message,
+            role=x_neuralgentics_role or principal.role,
+            server=seen.get("server", "-"),
+            tool=seen.get("tool", "-"),
+            arguments=seen.get("arguments"),
+            **refused,
+        )
         return _error(422, "invalid_input", message, where)
     try:
         r = role_of(broker, request, x_neuralgentics_role, body.role)
     except BrokerError as exc:
-        await broker.audit_refused(error=exc.message, role=x_neuralgentics_role or body.role,
-                                     server=body.server, tool=body.tool, arguments=body.arguments,
-                                     outcome="denied" if isinstance(exc, AccessDenied) else "invalid",
-                                     rule=getattr(exc, "rule", None), **refused)
+        await broker.audit_refused(
+            error=exc.message,
+            role=x_neuralgentics_role or body.role,
+            server=body.server,
+            tool=body.tool,
+            arguments=body.arguments,
+            outcome="denied" if isinstance(exc, AccessDenied) else "invalid",
+            rule=getattr(exc, "rule", None),
+            **refused,
+        )
         raise
     result = await broker.call(
         role=r,
@@ -208,20 +242,31 @@ async def servers(
         out.append(seen)
     return out
 
+
 @router.post("/servers", status_code=201)
-async def add_server(broker: CurrentBroker, request: Request, body: AddServerRequest) -> dict[str, Any]:
+async def add_server(
+    broker: CurrentBroker, request: Request, body: AddServerRequest
+) -> dict[str, Any]:
     action = "servers.replace" if body.replace else "servers.add"
     principal = await require_owner(broker, request, action, body.name)
     entry = body.model_dump(exclude={"name", "replace"})
-    cfg = await broker.add_server(body.name, entry, replace=body.replace, credential=principal.label,
-                                    front="rest", remote=True)
+    cfg = await broker.add_server(
+        body.name,
+        entry,
+        replace=body.replace,
+        credential=principal.label,
+        front="rest",
+        remote=True,
+    )
     return {"name": body.name, "server": cfg.model_dump(mode="json", exclude_defaults=True)}
+
 
 @router.delete("/servers/{name}")
 async def remove_server(broker: CurrentBroker, request: Request, name: str) -> dict[str, Any]:
     principal = await require_owner(broker, request, "servers.remove", name)
     await broker.remove_server(name, credential=principal.label, front="rest")
     return {"removed": name}
+
 
 @router.post("/reload")
 async def reload(broker: CurrentBroker, request: Request) -> Any:
@@ -234,7 +279,9 @@ async def reload(broker: CurrentBroker, request: Request) -> Any:
 
 @router.post("/match")
 async def match(
-    broker: CurrentBroker, request: Request, body: MatchRequest,
+    broker: CurrentBroker,
+    request: Request,
+    body: MatchRequest,
     x_neuralgentics_role: str | None = Header(None),
 ) -> dict[str, Any]:
     """The same matching as the ``find_tool`` meta-tool: ranked candidates, skills, confidence."""

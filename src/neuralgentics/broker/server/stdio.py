@@ -14,9 +14,9 @@ from mcp import types
 from mcp.server.lowlevel.server import NotificationOptions
 
 from neuralgentics.broker.config import ConfigError
-from neuralgentics.broker.server.stdio_transport import broker_stdio_transport
-from neuralgentics.broker.server.handlers import build_server, route_call, stdio_caller
 from neuralgentics.broker.intent.tools import Intents
+from neuralgentics.broker.server.handlers import build_server, route_call, stdio_caller
+from neuralgentics.broker.server.stdio_transport import broker_stdio_transport
 from neuralgentics.broker.service import Broker
 from neuralgentics.config import Settings
 
@@ -67,8 +67,13 @@ async def serve_stdio(
             call = params.get("arguments") if isinstance(params, dict) else None
             call = call if isinstance(call, dict) else {}
             await broker.audit_refused(
-                error=error, role=caller.role, server=call.get("server", "-"), tool=call.get("tool", "-"),
-                session_id=caller.session_id, front=caller.front, credential=caller.credential,
+                error=error,
+                role=caller.role,
+                server=call.get("server", "-"),
+                tool=call.get("tool", "-"),
+                session_id=caller.session_id,
+                front=caller.front,
+                credential=caller.credential,
             )
 
         async with broker_stdio_transport(fast_call, refused) as (read, write, front):
@@ -78,7 +83,9 @@ async def serve_stdio(
                 broker.front_sessions.add(front)
             server = build_server(broker, caller_of, track_sessions=not front.writes)
             await server.run(
-                read, write, server.create_initialization_options(NotificationOptions(tools_changed=True))
+                read,
+                write,
+                server.create_initialization_options(NotificationOptions(tools_changed=True)),
             )
 
 

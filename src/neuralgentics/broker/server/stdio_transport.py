@@ -81,7 +81,10 @@ class StdioFront:
     """The fast path's state: handshake seen, calls in flight, the pipe to write to."""
 
     def __init__(
-        self, writer: asyncio.StreamWriter | None, fast_call: FastCall | None, refused: Refused | None = None
+        self,
+        writer: asyncio.StreamWriter | None,
+        fast_call: FastCall | None,
+        refused: Refused | None = None,
     ) -> None:
         self._writer = writer
         self._fast_call = fast_call
@@ -183,14 +186,20 @@ class StdioFront:
             # Shutdown: answer so the client is not left waiting, as the SDK dispatcher does.
             if self._writer is not None and not self._writer.is_closing():
                 closed = {"code": CONNECTION_CLOSED, "message": "Connection closed"}
-                self._writer.write(pydantic_core.to_json({"jsonrpc": "2.0", "id": rid, "error": closed}) + b"\n")
+                self._writer.write(
+                    pydantic_core.to_json({"jsonrpc": "2.0", "id": rid, "error": closed}) + b"\n"
+                )
             raise
         except Exception as exc:  # every failure is answered, as the SDK does
             error = handler_exception_to_error_data(exc)
             if error is None:
                 logger.exception("mcp_router_call raised")
                 error = types.ErrorData(code=0, message=str(exc))  # the SDK dispatcher's catch-all
-            body = {"jsonrpc": "2.0", "id": rid, "error": error.model_dump(by_alias=True, mode="json", exclude_none=True)}
+            body = {
+                "jsonrpc": "2.0",
+                "id": rid,
+                "error": error.model_dump(by_alias=True, mode="json", exclude_none=True),
+            }
         finally:
             self._inflight.pop(key, None)
             self._cancelled.discard(key)
@@ -213,7 +222,11 @@ class StdioFront:
             code, message = types.INVALID_PARAMS, TOO_DEEP
         else:
             code, message = INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message"
-        if isinstance(msg, dict) and msg.get("method") == "tools/call" and self._refused is not None:
+        if (
+            isinstance(msg, dict)
+            and msg.get("method") == "tools/call"
+            and self._refused is not None
+        ):
             try:
                 await self._refused(msg, message)
             except Exception:  # noqa: BLE001 - the client is answered whatever the audit does

@@ -150,8 +150,13 @@ def _collect(
         if inner.type == "template_declaration":
             inner = next((c for c in inner.named_children if c.type in spec.definitions), inner)
         if not is_definition(spec, inner, source):
-            if child.type in ("declaration_list", "linkage_specification", "preproc_ifdef",
-                              "preproc_if", "preproc_else"):
+            if child.type in (
+                "declaration_list",
+                "linkage_specification",
+                "preproc_ifdef",
+                "preproc_if",
+                "preproc_else",
+            ):
                 _collect(spec, source, child, scope, leaves, containers)
             continue
         name = definition_name(spec, inner, source) or "<anonymous>"
@@ -177,8 +182,15 @@ def _collect(
         leaves.append(_Piece(start, end, symbol, kind, min(sig_end, start + SIGNATURE_LINES - 1)))
 
 
-_ATTACHED = ("comment", "line_comment", "block_comment", "attribute_item", "decorator",
-             "annotation", "marker_annotation")
+_ATTACHED = (
+    "comment",
+    "line_comment",
+    "block_comment",
+    "attribute_item",
+    "decorator",
+    "annotation",
+    "marker_annotation",
+)
 
 
 def _leading_comments(node: Node) -> int:

@@ -11,8 +11,8 @@ import json
 import math
 import re
 import uuid
-
 from collections.abc import Sequence
+
 import numpy as np
 import psycopg
 from psycopg.types.json import Jsonb
@@ -26,9 +26,7 @@ from neuralgentics.memini.indexer.chunkstore import (
 )
 from neuralgentics.memini.store.postgres import PostgresStore
 
-_CHUNK_COLUMNS = (
-    "id, project, file_path, content, start_line, end_line, language, symbol, kind"
-)
+_CHUNK_COLUMNS = "id, project, file_path, content, start_line, end_line, language, symbol, kind"
 _MAX_QUERY_WORDS = 64
 # ts_rank weights for D (body), C (split identifiers), B (path), A (symbol)
 _WEIGHTS = "{0.1, 0.2, 0.4, 1.0}"
@@ -70,29 +68,35 @@ class PostgresChunkStore:
         self._run(op)
 
     def finish_run(self, project: str, summary: dict) -> None:
-        self._run(lambda conn: conn.execute(
-            "UPDATE indexed_projects SET status = 'ready', indexed_at = clock_timestamp(), last_run = %s"
-            " WHERE root = %s",
-            [Jsonb(summary), project],
-        ))
+        self._run(
+            lambda conn: conn.execute(
+                "UPDATE indexed_projects SET status = 'ready', indexed_at = clock_timestamp(), last_run = %s"
+                " WHERE root = %s",
+                [Jsonb(summary), project],
+            )
+        )
 
     def file_states(self, project: str) -> dict[str, FileState]:
-        rows = self._run(lambda conn: conn.execute(
-            "SELECT path, content_hash, mtime_ns, size, language, chunks FROM project_files"
-            " WHERE project = %s",
-            [project],
-        ).fetchall())
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT path, content_hash, mtime_ns, size, language, chunks FROM project_files"
+                " WHERE project = %s",
+                [project],
+            ).fetchall()
+        )
         return {r[0]: FileState(*r) for r in rows}
 
     def known_embeddings(self, hashes: list[str]) -> dict[str, np.ndarray]:
         unique = list(dict.fromkeys(hashes))
         if not unique:
             return {}
-        rows = self._run(lambda conn: conn.execute(
-            "SELECT DISTINCT ON (chunk_hash) chunk_hash, embedding FROM project_chunks"
-            " WHERE chunk_hash = ANY(%s) AND embedding IS NOT NULL",
-            [unique],
-        ).fetchall())
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT DISTINCT ON (chunk_hash) chunk_hash, embedding FROM project_chunks"
+                " WHERE chunk_hash = ANY(%s) AND embedding IS NOT NULL",
+                [unique],
+            ).fetchall()
+        )
         # pgvector >= 0.4 loads a Vector object; older versions loaded an ndarray
         return {
             h: np.asarray(vec.to_numpy() if hasattr(vec, "to_numpy") else vec, dtype=np.float32)
@@ -119,8 +123,20 @@ class PostgresChunkStore:
                     [project, list(removed)],
                 )
             rows = [
-                (uuid.uuid4(), project, w.state.path, c.content, np.asarray(c.embedding),
-                 c.start_line, c.end_line, c.language, c.symbol, c.kind, c.chunk_hash, c.terms)
+                (
+                    uuid.uuid4(),
+                    project,
+                    w.state.path,
+                    c.content,
+                    np.asarray(c.embedding),
+                    c.start_line,
+                    c.end_line,
+                    c.language,
+                    c.symbol,
+                    c.kind,
+                    c.chunk_hash,
+                    c.terms,
+                )
                 for w in writes
                 for c in w.chunks
             ]
@@ -141,8 +157,18 @@ class PostgresChunkStore:
                         " content_hash = excluded.content_hash, mtime_ns = excluded.mtime_ns,"
                         " size = excluded.size, language = excluded.language,"
                         " chunks = excluded.chunks, indexed_at = clock_timestamp()",
-                        [(project, s.path, s.content_hash, s.mtime_ns, s.size, s.language,
-                          s.chunks) for s in states],
+                        [
+                            (
+                                project,
+                                s.path,
+                                s.content_hash,
+                                s.mtime_ns,
+                                s.size,
+                                s.language,
+                                s.chunks,
+                            )
+                            for s in states
+                        ],
                     )
 
         self._run(op)
@@ -151,21 +177,32 @@ class PostgresChunkStore:
         def op(conn: psycopg.Connection) -> bool:
             conn.execute("DELETE FROM project_chunks WHERE project = %s", [project])
             conn.execute("DELETE FROM project_files WHERE project = %s", [project])
-            return conn.execute("DELETE FROM indexed_projects WHERE root = %s", [project]).rowcount > 0
+            return (
+                conn.execute("DELETE FROM indexed_projects WHERE root = %s", [project]).rowcount > 0
+            )
 
         return self._run(op)
 
     def _projects(self, where: str, params: list) -> list[ProjectInfo]:
-        rows = self._run(lambda conn: conn.execute(
-            "SELECT p.root, p.status, p.created_at, p.indexed_at, p.last_run,"
-            " (SELECT count(*) FROM project_files f WHERE f.project = p.root),"
-            " (SELECT count(*) FROM project_chunks c WHERE c.project = p.root)"
-            f" FROM indexed_projects p {where} ORDER BY p.root",
-            params,
-        ).fetchall())
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT p.root, p.status, p.created_at, p.indexed_at, p.last_run,"
+                " (SELECT count(*) FROM project_files f WHERE f.project = p.root),"
+                " (SELECT count(*) FROM project_chunks c WHERE c.project = p.root)"
+                f" FROM indexed_projects p {where} ORDER BY p.root",
+                params,
+            ).fetchall()
+        )
         return [
-            ProjectInfo(r[0], r[1], _ts(r[2]) or "", _ts(r[3]), r[5], r[6],
-                        r[4] if isinstance(r[4], dict) else json.loads(r[4] or "{}"))
+            ProjectInfo(
+                r[0],
+                r[1],
+                _ts(r[2]) or "",
+                _ts(r[3]),
+                r[5],
+                r[6],
+                r[4] if isinstance(r[4], dict) else json.loads(r[4] or "{}"),
+            )
             for r in rows
         ]
 
@@ -246,9 +283,11 @@ class PostgresChunkStore:
     def chunks(self, ids: list[str]) -> dict[str, StoredChunk]:
         if not ids:
             return {}
-        rows = self._run(lambda conn: conn.execute(
-            f"SELECT {_CHUNK_COLUMNS} FROM project_chunks WHERE id = ANY(%s::uuid[])", [ids]
-        ).fetchall())
+        rows = self._run(
+            lambda conn: conn.execute(
+                f"SELECT {_CHUNK_COLUMNS} FROM project_chunks WHERE id = ANY(%s::uuid[])", [ids]
+            ).fetchall()
+        )
         return {str(r[0]): _chunk(r) for r in rows}
 
     def refresh_vectors(self) -> None:

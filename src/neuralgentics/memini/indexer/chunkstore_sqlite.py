@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
 import threading
 import uuid
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 
@@ -35,7 +35,7 @@ _BM25 = "bm25(project_chunks_fts, 1.0, 10.0, 2.0, 1.0)"
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _chunk(row: tuple) -> StoredChunk:
@@ -84,11 +84,15 @@ class SQLiteChunkStore:
             )
 
     def file_states(self, project: str) -> dict[str, FileState]:
-        rows = self._conn().execute(
-            "SELECT path, content_hash, mtime_ns, size, language, chunks FROM project_files"
-            " WHERE project = ?",
-            (project,),
-        ).fetchall()
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT path, content_hash, mtime_ns, size, language, chunks FROM project_files"
+                " WHERE project = ?",
+                (project,),
+            )
+            .fetchall()
+        )
         return {r[0]: FileState(*r) for r in rows}
 
     def known_embeddings(self, hashes: list[str]) -> dict[str, np.ndarray]:
@@ -125,11 +129,22 @@ class SQLiteChunkStore:
             rows = []
             for w in writes:
                 for c in w.chunks:
-                    rows.append((
-                        str(uuid.uuid4()), project, w.state.path, c.content, to_blob(c.embedding),
-                        c.start_line, c.end_line, c.language, c.symbol, c.kind, c.chunk_hash,
-                        c.terms,
-                    ))
+                    rows.append(
+                        (
+                            str(uuid.uuid4()),
+                            project,
+                            w.state.path,
+                            c.content,
+                            to_blob(c.embedding),
+                            c.start_line,
+                            c.end_line,
+                            c.language,
+                            c.symbol,
+                            c.kind,
+                            c.chunk_hash,
+                            c.terms,
+                        )
+                    )
             conn.executemany(
                 "INSERT INTO project_chunks (id, project, file_path, content, embedding,"
                 " start_line, end_line, language, symbol, kind, chunk_hash, terms)"
@@ -144,8 +159,16 @@ class SQLiteChunkStore:
                 " size = excluded.size, language = excluded.language, chunks = excluded.chunks,"
                 " indexed_at = excluded.indexed_at",
                 [
-                    (project, s.path, s.content_hash, s.mtime_ns, s.size, s.language, s.chunks,
-                     stamp)
+                    (
+                        project,
+                        s.path,
+                        s.content_hash,
+                        s.mtime_ns,
+                        s.size,
+                        s.language,
+                        s.chunks,
+                        stamp,
+                    )
                     for s in states
                 ],
             )
@@ -154,16 +177,22 @@ class SQLiteChunkStore:
         with self._tx() as conn:
             conn.execute("DELETE FROM project_chunks WHERE project = ?", (project,))
             conn.execute("DELETE FROM project_files WHERE project = ?", (project,))
-            return conn.execute("DELETE FROM indexed_projects WHERE root = ?", (project,)).rowcount > 0
+            return (
+                conn.execute("DELETE FROM indexed_projects WHERE root = ?", (project,)).rowcount > 0
+            )
 
     def _projects(self, where: str, params: tuple) -> list[ProjectInfo]:
-        rows = self._conn().execute(
-            "SELECT p.root, p.status, p.created_at, p.indexed_at, p.last_run,"
-            " (SELECT count(*) FROM project_files f WHERE f.project = p.root),"
-            " (SELECT count(*) FROM project_chunks c WHERE c.project = p.root)"
-            f" FROM indexed_projects p {where} ORDER BY p.root",
-            params,
-        ).fetchall()
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT p.root, p.status, p.created_at, p.indexed_at, p.last_run,"
+                " (SELECT count(*) FROM project_files f WHERE f.project = p.root),"
+                " (SELECT count(*) FROM project_chunks c WHERE c.project = p.root)"
+                f" FROM indexed_projects p {where} ORDER BY p.root",
+                params,
+            )
+            .fetchall()
+        )
         return [
             ProjectInfo(r[0], r[1], r[2], r[3], r[5], r[6], json.loads(r[4] or "{}")) for r in rows
         ]
@@ -182,12 +211,16 @@ class SQLiteChunkStore:
         if not words:
             return []
         match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
-        rows = self._conn().execute(
-            f"SELECT c.id, {_BM25} AS score FROM project_chunks_fts"
-            " JOIN project_chunks c ON c.rowid = project_chunks_fts.rowid"
-            " WHERE project_chunks_fts MATCH ? AND c.project = ? ORDER BY score LIMIT ?",
-            (match, project, k),
-        ).fetchall()
+        rows = (
+            self._conn()
+            .execute(
+                f"SELECT c.id, {_BM25} AS score FROM project_chunks_fts"
+                " JOIN project_chunks c ON c.rowid = project_chunks_fts.rowid"
+                " WHERE project_chunks_fts MATCH ? AND c.project = ? ORDER BY score LIMIT ?",
+                (match, project, k),
+            )
+            .fetchall()
+        )
         # bm25() is lower-is-better; report it as a positive relevance
         return [(cid, -score) for cid, score in rows]
 
@@ -195,7 +228,9 @@ class SQLiteChunkStore:
         with self._vectors_lock:
             if self._vectors is None:
                 conn = self._conn()
-                db_id = conn.execute("SELECT value FROM store_meta WHERE key = 'db_id'").fetchone()[0]
+                db_id = conn.execute("SELECT value FROM store_meta WHERE key = 'db_id'").fetchone()[
+                    0
+                ]
                 path = self.store.path.parent / f"{self.store.path.name}.project_chunks.usearch"
                 index = VectorIndex("project_chunks", path)
                 index.open(conn, db_id)

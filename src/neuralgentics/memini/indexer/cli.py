@@ -61,25 +61,38 @@ class _Bar:
                 TextColumn("[bold]{task.fields[phase]:<9}"),
                 BarColumn(),
                 MofNCompleteColumn(),
-                TextColumn("files · {task.fields[chunks]} chunks · {task.fields[embedded]} embedded"),
+                TextColumn(
+                    "files · {task.fields[chunks]} chunks · {task.fields[embedded]} embedded"
+                ),
                 TimeElapsedColumn(),
                 console=err,
                 transient=True,
             )
             self.progress.start()
-            self.task = self.progress.add_task("index", total=None, phase="scanning", chunks=0,
-                                               embedded=0)
+            self.task = self.progress.add_task(
+                "index", total=None, phase="scanning", chunks=0, embedded=0
+            )
         return self
 
     def __call__(self, status) -> None:
         if self.progress is not None and self.task is not None:
             self.progress.update(
-                self.task, total=status.files_total or None, completed=status.files_done,
-                phase=status.phase, chunks=status.chunks, embedded=status.embedded,
+                self.task,
+                total=status.files_total or None,
+                completed=status.files_done,
+                phase=status.phase,
+                chunks=status.chunks,
+                embedded=status.embedded,
             )
         elif status.phase != self.phase:
-            log.info("index phase=%s files=%d/%d chunks=%d embedded=%d", status.phase,
-                     status.files_done, status.files_total, status.chunks, status.embedded)
+            log.info(
+                "index phase=%s files=%d/%d chunks=%d embedded=%d",
+                status.phase,
+                status.files_done,
+                status.files_total,
+                status.chunks,
+                status.embedded,
+            )
         self.phase = status.phase
 
     def __exit__(self, *exc: object) -> None:
@@ -94,8 +107,9 @@ def index(
     list_: bool = typer.Option(False, "--list", help="List indexed projects"),
     forget: Path = typer.Option(None, "--forget", help="Remove a project's index"),
     rehash: bool = typer.Option(False, "--rehash", help="Read every file, trusting no timestamp"),
-    max_file_bytes: int = typer.Option(1_000_000, "--max-file-bytes", min=1,
-                                       help="Skip files larger than this"),
+    max_file_bytes: int = typer.Option(
+        1_000_000, "--max-file-bytes", min=1, help="Skip files larger than this"
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON"),
 ) -> None:
     """Index a project's files for search (incremental: only changes are re-embedded)."""
@@ -114,7 +128,9 @@ def index(
         if forget is not None:
             root = str(forget.expanduser().resolve())
             if not store.forget(root):
-                err.print(f"[red]error:[/red] {escape(root)} is not indexed (see `neuralgentics index --list`)")
+                err.print(
+                    f"[red]error:[/red] {escape(root)} is not indexed (see `neuralgentics index --list`)"
+                )
                 raise typer.Exit(1)
             out.print(f"forgot {root}", markup=False, highlight=False)
             return
@@ -126,14 +142,25 @@ def index(
                 out.print(rep.summary(), markup=False, highlight=False)
 
             try:
-                watch_project(root_path, store, embedder=shared_embedder(), on_report=report,
-                              max_file_bytes=max_file_bytes)
+                watch_project(
+                    root_path,
+                    store,
+                    embedder=shared_embedder(),
+                    on_report=report,
+                    max_file_bytes=max_file_bytes,
+                )
             except KeyboardInterrupt:
                 err.print("stopped watching")
             return
         with _Bar(err.is_terminal and not as_json) as bar:
-            rep = index_project(root_path, store, embedder=shared_embedder(), progress=bar,
-                                max_file_bytes=max_file_bytes, rehash=rehash)
+            rep = index_project(
+                root_path,
+                store,
+                embedder=shared_embedder(),
+                progress=bar,
+                max_file_bytes=max_file_bytes,
+                rehash=rehash,
+            )
         if as_json:
             data = rep.as_dict()
             if explain:
@@ -166,11 +193,20 @@ def _print_skipped(skipped) -> None:
 def _print_projects(store, as_json: bool) -> None:
     projects = store.projects()
     if as_json:
-        out.print_json(json.dumps([
-            {"root": p.root, "status": p.status, "files": p.files, "chunks": p.chunks,
-             "indexed_at": p.indexed_at}
-            for p in projects
-        ]))
+        out.print_json(
+            json.dumps(
+                [
+                    {
+                        "root": p.root,
+                        "status": p.status,
+                        "files": p.files,
+                        "chunks": p.chunks,
+                        "indexed_at": p.indexed_at,
+                    }
+                    for p in projects
+                ]
+            )
+        )
         return
     if not projects:
         out.print("no project is indexed yet; run `neuralgentics index PATH`")
@@ -186,8 +222,9 @@ def search(
     project: Path = typer.Option(None, "--project", help="A path inside an indexed project"),
     top: int = typer.Option(10, "--top", min=1, max=100, help="How many hits"),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per query"),
-    queries_file: Path = typer.Option(None, "--queries-file",
-                                      help="Answer every line of FILE as a query (JSON lines)"),
+    queries_file: Path = typer.Option(
+        None, "--queries-file", help="Answer every line of FILE as a query (JSON lines)"
+    ),
     mode: str = typer.Option("hybrid", "--mode", help="hybrid, keyword or vector"),
 ) -> None:
     """Search an indexed project by meaning and keyword."""
@@ -203,7 +240,9 @@ def search(
         try:
             text = queries_file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            err.print(f"[red]error:[/red] cannot read {escape(str(queries_file))}: {escape(str(exc))}")
+            err.print(
+                f"[red]error:[/red] cannot read {escape(str(queries_file))}: {escape(str(exc))}"
+            )
             raise typer.Exit(2) from None
         queries += [line.strip() for line in text.splitlines() if line.strip()]
         as_json = True
@@ -214,8 +253,14 @@ def search(
     try:
         root = find_project(store, project if project is not None else default_root())
         for q in queries:
-            hits = search_project(store, root, q, top_k=top, mode=mode,  # type: ignore[arg-type]
-                                  embedder=shared_embedder())
+            hits = search_project(
+                store,
+                root,
+                q,
+                top_k=top,
+                mode=mode,  # type: ignore[arg-type]
+                embedder=shared_embedder(),
+            )
             if as_json:
                 line = {"query": q, "project": root, "hits": [h.as_dict() for h in hits]}
                 sys.stdout.write(json.dumps(line) + "\n")
@@ -235,8 +280,11 @@ def _print_hits(query: str, hits) -> None:
     for i, h in enumerate(hits, 1):
         where = escape(f"{h.file_path}:{h.start_line}-{h.end_line}")
         symbol = escape(f"  {h.kind} {h.symbol}") if h.symbol else ""
-        out.print(f"[bold]{i}. {where}[/bold]{symbol}  [dim]({h.language}, score {h.score:.4f})[/dim]",
-                  highlight=False, soft_wrap=True)
+        out.print(
+            f"[bold]{i}. {where}[/bold]{symbol}  [dim]({h.language}, score {h.score:.4f})[/dim]",
+            highlight=False,
+            soft_wrap=True,
+        )
         out.print(f"   [dim]{escape(h.why)}[/dim]", highlight=False, soft_wrap=True)
         body = h.content.split("\n")[1:7]
         for line in body:

@@ -169,7 +169,11 @@ def index_project(
     todo: list[Candidate] = []
     for cand in selection.candidates:
         old = known.get(cand.path)
-        if old is not None and not rehash and (old.size, old.mtime_ns) == (cand.size, cand.mtime_ns):
+        if (
+            old is not None
+            and not rehash
+            and (old.size, old.mtime_ns) == (cand.size, cand.mtime_ns)
+        ):
             report.unchanged += 1
         else:
             todo.append(cand)
@@ -229,15 +233,17 @@ class _Batch:
             return
         if stable is None:
             # the old chunks stay until the file holds still; the next run picks it up
-            self._skip(cand.path, "changed while being read (indexed on the next run)", old,
-                       keep=True)
+            self._skip(
+                cand.path, "changed while being read (indexed on the next run)", old, keep=True
+            )
             return
         data, st = stable
         digest = content_hash(data)
         language = language_of(cand.path)
         if old is not None and old.content_hash == digest:
-            self.touched.append(FileState(cand.path, digest, st.st_mtime_ns, st.st_size,
-                                          old.language, old.chunks))
+            self.touched.append(
+                FileState(cand.path, digest, st.st_mtime_ns, st.st_size, old.language, old.chunks)
+            )
             self.report.unchanged += 1
             return
         text, why = decode_text(data)
@@ -263,8 +269,13 @@ class _Batch:
                 kept.append(chunk)
             else:
                 self.report.secret_chunks += 1
-                log.warning("%s lines %d-%d left out of the index: they hold a %s", path,
-                            chunk[2].start_line, chunk[2].end_line, kind)
+                log.warning(
+                    "%s lines %d-%d left out of the index: they hold a %s",
+                    path,
+                    chunk[2].start_line,
+                    chunk[2].end_line,
+                    kind,
+                )
         return kept
 
     def _skip(self, path: str, reason: str, old: FileState | None, *, keep: bool) -> None:
@@ -301,20 +312,25 @@ class _Batch:
             self.status.embedded += len(order)
         writes = []
         for state, chunks, is_new in self.files:
-            writes.append(FileWrite(state, [
-                NewChunk(
-                    content=text,
-                    chunk_hash=h,
-                    start_line=c.start_line,
-                    end_line=c.end_line,
-                    language=state.language,
-                    symbol=c.symbol,
-                    kind=c.kind,
-                    terms=identifier_terms(text),
-                    embedding=vectors[h],
+            writes.append(
+                FileWrite(
+                    state,
+                    [
+                        NewChunk(
+                            content=text,
+                            chunk_hash=h,
+                            start_line=c.start_line,
+                            end_line=c.end_line,
+                            language=state.language,
+                            symbol=c.symbol,
+                            kind=c.kind,
+                            terms=identifier_terms(text),
+                            embedding=vectors[h],
+                        )
+                        for text, h, c in chunks
+                    ],
                 )
-                for text, h, c in chunks
-            ]))
+            )
             if is_new:
                 self.report.new += 1
             else:

@@ -11,7 +11,7 @@ import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from neuralgentics.embeddings import Embedder
 from neuralgentics.memini.indexer.chunkstore import ChunkStore
@@ -24,7 +24,7 @@ KEEP_FINISHED = 100  # finished jobs remembered for GET /project/index/{job}
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 @dataclass
@@ -63,8 +63,9 @@ class JobManager:
             self._jobs[job.id] = job
             self._running[project] = job.id
             self._forget_old()
-        thread = threading.Thread(target=self._run, args=(job,), name=f"index-{job.id[:8]}",
-                                  daemon=True)
+        thread = threading.Thread(
+            target=self._run, args=(job,), name=f"index-{job.id[:8]}", daemon=True
+        )
         thread.start()
         return job, True
 
@@ -91,8 +92,9 @@ class JobManager:
             job.progress = IndexStatus(**asdict(status))
 
         try:
-            report = index_project(job.project, self._store(), embedder=self._embedder,
-                                   progress=progress)
+            report = index_project(
+                job.project, self._store(), embedder=self._embedder, progress=progress
+            )
             job.report = report.as_dict()
             job.status = "done"
         except Exception as exc:

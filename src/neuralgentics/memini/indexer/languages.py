@@ -43,8 +43,13 @@ _JS_DEFS = {
     "variable_declaration": "function",
 }
 _JS_CONTAINERS = frozenset(
-    {"class_declaration", "abstract_class_declaration", "interface_declaration", "module",
-     "internal_module"}
+    {
+        "class_declaration",
+        "abstract_class_declaration",
+        "interface_declaration",
+        "module",
+        "internal_module",
+    }
 )
 _C_DEFS = {
     "function_definition": "function",
@@ -63,25 +68,38 @@ SPECS: dict[str, LanguageSpec] = {
     spec.name: spec
     for spec in (
         LanguageSpec(
-            "python", "tree_sitter_python",
+            "python",
+            "tree_sitter_python",
             definitions={"function_definition": "function", "class_definition": "class"},
             containers=frozenset({"class_definition"}),
             wrappers={"decorated_definition": "definition"},
         ),
         LanguageSpec(
-            "javascript", "tree_sitter_javascript", definitions=_JS_DEFS,
-            containers=_JS_CONTAINERS, wrappers={"export_statement": "declaration"},
+            "javascript",
+            "tree_sitter_javascript",
+            definitions=_JS_DEFS,
+            containers=_JS_CONTAINERS,
+            wrappers={"export_statement": "declaration"},
         ),
         LanguageSpec(
-            "typescript", "tree_sitter_typescript", "language_typescript", definitions=_JS_DEFS,
-            containers=_JS_CONTAINERS, wrappers={"export_statement": "declaration"},
+            "typescript",
+            "tree_sitter_typescript",
+            "language_typescript",
+            definitions=_JS_DEFS,
+            containers=_JS_CONTAINERS,
+            wrappers={"export_statement": "declaration"},
         ),
         LanguageSpec(
-            "tsx", "tree_sitter_typescript", "language_tsx", definitions=_JS_DEFS,
-            containers=_JS_CONTAINERS, wrappers={"export_statement": "declaration"},
+            "tsx",
+            "tree_sitter_typescript",
+            "language_tsx",
+            definitions=_JS_DEFS,
+            containers=_JS_CONTAINERS,
+            wrappers={"export_statement": "declaration"},
         ),
         LanguageSpec(
-            "go", "tree_sitter_go",
+            "go",
+            "tree_sitter_go",
             definitions={
                 "function_declaration": "function",
                 "method_declaration": "method",
@@ -89,7 +107,8 @@ SPECS: dict[str, LanguageSpec] = {
             },
         ),
         LanguageSpec(
-            "rust", "tree_sitter_rust",
+            "rust",
+            "tree_sitter_rust",
             definitions={
                 "function_item": "function",
                 "impl_item": "impl",
@@ -103,7 +122,8 @@ SPECS: dict[str, LanguageSpec] = {
             containers=frozenset({"impl_item", "trait_item", "mod_item"}),
         ),
         LanguageSpec(
-            "java", "tree_sitter_java",
+            "java",
+            "tree_sitter_java",
             definitions={
                 "class_declaration": "class",
                 "interface_declaration": "interface",
@@ -114,17 +134,24 @@ SPECS: dict[str, LanguageSpec] = {
                 "constructor_declaration": "constructor",
             },
             containers=frozenset(
-                {"class_declaration", "interface_declaration", "enum_declaration",
-                 "record_declaration"}
+                {
+                    "class_declaration",
+                    "interface_declaration",
+                    "enum_declaration",
+                    "record_declaration",
+                }
             ),
         ),
         LanguageSpec("c", "tree_sitter_c", definitions=_C_DEFS),
         LanguageSpec(
-            "cpp", "tree_sitter_cpp", definitions=_CPP_DEFS,
+            "cpp",
+            "tree_sitter_cpp",
+            definitions=_CPP_DEFS,
             containers=frozenset({"class_specifier", "struct_specifier", "namespace_definition"}),
         ),
         LanguageSpec(
-            "ruby", "tree_sitter_ruby",
+            "ruby",
+            "tree_sitter_ruby",
             definitions={
                 "method": "method",
                 "singleton_method": "method",
@@ -135,7 +162,8 @@ SPECS: dict[str, LanguageSpec] = {
             containers=frozenset({"class", "module", "singleton_class"}),
         ),
         LanguageSpec(
-            "markdown", "tree_sitter_markdown",
+            "markdown",
+            "tree_sitter_markdown",
             definitions={"section": "section"},
             containers=frozenset({"section"}),
         ),
@@ -143,27 +171,74 @@ SPECS: dict[str, LanguageSpec] = {
 }
 
 EXTENSIONS: dict[str, str] = {
-    ".py": "python", ".pyi": "python", ".pyw": "python",
-    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
-    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
-    ".go": "go", ".rs": "rust", ".java": "java",
-    ".c": "c", ".h": "c",
-    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
-    ".rb": "ruby", ".rake": "ruby", ".gemspec": "ruby",
-    ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown",
+    ".py": "python",
+    ".pyi": "python",
+    ".pyw": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".hpp": "cpp",
+    ".hh": "cpp",
+    ".hxx": "cpp",
+    ".rb": "ruby",
+    ".rake": "ruby",
+    ".gemspec": "ruby",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".mdx": "markdown",
 }
 # Text without a grammar here: indexed by line windows, labelled with a useful language name.
 PLAIN_LANGUAGES: dict[str, str] = {
-    ".txt": "text", ".rst": "rst", ".toml": "toml", ".yaml": "yaml", ".yml": "yaml",
-    ".json": "json", ".ini": "ini", ".cfg": "ini", ".sh": "shell", ".bash": "shell",
-    ".zsh": "shell", ".sql": "sql", ".html": "html", ".css": "css", ".scss": "scss",
-    ".kt": "kotlin", ".swift": "swift", ".cs": "csharp", ".php": "php", ".lua": "lua",
-    ".scala": "scala", ".ex": "elixir", ".exs": "elixir", ".hs": "haskell", ".xml": "xml",
-    ".vue": "vue", ".svelte": "svelte", ".proto": "protobuf", ".tf": "terraform",
+    ".txt": "text",
+    ".rst": "rst",
+    ".toml": "toml",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".json": "json",
+    ".ini": "ini",
+    ".cfg": "ini",
+    ".sh": "shell",
+    ".bash": "shell",
+    ".zsh": "shell",
+    ".sql": "sql",
+    ".html": "html",
+    ".css": "css",
+    ".scss": "scss",
+    ".kt": "kotlin",
+    ".swift": "swift",
+    ".cs": "csharp",
+    ".php": "php",
+    ".lua": "lua",
+    ".scala": "scala",
+    ".ex": "elixir",
+    ".exs": "elixir",
+    ".hs": "haskell",
+    ".xml": "xml",
+    ".vue": "vue",
+    ".svelte": "svelte",
+    ".proto": "protobuf",
+    ".tf": "terraform",
 }
 NAMED_FILES: dict[str, str] = {
-    "Dockerfile": "dockerfile", "Makefile": "make", "Rakefile": "ruby", "Gemfile": "ruby",
-    "CMakeLists.txt": "cmake", "Justfile": "make",
+    "Dockerfile": "dockerfile",
+    "Makefile": "make",
+    "Rakefile": "ruby",
+    "Gemfile": "ruby",
+    "CMakeLists.txt": "cmake",
+    "Justfile": "make",
 }
 
 
@@ -217,7 +292,11 @@ def definition_name(spec: LanguageSpec, node: Node, source: bytes) -> str | None
         for decl in node.named_children:
             value = decl.child_by_field_name("value")
             if value is not None and value.type in (
-                "arrow_function", "function_expression", "function", "class", "generator_function"
+                "arrow_function",
+                "function_expression",
+                "function",
+                "class",
+                "generator_function",
             ):
                 return text(decl.child_by_field_name("name"))
         return None
@@ -237,7 +316,11 @@ def definition_name(spec: LanguageSpec, node: Node, source: bytes) -> str | None
     if t == "function_definition" and spec.name in ("c", "cpp"):
         declarator = node.child_by_field_name("declarator")
         while declarator is not None and declarator.type not in (
-            "identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name"
+            "identifier",
+            "field_identifier",
+            "qualified_identifier",
+            "destructor_name",
+            "operator_name",
         ):
             declarator = declarator.child_by_field_name("declarator")
         return text(declarator)

@@ -139,8 +139,14 @@ def job_status(jobs: Jobs, job_id: str) -> IndexJob:
 def list_projects(store: Store) -> list[ProjectSummary]:
     """Indexed projects with their file and chunk counts."""
     return [
-        ProjectSummary(root=p.root, status=p.status, files=p.files, chunks=p.chunks,
-                       indexed_at=p.indexed_at, last_run=p.last_run)
+        ProjectSummary(
+            root=p.root,
+            status=p.status,
+            files=p.files,
+            chunks=p.chunks,
+            indexed_at=p.indexed_at,
+            last_run=p.last_run,
+        )
         for p in store().projects()
     ]
 
@@ -163,6 +169,8 @@ def search(store: Store, model: Model, body: ProjectSearchRequest) -> ProjectSea
     return ProjectSearchResponse(
         project=project,
         query=body.query,
-        hits=[ProjectHit(**{k: v for k, v in h.as_dict().items() if k in ProjectHit.model_fields})
-              for h in hits],
+        hits=[
+            ProjectHit(**{k: v for k, v in h.as_dict().items() if k in ProjectHit.model_fields})
+            for h in hits
+        ],
     )

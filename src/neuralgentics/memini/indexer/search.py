@@ -112,27 +112,30 @@ def search_project(
             found = _matched(chunk.content, words)
             reasons.append(
                 f"keyword #{k_rank[cid]} (score {k_score[cid]:.2f}"
-                + (f"; matched {', '.join(found)}" if found else "") + ")"
+                + (f"; matched {', '.join(found)}" if found else "")
+                + ")"
             )
         if cid in v_rank:
             reasons.append(f"meaning #{v_rank[cid]} (cosine {v_score[cid]:.3f})")
         if mode == "hybrid" and symbol_overlap(chunk.symbol, set(words)):
             reasons.append(f"name {chunk.symbol} matches")
         score = fused[cid] if mode == "hybrid" else (k_score.get(cid) or v_score.get(cid) or 0.0)
-        hits.append(SearchHit(
-            file_path=chunk.file_path,
-            start_line=chunk.start_line,
-            end_line=chunk.end_line,
-            language=chunk.language,
-            symbol=chunk.symbol,
-            kind=chunk.kind,
-            score=round(float(score), 6),
-            why=" + ".join(reasons),
-            content=chunk.content,
-            keyword_rank=k_rank.get(cid),
-            vector_rank=v_rank.get(cid),
-            similarity=round(float(v_score[cid]), 4) if cid in v_score else None,
-        ))
+        hits.append(
+            SearchHit(
+                file_path=chunk.file_path,
+                start_line=chunk.start_line,
+                end_line=chunk.end_line,
+                language=chunk.language,
+                symbol=chunk.symbol,
+                kind=chunk.kind,
+                score=round(float(score), 6),
+                why=" + ".join(reasons),
+                content=chunk.content,
+                keyword_rank=k_rank.get(cid),
+                vector_rank=v_rank.get(cid),
+                similarity=round(float(v_score[cid]), 4) if cid in v_score else None,
+            )
+        )
     return hits
 
 

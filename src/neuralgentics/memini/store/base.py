@@ -120,7 +120,9 @@ class MemoryFilter:
 class Store(Protocol):
     kind: str  # "sqlite" | "postgres"
 
-    def add_memory(self, new: NewMemory, *, on_duplicate: TrustChange | None = None) -> tuple[Memory, bool]:
+    def add_memory(
+        self, new: NewMemory, *, on_duplicate: TrustChange | None = None
+    ) -> tuple[Memory, bool]:
         """Insert, or return the existing memory with the same (project, content_hash).
 
         Returns (memory, created). When not created and `on_duplicate` is given, that trust

@@ -22,7 +22,7 @@ from psycopg.types.json import Jsonb
 
 from neuralgentics.db.postgres import PostgresDatabase
 from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound
-from neuralgentics.memini.store.migrations import COMPONENT, migrations
+from neuralgentics.memini.store import cycles, repair
 from neuralgentics.memini.store.base import (
     Memory,
     MemoryFilter,
@@ -34,7 +34,7 @@ from neuralgentics.memini.store.base import (
     from_milli,
     to_milli,
 )
-from neuralgentics.memini.store import cycles, repair
+from neuralgentics.memini.store.migrations import COMPONENT, migrations
 from neuralgentics.memini.store.validate import (
     check_change,
     check_filter,
@@ -200,8 +200,13 @@ class PostgresStore:
         self.keyword_candidates = 5000  # rows ranked at most
         self._stats_cache: tuple[float, tuple[float, dict[str, float], float]] | None = None
         self.db = PostgresDatabase(
-            url, name="memini", min_size=min_size, max_size=max_size, timeout=timeout,
-            connect_timeout=connect_timeout, statement_timeout_ms=statement_timeout_ms,
+            url,
+            name="memini",
+            min_size=min_size,
+            max_size=max_size,
+            timeout=timeout,
+            connect_timeout=connect_timeout,
+            statement_timeout_ms=statement_timeout_ms,
             configure=self._configure,
         )
         if run_migrations:
@@ -214,15 +219,18 @@ class PostgresStore:
         register_vector(conn)
         # session-wide so a query needs no extra round trip to set them
         conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(self.ef_search)])
-        row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+        row = conn.execute(
+            "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
+        ).fetchone()
         if row and tuple(int(p) for p in re.findall(r"\d+", row[0])[:2]) >= (0, 8):
             # filtered queries keep walking the graph until enough rows pass the filter
             conn.execute("SET hnsw.iterative_scan = relaxed_order")
 
     def _pgvector_version(self) -> tuple[int, ...]:
         row = self._run(
-            lambda c: c.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-            .fetchone(),
+            lambda c: c.execute(
+                "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
+            ).fetchone(),
             tx=False,
         )
         return tuple(int(p) for p in re.findall(r"\d+", row[0])[:3]) if row else (0,)
@@ -238,8 +246,18 @@ class PostgresStore:
         self, new: NewMemory, *, on_duplicate: TrustChange | None = None
     ) -> tuple[Memory, bool]:
         new = check_new_memory(new)
-        content, content_hash, embedding, project = new.content, new.content_hash, new.embedding, new.project
-        source_type, tags, metadata, trust = new.source_type, new.tags, new.metadata, new.trust_score
+        content, content_hash, embedding, project = (
+            new.content,
+            new.content_hash,
+            new.embedding,
+            new.project,
+        )
+        source_type, tags, metadata, trust = (
+            new.source_type,
+            new.tags,
+            new.metadata,
+            new.trust_score,
+        )
         if on_duplicate is not None:
             check_change(on_duplicate)
 
@@ -249,8 +267,17 @@ class PostgresStore:
                 " tags, metadata, content_hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
                 " ON CONFLICT (project, content_hash) DO NOTHING"
                 f" RETURNING {_MEMORY_COLUMNS}",
-                [uuid.uuid4(), content, embedding, from_milli(to_milli(trust)), source_type, project, tags,
-                 Jsonb(metadata), content_hash],
+                [
+                    uuid.uuid4(),
+                    content,
+                    embedding,
+                    from_milli(to_milli(trust)),
+                    source_type,
+                    project,
+                    tags,
+                    Jsonb(metadata),
+                    content_hash,
+                ],
             ).fetchone()
             if row is not None:
                 return _row_to_memory(row), True
@@ -266,8 +293,11 @@ class PostgresStore:
             existing = _row_to_memory(row)
             if on_duplicate is not None:
                 change = TrustChange(
-                    existing.id, on_duplicate.event, on_duplicate.delta,
-                    on_duplicate.actor, on_duplicate.note,
+                    existing.id,
+                    on_duplicate.event,
+                    on_duplicate.delta,
+                    on_duplicate.actor,
+                    on_duplicate.note,
                 )
                 existing, _ = self._apply_trust(conn, change)
             return existing, False
@@ -535,7 +565,9 @@ class PostgresStore:
 
     # --- trust ------------------------------------------------------------------------------
 
-    def _apply_trust(self, conn: psycopg.Connection, change: TrustChange) -> tuple[Memory, TrustEvent]:
+    def _apply_trust(
+        self, conn: psycopg.Connection, change: TrustChange
+    ) -> tuple[Memory, TrustEvent]:
         mid = _as_uuid(change.memory_id)
         row = None
         if mid is not None:
@@ -553,8 +585,14 @@ class PostgresStore:
         event = conn.execute(
             "INSERT INTO trust_events (memory_id, event, delta_milli, actor, score_after_milli, note)"
             f" VALUES (%s, %s, %s, %s, %s, %s) RETURNING {_EVENT_COLUMNS}",
-            [mid, change.event, change.delta_milli, change.actor, to_milli(memory.trust_score),
-             change.note],
+            [
+                mid,
+                change.event,
+                change.delta_milli,
+                change.actor,
+                to_milli(memory.trust_score),
+                change.note,
+            ],
         ).fetchone()
         return memory, _row_to_event(_present(event))
 
@@ -614,11 +652,22 @@ class PostgresStore:
             assert src is not None and dst is not None  # both found above
             if relationship_type == "SUPERSEDES":
                 if conn.execute(cycles.REACHES.format(p="%s"), [dst, src]).fetchone():
-                    raise cycles.refuse(str(src), str(dst), [str(i) for i in cycles.path_between(
-                        dst, src, lambda ids: conn.execute(
-                            "SELECT source_id, target_id FROM memory_relationships"
-                            " WHERE relationship_type = 'SUPERSEDES' AND source_id = ANY(%s)",
-                            [list(ids)]).fetchall())])
+                    raise cycles.refuse(
+                        str(src),
+                        str(dst),
+                        [
+                            str(i)
+                            for i in cycles.path_between(
+                                dst,
+                                src,
+                                lambda ids: conn.execute(
+                                    "SELECT source_id, target_id FROM memory_relationships"
+                                    " WHERE relationship_type = 'SUPERSEDES' AND source_id = ANY(%s)",
+                                    [list(ids)],
+                                ).fetchall(),
+                            )
+                        ],
+                    )
             row = conn.execute(
                 "INSERT INTO memory_relationships"
                 " (id, source_id, target_id, relationship_type, confidence, metadata)"
@@ -703,7 +752,10 @@ class PostgresStore:
             tx=False,
         )
         return dict(
-            zip(("memories", "relationships", "trust_events", "project_chunks"), map(int, _present(row)))
+            zip(
+                ("memories", "relationships", "trust_events", "project_chunks"),
+                map(int, _present(row)),
+            )
         )
 
     def ping(self) -> None:

@@ -16,14 +16,14 @@ import logging
 import math
 import re
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from neuralgentics import jsonsafe
 
 log = logging.getLogger("neuralgentics.memini.store.repair")
 
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # A JSON text can only carry a surrogate as an escape; a valid pair matches too, and is then
 # found harmless by the walk. Everything else is ASCII (json.dumps' default) or decodes cleanly.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -57,7 +57,9 @@ class Repairs:
         log.warning(
             "%s %s holds data that cannot be sent as JSON (%s); shown repaired, the stored row"
             " is unchanged — fix or delete it",
-            self.kind, self.row_id, key[1],
+            self.kind,
+            self.row_id,
+            key[1],
         )
 
 
@@ -123,7 +125,9 @@ def fix_json_value(value: Any, repairs: Repairs, field: str) -> Any:
 
 
 def _fix_text(text: str) -> str:
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").replace("\x00", "\ufffd")
+    return (
+        text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").replace("\x00", "\ufffd")
+    )
 
 
 def _fix(value: Any) -> Any:
@@ -136,15 +140,20 @@ def _fix(value: Any) -> Any:
             out: Any = _fix_text(item)
         elif isinstance(item, float) and not math.isfinite(item):
             out = None
-        elif isinstance(item, int) and not isinstance(item, bool) \
-                and item.bit_length() > jsonsafe.MAX_INT_BITS:
+        elif (
+            isinstance(item, int)
+            and not isinstance(item, bool)
+            and item.bit_length() > jsonsafe.MAX_INT_BITS
+        ):
             out = f"[an integer of {item.bit_length()} bits]"
         elif isinstance(item, (dict, list, tuple)) and depth >= MAX_SHOWN_DEPTH:
             out = TOO_DEEP
         elif isinstance(item, dict):
             out = {}
             for k, v in item.items():
-                stack.append((v, out, _fix_text(k) if isinstance(k, str) else _fix_text(str(k)), depth + 1))
+                stack.append(
+                    (v, out, _fix_text(k) if isinstance(k, str) else _fix_text(str(k)), depth + 1)
+                )
         elif isinstance(item, (list, tuple)):
             out = [None] * len(item)
             stack.extend((v, out, i, depth + 1) for i, v in enumerate(item))
@@ -164,9 +173,14 @@ def json_text(raw: Any, repairs: Repairs, field: str, default: Any) -> Any:
     except (ValueError, RecursionError):
         repairs.note(field, "is not valid JSON")
         return default
-    if raw.isascii() and not _SURROGATE_ESCAPE.search(raw) and "NaN" not in raw \
-            and "Infinity" not in raw and "\\u0000" not in raw \
-            and raw.count("[") + raw.count("{") <= MAX_SHOWN_DEPTH:
+    if (
+        raw.isascii()
+        and not _SURROGATE_ESCAPE.search(raw)
+        and "NaN" not in raw
+        and "Infinity" not in raw
+        and "\\u0000" not in raw
+        and raw.count("[") + raw.count("{") <= MAX_SHOWN_DEPTH
+    ):
         return value
     return fix_json_value(value, repairs, field)
 

@@ -8,13 +8,14 @@ import sqlite3
 import uuid
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 
 from neuralgentics.db.sqlite import SQLiteDatabase
 from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound
+from neuralgentics.memini.store import cycles, repair
 from neuralgentics.memini.store.base import (
     Memory,
     MemoryFilter,
@@ -26,7 +27,6 @@ from neuralgentics.memini.store.base import (
     from_milli,
     to_milli,
 )
-from neuralgentics.memini.store import cycles, repair
 from neuralgentics.memini.store.batches import in_batches
 from neuralgentics.memini.store.migrations import COMPONENT, migrations
 from neuralgentics.memini.store.validate import (
@@ -50,7 +50,7 @@ EXACT_LIMIT = 5_000
 
 
 def now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _ts(value: datetime) -> str:
@@ -59,18 +59,35 @@ def _ts(value: datetime) -> str:
 
 def _memory(row: tuple) -> Memory:
     # The fast path (every row a read meets) checks cheaply that nothing needs repair.
-    if repair.clean_text(row[1], row[3], row[4]) and repair.clean_json_text(row[5]) \
-            and repair.clean_json_text(row[6]):
+    if (
+        repair.clean_text(row[1], row[3], row[4])
+        and repair.clean_json_text(row[5])
+        and repair.clean_json_text(row[6])
+    ):
         try:
             tags, metadata = json.loads(row[5]), json.loads(row[6])
             created, updated = datetime.fromisoformat(row[8]), datetime.fromisoformat(row[9])
         except (TypeError, ValueError):
             pass
         else:
-            if isinstance(tags, list) and isinstance(metadata, dict) \
-                    and all(isinstance(t, str) for t in tags):
-                return Memory(row[0], row[1], row[2], row[3], row[4], tags, metadata, row[7],
-                              created, updated, row[10])
+            if (
+                isinstance(tags, list)
+                and isinstance(metadata, dict)
+                and all(isinstance(t, str) for t in tags)
+            ):
+                return Memory(
+                    row[0],
+                    row[1],
+                    row[2],
+                    row[3],
+                    row[4],
+                    tags,
+                    metadata,
+                    row[7],
+                    created,
+                    updated,
+                    row[10],
+                )
     return _repaired_memory(row)
 
 
@@ -133,7 +150,9 @@ def _quote(word: str) -> str:
     return '"' + word.replace('"', '""') + '"'
 
 
-def fts_query(text: str, doc_freq: Callable[[list[str]], dict[str, int]] | None = None) -> str | None:
+def fts_query(
+    text: str, doc_freq: Callable[[list[str]], dict[str, int]] | None = None
+) -> str | None:
     """Any user text as a safe FTS5 query: its words, each quoted, any of them may match.
 
     With `doc_freq` (stem -> number of rows), only the rarest words are kept within
@@ -288,10 +307,14 @@ class SQLiteStore:
         return self._get(self._conn(), memory_id)
 
     def find_by_hash(self, project: str, content_hash: str) -> Memory | None:
-        row = self._conn().execute(
-            f"SELECT {_MEMORY_COLUMNS} FROM memories m WHERE m.project = ? AND m.content_hash = ?",
-            (project, content_hash),
-        ).fetchone()
+        row = (
+            self._conn()
+            .execute(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories m WHERE m.project = ? AND m.content_hash = ?",
+                (project, content_hash),
+            )
+            .fetchone()
+        )
         return _memory(row) if row else None
 
     def get_memories(self, ids: list[str]) -> dict[str, Memory]:
@@ -346,7 +369,9 @@ class SQLiteStore:
                 tags = patch.tags
                 sets.append("tags = ?")
                 params.append(json.dumps(tags))
-                rowid = conn.execute("SELECT rowid FROM memories WHERE id = ?", (memory_id,)).fetchone()[0]
+                rowid = conn.execute(
+                    "SELECT rowid FROM memories WHERE id = ?", (memory_id,)
+                ).fetchone()[0]
                 conn.execute("DELETE FROM memory_tags WHERE memory_rowid = ?", (rowid,))
                 conn.executemany(
                     "INSERT INTO memory_tags (memory_rowid, tag) VALUES (?, ?)",
@@ -356,16 +381,21 @@ class SQLiteStore:
                 return current  # nothing to change: not even updated_at
             sets.append("updated_at = ?")
             params.append(_ts(now()))
-            conn.execute(f"UPDATE memories SET {', '.join(sets)} WHERE id = ?", [*params, memory_id])
+            conn.execute(
+                f"UPDATE memories SET {', '.join(sets)} WHERE id = ?", [*params, memory_id]
+            )
             return self._require(conn, memory_id)
 
     def delete_memory(self, memory_id: str) -> bool:
         with self._tx() as conn:
-            superseded = [r[0] for r in conn.execute(
-                "SELECT target_id FROM memory_relationships"
-                " WHERE source_id = ? AND relationship_type = 'SUPERSEDES'",
-                (memory_id,),
-            )]
+            superseded = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT target_id FROM memory_relationships"
+                    " WHERE source_id = ? AND relationship_type = 'SUPERSEDES'",
+                    (memory_id,),
+                )
+            ]
             if conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,)).rowcount == 0:
                 return False
             # Its edges went with it (ON DELETE CASCADE). A memory it superseded is current
@@ -375,9 +405,11 @@ class SQLiteStore:
             return True
 
     def get_embedding(self, memory_id: str) -> np.ndarray | None:
-        row = self._conn().execute(
-            "SELECT embedding FROM memories WHERE id = ?", (memory_id,)
-        ).fetchone()
+        row = (
+            self._conn()
+            .execute("SELECT embedding FROM memories WHERE id = ?", (memory_id,))
+            .fetchone()
+        )
         return from_blob(row[0]).copy() if row else None
 
     # -- search -------------------------------------------------------------------------
@@ -389,9 +421,16 @@ class SQLiteStore:
         conn = self._conn()
         where, params = _where(flt)
         wanted = k
-        if flt.project is not None or flt.source_type is not None or flt.tags or flt.min_trust is not None:
+        if (
+            flt.project is not None
+            or flt.source_type is not None
+            or flt.tags
+            or flt.min_trust is not None
+        ):
             # A selective filter: exact search over the few rows that pass is fast and complete.
-            matching = conn.execute(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()[0]
+            matching = conn.execute(
+                f"SELECT count(*) FROM memories m WHERE {where}", params
+            ).fetchone()[0]
             if matching <= EXACT_LIMIT:
                 return self._exact_search(conn, embedding, where, params, k)
             wanted = min(k, matching)
@@ -454,12 +493,16 @@ class SQLiteStore:
         if query is None:
             return []
         where, params = _where(flt)
-        rows = self._conn().execute(
-            "SELECT m.id, bm25(memories_fts) AS rank FROM memories_fts"
-            " JOIN memories m ON m.rowid = memories_fts.rowid"
-            f" WHERE memories_fts MATCH ? AND {where} ORDER BY rank LIMIT ?",
-            [query, *params, k],
-        ).fetchall()
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT m.id, bm25(memories_fts) AS rank FROM memories_fts"
+                " JOIN memories m ON m.rowid = memories_fts.rowid"
+                f" WHERE memories_fts MATCH ? AND {where} ORDER BY rank LIMIT ?",
+                [query, *params, k],
+            )
+            .fetchall()
+        )
         # bm25() is lower-is-better and negative; flip it so higher is better like the contract.
         return [(mid, -rank) for mid, rank in rows]
 
@@ -480,8 +523,15 @@ class SQLiteStore:
         cur = conn.execute(
             "INSERT INTO trust_events (memory_id, event, delta_milli, actor, score_after_milli,"
             " note, created_at) VALUES (?,?,?,?,?,?,?)",
-            (change.memory_id, change.event, change.delta_milli, change.actor, row[0], change.note,
-             stamp),
+            (
+                change.memory_id,
+                change.event,
+                change.delta_milli,
+                change.actor,
+                row[0],
+                change.note,
+                stamp,
+            ),
         )
         return TrustEvent(
             id=int(cur.lastrowid or 0),  # an INSERT always sets it
@@ -501,11 +551,15 @@ class SQLiteStore:
             return self._require(conn, change.memory_id), event
 
     def trust_history(self, memory_id: str) -> list[TrustEvent]:
-        rows = self._conn().execute(
-            "SELECT id, memory_id, event, delta_milli, actor, score_after_milli, note, created_at"
-            " FROM trust_events WHERE memory_id = ? ORDER BY id",
-            (memory_id,),
-        ).fetchall()
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT id, memory_id, event, delta_milli, actor, score_after_milli, note, created_at"
+                " FROM trust_events WHERE memory_id = ? ORDER BY id",
+                (memory_id,),
+            )
+            .fetchall()
+        )
         return [_trust_event(r) for r in rows]
 
     # -- graph --------------------------------------------------------------------------
@@ -520,7 +574,9 @@ class SQLiteStore:
         *,
         trust_change: TrustChange | None = None,
     ) -> Relationship:
-        relationship_type, confidence, metadata = check_link(relationship_type, confidence, metadata)
+        relationship_type, confidence, metadata = check_link(
+            relationship_type, confidence, metadata
+        )
         if trust_change is not None:
             check_change(trust_change)
         if source_id == target_id:
@@ -537,11 +593,17 @@ class SQLiteStore:
                     f"{source_id} {relationship_type} {target_id} already exists",
                     field="relationship_type",
                 )
-            if relationship_type == "SUPERSEDES" and conn.execute(
-                cycles.REACHES.format(p="?"), (target_id, source_id)
-            ).fetchone():
-                raise cycles.refuse(source_id, target_id, cycles.path_between(
-                    target_id, source_id, lambda ids: _supersedes_out(conn, ids)))
+            if (
+                relationship_type == "SUPERSEDES"
+                and conn.execute(cycles.REACHES.format(p="?"), (target_id, source_id)).fetchone()
+            ):
+                raise cycles.refuse(
+                    source_id,
+                    target_id,
+                    cycles.path_between(
+                        target_id, source_id, lambda ids: _supersedes_out(conn, ids)
+                    ),
+                )
             rel = Relationship(
                 id=str(uuid.uuid4()),
                 source_id=source_id,
@@ -573,11 +635,15 @@ class SQLiteStore:
             return rel
 
     def get_relationship(self, relationship_id: str) -> Relationship | None:
-        row = self._conn().execute(
-            "SELECT id, source_id, target_id, relationship_type, confidence, created_at, metadata"
-            " FROM memory_relationships WHERE id = ?",
-            (relationship_id,),
-        ).fetchone()
+        row = (
+            self._conn()
+            .execute(
+                "SELECT id, source_id, target_id, relationship_type, confidence, created_at, metadata"
+                " FROM memory_relationships WHERE id = ?",
+                (relationship_id,),
+            )
+            .fetchone()
+        )
         return _relationship(row) if row else None
 
     def delete_relationship(self, relationship_id: str) -> bool:

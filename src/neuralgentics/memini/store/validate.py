@@ -46,7 +46,9 @@ def check_vector(value: Any, field: str = "embedding") -> np.ndarray:
     return arr
 
 
-def check_text(value: str, field: str, *, max_len: int | None = None, allow_empty: bool = False) -> str:
+def check_text(
+    value: str, field: str, *, max_len: int | None = None, allow_empty: bool = False
+) -> str:
     if not isinstance(value, str):
         raise InvalidInput(f"{field} must be a string", field=field)
     if not allow_empty and not value.strip():
@@ -104,7 +106,9 @@ def check_filter(flt: MemoryFilter) -> MemoryFilter:
     return flt
 
 
-def check_relationship_type(value: str, field: str = "relationship_type", shown: str | None = None) -> str:
+def check_relationship_type(
+    value: str, field: str = "relationship_type", shown: str | None = None
+) -> str:
     """``value`` if it is one of RELATIONSHIP_TYPES; ``shown`` is what the caller typed."""
     if value not in RELATIONSHIP_TYPES:
         raise InvalidInput(
@@ -133,8 +137,11 @@ def check_new_memory(new: NewMemory) -> NewMemory:
         content_hash=check_text(new.content_hash, "content_hash"),
         embedding=check_vector(new.embedding),
         project=check_text(new.project, "project", allow_empty=True),
-        source_type=(check_text(new.source_type, "source_type", max_len=MAX_SOURCE_TYPE)
-                     if new.source_type is not None else None),
+        source_type=(
+            check_text(new.source_type, "source_type", max_len=MAX_SOURCE_TYPE)
+            if new.source_type is not None
+            else None
+        ),
         tags=check_tags(new.tags),
         metadata=check_metadata(new.metadata),
         trust_score=check_unit(new.trust_score, "trust_score"),
@@ -148,15 +155,23 @@ def check_patch(patch: MemoryPatch) -> MemoryPatch:
         if patch.embedding is None or patch.content_hash is None:
             raise InvalidInput("new content needs its embedding and content_hash", field="content")
     elif patch.content_hash is not None or patch.embedding is not None:
-        raise InvalidInput("content_hash and embedding change only with the content", field="content")
+        raise InvalidInput(
+            "content_hash and embedding change only with the content", field="content"
+        )
     return replace(
         patch,
         content=check_text(patch.content, "content") if patch.content is not None else None,
         embedding=check_vector(patch.embedding) if patch.embedding is not None else None,
-        content_hash=(check_text(patch.content_hash, "content_hash")
-                      if patch.content_hash is not None else None),
-        source_type=(check_text(patch.source_type, "source_type", max_len=MAX_SOURCE_TYPE)
-                     if patch.source_type is not None else None),
+        content_hash=(
+            check_text(patch.content_hash, "content_hash")
+            if patch.content_hash is not None
+            else None
+        ),
+        source_type=(
+            check_text(patch.source_type, "source_type", max_len=MAX_SOURCE_TYPE)
+            if patch.source_type is not None
+            else None
+        ),
         tags=check_tags(patch.tags) if patch.tags is not None else None,
         metadata=check_metadata(patch.metadata) if patch.metadata is not None else None,
     )
@@ -165,8 +180,11 @@ def check_patch(patch: MemoryPatch) -> MemoryPatch:
 def check_change(change: TrustChange) -> TrustChange:
     """A trust event a store records: a named event, a finite delta, text it can store."""
     check_text(change.event, "event", max_len=MAX_EVENT)
-    if (isinstance(change.delta, bool) or not isinstance(change.delta, (int, float))
-            or not math.isfinite(change.delta)):
+    if (
+        isinstance(change.delta, bool)
+        or not isinstance(change.delta, (int, float))
+        or not math.isfinite(change.delta)
+    ):
         raise InvalidInput("delta must be a finite number", field="delta")
     if change.actor is not None:
         check_text(change.actor, "actor", allow_empty=True)
@@ -175,7 +193,9 @@ def check_change(change: TrustChange) -> TrustChange:
     return change
 
 
-def check_link(relationship_type: str, confidence: float, metadata: dict | None) -> tuple[str, float, dict]:
+def check_link(
+    relationship_type: str, confidence: float, metadata: dict | None
+) -> tuple[str, float, dict]:
     """A relationship a store writes: its type, its confidence in [0, 1], its metadata."""
     return (
         check_relationship_type(relationship_type),

@@ -210,7 +210,9 @@ class VectorIndex:
             self.sync(conn)
             if len(self._index) == 0 or k <= 0:
                 return []
-            matches = self._index.search(np.asarray(vec, dtype=np.float32), min(k, len(self._index)))
+            matches = self._index.search(
+                np.asarray(vec, dtype=np.float32), min(k, len(self._index))
+            )
             return [(int(key), 1.0 - float(d)) for key, d in zip(matches.keys, matches.distances)]
 
 
