@@ -24,6 +24,7 @@ from neuralgentics.memini.store.base import (
     RELATIONSHIP_TYPES,
     MemoryFilter,
     MemoryPatch,
+    NewLink,
     NewMemory,
     Store,
     TrustChange,
@@ -773,6 +774,118 @@ def test_relationship_and_its_trust_change_land_together(store: Store) -> None:
         )
     assert store.get_memory(older.id).trust_score == pytest.approx(0.35)
     assert len(store.trust_history(older.id)) == 1
+
+
+def test_a_new_memory_and_its_links_land_in_one_transaction(store: Store) -> None:
+    old, _ = store.add_memory(new("CI runs on Jenkins"))
+    other, _ = store.add_memory(new("the wiki says 40 builds a day"))
+    links = [
+        NewLink(old.id, "SUPERSEDES", 0.93, {"detected": "auto", "reason": "same subject"}),
+        NewLink(
+            other.id,
+            "CONTRADICTS",
+            0.7,
+            {},
+            trust_change=TrustChange(other.id, "contradicted", -0.1, note="newer says 25"),
+        ),
+    ]
+    m, created = store.add_memory(new("CI moved to GitHub Actions, 25 builds a day"), links=links)
+    assert created
+    edges = {(e.source_id, e.target_id, e.relationship_type): e for e in store.edges_of([m.id])}
+    assert set(edges) == {(m.id, old.id, "SUPERSEDES"), (m.id, other.id, "CONTRADICTS")}
+    assert edges[m.id, old.id, "SUPERSEDES"].metadata == {
+        "detected": "auto",
+        "reason": "same subject",
+    }
+    assert edges[m.id, old.id, "SUPERSEDES"].confidence == pytest.approx(0.93)
+    assert store.get_memory(old.id).superseded_by == m.id
+    assert store.get_memory(other.id).trust_score == pytest.approx(0.4)
+    assert [e.note for e in store.trust_history(other.id)] == ["newer says 25"]
+    # the same content again: the existing memory comes back and no link is made
+    again, created = store.add_memory(
+        new("CI moved to GitHub Actions, 25 builds a day"), links=[NewLink(other.id, "RELATED_TO")]
+    )
+    assert not created and again.id == m.id
+    assert len(store.edges_of([m.id])) == 2
+
+
+def test_a_failing_link_leaves_no_memory_behind(store: Store) -> None:
+    old, _ = store.add_memory(new("deploys on Fridays"))
+    store.add_memory(new("deploys on Tuesdays"), links=[NewLink(old.id, "SUPERSEDES")])
+    before = store.counts()
+    missing = str(uuid.uuid4())
+    bad_links = [
+        [NewLink(old.id, "SUPERSEDES"), NewLink(missing, "SUPERSEDES")],  # a missing target
+        [NewLink(old.id, "LIKES")],  # not a relationship type
+        [NewLink(old.id, "SUPERSEDES", 1.5)],  # confidence out of range
+        [NewLink(old.id, "CONTRADICTS", trust_change=TrustChange(missing, "contradicted", -0.1))],
+    ]
+    for links in bad_links:
+        with pytest.raises((NotFound, InvalidInput)):
+            store.add_memory(new("deploys on Wednesdays"), links=links)
+    assert store.counts() == before
+    assert store.find_by_hash("", sha("deploys on Wednesdays")) is None
+    # an optional link to a memory that is gone is skipped, the memory is written
+    m, created = store.add_memory(
+        new("deploys on Thursdays"), links=[NewLink(missing, "SUPERSEDES", required=False)]
+    )
+    assert created and store.edges_of([m.id]) == []
+
+
+def test_several_links_from_one_memory_are_all_or_nothing(store: Store) -> None:
+    a, b, c = (store.add_memory(new(t))[0] for t in ("port 8000", "port 8080", "port 9000"))
+    made = store.add_relationships(
+        c.id,
+        [NewLink(a.id, "SUPERSEDES"), NewLink(b.id, "SUPERSEDES", 0.8, {"detected": "confirmed"})],
+    )
+    assert [(r.target_id, r.relationship_type) for r in made] == [
+        (a.id, "SUPERSEDES"),
+        (b.id, "SUPERSEDES"),
+    ]
+    assert store.get_memory(a.id).superseded_by == c.id
+    assert store.get_memory(b.id).superseded_by == c.id
+    d, _ = store.add_memory(new("port 9100"))
+    before = store.counts()
+    with pytest.raises(Conflict):  # the second edge exists already: the first is not kept
+        store.add_relationships(c.id, [NewLink(d.id, "SUPERSEDES"), NewLink(a.id, "SUPERSEDES")])
+    with pytest.raises(NotFound):
+        store.add_relationships(str(uuid.uuid4()), [NewLink(d.id, "SUPERSEDES")])
+    with pytest.raises(InvalidInput):
+        store.add_relationships(d.id, [NewLink(d.id, "SUPERSEDES")])
+    assert store.counts() == before
+    assert store.get_memory(d.id).superseded_by is None
+
+
+def test_parallel_writes_linking_one_memory_all_land(store: Store) -> None:
+    """Adds that supersede or contradict one memory, from 8 threads at once, beside trust
+    events and explicit links on it: none fails (a deadlock did, on PostgreSQL, when the
+    ends were share-locked and then updated), every edge and trust change lands."""
+    target, _ = store.add_memory(new("the one everyone updates"))
+    others = [store.add_memory(new(f"other {i}"))[0] for i in range(8)]
+    threads, rounds = 8, 6
+    barrier = threading.Barrier(threads)
+
+    def write(n: int) -> None:
+        barrier.wait(timeout=30)
+        for r in range(rounds):
+            kind = "SUPERSEDES" if (n + r) % 2 else "CONTRADICTS"
+            change = (
+                TrustChange(target.id, "contradicted", -0.001) if kind == "CONTRADICTS" else None
+            )
+            link = NewLink(target.id, kind, trust_change=change)
+            store.add_memory(new(f"writer {n} round {r}"), links=[link])
+            store.apply_trust(TrustChange(target.id, "agent_used", 0.001))
+            if r == 0:
+                store.add_relationships(others[n].id, [NewLink(target.id, "RELATED_TO", 0.5)])
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        list(pool.map(write, range(threads)))
+    edges = store.edges_of([target.id])
+    kinds = [e.relationship_type for e in edges if e.target_id == target.id]
+    assert kinds.count("SUPERSEDES") == kinds.count("CONTRADICTS") == threads * rounds // 2
+    assert kinds.count("RELATED_TO") == threads
+    assert len(store.trust_history(target.id)) == threads * rounds + threads * rounds // 2
+    assert store.get_memory(target.id).superseded_by is not None
 
 
 def test_edges_of_returns_both_directions_and_filters_types(store: Store) -> None:

@@ -6,6 +6,7 @@ live in the service; a store only guarantees that each method is one transaction
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -109,6 +110,21 @@ class TrustChange:
 
 
 @dataclass
+class NewLink:
+    """An edge from a memory being written to an existing one, made in the same transaction
+    (update detection's SUPERSEDES / CONTRADICTS, an explicit `supersedes`)."""
+
+    target_id: str
+    relationship_type: str
+    confidence: float = 1.0
+    metadata: dict = field(default_factory=dict)
+    trust_change: TrustChange | None = None  # e.g. `contradicted` on the target
+    # False: skip the link (not fail the write) when the target is gone by then, as a
+    # candidate found a moment earlier may be; an explicit request fails with NotFound.
+    required: bool = True
+
+
+@dataclass
 class MemoryFilter:
     project: str | None = None
     source_type: str | None = None
@@ -121,12 +137,18 @@ class Store(Protocol):
     kind: str  # "sqlite" | "postgres"
 
     def add_memory(
-        self, new: NewMemory, *, on_duplicate: TrustChange | None = None
+        self,
+        new: NewMemory,
+        *,
+        on_duplicate: TrustChange | None = None,
+        links: Sequence[NewLink] = (),
     ) -> tuple[Memory, bool]:
         """Insert, or return the existing memory with the same (project, content_hash).
 
         Returns (memory, created). When not created and `on_duplicate` is given, that trust
         change (its memory_id is ignored) is applied to the existing memory in the same transaction.
+        When created, `links` (edges from the new memory) are made in the same transaction, as
+        `add_relationship` makes one; when not created they are not made.
         """
         ...
 
@@ -184,6 +206,11 @@ class Store(Protocol):
     ) -> Relationship:
         """One transaction: the edge, `superseded_by` of the target for SUPERSEDES, and the
         optional trust change. Raises NotFound for a missing end, Conflict for an existing edge."""
+        ...
+
+    def add_relationships(self, source_id: str, links: Sequence[NewLink]) -> list[Relationship]:
+        """Several edges from one memory in one transaction: all made or none. Raises as
+        `add_relationship` does (a link with `required=False` whose target is gone is skipped)."""
         ...
 
     def get_relationship(self, relationship_id: str) -> Relationship | None: ...

@@ -11,7 +11,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -27,6 +27,7 @@ from neuralgentics.memini.store.base import (
     Memory,
     MemoryFilter,
     MemoryPatch,
+    NewLink,
     NewMemory,
     Relationship,
     TrustChange,
@@ -38,7 +39,7 @@ from neuralgentics.memini.store.migrations import COMPONENT, migrations
 from neuralgentics.memini.store.validate import (
     check_change,
     check_filter,
-    check_link,
+    check_new_link,
     check_new_memory,
     check_patch,
     check_vector,
@@ -243,9 +244,14 @@ class PostgresStore:
     # --- memories ---------------------------------------------------------------------------
 
     def add_memory(
-        self, new: NewMemory, *, on_duplicate: TrustChange | None = None
+        self,
+        new: NewMemory,
+        *,
+        on_duplicate: TrustChange | None = None,
+        links: Sequence[NewLink] = (),
     ) -> tuple[Memory, bool]:
         new = check_new_memory(new)
+        links = [check_new_link(link) for link in links]
         content, content_hash, embedding, project = (
             new.content,
             new.content_hash,
@@ -280,7 +286,13 @@ class PostgresStore:
                 ],
             ).fetchone()
             if row is not None:
-                return _row_to_memory(row), True
+                memory = _row_to_memory(row)
+                # No advisory lock for SUPERSEDES here: nothing can point at a row no other
+                # transaction sees yet, so these edges cannot close a cycle.
+                locked = self._lock_rows(conn, [link.target_id for link in links])
+                for link in links:
+                    self._link(conn, memory.id, link, locked)
+                return memory, True
             # the same content is already stored: lock it so a concurrent delete cannot race us
             row = conn.execute(
                 f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE project = %s AND content_hash = %s"
@@ -625,75 +637,109 @@ class PostgresStore:
         *,
         trust_change: TrustChange | None = None,
     ) -> Relationship:
-        relationship_type, conf, meta = check_link(relationship_type, confidence, metadata)
-        if trust_change is not None:
-            check_change(trust_change)
-        src, dst = _as_uuid(source_id), _as_uuid(target_id)
-        if src is not None and src == dst:
-            raise InvalidInput("a memory cannot be related to itself", field="target_id")
+        link = NewLink(
+            target_id,
+            relationship_type,
+            confidence,
+            metadata if metadata is not None else {},
+            trust_change,
+        )
+        return self.add_relationships(source_id, [link])[0]
 
-        def op(conn: psycopg.Connection) -> Relationship:
-            if relationship_type == "SUPERSEDES":
+    def add_relationships(self, source_id: str, links: Sequence[NewLink]) -> list[Relationship]:
+        links = [check_new_link(link) for link in links]
+        src = _as_uuid(source_id)
+        for link in links:
+            if link.target_id == source_id or (src is not None and src == _as_uuid(link.target_id)):
+                raise InvalidInput("a memory cannot be related to itself", field="target_id")
+
+        def op(conn: psycopg.Connection) -> list[Relationship]:
+            if any(link.relationship_type == "SUPERSEDES" for link in links):
                 # One SUPERSEDES writer at a time: two transactions adding A→B and B→A would
                 # each see no cycle (read committed) and both commit one. Taken before any row
                 # lock, so it cannot deadlock with the row locks below.
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", [_SUPERSEDES_LOCK_KEY])
-            found = {
-                r[0]
-                for r in conn.execute(
-                    # FOR SHARE: neither end can be deleted before we commit
-                    "SELECT id FROM memories WHERE id = ANY(%s) FOR SHARE",
-                    [[u for u in (src, dst) if u is not None]],
-                )
-            }
-            for name, raw, u in (("source_id", source_id, src), ("target_id", target_id, dst)):
-                if u is None or u not in found:
-                    raise NotFound(f"memory {raw} does not exist", field=name)
-            assert src is not None and dst is not None  # both found above
-            if relationship_type == "SUPERSEDES":
-                if conn.execute(cycles.REACHES.format(p="%s"), [dst, src]).fetchone():
-                    raise cycles.refuse(
-                        str(src),
-                        str(dst),
-                        [
-                            str(i)
-                            for i in cycles.path_between(
-                                dst,
-                                src,
-                                lambda ids: conn.execute(
-                                    "SELECT source_id, target_id FROM memory_relationships"
-                                    " WHERE relationship_type = 'SUPERSEDES' AND source_id = ANY(%s)",
-                                    [list(ids)],
-                                ).fetchall(),
-                            )
-                        ],
-                    )
-            row = conn.execute(
-                "INSERT INTO memory_relationships"
-                " (id, source_id, target_id, relationship_type, confidence, metadata)"
-                " VALUES (%s, %s, %s, %s, %s, %s)"
-                " ON CONFLICT (source_id, target_id, relationship_type) DO NOTHING"
-                f" RETURNING {_REL_COLUMNS}",
-                [uuid.uuid4(), src, dst, relationship_type, conf, Jsonb(meta)],
-            ).fetchone()
-            if row is None:
-                existing = conn.execute(
-                    "SELECT id FROM memory_relationships"
-                    " WHERE source_id = %s AND target_id = %s AND relationship_type = %s",
-                    [src, dst, relationship_type],
-                ).fetchone()
-                raise Conflict(
-                    f"{relationship_type} from {source_id} to {target_id} already exists"
-                    f" (relationship {existing[0] if existing else '?'})",
-                    field="relationship_type",
-                )
-            if relationship_type == "SUPERSEDES":
-                conn.execute("UPDATE memories SET superseded_by = %s WHERE id = %s", [src, dst])
-            if trust_change is not None:
-                self._apply_trust(conn, trust_change)
-            return _row_to_relationship(row)
+            locked = self._lock_rows(conn, [source_id, *(link.target_id for link in links)])
+            if src is None or src not in locked:
+                raise NotFound(f"memory {source_id} does not exist", field="source_id")
+            made = [self._link(conn, str(src), link, locked) for link in links]
+            return [rel for rel in made if rel is not None]
 
         return self._run(op)
+
+    @staticmethod
+    def _lock_rows(conn: psycopg.Connection, ids: Iterable[str]) -> set[uuid.UUID]:
+        """Lock the ends of the edges about to be written; returns the ids that exist.
+
+        FOR NO KEY UPDATE, not FOR SHARE: the transaction goes on to update these rows
+        (superseded_by, trust), and two transactions that both hold a share lock on one row
+        and then both update it deadlock (seen under load: two adds superseding one memory).
+        In id order, so two transactions locking overlapping sets cannot wait on each other.
+        Neither end can be deleted before we commit."""
+        wanted = sorted({u for u in (_as_uuid(i) for i in ids) if u is not None})
+        if not wanted:
+            return set()
+        rows = conn.execute(
+            "SELECT id FROM memories WHERE id = ANY(%s) ORDER BY id FOR NO KEY UPDATE", [wanted]
+        ).fetchall()
+        return {r[0] for r in rows}
+
+    def _link(
+        self, conn: psycopg.Connection, source_id: str, link: NewLink, locked: set[uuid.UUID]
+    ) -> Relationship | None:
+        """One edge inside the caller's transaction (the link checked by `check_new_link`), its
+        ends locked by `_lock_rows`; None when an optional target is gone."""
+        src, dst = _as_uuid(source_id), _as_uuid(link.target_id)
+        kind = link.relationship_type
+        if dst is None or dst not in locked:
+            if not link.required:
+                return None
+            raise NotFound(f"memory {link.target_id} does not exist", field="target_id")
+        assert src is not None  # the caller's own row, or one it found above
+        if (
+            kind == "SUPERSEDES"
+            and conn.execute(cycles.REACHES.format(p="%s"), [dst, src]).fetchone()
+        ):
+            raise cycles.refuse(
+                str(src),
+                str(dst),
+                [
+                    str(i)
+                    for i in cycles.path_between(
+                        dst,
+                        src,
+                        lambda ids: conn.execute(
+                            "SELECT source_id, target_id FROM memory_relationships"
+                            " WHERE relationship_type = 'SUPERSEDES' AND source_id = ANY(%s)",
+                            [list(ids)],
+                        ).fetchall(),
+                    )
+                ],
+            )
+        row = conn.execute(
+            "INSERT INTO memory_relationships"
+            " (id, source_id, target_id, relationship_type, confidence, metadata)"
+            " VALUES (%s, %s, %s, %s, %s, %s)"
+            " ON CONFLICT (source_id, target_id, relationship_type) DO NOTHING"
+            f" RETURNING {_REL_COLUMNS}",
+            [uuid.uuid4(), src, dst, kind, link.confidence, Jsonb(link.metadata)],
+        ).fetchone()
+        if row is None:
+            existing = conn.execute(
+                "SELECT id FROM memory_relationships"
+                " WHERE source_id = %s AND target_id = %s AND relationship_type = %s",
+                [src, dst, kind],
+            ).fetchone()
+            raise Conflict(
+                f"{kind} from {source_id} to {link.target_id} already exists"
+                f" (relationship {existing[0] if existing else '?'})",
+                field="relationship_type",
+            )
+        if kind == "SUPERSEDES":
+            conn.execute("UPDATE memories SET superseded_by = %s WHERE id = %s", [src, dst])
+        if link.trust_change is not None:
+            self._apply_trust(conn, link.trust_change)
+        return _row_to_relationship(row)
 
     def get_relationship(self, relationship_id: str) -> Relationship | None:
         rid = _as_uuid(relationship_id)

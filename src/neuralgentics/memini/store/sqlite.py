@@ -6,7 +6,7 @@ import json
 import re
 import sqlite3
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +20,7 @@ from neuralgentics.memini.store.base import (
     Memory,
     MemoryFilter,
     MemoryPatch,
+    NewLink,
     NewMemory,
     Relationship,
     TrustChange,
@@ -32,7 +33,7 @@ from neuralgentics.memini.store.migrations import COMPONENT, migrations
 from neuralgentics.memini.store.validate import (
     check_change,
     check_filter,
-    check_link,
+    check_new_link,
     check_new_memory,
     check_patch,
     check_vector,
@@ -263,9 +264,14 @@ class SQLiteStore:
         return memory
 
     def add_memory(
-        self, new: NewMemory, *, on_duplicate: TrustChange | None = None
+        self,
+        new: NewMemory,
+        *,
+        on_duplicate: TrustChange | None = None,
+        links: Sequence[NewLink] = (),
     ) -> tuple[Memory, bool]:
         new = check_new_memory(new)
+        links = [check_new_link(link) for link in links]
         if on_duplicate is not None:
             check_change(on_duplicate)
         with self._tx() as conn:
@@ -301,6 +307,8 @@ class SQLiteStore:
                 "INSERT INTO memory_tags (memory_rowid, tag) VALUES (?, ?)",
                 [(cur.lastrowid, t) for t in tags],
             )
+            for link in links:
+                self._link(conn, memory_id, link)
             return self._require(conn, memory_id), True
 
     def get_memory(self, memory_id: str) -> Memory | None:
@@ -574,65 +582,73 @@ class SQLiteStore:
         *,
         trust_change: TrustChange | None = None,
     ) -> Relationship:
-        relationship_type, confidence, metadata = check_link(
-            relationship_type, confidence, metadata
-        )
-        if trust_change is not None:
-            check_change(trust_change)
-        if source_id == target_id:
+        link = NewLink(target_id, relationship_type, confidence, metadata or {}, trust_change)
+        return self.add_relationships(source_id, [link])[0]
+
+    def add_relationships(self, source_id: str, links: Sequence[NewLink]) -> list[Relationship]:
+        links = [check_new_link(link) for link in links]
+        if any(link.target_id == source_id for link in links):
             raise InvalidInput("a memory cannot be related to itself", field="target_id")
         with self._tx() as conn:
             self._require(conn, source_id)
-            self._require(conn, target_id)
-            if conn.execute(
-                "SELECT 1 FROM memory_relationships WHERE source_id = ? AND target_id = ?"
-                " AND relationship_type = ?",
-                (source_id, target_id, relationship_type),
-            ).fetchone():
-                raise Conflict(
-                    f"{source_id} {relationship_type} {target_id} already exists",
-                    field="relationship_type",
-                )
-            if (
-                relationship_type == "SUPERSEDES"
-                and conn.execute(cycles.REACHES.format(p="?"), (target_id, source_id)).fetchone()
-            ):
-                raise cycles.refuse(
-                    source_id,
-                    target_id,
-                    cycles.path_between(
-                        target_id, source_id, lambda ids: _supersedes_out(conn, ids)
-                    ),
-                )
-            rel = Relationship(
-                id=str(uuid.uuid4()),
-                source_id=source_id,
-                target_id=target_id,
-                relationship_type=relationship_type,
-                confidence=confidence,
-                created_at=now(),
-                metadata=metadata or {},
+            made = [self._link(conn, source_id, link) for link in links]
+            return [rel for rel in made if rel is not None]
+
+    def _link(self, conn: sqlite3.Connection, source_id: str, link: NewLink) -> Relationship | None:
+        """One edge inside the caller's transaction (the link checked by `check_new_link`);
+        None when an optional target is gone."""
+        target_id, relationship_type = link.target_id, link.relationship_type
+        if self._get(conn, target_id) is None:
+            if not link.required:
+                return None
+            raise NotFound(f"memory {target_id} does not exist", field="id")
+        if conn.execute(
+            "SELECT 1 FROM memory_relationships WHERE source_id = ? AND target_id = ?"
+            " AND relationship_type = ?",
+            (source_id, target_id, relationship_type),
+        ).fetchone():
+            raise Conflict(
+                f"{source_id} {relationship_type} {target_id} already exists",
+                field="relationship_type",
             )
+        if (
+            relationship_type == "SUPERSEDES"
+            and conn.execute(cycles.REACHES.format(p="?"), (target_id, source_id)).fetchone()
+        ):
+            raise cycles.refuse(
+                source_id,
+                target_id,
+                cycles.path_between(target_id, source_id, lambda ids: _supersedes_out(conn, ids)),
+            )
+        rel = Relationship(
+            id=str(uuid.uuid4()),
+            source_id=source_id,
+            target_id=target_id,
+            relationship_type=relationship_type,
+            confidence=link.confidence,
+            created_at=now(),
+            metadata=link.metadata,
+        )
+        conn.execute(
+            "INSERT INTO memory_relationships (id, source_id, target_id, relationship_type,"
+            " confidence, created_at, metadata) VALUES (?,?,?,?,?,?,?)",
+            (
+                rel.id,
+                source_id,
+                target_id,
+                relationship_type,
+                rel.confidence,
+                _ts(rel.created_at),
+                json.dumps(rel.metadata),
+            ),
+        )
+        if relationship_type == "SUPERSEDES":
             conn.execute(
-                "INSERT INTO memory_relationships (id, source_id, target_id, relationship_type,"
-                " confidence, created_at, metadata) VALUES (?,?,?,?,?,?,?)",
-                (
-                    rel.id,
-                    source_id,
-                    target_id,
-                    relationship_type,
-                    confidence,
-                    _ts(rel.created_at),
-                    json.dumps(rel.metadata),
-                ),
+                "UPDATE memories SET superseded_by = ? WHERE id = ?", (source_id, target_id)
             )
-            if relationship_type == "SUPERSEDES":
-                conn.execute(
-                    "UPDATE memories SET superseded_by = ? WHERE id = ?", (source_id, target_id)
-                )
-            if trust_change is not None:
-                self._apply_trust(conn, trust_change)
-            return rel
+        if link.trust_change is not None:
+            self._apply_trust(conn, link.trust_change)
+        return rel
 
     def get_relationship(self, relationship_id: str) -> Relationship | None:
         row = (

@@ -1,7 +1,7 @@
 """Checks every store applies before writing, written once so both stores refuse, and
-normalise, the same way: `check_new_memory`, `check_patch`, `check_change` and `check_link`
-take what a store method was given and return what it writes (tags without repeats, numbers
-as floats); the smaller checks are their parts."""
+normalise, the same way: `check_new_memory`, `check_patch`, `check_change`, `check_link` and
+`check_new_link` take what a store method was given and return what it writes (tags without
+repeats, numbers as floats); the smaller checks are their parts."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from neuralgentics.memini.store.base import (
     RELATIONSHIP_TYPES,
     MemoryFilter,
     MemoryPatch,
+    NewLink,
     NewMemory,
     TrustChange,
 )
@@ -201,4 +202,17 @@ def check_link(
         check_relationship_type(relationship_type),
         check_unit(confidence, "confidence"),
         check_metadata(metadata if metadata is not None else {}),
+    )
+
+
+def check_new_link(link: NewLink) -> NewLink:
+    """An edge `add_memory(links=...)` or `add_relationships` writes: `check_link`'s checks and
+    its trust change's."""
+    relationship_type, confidence, metadata = check_link(
+        link.relationship_type, link.confidence, link.metadata
+    )
+    if link.trust_change is not None:
+        check_change(link.trust_change)
+    return replace(
+        link, relationship_type=relationship_type, confidence=confidence, metadata=metadata
     )
