@@ -1,0 +1,125 @@
+"""Update detection on write: which live memories of the same project a new fact replaces or
+contradicts. No LLM: a candidate search (vector + keywords), then the scorer on each pair.
+
+Three outcomes (docs/memini.md, "Update detection"):
+- the best candidate scores >= `auto` and reads as a replacement: SUPERSEDES (new -> old; the
+  old one is hidden from queries, kept with its history); or it scores >= `contradict` and
+  reads as two sources disagreeing: CONTRADICTS (the older one loses trust);
+- a candidate scores >= `likely`: report it as a likely update, with its score and a reason,
+  so the caller can confirm with one call (`POST /memory/{id}/supersede`);
+- anything lower: leave it alone.
+Only the single best candidate is ever acted on: a new fact replaces one old fact; anything
+else it resembles is reported, never hidden.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from neuralgentics.memini.store.base import Memory, MemoryFilter, Store
+from neuralgentics.memini.updates import scorer
+from neuralgentics.memini.updates.text import read
+
+MODES = ("auto", "report", "off")
+# How many memories of the project are judged: the nearest by cosine, plus the best keyword
+# matches the vector search missed (an update can share a rare name and little meaning).
+VECTOR_CANDIDATES = 8
+KEYWORD_CANDIDATES = 4
+# At most this many likely updates are reported.
+MAX_LIKELY = 3
+# Records of what happened (a task's result, a session's backup, written by the orchestrator
+# and the OpenCode plugin) are history, not facts that change: a newer record does not make
+# an older one untrue, and their templated text ("Result of ... by coder:") reads as an
+# update of the last one. Detection is off for them unless asked for, and they are never a
+# candidate for a fact to supersede or contradict.
+RECORD_SOURCE_TYPES = frozenset({"task_result", "session_backup"})
+
+
+def default_mode(source_type: str | None, configured: str) -> str:
+    return "off" if source_type in RECORD_SOURCE_TYPES else configured
+
+
+@dataclass
+class Finding:
+    memory: Memory
+    score: float  # P(the new fact updates or contradicts this memory), 0..1
+    relation: str  # "SUPERSEDES" | "CONTRADICTS"
+    reason: str
+
+
+@dataclass
+class Detection:
+    act: list[Finding] = field(default_factory=list)  # confident: link in the same write
+    likely: list[Finding] = field(default_factory=list)  # unsure: report, change nothing
+
+
+def candidates(
+    store: Store,
+    text: str,
+    embedding: np.ndarray,
+    project: str,
+    near: list[tuple[str, float]] | None = None,
+) -> list[tuple[Memory, float]]:
+    """Live memories of `project` worth judging, each with its cosine to the new fact.
+    `near` is a vector search the caller already made (id, cosine), best first."""
+    flt = MemoryFilter(project=project)
+    if near is None:
+        near = store.vector_search(embedding, flt, VECTOR_CANDIDATES)
+    cosines = dict(near[:VECTOR_CANDIDATES])
+    for mid, _ in store.keyword_search(text, flt, KEYWORD_CANDIDATES + len(cosines)):
+        if mid in cosines:
+            continue
+        vector = store.get_embedding(mid)
+        if vector is not None:
+            cosines[mid] = float(np.dot(vector, embedding))
+        if len(cosines) >= VECTOR_CANDIDATES + KEYWORD_CANDIDATES:
+            break
+    found = store.get_memories(list(cosines))
+    return [
+        (found[mid], sim)
+        for mid, sim in cosines.items()
+        if mid in found and found[mid].source_type not in RECORD_SOURCE_TYPES
+    ]
+
+
+def decide(
+    text: str,
+    judged_against: list[tuple[Memory, float]],
+    *,
+    mode: str = "auto",
+    weights: scorer.Weights | None = None,
+) -> Detection:
+    """The three outcomes for a new fact against its candidates (pure: no store access)."""
+    weights = weights or scorer.load()
+    new = read(text)
+    judged = []
+    for memory, cosine in judged_against:
+        if memory.content == text:
+            continue
+        j = scorer.judge(new, read(memory.content), cosine, weights)
+        judged.append(Finding(memory, round(j.conflict, 4), j.relation, j.reason))
+    judged.sort(key=lambda f: f.score, reverse=True)
+    out = Detection()
+    for rank, finding in enumerate(judged):
+        bar = weights.auto if finding.relation == "SUPERSEDES" else weights.contradict
+        if rank == 0 and mode == "auto" and finding.score >= bar:
+            out.act.append(finding)
+        elif finding.score >= weights.likely and len(out.likely) < MAX_LIKELY:
+            out.likely.append(finding)
+    return out
+
+
+def detect(
+    store: Store,
+    text: str,
+    embedding: np.ndarray,
+    project: str,
+    *,
+    mode: str = "auto",
+    near: list[tuple[str, float]] | None = None,
+) -> Detection:
+    if mode == "off":
+        return Detection()
+    return decide(text, candidates(store, text, embedding, project, near), mode=mode)
