@@ -3,6 +3,9 @@
     .venv/bin/python bench/memory_updates.py                       # tune and heldout
     .venv/bin/python bench/memory_updates.py --split heldout --json out.json
     .venv/bin/python bench/memory_updates.py --mem0-python /work/venvs/mem0/bin/python
+    .venv/bin/python bench/memory_updates.py --detection off   # the service without detection
+    .venv/bin/python bench/memory_updates.py --fit             # refit update detection (tune only)
+    .venv/bin/python bench/memory_updates.py --scale 5000      # detection's cost in a big project
 
 For every item of bench/data/memory_updates.jsonl, in its own scope (project = the item's id) of
 one fresh memini-core (MemoryService, temporary SQLite file, real MiniLM): add the context facts
@@ -18,9 +21,15 @@ Reported, per split (targets from issue 17 on held-out):
   (not in the top 5 for its own question) — and whether each question finds its fact first;
 - contradictions: a CONTRADICTS link between the two facts after the write, and whether either
   was superseded (the wrong outcome);
+- update detection's other outcomes: the old fact reported as a likely update (what one
+  confirming call would supersede), any *other* memory superseded (a wrong target), CONTRADICTS
+  links made on updates and non-updates (false contradictions);
 - writes: latency of adding the new fact (p50/p99), and what the service adds over a bare
   insert of the same text (embed + `store.add_memory`, measured on the same items in a shadow
-  scope): today that is the `similar` lookup; update detection will land there (< 10 ms p50).
+  scope): the `similar` lookup and update detection (target < 10 ms p50).
+
+`--fit` refits update detection (memini/updates/scorer.py) on the `tune` split alone and
+writes src/neuralgentics/memini/updates/weights.json: see fit_detection() below.
 Rankings: our default query (MemoryService.query) and, for reference, plain cosine over the
 same vectors (bench/memory_evalkit.py); mem0's Memory.search.
 """
@@ -34,6 +43,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
 from memory_evalkit import (
     Embedder,
     K,
@@ -47,6 +57,9 @@ from memory_evalkit import (
 
 from neuralgentics.embeddings import content_hash
 from neuralgentics.memini.store.base import NewMemory
+from neuralgentics.memini.updates import scorer
+from neuralgentics.memini.updates.features import FEATURES, pair_features
+from neuralgentics.memini.updates.text import read
 
 TOP = 5
 
@@ -107,9 +120,10 @@ def service_add(ours: OurMemory, scope: str, text: str):
     return ours.add(scope, text)
 
 
-def run_ours(items: list[dict], embedder: Embedder) -> Tally:
+def run_ours(items: list[dict], embedder: Embedder, detection: str = "auto") -> Tally:
     t = Tally()
     with OurMemory(embedder) as ours:
+        ours.settings.update_detection = detection
         for n, item in enumerate(items):
             scope, split, kind = item["id"], item["split"], item["kind"]
             ids = {}
@@ -139,6 +153,26 @@ def run_ours(items: list[dict], embedder: Embedder) -> Tally:
                 any(s.memory.id == ids["old"] for s in added.similar),
             )
             t.count(split, f"{kind}: old superseded", superseded)
+            t.count(
+                split,
+                f"{kind}: old reported as likely update",
+                any(f.memory.id == ids["old"] for f in added.likely_updates),
+            )
+            t.count(
+                split,
+                f"{kind}: old superseded or reported likely",
+                superseded or any(f.memory.id == ids["old"] for f in added.likely_updates),
+            )
+            t.count(
+                split,
+                f"{kind}: another memory superseded",
+                any(f.memory.id != ids["old"] for f in added.superseded),
+            )
+            t.count(
+                split,
+                f"{kind}: CONTRADICTS link made",
+                any(f.memory.id == ids["old"] for f in added.contradicts),
+            )
             if kind == "update":
                 for method in ("default", "vector"):
                     embedder.cache_clear()
@@ -306,12 +340,27 @@ def report(ours: Tally, mem0: Tally | None, splits: list[str]) -> None:
             "update: old superseded",
         ),
         ("updates: old reported `similar` on add", "update: old reported similar on add", None),
+        ("updates: old reported as a likely update", "update: old reported as likely update", None),
+        (
+            "updates: superseded or likely (one confirm away)",
+            "update: old superseded or reported likely",
+            None,
+        ),
+        ("updates: another memory superseded", "update: another memory superseded", None),
+        ("updates: linked as CONTRADICTS instead", "update: CONTRADICTS link made", None),
         (
             "non-updates: false supersession (<= 0.02)",
             "non_update: false supersession (superseded or hidden)",
             "non_update: false supersession (superseded or hidden)",
         ),
         ("  of which superseded", "non_update: old superseded", "non_update: old superseded"),
+        ("non-updates: another memory superseded", "non_update: another memory superseded", None),
+        ("non-updates: false CONTRADICTS link", "non_update: CONTRADICTS link made", None),
+        (
+            "non-updates: old reported as a likely update",
+            "non_update: old reported as likely update",
+            None,
+        ),
         (
             f"  of which hidden from top {TOP}",
             f"non_update: old hidden from top {TOP}",
@@ -329,6 +378,11 @@ def report(ours: Tally, mem0: Tally | None, splits: list[str]) -> None:
         ),
         ("contradictions: CONTRADICTS link", "contradiction: linked", "contradiction: linked"),
         ("contradictions: either fact superseded", "contradiction: either superseded", None),
+        (
+            "contradictions: another memory superseded",
+            "contradiction: another memory superseded",
+            None,
+        ),
         (
             f"contradictions: both in top {TOP}",
             f"contradiction: both in top {TOP}",
@@ -367,6 +421,252 @@ def report(ours: Tally, mem0: Tally | None, splits: list[str]) -> None:
             print(f"   mem0 write p50 / ours = {ratio:.2f}x")
 
 
+def run_scale(embedder: Embedder, size: int) -> None:
+    """Detection's cost in a large project: `size` memories in one scope (every fact of the
+    three sets, repeated with a suffix when more are asked), then each update's new fact
+    added with detection auto and, into a twin scope, off — alternating which goes first."""
+    facts = [r.get("fact") or r.get("text") for r in load_set("memory_paraphrase")]
+    facts += [r.get("text") or r.get("fact") for r in load_set("memory_keyword")]
+    items = load_set("memory_updates")
+    facts += [t for r in items for t in (r["old"], *r["context"])]
+    facts = [f for f in dict.fromkeys(facts) if f]
+    corpus = [
+        facts[i % len(facts)] + ("" if i < len(facts) else f" (note {i})") for i in range(size)
+    ]
+    news = [r["new"] for r in items if r["kind"] == "update"]
+    ms: dict[str, list[float]] = {"auto": [], "off": []}
+    with OurMemory(embedder) as ours:
+        vectors = embedder.embed(corpus)
+        for scope in ("big", "big-off"):
+            for text, vector in zip(corpus, vectors, strict=True):
+                ours.store.add_memory(
+                    NewMemory(
+                        content=text,
+                        embedding=vector,
+                        content_hash=content_hash(text),
+                        project=scope,
+                    )
+                )
+        for n, text in enumerate(news):
+            for mode in ("auto", "off") if n % 2 else ("off", "auto"):
+                embedder.cache_clear()
+                start = time.perf_counter()
+                ours.service.add(
+                    text, project="big" if mode == "auto" else "big-off", detection=mode
+                )
+                ms[mode].append((time.perf_counter() - start) * 1000)
+    diff = [a - b for a, b in zip(ms["auto"], ms["off"], strict=True)]
+    print(f"one project of {size} memories, {len(news)} adds:")
+    for mode in ("auto", "off"):
+        print(f"  detection {mode:<4} p50 {pct(ms[mode], 50):.2f} / p99 {pct(ms[mode], 99):.2f} ms")
+    print(f"  added by detection (paired) p50 {pct(diff, 50):.2f} / p99 {pct(diff, 99):.2f} ms")
+
+
+# -- fitting update detection (tune split only) ------------------------------------------------
+
+# The rule that turns cross-validated scores into thresholds (written before fitting):
+# `auto` is the lowest threshold at which, across the tune projects each held out in turn,
+# at most AUTO_MAX_FALSE of the non-update items would lose a memory (the best candidate
+# at or above it) and at most AUTO_MAX_FALSE of the update/contradiction items would have the
+# wrong memory linked; `contradict` likewise for CONTRADICTS links made where there is no
+# contradiction; `likely` is the highest threshold at or below both at which LIKELY_RECALL of
+# the updates and contradictions are acted on or reported.
+AUTO_MAX_FALSE = 0.01
+LIKELY_RECALL = 0.95
+L2_GRID = (0.03, 0.1, 0.3, 1.0, 3.0)
+# Candidates that are plainly another topic (a project's other facts) are many and easy;
+# weighing each as much as a near-topic pair would let them shape the weights.
+CONTEXT_WEIGHT = 0.25
+
+
+def detection_pairs(items: list[dict], embedder: Embedder) -> dict:
+    """Every (new fact, candidate) pair of the items, as detection sees it after the write:
+    the old fact and each context fact of the item's scope are its candidates."""
+    texts = sorted({t for r in items for t in (r["new"], r["old"], *r["context"])})
+    vectors = dict(zip(texts, embedder.embed(texts), strict=True))
+    x, kind, item, is_old = [], [], [], []
+    for n, r in enumerate(items):
+        new = read(r["new"])
+        for text, label in [(r["old"], r["kind"]), *((c, "context") for c in r["context"])]:
+            cosine = float(vectors[r["new"]] @ vectors[text])
+            x.append(pair_features(new, read(text), cosine))
+            kind.append(label)
+            item.append(n)
+            is_old.append(text == r["old"])
+    return {
+        "x": np.asarray(x),
+        "kind": np.asarray(kind),
+        "item": np.asarray(item),
+        "is_old": np.asarray(is_old),
+        "project": np.asarray([items[i]["project"] for i in item]),
+        "item_kind": [r["kind"] for r in items],
+    }
+
+
+def _conflict_labels(d: dict) -> tuple[np.ndarray, np.ndarray]:
+    y = np.isin(d["kind"], ["update", "contradiction"]).astype(float)
+    w = np.where(d["kind"] == "context", CONTEXT_WEIGHT, 1.0)
+    return y, w
+
+
+def _cross_validated(
+    d: dict, l2_conflict: float, l2_update: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Leave-one-project-out scores of both models for every pair."""
+    y, w = _conflict_labels(d)
+    conflict, update = np.zeros(len(y)), np.zeros(len(y))
+    is_conflict = y == 1
+    y_update = (d["kind"] == "update").astype(float)
+    for project in sorted(set(d["project"])):
+        test = d["project"] == project
+        wc = scorer.fit_logistic(d["x"][~test], y[~test], l2=l2_conflict, sample_weight=w[~test])
+        train_u = ~test & is_conflict
+        wu = scorer.fit_logistic(d["x"][train_u], y_update[train_u], l2=l2_update)
+        conflict[test] = 1 / (1 + np.exp(-d["x"][test] @ wc))
+        update[test] = 1 / (1 + np.exp(-d["x"][test] @ wu))
+    return conflict, update
+
+
+def outcomes(
+    d: dict, conflict: np.ndarray, update: np.ndarray, auto: float, contradict: float
+) -> dict:
+    """What the write path would do: act on each item's best candidate when it scores at or
+    above `auto` (read as an update) or `contradict` (read as two sources disagreeing)."""
+    out = {
+        k: 0
+        for k in (
+            "update_right",
+            "update_as_contradiction",
+            "contradiction_right",
+            "contradiction_as_update",
+            "wrong_target",
+            "non_update_lost",
+            "non_update_contradicted",
+        )
+    }
+    n = {"update": 0, "non_update": 0, "contradiction": 0}
+    for i, kind in enumerate(d["item_kind"]):
+        n[kind] += 1
+        rows = np.flatnonzero(d["item"] == i)
+        best = rows[np.argmax(conflict[rows])]
+        as_update = update[best] >= 0.5
+        if conflict[best] < (auto if as_update else contradict):
+            continue
+        if kind == "non_update":
+            out["non_update_lost" if as_update else "non_update_contradicted"] += 1
+        elif not d["is_old"][best]:
+            out["wrong_target"] += 1
+        elif kind == "update":
+            out["update_right" if as_update else "update_as_contradiction"] += 1
+        else:
+            out["contradiction_right" if not as_update else "contradiction_as_update"] += 1
+    out.update({f"n_{k}": v for k, v in n.items()})
+    return out
+
+
+def choose_thresholds(
+    d: dict, conflict: np.ndarray, update: np.ndarray
+) -> tuple[float, float, float]:
+    grid = [round(t, 2) for t in np.arange(0.05, 0.995, 0.01)]
+
+    def lowest(ok) -> float:
+        return next((t for t in grid if ok(t)), 0.99)
+
+    def auto_ok(t: float) -> bool:
+        o = outcomes(d, conflict, update, t, 1.01)
+        changed = o["n_update"] + o["n_contradiction"]
+        return (
+            o["non_update_lost"] <= AUTO_MAX_FALSE * o["n_non_update"]
+            and o["wrong_target"] <= AUTO_MAX_FALSE * changed
+        )
+
+    def contradict_ok(t: float) -> bool:
+        o = outcomes(d, conflict, update, 1.01, t)
+        false = o["non_update_contradicted"] + o["update_as_contradiction"] + o["wrong_target"]
+        return false <= AUTO_MAX_FALSE * (o["n_non_update"] + o["n_update"])
+
+    auto, contradict = lowest(auto_ok), lowest(contradict_ok)
+    likely = 0.05
+    positives = [i for i, k in enumerate(d["item_kind"]) if k != "non_update"]
+    for t in reversed([g for g in grid if g <= min(auto, contradict)]):
+        found = 0
+        for i in positives:
+            rows = np.flatnonzero((d["item"] == i) & d["is_old"])
+            found += int(conflict[rows].max() >= t)
+        if found >= LIKELY_RECALL * len(positives):
+            likely = t
+            break
+    return auto, contradict, likely
+
+
+def fit_detection(embedder: Embedder, path: Path = scorer.WEIGHTS_PATH) -> scorer.Weights:
+    """Refit both models on the tune split, choose L2 strengths and thresholds by
+    leave-one-project-out cross-validation, write weights.json and print the figures."""
+    items = [r for r in load_set("memory_updates") if r["split"] == "tune"]
+    d = detection_pairs(items, embedder)
+    y, w = _conflict_labels(d)
+    print(f"tune: {len(items)} items, {len(y)} pairs ({int(y.sum())} update/contradiction)")
+    best = None
+    for l2 in L2_GRID:
+        conflict, update = _cross_validated(d, l2, 1.0)
+        auto, contradict, likely = choose_thresholds(d, conflict, update)
+        o = outcomes(d, conflict, update, auto, contradict)
+        recall = o["update_right"] / o["n_update"]
+        print(
+            f"  l2={l2:<5} auto={auto:.2f} contradict={contradict:.2f} likely={likely:.2f}"
+            f" cross-validated: updates superseded {recall:.3f}, contradictions linked"
+            f" {o['contradiction_right']}/{o['n_contradiction']}, non-updates losing one"
+            f" {o['non_update_lost']}/{o['n_non_update']}, wrong targets {o['wrong_target']}"
+        )
+        if best is None or recall > best[0] + 1e-9:
+            best = (recall, l2)
+    l2 = best[1]
+    accuracy = []
+    for l2_u in L2_GRID:
+        _, update = _cross_validated(d, l2, l2_u)
+        mask = np.isin(d["kind"], ["update", "contradiction"])
+        right = ((update[mask] >= 0.5) == (d["kind"][mask] == "update")).mean()
+        accuracy.append((right, l2_u))
+        print(f"  update-vs-contradiction l2={l2_u:<5} cross-validated accuracy {right:.3f}")
+    l2_update = max(accuracy)[1]
+    conflict, update = _cross_validated(d, l2, l2_update)
+    auto, contradict, likely = choose_thresholds(d, conflict, update)
+    o = outcomes(d, conflict, update, auto, contradict)
+    mask = np.isin(d["kind"], ["update", "contradiction"])
+    weights = scorer.Weights(
+        conflict=scorer.fit_logistic(d["x"], y, l2=l2, sample_weight=w),
+        update=scorer.fit_logistic(
+            d["x"][mask], (d["kind"][mask] == "update").astype(float), l2=l2_update
+        ),
+        auto=auto,
+        contradict=contradict,
+        likely=likely,
+        fitted={
+            "command": "bench/memory_updates.py --fit",
+            "data": "bench/data/memory_updates.jsonl, split tune",
+            "pairs": int(len(y)),
+            "l2_conflict": l2,
+            "l2_update": l2_update,
+            "context_weight": CONTEXT_WEIGHT,
+            "threshold_rule": f"auto: lowest with <= {AUTO_MAX_FALSE:.0%} of non-updates losing"
+            f" a memory and <= {AUTO_MAX_FALSE:.0%} wrong targets; contradict: lowest with <="
+            f" {AUTO_MAX_FALSE:.0%} false CONTRADICTS links; likely: highest <= both with >="
+            f" {LIKELY_RECALL:.0%} of updates+contradictions acted on or reported",
+            "cross_validated": {k: int(v) for k, v in o.items()},
+        },
+    )
+    scorer.save(weights, path)
+    print(
+        f"chosen: l2 {l2} / {l2_update}, auto {auto:.2f}, contradict {contradict:.2f},"
+        f" likely {likely:.2f};"
+        f" cross-validated at auto: {o}"
+    )
+    for name, wc, wu in zip(FEATURES, weights.conflict, weights.update, strict=True):
+        print(f"    {name:<22} conflict {wc:+.3f}   update {wu:+.3f}")
+    print(f"wrote {path}")
+    return weights
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -383,7 +683,30 @@ def main() -> int:
     )
     parser.add_argument("--no-mem0", action="store_true")
     parser.add_argument("--json", type=str, default=None)
+    parser.add_argument(
+        "--detection",
+        choices=("auto", "report", "off"),
+        default="auto",
+        help="update detection mode of our service (off = as before detection existed)",
+    )
+    parser.add_argument(
+        "--fit", action="store_true", help="refit update detection on the tune split and exit"
+    )
+    parser.add_argument(
+        "--scale",
+        type=int,
+        default=0,
+        help="only time detection in one project of this many memories, then exit",
+    )
     args = parser.parse_args()
+    if args.scale:
+        print(f"start: {load_note()}")
+        run_scale(Embedder(), args.scale)
+        print(f"end: {load_note()}")
+        return 0
+    if args.fit:
+        fit_detection(Embedder())
+        return 0
     items = [
         r for r in load_set("memory_updates") if args.split == "all" or r["split"] == args.split
     ]
@@ -397,11 +720,11 @@ def main() -> int:
         kinds[r["kind"]] += 1
     print(
         f"memory_updates: {dict(kinds)}; embedder {embedder.model_name} ({embedder.backend});"
-        f" {note}"
+        f" update detection: {args.detection}; {note}"
     )
     print(f"start: {load_note()}")
     try:
-        ours = run_ours(items, embedder)
+        ours = run_ours(items, embedder, args.detection)
         theirs = run_mem0(items, mem0) if mem0 is not None else None
     finally:
         if mem0 is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 import platformdirs
 from pydantic import AliasChoices, Field
@@ -41,6 +42,9 @@ class Settings(BaseSettings):
     max_content_chars: int = 32_000
     # cosine at or above which an added memory reports an existing one as `similar`
     similar_threshold: float = 0.90
+    # update detection on add: auto (supersede / link when confident, report when unsure),
+    # report (never link on its own, only report), off (docs/memini.md, "Update detection")
+    update_detection: Literal["auto", "report", "off"] = "auto"
     # where clients reach memini-core and the broker (default: host and port above)
     service_url: str | None = None
     broker_url: str | None = None

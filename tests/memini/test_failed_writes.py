@@ -132,6 +132,19 @@ def test_every_failing_write_changes_nothing(client, store, settings, tmp_path) 
                 "/memory/add",
                 {"json": {"content": "Seed A: the build runs on Python 3.12", "tags": "seed"}},
             ),
+            ("/memory/add", {"json": {"content": "CI uses tox now", "supersedes": [c, missing]}}),
+            ("/memory/add", {"json": {"content": "CI uses tox now", "supersedes": ["nope"]}}),
+            ("/memory/add", {"json": {"content": "CI uses tox now", "detection": "sometimes"}}),
+        ],
+        ("POST", "/memory/{memory_id}/supersede"): [
+            (f"/memory/{c}/supersede", {"json": {"ids": []}}),
+            (f"/memory/{c}/supersede", {"json": {"ids": [b, missing]}}),  # all or none
+            (f"/memory/{c}/supersede", {"json": {"ids": ["not-a-uuid"]}}),
+            (f"/memory/{c}/supersede", {"json": {"ids": [c]}}),
+            (f"/memory/{b}/supersede", {"json": {"ids": [a]}}),  # a supersedes b: a cycle
+            (f"/memory/{missing}/supersede", {"json": {"ids": [c]}}),
+            ("/memory/nope/supersede", {"json": {"ids": [c]}}),
+            (f"/memory/{c}/supersede", raw('{"ids": ["' + b + '"], "actor": "\\ud800"}')),
         ],
         ("PATCH", "/memory/{memory_id}"): [
             (f"/memory/{a}", raw('{"content": "\\ud800"}')),

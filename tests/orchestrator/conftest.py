@@ -66,13 +66,15 @@ class RealMemory:
         metadata: dict | None = None,
     ) -> str:
         """Add (or find: the same content is stored once) and bring its trust to `trust` with
-        the trust events that sum to it."""
+        the trust events that sum to it. Arranged as given: no update detection, which would
+        supersede a near-restatement the test wants the context builder to see."""
         result = self.service.add(
             content,
             source_type=source_type,
             project=PROJECT,
             tags=tags or [],
             metadata=metadata or {},
+            detection="off",
         )
         memory_id = result.memory.id
         if result.created:

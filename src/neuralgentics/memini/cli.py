@@ -133,10 +133,19 @@ def add(
     meta: list[str] = typer.Option([], "--meta", help="key=value, repeatable"),
     actor: str | None = typer.Option(None, "--actor"),
     supersede_similar: bool = typer.Option(False, "--supersede-similar"),
+    supersedes: list[str] = typer.Option(
+        [], "--supersedes", help="Id of a memory this one replaces (repeatable)"
+    ),
+    detection: str | None = typer.Option(
+        None,
+        "--detection",
+        help="Update detection: auto (supersede when sure, report when unsure), report, off",
+    ),
     local: bool = LocalOpt,
     as_json: bool = JsonOpt,
 ) -> None:
-    """Store a memory."""
+    """Store a memory. Says which older memories it superseded or contradicts, and which it
+    probably replaces (confirm with `memory supersede NEW_ID OLD_ID`)."""
     if content == "-":
         content = sys.stdin.read()
     body = {
@@ -147,18 +156,56 @@ def add(
         "metadata": _metadata(meta),
         "actor": actor,
         "supersede_similar": supersede_similar,
+        "supersedes": supersedes,
+        "detection": detection,
     }
     result = _run(local, "POST", "/memory/add", json=body)
     if as_json:
         return _print_json(result)
+    new_id = result["memory"]["id"]
     verb = "added" if result["created"] else "already known"
-    out.print(f"{verb}: {result['memory']['id']} (trust {result['memory']['trust_score']:.2f})")
+    out.print(f"{verb}: {new_id} (trust {result['memory']['trust_score']:.2f})")
     for near in result["similar"]:
         out.print(
             f"  similar: {near['memory']['id']} ({near['similarity']:.3f}) {_short(near['memory']['content'], 60)}"
         )
-    if result["superseded"]:
-        out.print(f"  supersedes: {result['superseded']}")
+    _print_findings(result, new_id)
+
+
+def _print_findings(result: dict, new_id: str) -> None:
+    def line(text: str) -> None:
+        # soft_wrap: ids and the confirm command stay whole on one line, to be copied
+        out.print(text, markup=False, soft_wrap=True)
+
+    for label, key in (("supersedes", "superseded"), ("contradicts", "contradicts")):
+        for f in result.get(key, []):
+            line(f"  {label}: {f['id']} ({f['score']:.2f}) {_short(f['content'], 60)}")
+            line(f"    why: {f['reason']}")
+    likely = result.get("likely_updates", [])
+    for f in likely:
+        line(f"  likely update of: {f['id']} ({f['score']:.2f}) {_short(f['content'], 60)}")
+        line(f"    why: {f['reason']}")
+    if likely:
+        ids = " ".join(f["id"] for f in likely)
+        line(f"  confirm: neuralgentics memory supersede {new_id} {ids}")
+
+
+@memory_app.command("supersede")
+def supersede(
+    memory_id: str = typer.Argument(..., help="The newer memory"),
+    old_ids: list[str] = typer.Argument(..., help="Memories it replaces"),
+    actor: str | None = typer.Option(None, "--actor"),
+    local: bool = LocalOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Mark older memories as replaced by a newer one (hidden from queries, kept with history)."""
+    result = _run(
+        local, "POST", f"/memory/{memory_id}/supersede", json={"ids": old_ids, "actor": actor}
+    )
+    if as_json:
+        return _print_json(result)
+    for f in result["superseded"]:
+        out.print(f"superseded: {f['id']} {_short(f['content'], 60)}", markup=False, soft_wrap=True)
 
 
 @memory_app.command("query")

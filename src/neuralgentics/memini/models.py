@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from neuralgentics.memini import graph, service
 from neuralgentics.memini.store.base import Memory, MemoryFilter, Relationship, TrustEvent
+from neuralgentics.memini.updates import detect
 
 _strict = ConfigDict(extra="forbid")
 
@@ -29,6 +30,24 @@ class AddRequest(BaseModel):
         False, description="Link a SUPERSEDES edge to the closest near-duplicate"
     )
     similar_threshold: float | None = Field(None, ge=0, le=1)
+    supersedes: list[str] = Field(
+        default_factory=list,
+        max_length=50,
+        description="Ids of memories this one replaces (superseded in the same write)",
+    )
+    detection: Literal["auto", "report", "off"] | None = Field(
+        None,
+        description="Update detection: auto supersedes/links when confident and reports"
+        " likely updates; report only reports; off skips it (default: the server's setting)",
+    )
+
+
+class SupersedeRequest(BaseModel):
+    model_config = _strict
+    ids: list[str] = Field(
+        min_length=1, max_length=50, description="Memories the memory in the path replaces"
+    )
+    actor: str | None = Field(None, max_length=200)
 
 
 class UpdateRequest(BaseModel):
@@ -121,11 +140,31 @@ class SimilarOut(BaseModel):
     similarity: float
 
 
+class FindingOut(BaseModel):
+    id: str
+    content: str
+    score: float = Field(description="How sure update detection is, 0..1 (1.0 when requested)")
+    relation: str = Field(description="SUPERSEDES or CONTRADICTS")
+    reason: str
+
+
 class AddResponse(BaseModel):
     memory: MemoryOut
     created: bool
     similar: list[SimilarOut]
-    superseded: str | None
+    superseded: list[FindingOut] = Field(description="Memories this write superseded (hidden now)")
+    contradicts: list[FindingOut] = Field(
+        description="Older memories this one contradicts (linked, their trust lowered)"
+    )
+    likely_updates: list[FindingOut] = Field(
+        description="Memories this one probably replaces: confirm with"
+        ' POST /memory/{id}/supersede {"ids": [...]}'
+    )
+
+
+class SupersedeResponse(BaseModel):
+    memory: MemoryOut
+    superseded: list[FindingOut]
 
 
 class WhyOut(BaseModel):
@@ -210,6 +249,16 @@ def trust_event_out(e: TrustEvent) -> TrustEventOut:
     return TrustEventOut(**asdict(e))
 
 
+def finding_out(f: detect.Finding) -> FindingOut:
+    return FindingOut(
+        id=f.memory.id,
+        content=f.memory.content,
+        score=f.score,
+        relation=f.relation,
+        reason=f.reason,
+    )
+
+
 def add_response(result: service.AddResult) -> AddResponse:
     return AddResponse(
         memory=memory_out(result.memory),
@@ -217,7 +266,9 @@ def add_response(result: service.AddResult) -> AddResponse:
         similar=[
             SimilarOut(memory=memory_out(s.memory), similarity=s.similarity) for s in result.similar
         ],
-        superseded=result.superseded,
+        superseded=[finding_out(f) for f in result.superseded],
+        contradicts=[finding_out(f) for f in result.contradicts],
+        likely_updates=[finding_out(f) for f in result.likely_updates],
     )
 
 

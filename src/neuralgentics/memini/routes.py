@@ -25,6 +25,7 @@ def memory_service() -> Callable[[], MemoryService]:
 
 
 Service = Annotated[Callable[[], MemoryService], Depends(memory_service)]
+_ERRORS = {"model": m.ErrorResponse}
 
 router = APIRouter()
 
@@ -53,6 +54,8 @@ def add(svc: Service, body: m.AddRequest, response: Response) -> m.AddResponse:
         actor=body.actor,
         supersede_similar=body.supersede_similar,
         similar_threshold=body.similar_threshold,
+        supersedes=body.supersedes,
+        detection=body.detection,
     )
     if not result.created:
         response.status_code = 200
@@ -139,6 +142,22 @@ def update(svc: Service, memory_id: str, body: m.UpdateRequest) -> m.MemoryOut:
 def delete(svc: Service, memory_id: str) -> Response:
     svc().delete(memory_id)
     return Response(status_code=204)
+
+
+@router.post(
+    "/memory/{memory_id}/supersede",
+    response_model=m.SupersedeResponse,
+    tags=["graph"],
+    responses={404: _ERRORS, 409: _ERRORS},
+)
+def supersede(svc: Service, memory_id: str, body: m.SupersedeRequest) -> m.SupersedeResponse:
+    """This memory replaces those in `ids` (e.g. the `likely_updates` of its add): SUPERSEDES
+    edges in one transaction; the replaced ones leave query results and keep their history."""
+    superseded = svc().supersede(memory_id, body.ids, actor=body.actor)
+    return m.SupersedeResponse(
+        memory=m.memory_out(svc().get(memory_id).memory),
+        superseded=[m.finding_out(f) for f in superseded],
+    )
 
 
 @router.post("/memory/{memory_id}/trust", response_model=m.TrustResponse, tags=["trust"])

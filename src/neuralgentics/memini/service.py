@@ -7,7 +7,7 @@ import builtins
 import uuid
 from dataclasses import dataclass, field
 
-from neuralgentics import __version__, errors
+from neuralgentics import __version__
 from neuralgentics.config import Settings
 from neuralgentics.embeddings import Embedder, content_hash
 from neuralgentics.memini import graph, trust
@@ -16,6 +16,7 @@ from neuralgentics.memini.store.base import (
     Memory,
     MemoryFilter,
     MemoryPatch,
+    NewLink,
     NewMemory,
     Relationship,
     Store,
@@ -27,10 +28,13 @@ from neuralgentics.memini.store.validate import (
     check_relationship_type,
     check_text,
 )
+from neuralgentics.memini.updates import detect
 
 # Reciprocal rank fusion constant (Cormack et al.); 60 is the usual, robust choice.
 RRF_K = 60
 MAX_TOP_K = 100
+# At most this many near-duplicates are reported as `similar` on add.
+SIMILAR_MAX = 5
 # SQLite integers are 64-bit; any real offset is far below this.
 MAX_OFFSET = 2**53
 
@@ -64,7 +68,11 @@ class AddResult:
     memory: Memory
     created: bool
     similar: list[Similar] = field(default_factory=list)
-    superseded: str | None = None
+    # Update detection and explicit requests (docs/memini.md, "Update detection"): memories
+    # this write superseded or linked as contradicted, and those it probably updates.
+    superseded: list[detect.Finding] = field(default_factory=list)
+    contradicts: list[detect.Finding] = field(default_factory=list)
+    likely_updates: list[detect.Finding] = field(default_factory=list)
 
 
 @dataclass
@@ -122,21 +130,62 @@ class MemoryService:
         actor: str | None = None,
         supersede_similar: bool = False,
         similar_threshold: float | None = None,
+        supersedes: list[str] | None = None,
+        detection: str | None = None,
     ) -> AddResult:
-        """Store a memory, or return the identical one already stored (an agent_used event)."""
+        """Store a memory, or return the identical one already stored (an agent_used event).
+
+        Update detection (`detection`; default the setting `update_detection`, and `off` for
+        records such as task results — detect.RECORD_SOURCE_TYPES): `auto`
+        supersedes the one memory the new fact confidently replaces (or links it as
+        contradicted) in the same transaction and reports likely updates; `report` only
+        reports; `off` does neither. `supersedes` names memories to supersede explicitly.
+        """
         content = self._check_content(content)
         check_fields(
             project=project, source_type=source_type, tags=tags, metadata=metadata, actor=actor
         )
+        mode = detection or detect.default_mode(source_type, self.settings.update_detection)
+        if mode not in detect.MODES:
+            raise InvalidInput(
+                f"detection must be one of {', '.join(detect.MODES)}, not {mode!r}",
+                field="detection",
+            )
+        explicit = list(dict.fromkeys(check_id(i, "supersedes") for i in supersedes or []))
         digest = content_hash(content)
         reuse = trust.trust_change("", "agent_used", actor=actor, note="added again")
         existing = self.store.find_by_hash(project, digest)
         if existing is not None:
-            memory, _ = self.store.apply_trust(
-                trust.trust_change(existing.id, "agent_used", actor=actor, note="added again")
-            )
-            return AddResult(memory, created=False)
+            return self._readded(existing, actor, explicit)
         embedding = self.embedder.embed_one(content)
+        flt = MemoryFilter(project=project)
+        near = self.store.vector_search(embedding, flt, detect.VECTOR_CANDIDATES)
+        threshold = (
+            self.settings.similar_threshold if similar_threshold is None else similar_threshold
+        )
+        similar_ids = [(mid, sim) for mid, sim in near[:SIMILAR_MAX] if sim >= threshold]
+        found = self.store.get_memories([mid for mid, _ in similar_ids])
+        similar = [Similar(found[mid], sim) for mid, sim in similar_ids if mid in found]
+        found_updates = detect.detect(self.store, content, embedding, project, mode=mode, near=near)
+        links: dict[str, tuple[NewLink, detect.Finding]] = {}
+        for finding in found_updates.act:
+            links[finding.memory.id] = (self._link(finding, "auto", actor), finding)
+        if supersede_similar and similar:
+            closest = similar[0]
+            finding = detect.Finding(
+                closest.memory,
+                round(min(1.0, max(0.0, closest.similarity)), 6),
+                "SUPERSEDES",
+                f"near-duplicate on add (cosine {closest.similarity:.2f})",
+            )
+            links[closest.memory.id] = (self._link(finding, "similar", actor), finding)
+        if explicit:
+            targets = self.store.get_memories(explicit)
+            for mid in explicit:
+                if mid not in targets:
+                    raise NotFound(f"memory {mid} does not exist", field="supersedes")
+                finding = detect.Finding(targets[mid], 1.0, "SUPERSEDES", "requested")
+                links[mid] = (self._link(finding, "explicit", actor, required=True), finding)
         memory, created = self.store.add_memory(
             NewMemory(
                 content=content,
@@ -148,33 +197,94 @@ class MemoryService:
                 metadata=metadata or {},
             ),
             on_duplicate=reuse,
+            links=[link for link, _ in links.values()],
         )
         if not created:  # another writer stored the same text a moment ago
-            return AddResult(memory, created=False)
-        threshold = (
-            self.settings.similar_threshold if similar_threshold is None else similar_threshold
+            return self._readded(memory, actor, explicit, counted=True)
+        made = {e.target_id for e in self.store.edges_of([memory.id]) if e.source_id == memory.id}
+        done = [f for _, f in links.values() if f.memory.id in made]
+        return AddResult(
+            memory,
+            created=True,
+            similar=similar,
+            superseded=[f for f in done if f.relation == "SUPERSEDES"],
+            contradicts=[f for f in done if f.relation == "CONTRADICTS"],
+            likely_updates=[f for f in found_updates.likely if f.memory.id not in links],
         )
-        near = self.store.vector_search(embedding, MemoryFilter(project=project), k=6)
-        similar_ids = [(mid, sim) for mid, sim in near if mid != memory.id and sim >= threshold]
-        found = self.store.get_memories([mid for mid, _ in similar_ids])
-        similar = [Similar(found[mid], sim) for mid, sim in similar_ids if mid in found]
-        superseded = None
-        if supersede_similar and similar:
-            closest = similar[0]
-            try:
-                self.store.add_relationship(
-                    memory.id,
-                    closest.memory.id,
-                    "SUPERSEDES",
-                    round(min(1.0, max(0.0, closest.similarity)), 6),
-                    {"reason": "near-duplicate on add"},
-                )
-                superseded = closest.memory.id
-            except errors.NotFound:
-                # deleted since the search: the memory is stored (201) and supersedes nothing,
-                # rather than a failed request that left a committed row behind
-                superseded = None
-        return AddResult(memory, created=True, similar=similar, superseded=superseded)
+
+    def _link(
+        self, finding: detect.Finding, how: str, actor: str | None, *, required: bool = False
+    ) -> NewLink:
+        """The edge for a finding; a contradiction costs the older memory trust."""
+        change = None
+        if finding.relation == "CONTRADICTS":
+            change = trust.trust_change(
+                finding.memory.id,
+                "contradicted",
+                actor=actor,
+                note="contradicted by a newer memory (update detection)",
+            )
+        return NewLink(
+            finding.memory.id,
+            finding.relation,
+            round(min(1.0, max(0.0, finding.score)), 6),
+            {"detected": how, "score": finding.score, "reason": finding.reason},
+            trust_change=change,
+            required=required,
+        )
+
+    def _readded(
+        self, existing: Memory, actor: str | None, explicit: list[str], *, counted: bool = False
+    ) -> AddResult:
+        """The same content again: any explicit `supersedes` (first: a refused one leaves
+        nothing behind), and an agent_used event."""
+        superseded: list[detect.Finding] = []
+        if explicit:
+            superseded = self.supersede(existing.id, explicit, actor=actor)
+        memory = existing
+        if not counted:
+            memory, _ = self.store.apply_trust(
+                trust.trust_change(existing.id, "agent_used", actor=actor, note="added again")
+            )
+        elif explicit:
+            memory = self._require(existing.id)
+        return AddResult(memory, created=False, superseded=superseded)
+
+    def supersede(
+        self, memory_id: str, ids: list[str], *, actor: str | None = None
+    ) -> list[detect.Finding]:
+        """Memory `memory_id` replaces each of `ids` (the one-call confirm of likely updates):
+        SUPERSEDES edges in one transaction, all or none (the store refuses one that would close
+        a cycle: 409). Already superseded by it: left as is."""
+        memory_id = check_id(memory_id)
+        wanted = list(dict.fromkeys(check_id(i, "ids") for i in ids))
+        if not wanted:
+            raise InvalidInput("ids is empty: name the memories this one replaces", field="ids")
+        if memory_id in wanted:
+            raise InvalidInput("a memory cannot supersede itself", field="ids")
+        check_fields(actor=actor)
+        self._require(memory_id)
+        targets = self.store.get_memories(wanted)
+        for mid in wanted:
+            if mid not in targets:
+                raise NotFound(f"memory {mid} does not exist", field="ids")
+        already = {
+            e.target_id
+            for e in self.store.edges_of([memory_id], ["SUPERSEDES"])
+            if e.source_id == memory_id
+        }
+        links = [
+            NewLink(mid, "SUPERSEDES", 1.0, {"detected": "confirmed"})
+            for mid in wanted
+            if mid not in already
+        ]
+        if links:
+            self.store.add_relationships(memory_id, links)
+        fresh = self.store.get_memories(wanted)
+        return [
+            detect.Finding(fresh.get(mid, targets[mid]), 1.0, "SUPERSEDES", "confirmed")
+            for mid in wanted
+        ]
 
     def update(
         self,
