@@ -217,6 +217,11 @@ def query(
     tag: list[str] = typer.Option([], "--tag", "-t"),
     min_trust: float | None = typer.Option(None, "--min-trust"),
     include_superseded: bool = typer.Option(False, "--include-superseded"),
+    min_score: float | None = typer.Option(
+        None,
+        "--min-score",
+        help="Leave out memories less relevant than this (default 0.1; -1 returns everything)",
+    ),
     local: bool = LocalOpt,
     as_json: bool = JsonOpt,
 ) -> None:
@@ -224,6 +229,7 @@ def query(
     body = {
         "query": text,
         "top_k": top_k,
+        "min_score": min_score,
         "project": project,
         "source_type": source_type,
         "tags": tag,
@@ -234,15 +240,16 @@ def query(
     if as_json:
         return _print_json(result)
     hits = result["hits"]
+    if not hits:
+        out.print("no memory is relevant enough (--min-score lowers the floor)")
+        return
     _memory_table(
         [h["memory"] for h in hits],
         {
-            "score": [f"{h['score']:.4f}" for h in hits],
-            "sim": [
-                f"{h['why']['similarity']:.3f}" if h["why"]["similarity"] is not None else "-"
-                for h in hits
-            ],
-            "kw#": [h["why"]["keyword_rank"] or "-" for h in hits],
+            "score": [f"{h['score']:.3f}" for h in hits],
+            "sim": [f"{h['why']['similarity']:.3f}" for h in hits],
+            "exact": [f"{h['why']['exact_match']:.2f}" for h in hits],
+            "contradicted by": [", ".join(i[:8] for i in h["contradicts"]) or "-" for h in hits],
         },
     )
 

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from neuralgentics.memini import graph, service
+from neuralgentics.memini import graph, ranking, service
 from neuralgentics.memini.store.base import Memory, MemoryFilter, Relationship, TrustEvent
 from neuralgentics.memini.updates import detect
 
@@ -79,6 +79,12 @@ class Filters(BaseModel):
 class QueryRequest(Filters):
     query: str = Field(min_length=1, description="What to look for, in words")
     top_k: int = Field(10, ge=1, le=service.MAX_TOP_K)
+    min_score: float | None = Field(
+        None,
+        ge=-1,
+        le=2,
+        description=f"Leave out memories whose relevance is below this (default {ranking.MIN_SCORE})",
+    )
 
 
 class TrustRequest(BaseModel):
@@ -168,19 +174,32 @@ class SupersedeResponse(BaseModel):
 
 
 class WhyOut(BaseModel):
-    similarity: float | None
+    similarity: float = Field(description="Cosine between the query and the memory")
+    exact_match: float = Field(
+        description="Share of the query's exact tokens (identifiers, versions, paths, quoted "
+        "strings) the memory holds verbatim, rarer ones weighing more (0-1)"
+    )
     vector_rank: int | None
     keyword_rank: int | None
-    keyword_score: float | None
+    keyword_score: float | None = Field(description="The store's own keyword score (bm25, ts_rank)")
+    relevance: float = Field(
+        description="similarity + 0.15 x exact_match: what min_score is compared with"
+    )
     trust: float
-    rrf: float
-    score: float
+    score: float = Field(
+        description="relevance + 0.1 x (trust - 0.5): what hits are ordered by (recency aside)"
+    )
+    newer: str | None = Field(
+        None, description="A newer memory about the same subject, ranked right above this one"
+    )
 
 
 class HitOut(BaseModel):
     memory: MemoryOut
     score: float
     why: WhyOut
+    contradicted: bool = Field(description="Another memory CONTRADICTS this one (either direction)")
+    contradicts: list[str] = Field(description="The ids of those memories")
 
 
 class QueryResponse(BaseModel):
@@ -276,7 +295,13 @@ def query_response(text: str, hits: list[service.Hit]) -> QueryResponse:
     return QueryResponse(
         query=text,
         hits=[
-            HitOut(memory=memory_out(h.memory), score=h.score, why=WhyOut(**asdict(h.why)))
+            HitOut(
+                memory=memory_out(h.memory),
+                score=h.score,
+                why=WhyOut(**asdict(h.why)),
+                contradicted=h.contradicted,
+                contradicts=h.contradicts,
+            )
             for h in hits
         ],
     )

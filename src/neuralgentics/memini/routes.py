@@ -38,8 +38,10 @@ def health(svc: Service) -> dict:
 
 @router.post("/memory/query", response_model=m.QueryResponse, tags=["memory"])
 def query(svc: Service, body: m.QueryRequest) -> m.QueryResponse:
-    """Hybrid semantic + keyword search, weighted by trust; each hit says why it ranked."""
-    return m.query_response(body.query, svc().query(body.query, body.to_filter(), top_k=body.top_k))
+    """Hybrid semantic + keyword search (docs/memini.md, "Query"); each hit says why it ranked
+    and whether another memory contradicts it. Nothing below `min_score` comes back."""
+    hits = svc().query(body.query, body.to_filter(), top_k=body.top_k, min_score=body.min_score)
+    return m.query_response(body.query, hits)
 
 
 @router.post("/memory/add", response_model=m.AddResponse, status_code=201, tags=["memory"])

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from neuralgentics import __version__
 from neuralgentics.config import Settings
 from neuralgentics.embeddings import Embedder, content_hash
-from neuralgentics.memini import graph, trust
+from neuralgentics.memini import graph, ranking, trust
 from neuralgentics.memini.errors import InvalidInput, NotFound
 from neuralgentics.memini.store.base import (
     Memory,
@@ -30,24 +30,28 @@ from neuralgentics.memini.store.validate import (
 )
 from neuralgentics.memini.updates import detect
 
-# Reciprocal rank fusion constant (Cormack et al.); 60 is the usual, robust choice.
-RRF_K = 60
 MAX_TOP_K = 100
 # At most this many near-duplicates are reported as `similar` on add.
 SIMILAR_MAX = 5
+# Each search returns at least this many candidates for the ranking to weigh.
+POOL = 50
 # SQLite integers are 64-bit; any real offset is far below this.
 MAX_OFFSET = 2**53
 
 
 @dataclass
 class Why:
-    similarity: float | None
+    """What placed a hit where it is (memini/ranking.py explains each signal)."""
+
+    similarity: float
+    exact_match: float
     vector_rank: int | None
     keyword_rank: int | None
     keyword_score: float | None
+    relevance: float
     trust: float
-    rrf: float
     score: float
+    newer: str | None = None  # a newer memory about the same subject, ranked just above
 
 
 @dataclass
@@ -55,6 +59,12 @@ class Hit:
     memory: Memory
     score: float
     why: Why
+    # CONTRADICTS edges, either direction: the other memories, so the reader sees the dispute
+    contradicts: list[str] = field(default_factory=list)
+
+    @property
+    def contradicted(self) -> bool:
+        return bool(self.contradicts)
 
 
 @dataclass
@@ -377,37 +387,97 @@ class MemoryService:
         check_filter(flt)
         return self.store.list_memories(flt, limit=limit, offset=offset)
 
-    def query(self, text: str, flt: MemoryFilter, *, top_k: int = 10) -> builtins.list[Hit]:
-        """Hybrid search: vector and keyword rankings fused by RRF, then weighted by trust."""
+    def query(
+        self,
+        text: str,
+        flt: MemoryFilter,
+        *,
+        top_k: int = 10,
+        min_score: float | None = None,
+    ) -> builtins.list[Hit]:
+        """Vector and keyword search, their candidates scored together (memini/ranking.py);
+        memories whose relevance is below `min_score` (default ranking.MIN_SCORE) are left out."""
+        floor = ranking.MIN_SCORE if min_score is None else self._check_floor(min_score)
+        ranked = ranking.order(self.candidates(text, flt, top_k=top_k), recency=None)
+        # recency compares the best few with each other: their vectors, read only for them
+        window = ranked[: ranking.RECENCY.window]
+        stored = self.store.get_embeddings([c.id for c in window if c.vector is None])
+        for c in window:
+            if c.vector is None:
+                c.vector = stored.get(c.id)
+        ranked = ranking.newer_first(ranked)
+        kept = [c for c in ranked if c.relevance >= floor][:top_k]
+        disputes: dict[str, builtins.list[str]] = {}
+        for rel in self.store.edges_of([c.id for c in kept], ["CONTRADICTS"]):
+            disputes.setdefault(rel.source_id, []).append(rel.target_id)
+            disputes.setdefault(rel.target_id, []).append(rel.source_id)
+        hits: builtins.list[Hit] = []
+        for c in kept:
+            why = Why(
+                similarity=round(c.similarity, 6),
+                exact_match=round(c.exact_match, 6),
+                vector_rank=c.vector_rank,
+                keyword_rank=c.keyword_rank,
+                keyword_score=c.keyword_score,
+                relevance=round(c.relevance, 6),
+                trust=c.trust_score,
+                score=round(c.score, 6),
+                newer=c.newer,
+            )
+            others = builtins.list(dict.fromkeys(disputes.get(c.id, [])))
+            hits.append(Hit(c.memory, why.score, why, contradicts=others))
+        return hits
+
+    @staticmethod
+    def _check_floor(value: float) -> float:
+        if not isinstance(value, (int, float)) or not -1.0 <= value <= 2.0:
+            raise InvalidInput("min_score must be a number between -1 and 2", field="min_score")
+        return float(value)
+
+    def candidates(
+        self, text: str, flt: MemoryFilter, *, top_k: int = 10
+    ) -> builtins.list[ranking.Candidate]:
+        """Everything the two searches found for `text`, with the signals the ranking weighs
+        (unordered)."""
         if not text or not text.strip():
             raise InvalidInput("query is empty", field="query")
         check_text(text, "query")
         check_filter(flt)
         if not 1 <= top_k <= MAX_TOP_K:
             raise InvalidInput(f"top_k must be between 1 and {MAX_TOP_K}", field="top_k")
-        pool = max(top_k * 5, 50)
-        vector = self.store.vector_search(self.embedder.embed_one(text), flt, pool)
+        pool = max(top_k, POOL)
+        query_vector = self.embedder.embed_one(text)
+        vector = self.store.vector_search(query_vector, flt, pool)
         keyword = self.store.keyword_search(text, flt, pool)
-        fused: dict[str, dict] = {}
-        for rank, (mid, sim) in enumerate(vector, 1):
-            fused.setdefault(mid, {})["vector"] = (rank, sim)
+        memories = self.store.get_memories(
+            builtins.list(dict.fromkeys(mid for mid, _ in [*vector, *keyword]))
+        )
+        similarity = dict(vector)
+        # a keyword hit the vector search did not return: its cosine from its stored vector
+        stored = self.store.get_embeddings([mid for mid in memories if mid not in similarity])
+        found: dict[str, ranking.Candidate] = {}
+        for mid, memory in memories.items():
+            vec = stored.get(mid)
+            if mid not in similarity and vec is None:
+                continue  # deleted between the searches and now
+            found[mid] = ranking.Candidate(
+                id=mid,
+                content=memory.content,
+                created_at=memory.created_at,
+                trust_score=memory.trust_score,
+                vector=vec,
+                similarity=similarity[mid] if mid in similarity else float(vec @ query_vector),
+                memory=memory,
+            )
+        for rank, (mid, _) in enumerate(vector, 1):
+            if mid in found:
+                found[mid].vector_rank = rank
         for rank, (mid, score) in enumerate(keyword, 1):
-            fused.setdefault(mid, {})["keyword"] = (rank, score)
-        memories = self.store.get_memories(list(fused))
-        hits: list[Hit] = []
-        for mid, parts in fused.items():
-            memory = memories.get(mid)
-            if memory is None:  # deleted between the searches and now
-                continue
-            vrank, sim = parts.get("vector", (None, None))
-            krank, kscore = parts.get("keyword", (None, None))
-            rrf = sum(1.0 / (RRF_K + r) for r in (vrank, krank) if r is not None)
-            # Trust scales the fused rank: 0.5 (the default) leaves it, 1.0 lifts it by half.
-            score = rrf * (0.5 + memory.trust_score)
-            why = Why(sim, vrank, krank, kscore, memory.trust_score, rrf, score)
-            hits.append(Hit(memory, score, why))
-        hits.sort(key=lambda h: h.score, reverse=True)
-        return hits[:top_k]
+            if mid in found:
+                found[mid].keyword_rank, found[mid].keyword_score = rank, round(score, 6)
+        result = builtins.list(found.values())
+        ranking.signals(text, result)
+        return result
 
     def related(
         self, memory_id: str, *, depth: int = 1, types: builtins.list[str] | None = None

@@ -176,6 +176,10 @@ class Store(Protocol):
 
     def get_embedding(self, memory_id: str) -> np.ndarray | None: ...
 
+    def get_embeddings(self, ids: list[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of those memories that exist (the ranking compares candidates)."""
+        ...
+
     def vector_search(
         self, embedding: np.ndarray, flt: MemoryFilter, k: int
     ) -> list[tuple[str, float]]:

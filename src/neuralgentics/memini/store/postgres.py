@@ -459,6 +459,22 @@ class PostgresStore:
         value = value.to_numpy() if hasattr(value, "to_numpy") else value
         return np.asarray(value, dtype=np.float32)
 
+    def get_embeddings(self, ids: list[str]) -> dict[str, np.ndarray]:
+        uuids = [u for u in (_as_uuid(i) for i in ids) if u is not None]
+        if not uuids:
+            return {}
+        rows = self._run(
+            lambda c: c.execute(
+                "SELECT id, embedding FROM memories WHERE id = ANY(%s)", [uuids]
+            ).fetchall(),
+            tx=False,
+        )
+        out: dict[str, np.ndarray] = {}
+        for mid, value in rows:
+            value = value.to_numpy() if hasattr(value, "to_numpy") else value
+            out[str(mid)] = np.asarray(value, dtype=np.float32)
+        return out
+
     # --- search -----------------------------------------------------------------------------
 
     def vector_search(

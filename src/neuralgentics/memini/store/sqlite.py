@@ -420,6 +420,16 @@ class SQLiteStore:
         )
         return from_blob(row[0]).copy() if row else None
 
+    def get_embeddings(self, ids: list[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        conn = self._conn()
+        for part, marks in in_batches(ids):
+            for mid, blob in conn.execute(
+                f"SELECT id, embedding FROM memories WHERE id IN ({marks})", part
+            ):
+                found[mid] = from_blob(blob).copy()
+        return found
+
     # -- search -------------------------------------------------------------------------
 
     def vector_search(

@@ -275,7 +275,13 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
           s.agent ?? null,
         )
       }
-      const res = await call("POST", "/memory/query", { query: s.task || project, project, top_k: 5 })
+      // with no task the project's path is no question: any of its memories will do (no floor)
+      const res = await call("POST", "/memory/query", {
+        query: s.task || project,
+        project,
+        top_k: 5,
+        min_score: s.task ? undefined : -1,
+      })
       const items = Array.isArray(res?.hits) ? res.hits : []
       const lines = (items as Json[])
         .map((m) => (m && typeof m === "object" ? (m.memory as Json | undefined) ?? m : undefined))

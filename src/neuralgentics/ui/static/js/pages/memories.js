@@ -4,13 +4,15 @@ import { h, table, fmtTime, ago, clip, trustBar, num, errorBox } from '../dom.js
 const PAGE = 50;
 
 // One sentence of why a hit ranked where it did, from the query's `why`.
-export function whyText(why) {
+export function whyText(why, contradicts = []) {
   const parts = [];
   if (why.vector_rank != null) parts.push(['vector ', h('b', {}, `#${why.vector_rank}`), ` (cos ${num(why.similarity, 2)})`]);
   else parts.push('no vector match');
-  if (why.keyword_rank != null) parts.push(['keyword ', h('b', {}, `#${why.keyword_rank}`), ` (bm25 ${num(why.keyword_score, 2)})`]);
+  if (why.keyword_rank != null) parts.push(['keyword ', h('b', {}, `#${why.keyword_rank}`), ` (exact tokens ${num(why.exact_match, 2)})`]);
   else parts.push('no keyword match');
-  parts.push([`rrf ${num(why.rrf, 4)} × (0.5 + trust ${num(why.trust, 2)}) = `, h('b', {}, num(why.score, 4))]);
+  parts.push([`relevance ${num(why.relevance, 3)} + trust ${num(why.trust, 2)} → `, h('b', {}, num(why.score, 3))]);
+  if (why.newer) parts.push(`under a newer memory ${why.newer.slice(0, 8)}`);
+  if (contradicts.length) parts.push(h('b', {}, `contradicted by ${contradicts.map((i) => i.slice(0, 8)).join(', ')}`));
   return h('span', { class: 'why' }, parts.flatMap((p, i) => (i ? [' · ', p] : [p])));
 }
 
@@ -63,7 +65,7 @@ export async function render({ query, go }) {
         table([
           { label: '#', num: true, render: (x) => res.hits.indexOf(x) + 1 },
           { label: 'memory', cls: 'content', render: (x) => [h('a', { href: `#/memory/${x.memory.id}` }, clip(x.memory.content, 200)), h('div', {}, tags(x.memory))] },
-          { label: 'why it ranked', render: (x) => whyText(x.why) },
+          { label: 'why it ranked', render: (x) => whyText(x.why, x.contradicts) },
           { label: 'project', cls: 'clip', render: (x) => x.memory.project || '—' },
           { label: 'trust', render: (x) => trustBar(x.memory.trust_score) },
         ], res.hits, { empty: 'No memory matches.', rowAttrs: (x) => ({ class: x.memory.superseded_by ? 'superseded hit' : 'hit', dataset: { id: x.memory.id } }) }));
