@@ -88,6 +88,29 @@ def test_cli_local_mode_uses_the_store_directly(env):
     assert (Path(env["NEURALGENTICS_HOME"]) / "memini.db").exists()
 
 
+def test_cli_query_floor_is_settable(env):
+    assert run(["memory", "add", "Deploys go out on Tuesdays.", "--local"], env).returncode == 0
+    unrelated = run(["memory", "query", "how long should bread proof?", "--local"], env)
+    assert unrelated.returncode == 0 and "no memory is relevant enough" in unrelated.stdout
+    lowered = run(
+        [
+            "memory",
+            "query",
+            "how long should bread proof?",
+            "--min-score",
+            "-1",
+            "--local",
+            "--json",
+        ],
+        env,
+    )
+    assert [h["memory"]["content"] for h in json.loads(lowered.stdout)["hits"]] == [
+        "Deploys go out on Tuesdays."
+    ]
+    bad = run(["memory", "query", "deploys", "--min-score", "7", "--local"], env)
+    assert bad.returncode == 2 and "min_score" in bad.stderr
+
+
 def test_cli_errors_exit_non_zero_with_the_reason(env):
     bad = run(["memory", "trust", "not-a-uuid", "agent_used", "--local"], env)
     assert bad.returncode == 2 and "not a valid UUID" in bad.stderr
