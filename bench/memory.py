@@ -314,6 +314,8 @@ class Result:
     brute_force_p50_ms: float = 0.0
     recall_at_10: float = 0.0
     filtered_recall_at_10: float = 0.0
+    # MemoryService.query, embedding included: the default ranking and the RRF before it
+    service: dict[str, tuple[float, float]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     ef_sweep: list[tuple[int, float, float]] = field(default_factory=list)
 
@@ -450,6 +452,7 @@ def run_one(
     res.brute_force_p50_ms = med("b", 0)
     res.recall_at_10 = recall_hits / (K * len(queries))
     res.filtered_recall_at_10 = filtered_hits / (K * len(queries))
+    res.service = service_latency(store, embedder, data, kind, n, args.rounds)
 
     # PostgreSQL: the recall / latency trade-off of hnsw.ef_search on the same data
     sweep = [int(x) for x in args.ef_sweep.split(",") if x.strip()] if kind == "postgres" else []
@@ -471,6 +474,72 @@ def run_one(
             f"  ef_search={ef}: p50 {res.ef_sweep[-1][1]:.2f} ms, recall@10 {res.ef_sweep[-1][2]:.3f}"
         )
     return res
+
+
+def rrf_query(store: Store, embedder, text: str, flt: MemoryFilter, k: int = K) -> list[str]:
+    """MemoryService.query before issue 20: vector and keyword top-50, reciprocal rank fusion
+    (k = 60) times 0.5 + trust. The same store calls, for a same-run latency baseline."""
+    fused: dict[str, float] = {}
+    for ranked in (
+        store.vector_search(embedder.embed_one(text), flt, 50),
+        store.keyword_search(text, flt, 50),
+    ):
+        for rank, (mid, _) in enumerate(ranked, 1):
+            fused[mid] = fused.get(mid, 0.0) + 1.0 / (60 + rank)
+    memories = store.get_memories(list(fused))
+    return sorted(memories, key=lambda mid: -fused[mid] * (0.5 + memories[mid].trust_score))[:k]
+
+
+def service_latency(
+    store: Store, embedder, data: Data, kind: str, n: int, rounds: int
+) -> dict[str, tuple[float, float]]:
+    """p50 / p99 ms of a whole memory query as the HTTP route runs it (embedding, both searches,
+    ranking, reading the hits), unfiltered and in one project, for the default ranking and the
+    RRF before it; interleaved, each text new to the embedder's cache."""
+    from neuralgentics.config import Settings
+    from neuralgentics.memini.service import MemoryService
+
+    service = MemoryService(store, embedder, Settings())
+    runs: dict[str, Callable[[str, MemoryFilter], object]] = {
+        "default": lambda t, f: service.query(t, f, top_k=K),
+        "rrf (before)": lambda t, f: rrf_query(store, embedder, t, f),
+    }
+    per_round: dict[str, list[tuple[float, float]]] = {}
+    for rnd in range(rounds):
+        lat: dict[str, list[float]] = {}
+        for qi, text in enumerate(data.query_texts):
+            for scope, flt in (
+                ("all", MemoryFilter()),
+                ("project", MemoryFilter(project=f"p{qi % PROJECTS}")),
+            ):
+                for name, fn in runs.items():
+                    fresh = f"{text} ({kind} {n} {name} {scope} round {rnd})"
+                    lat.setdefault(f"{name}|{scope}", []).append(timed(lambda: fn(fresh, flt)))
+        for key, values in lat.items():
+            per_round.setdefault(key, []).append((pct(values, 50), pct(values, 99)))
+    return {
+        key: (statistics.median(r[0] for r in v), statistics.median(r[1] for r in v))
+        for key, v in per_round.items()
+    }
+
+
+def service_table(results: list[Result]) -> str:
+    lines = [
+        "| store | memories | default p50 / p99 ms | rrf (before) p50 / p99 ms"
+        " | default, one project p50 / p99 ms | rrf (before), one project p50 / p99 ms |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        cells = [
+            r.service.get(k, (float("nan"), float("nan")))
+            for k in ("default|all", "rrf (before)|all", "default|project", "rrf (before)|project")
+        ]
+        lines.append(
+            f"| {r.store} | {r.size:,} | "
+            + " | ".join(f"{a:.2f} / {b:.2f}" for a, b in cells)
+            + " |"
+        )
+    return "\n".join(lines)
 
 
 # --- main -------------------------------------------------------------------------------------
@@ -571,6 +640,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}"
     )
     print(table(results))
+    print("\nWhole memory query (MemoryService.query, embedding included):")
+    print(service_table(results))
     for r in results:
         if r.ef_sweep:
             print(f"\n{r.store} {r.size:,}: hnsw.ef_search -> query p50 ms, recall@10")

@@ -9,6 +9,8 @@ The rankings of our store, all through public calls (nothing in src/ is changed 
 - vector:   plain cosine in numpy between the question's embedding (the project's `Embedder`)
   and every memory of the scope, whose vectors are read back with `store.get_embedding(id)` —
   the same MiniLM vectors the store holds, searched exactly, no ANN, no fusion, no trust.
+- rrf:      the default query before issue 20, rebuilt from the same two store calls: vector
+  top-N and keyword top-N (N = 50) fused by reciprocal rank (k = 60), times 0.5 + trust.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ DATA = ROOT / "bench" / "data"
 DEFAULT_MEM0_PYTHON = Path(os.environ.get("MEM0_PYTHON", "/work/venvs/mem0/bin/python"))
 MEM0_RUNNER = ROOT / "bench" / "mem0_runner.py"
 K = 10  # every ranking is asked for its top 10; MRR is MRR@10
+RRF_K, RRF_POOL = 60, 50  # the fusion before issue 20 (MemoryService.query until then)
 
 
 def load_set(name: str) -> list[dict]:
@@ -143,6 +146,22 @@ class OurMemory:
         start = time.perf_counter()
         hits = self.service.query(text, MemoryFilter(project=scope), top_k=k)
         return [h.memory.id for h in hits], (time.perf_counter() - start) * 1000
+
+    def rrf(self, scope: str, text: str, k: int = K) -> tuple[list[str], float]:
+        start = time.perf_counter()
+        flt = MemoryFilter(project=scope)
+        fused: dict[str, float] = {}
+        searches = (
+            self.store.vector_search(self.embedder.embed_one(text), flt, RRF_POOL),
+            self.store.keyword_search(text, flt, RRF_POOL),
+        )
+        for ranked in searches:
+            for rank, (mid, _) in enumerate(ranked, 1):
+                fused[mid] = fused.get(mid, 0.0) + 1.0 / (RRF_K + rank)
+        memories = self.store.get_memories(list(fused))
+        score = {mid: fused[mid] * (0.5 + m.trust_score) for mid, m in memories.items()}
+        ranked_ids = sorted(score, key=lambda mid: -score[mid])[:k]
+        return ranked_ids, (time.perf_counter() - start) * 1000
 
     def keyword(self, scope: str, text: str, k: int = K) -> tuple[list[str], float]:
         start = time.perf_counter()

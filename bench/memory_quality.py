@@ -3,6 +3,7 @@
     .venv/bin/python bench/memory_quality.py                      # tune and heldout, every set
     .venv/bin/python bench/memory_quality.py --split heldout      # one split
     .venv/bin/python bench/memory_quality.py --mem0-python /work/venvs/mem0/bin/python --json o.json
+    .venv/bin/python bench/memory_quality.py --fit                # refit the ranking's weights on tune
 
 Each set goes into a fresh memini-core (MemoryService on a temporary SQLite file, the real
 all-MiniLM-L6-v2 through the project's Embedder) and, in the same run, a fresh mem0 OSS
@@ -16,8 +17,13 @@ plain adds), update questions whose answer is the new fact, and non-update quest
 is the fact asked about. Contradictions are left to bench/memory_updates.py.
 
 Rankings (bench/memory_evalkit.py says exactly which calls): vector (plain cosine, numpy, over
-the store's own vectors), keyword (the store's keyword ranking), default (MemoryService.query),
-mem0 (Memory.search). Each is asked for its top 10: recall@1, recall@5, MRR@10, and the p50 time
+the store's own vectors), keyword (the store's keyword ranking), rrf (the default before issue
+20: reciprocal rank fusion of the two, times trust), default (MemoryService.query), mem0
+(Memory.search).
+
+`--fit` refits the weight of exact tokens in memini/ranking.py on the `tune` questions
+of all three sets (update questions left out: their answer is decided by recency, not by how
+well a text matches) and prints the grid next to the shipped weights. Held-out is not read. Each is asked for its top 10: recall@1, recall@5, MRR@10, and the p50 time
 per question (embedding included, its cache emptied before every timed call). For each question
 the rankings run one after the other, so machine noise falls on all of them alike.
 """
@@ -27,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,7 +49,10 @@ from memory_evalkit import (
     rank_of,
 )
 
-METHODS = ("vector", "keyword", "default")
+from neuralgentics.memini import ranking  # noqa: E402  (memory_evalkit puts src/ on the path)
+from neuralgentics.memini.store.base import MemoryFilter  # noqa: E402
+
+METHODS = ("vector", "keyword", "rrf", "default")
 
 
 @dataclass
@@ -191,9 +201,97 @@ def print_set(name: str, res: dict, splits: list[str]) -> None:
             d, v, kw = rows["default"], rows["vector"], rows["keyword"]
             ratio = f"default - vector R@1 {100 * (d['recall@1'] - v['recall@1']):+.1f} points, "
             ratio += f"default - keyword R@1 {100 * (d['recall@1'] - kw['recall@1']):+.1f} points"
+            if rows["rrf"] is not None:
+                gain = 100 * (d["recall@1"] - rows["rrf"]["recall@1"])
+                ratio += f", default - rrf (before) R@1 {gain:+.1f} points"
             if rows["mem0"] is not None:
                 ratio += f"; mem0 p50 / default p50 = {rows['mem0']['p50_ms'] / d['p50_ms']:.2f}x"
             print(f"     {ratio}")
+
+
+def fit(
+    questions: list[tuple[list[ranking.Candidate], str, str]],
+    *,
+    exact_grid: Sequence[float] = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.8),
+) -> tuple[ranking.Weights, dict[float, dict[str, float]]]:
+    """Choose `exact` on labelled questions ((candidates, id of the answer, set name)); trust
+    stays as shipped (the sets hold no trust events).
+
+    The objective is issue 20's: never worse than cosine alone, so the weight whose *worst*
+    set gains most recall@1 over cosine (exact = 0) wins; then the mean recall@1 over the
+    sets, then the mean MRR@10; then the smaller weight. Returns the weights and, for every
+    weight, recall@1 per set, "worst_gain", "mean_r1" and "mean_mrr".
+
+    A grid, not a gradient: one weight, a few hundred questions, the same answer on every
+    machine, and the table shows how flat the optimum is."""
+    sets = sorted({name for _, _, name in questions})
+    table: dict[float, dict[str, float]] = {}
+    for e in exact_grid:
+        w = ranking.Weights(exact=e, trust=ranking.WEIGHTS.trust)
+        top1 = dict.fromkeys(sets, 0.0)
+        rr = dict.fromkeys(sets, 0.0)
+        count = dict.fromkeys(sets, 0)
+        for cands, answer, name in questions:
+            count[name] += 1
+            ids = [c.id for c in ranking.order(list(cands), w, recency=None)[:10]]
+            if answer in ids:
+                pos = ids.index(answer) + 1
+                rr[name] += 1.0 / pos
+                top1[name] += pos == 1
+        row = {name: top1[name] / count[name] for name in sets}
+        row["mean_r1"] = sum(row[name] for name in sets) / len(sets)
+        row["mean_mrr"] = sum(rr[name] / count[name] for name in sets) / len(sets)
+        table[e] = row
+    base = table.get(0.0)
+    for row in table.values():
+        row["worst_gain"] = min(row[n] - base[n] for n in sets) if base else 0.0
+    best = max(table, key=lambda e: objective(table[e], e))
+    return ranking.Weights(exact=best, trust=ranking.WEIGHTS.trust), table
+
+
+def objective(row: dict[str, float], weight: float) -> tuple:
+    """fit()'s ordering: worst set's gain, mean recall@1, mean MRR, then the smaller weight."""
+    return (
+        round(row["worst_gain"], 9),
+        round(row["mean_r1"], 9),
+        round(row["mean_mrr"], 9),
+        -weight,
+    )
+
+
+def fit_weights(embedder: Embedder) -> int:
+    """Refit ranking.Weights on the tune questions; print the grid and the shipped weights."""
+    labelled: list[tuple[list, str]] = []
+    for name in SETS:
+        facts, questions = SETS[name]()
+        asked = [q for q in questions if q.split == "tune" and q.part != "updates: update"]
+        with OurMemory(embedder) as ours:
+            key_to_id = {}
+            for scope, key, text in facts:
+                key_to_id[key] = ours.add(scope, text)[0].memory.id
+            for q in asked:
+                cands = ours.service.candidates(q.text, MemoryFilter(project=q.scope))
+                labelled.append((cands, key_to_id[q.target], q.part))
+        print(f"{name}: {len(asked)} tune questions")
+    chosen, table = fit(labelled)
+    shipped = ranking.WEIGHTS
+    sets = sorted({part for _, _, part in labelled})
+    print(f"\n{len(labelled)} questions; each `exact` weight by the worst set's recall@1 gain over")
+    print("cosine alone (exact = 0), then mean recall@1, then mean MRR@10 (best first):")
+    print(
+        f"  {'exact':>6} "
+        + " ".join(f"{s[-12:]:>12}" for s in sets)
+        + f" {'worst gain':>10} {'mean R@1':>8}"
+    )
+    for e in sorted(table, key=lambda e: objective(table[e], e), reverse=True):
+        row = table[e]
+        mark = "  <- shipped" if e == shipped.exact else ""
+        mark += "  (cosine alone)" if e == 0.0 else ""
+        cells = " ".join(f"{row[s]:>12.3f}" for s in sets)
+        print(f"  {e:>6.2f} {cells} {100 * row['worst_gain']:>+9.1f}p {row['mean_r1']:>8.3f}{mark}")
+    print(f"fitted:  exact={chosen.exact}")
+    print(f"shipped: exact={shipped.exact} (memini/ranking.py Weights)")
+    return 0 if chosen.exact == shipped.exact else 1
 
 
 def main() -> int:
@@ -213,6 +311,12 @@ def main() -> int:
     )
     parser.add_argument("--no-mem0", action="store_true")
     parser.add_argument("--json", type=str, default=None, help="write every figure here")
+    parser.add_argument(
+        "--fit",
+        action="store_true",
+        help="refit the ranking's weights on the tune split, print them and exit "
+        "(exit 1 when they differ from the shipped ones)",
+    )
     args = parser.parse_args()
     sets = [s.strip() for s in args.sets.split(",") if s.strip()]
     unknown = [s for s in sets if s not in SETS]
@@ -222,6 +326,8 @@ def main() -> int:
 
     embedder = Embedder()
     embedder.embed_one("warm up")  # model load is not part of any figure
+    if args.fit:
+        return fit_weights(embedder)
 
     mem0, note = open_mem0(Path(args.mem0_python) if args.mem0_python else None, args.no_mem0)
     print(f"memory_quality: embedder {embedder.model_name} ({embedder.backend}); {note}")
