@@ -75,9 +75,16 @@ def test_env_references_expand_only_at_launch(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_check_command(write_config, home) -> None:
-    good = write_config(base_config())
+    good = write_config(
+        {"servers": {"time": time_server()}, "roles": {"coder": {"allow": ["time/*"]}}}
+    )
     r = cli("broker", "check", "--config", str(good))
     assert r.returncode == 0 and "1 server(s) (time)" in r.stdout
+    # base_config's roles name servers most tests do not configure: a rule on a server that
+    # is not there is an error in `check` (issue 18 item 2), with its line
+    r = cli("broker", "check", "--config", str(write_config(base_config(), "stale.yaml")))
+    assert r.returncode == 1
+    assert "stale.yaml:17: roles.coder.allow: 'slow/*': no server named 'slow'" in r.stderr
     bad = home / "bad.yaml"
     bad.write_text("servers:\n  t:\n    transport: stdio\n")
     r = cli("broker", "check", "--config", str(bad))

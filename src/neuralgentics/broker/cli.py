@@ -81,13 +81,25 @@ def serve_cmd(
 
 @broker_app.command("check")
 def check_cmd(config: Path | None = ConfigOpt) -> None:
-    """Validate the config file; errors name the line and field."""
+    """Validate the config file; errors name the line and field. Role rules are checked against
+    the servers (and the tools of servers already listed): a rule naming a server that does not
+    exist is an error."""
     from neuralgentics.broker.config import ConfigError, load_config
+    from neuralgentics.broker.role_cli import known_tools
+    from neuralgentics.broker.roles import check_roles, rule_line
 
+    path = _config(config)[0]
     try:
-        cfg = load_config(_config(config)[0])  # checking a file that is not there is an error
+        cfg = load_config(path)  # checking a file that is not there is an error
     except ConfigError as exc:
         _fail(str(exc))
+    problems = check_roles(cfg, known_tools(cfg))
+    for p in problems:
+        where = f"{path}:{rule_line(path, p)}" if p.severity == "error" else "note"
+        typer.echo(f"{where}: {p}", err=True)
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        _fail(f"{len(errors)} role rule(s) name servers or tools that do not exist")
     typer.echo(
         f"ok: {len(cfg.servers)} server(s) ({', '.join(cfg.servers) or 'none'}), "
         f"{len(cfg.roles)} role(s) ({', '.join(cfg.roles) or 'none'})"
@@ -168,13 +180,22 @@ def _pair(text: str, sep: str) -> tuple[str, str]:
 def remove_cmd(name: str, config: Path | None = ConfigOpt) -> None:
     """Unregister a server (and persist the change)."""
     from neuralgentics.broker.config import ConfigError, load_config, save_config, without_server
+    from neuralgentics.broker.roles import rules_naming_server
 
     path = _config(config)[0]
     try:
-        save_config(without_server(load_config(path), name), path)
+        cfg = without_server(load_config(path), name)
+        save_config(cfg, path)
     except ConfigError as exc:
         _fail(str(exc))
     typer.echo(f"removed {name} from {path}")
+    dangling = rules_naming_server(cfg, name)
+    if dangling:
+        typer.echo(
+            f"note: these rules still name {name!r} (`broker check` fails until they go; "
+            f"`neuralgentics broker role revoke ROLE RULE`): {'; '.join(dangling)}",
+            err=True,
+        )
     _notify_running_broker()
 
 
@@ -288,6 +309,8 @@ broker_app.add_typer(token_app, name="token")
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the main `neuralgentics` app."""
     from neuralgentics.broker.catalog.cli import register as register_catalog
+    from neuralgentics.broker.role_cli import register as register_roles
 
     register_catalog(broker_app)  # broker catalog | refresh | match
+    register_roles(broker_app)  # broker role list | show | add | remove | grant | revoke
     app.add_typer(broker_app, name="broker")

@@ -44,6 +44,10 @@ class NotFound(BrokerError, errors.NotFound):
     rpc_code = NOT_FOUND
 
 
+class Conflict(BrokerError, errors.Conflict):
+    rpc_code = INVALID_PARAMS
+
+
 class ServerUnavailable(BrokerError, errors.Unavailable):
     rpc_code = UNAVAILABLE
     code = "server_unavailable"

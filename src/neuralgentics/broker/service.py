@@ -52,6 +52,7 @@ from neuralgentics.broker.errors import (
     AccessDenied,
     BrokerError,
     CallTimeout,
+    Conflict,
     InvalidRequest,
     NotFound,
     ServerUnavailable,
@@ -59,6 +60,7 @@ from neuralgentics.broker.errors import (
 from neuralgentics.broker.intent.tools import Intents, MatcherPool
 from neuralgentics.broker.launcher import Launcher
 from neuralgentics.broker.limits import check_arguments, check_names, check_size
+from neuralgentics.broker.roles import Edit, KnownTools, RoleExists, UnknownRole, check_roles
 from neuralgentics.config import Settings
 from neuralgentics.embeddings import embedder_from_settings
 
@@ -98,6 +100,7 @@ class Broker:
         self.config = config
         self.config_path = config_path
         self.settings = settings
+        _warn_about_rules(config)
         self.intents = intents or Intents(MatcherPool(embedder_from_settings(settings)))
         self.policy = AccessPolicy(config.roles)
         self.launcher = Launcher(
@@ -545,6 +548,7 @@ class Broker:
         """Switch to ``config``: new policy at once; only added/removed/changed servers move."""
         self.config = config
         self.policy = AccessPolicy(config.roles)
+        _warn_about_rules(config)
         self.gate.burst, self.gate.per_second = (
             config.audit.flood_burst,
             config.audit.flood_per_second,
@@ -657,10 +661,83 @@ class Broker:
             "servers.remove", name, "ok", credential=credential, front=front, details=details
         )
 
+    # -- roles -----------------------------------------------------------------------
+
+    def known_tools(self) -> dict[str, list[str] | None]:
+        """Tool names per server as far as they are known without starting anything (the last
+        listing, in memory or on disk); None for a server never listed."""
+        out: dict[str, list[str] | None] = {}
+        cache = self.launcher.tool_cache
+        for name, e in self.launcher.entries.items():
+            tools = e.tools
+            if tools is None and cache is not None:
+                try:
+                    tools = cache.load(name, e.config)
+                except Exception:  # noqa: BLE001 - unknown is a fine answer
+                    tools = None
+            out[name] = [t.name for t in tools] if tools is not None else None
+        return out
+
+    async def edit_roles(
+        self,
+        action: str,
+        role: str,
+        edit: Callable[[BrokerConfig, KnownTools], Edit],
+        *,
+        credential: str | None = "owner",
+        front: str = "api",
+    ) -> Edit:
+        """Apply a role edit (``broker.roles``: add_role, remove_role, grant, revoke) to the
+        running broker: validated against its servers and their known tools, persisted, the
+        policy switched at once; one admin record, done or refused."""
+        details: dict[str, Any] = {"before": _role_for_audit(self.config, role)}
+        try:
+            async with self._edit_lock:
+                try:
+                    result = edit(self.config, self.known_tools())
+                except UnknownRole as exc:
+                    raise NotFound(str(exc)) from None
+                except RoleExists as exc:
+                    raise Conflict(str(exc)) from None
+                except ConfigError as exc:
+                    raise InvalidRequest(str(exc)) from None
+                if self.config_path is not None:
+                    save_config(result.config, self.config_path)
+                await self.apply_config(result.config)
+        except BrokerError as exc:
+            await self.record_admin(
+                action,
+                role,
+                "invalid",
+                credential=credential,
+                front=front,
+                details=details,
+                error=exc.message,
+            )
+            raise
+        details["after"] = result.after
+        await self.record_admin(
+            action, role, "ok", credential=credential, front=front, details=details
+        )
+        return result
+
     async def _tools_changed(self, server: str) -> None:
         for s in list(self.front_sessions):
             with contextlib.suppress(Exception):
                 await s.send_tool_list_changed()
+
+
+def _warn_about_rules(config: BrokerConfig) -> None:
+    """Rules naming a server that is not there are served (they match nothing) but said:
+    `broker check` fails on them, `broker role` refuses to write them."""
+    for problem in check_roles(config):
+        if problem.severity == "error":
+            logger.warning("%s (it matches nothing; `neuralgentics broker check`)", problem)
+
+
+def _role_for_audit(config: BrokerConfig, role: str) -> dict[str, list[str]] | None:
+    rc = config.roles.get(role)
+    return None if rc is None else {"allow": list(rc.allow), "deny": list(rc.deny)}
 
 
 def _entry_for_audit(server: dict[str, Any] | ServerConfig | Any) -> Any:

@@ -28,7 +28,7 @@ from neuralgentics.broker.config import BrokerConfig
 from neuralgentics.broker.errors import AccessDenied
 from neuralgentics.broker.intent.tools import Intents
 from neuralgentics.broker.limits import loads_pruned
-from neuralgentics.broker.server import rest
+from neuralgentics.broker.server import rest, rest_roles
 from neuralgentics.broker.server.handlers import (
     ROLE_HEADER,
     build_server,
@@ -163,6 +163,7 @@ def create_app(
 
     app.dependency_overrides[rest.current_broker] = broker
     app.include_router(rest.router)
+    app.include_router(rest_roles.router)
 
     # Outermost: Host/Origin (DNS rebinding), the bearer token and body-size checks, for REST
     # and /mcp alike.

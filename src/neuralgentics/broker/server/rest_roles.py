@@ -1,0 +1,150 @@
+"""``/roles``: the role commands over REST, owner credential only (``broker.roles`` functions,
+applied to the running broker by ``Broker.edit_roles``: validated, persisted, audited).
+
+| route | what |
+|---|---|
+| ``GET /roles`` | every role with its rules, tokens and what it may use |
+| ``GET /roles/{name}`` | one role |
+| ``POST /roles`` | body ``{name, allow?, deny?, replace?, default?}`` → 201 |
+| ``DELETE /roles/{name}`` | drop it (refused while a token is bound to it or it is the default) |
+| ``POST /roles/{name}/grant`` | body ``{rules, deny?}``: add rules to allow (deny) |
+| ``POST /roles/{name}/revoke`` | body ``{rules, deny?}``: remove rules from allow (deny) |
+| ``PUT /default_role`` | body ``{role}`` (null: callers naming no role are denied) |
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from neuralgentics.broker import roles
+from neuralgentics.broker.errors import NotFound
+from neuralgentics.broker.server.rest import CurrentBroker, require_owner
+
+router = APIRouter()
+
+
+class AddRoleRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    allow: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+    replace: bool = False
+    default: bool = False
+
+
+class DefaultRoleRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: str | None
+
+
+class RulesRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rules: list[str] = Field(min_length=1)
+    deny: bool = False
+
+
+def _answer(broker: Any, name: str, edit: roles.Edit) -> dict[str, Any]:
+    view = roles.role_view(edit.config, name, broker.known_tools())
+    return {"role": view.to_dict(), "notes": [str(n) for n in edit.notes]}
+
+
+@router.get("/roles")
+async def list_roles(broker: CurrentBroker, request: Request) -> dict[str, Any]:
+    await require_owner(broker, request, "roles.list", "*")
+    views = roles.list_roles(broker.config, broker.known_tools())
+    return {"default_role": broker.config.default_role, "roles": [v.to_dict() for v in views]}
+
+
+@router.get("/roles/{name}")
+async def show_role(broker: CurrentBroker, request: Request, name: str) -> dict[str, Any]:
+    await require_owner(broker, request, "roles.show", name)
+    try:
+        return roles.role_view(broker.config, name, broker.known_tools()).to_dict()
+    except roles.UnknownRole as exc:
+        raise NotFound(str(exc)) from None
+
+
+@router.post("/roles", status_code=201)
+async def add_role(broker: CurrentBroker, request: Request, body: AddRoleRequest) -> dict[str, Any]:
+    action = "roles.replace" if body.replace else "roles.add"
+    principal = await require_owner(broker, request, action, body.name)
+
+    def edit(config: Any, known: roles.KnownTools) -> roles.Edit:
+        return roles.add_role(
+            config,
+            body.name,
+            body.allow,
+            body.deny,
+            known=known,
+            replace=body.replace,
+            default=body.default,
+        )
+
+    result = await broker.edit_roles(
+        action, body.name, edit, credential=principal.label, front="rest"
+    )
+    return _answer(broker, body.name, result)
+
+
+@router.delete("/roles/{name}")
+async def remove_role(broker: CurrentBroker, request: Request, name: str) -> dict[str, Any]:
+    principal = await require_owner(broker, request, "roles.remove", name)
+    await broker.edit_roles(
+        "roles.remove",
+        name,
+        lambda config, known: roles.remove_role(config, name),
+        credential=principal.label,
+        front="rest",
+    )
+    return {"removed": name}
+
+
+@router.post("/roles/{name}/grant")
+async def grant(
+    broker: CurrentBroker, request: Request, name: str, body: RulesRequest
+) -> dict[str, Any]:
+    principal = await require_owner(broker, request, "roles.grant", name)
+    result = await broker.edit_roles(
+        "roles.grant",
+        name,
+        lambda config, known: roles.grant(config, name, body.rules, deny=body.deny, known=known),
+        credential=principal.label,
+        front="rest",
+    )
+    return _answer(broker, name, result)
+
+
+@router.post("/roles/{name}/revoke")
+async def revoke(
+    broker: CurrentBroker, request: Request, name: str, body: RulesRequest
+) -> dict[str, Any]:
+    principal = await require_owner(broker, request, "roles.revoke", name)
+    result = await broker.edit_roles(
+        "roles.revoke",
+        name,
+        lambda config, known: roles.revoke(config, name, body.rules, deny=body.deny),
+        credential=principal.label,
+        front="rest",
+    )
+    return _answer(broker, name, result)
+
+
+@router.put("/default_role")
+async def default_role(
+    broker: CurrentBroker, request: Request, body: DefaultRoleRequest
+) -> dict[str, Any]:
+    principal = await require_owner(broker, request, "roles.default", body.role or "-")
+    await broker.edit_roles(
+        "roles.default",
+        body.role or "-",
+        lambda config, known: roles.set_default(config, body.role),
+        credential=principal.label,
+        front="rest",
+    )
+    return {"default_role": body.role}
