@@ -115,12 +115,14 @@ async def test_postgres_sink_through_a_broker_call(
                 tool="pid",
                 arguments={"token": "t0p"},
                 session_id="s-1",
+                connection="stdio-abc",
             )
             with pytest.raises(AccessDenied):
                 await broker.call(role="reviewer", server="slow", tool="pid", arguments={})
             rows = list(broker.audit.read())
         assert [(r.role, r.outcome) for r in rows] == [("coder", "ok"), ("reviewer", "denied")]
         assert rows[0].args == {"token": "[REDACTED]"} and rows[0].session_id == "s-1"
+        assert rows[0].connection == "stdio-abc"  # migration 0002
         assert "no pattern in roles.reviewer.allow" in (rows[1].rule or "")
     finally:
         drop_database(url)

@@ -26,8 +26,11 @@ pytestmark = needs_node
 
 
 @contextlib.asynccontextmanager
-async def broker_stdio(config: Path, home: Path, role: str | None) -> AsyncIterator[ClientSession]:
+async def broker_stdio(
+    config: Path, home: Path, role: str | None, extra: list[str] | None = None
+) -> AsyncIterator[ClientSession]:
     args = ["broker", "stdio", "--config", str(config)] + (["--role", role] if role else [])
+    args += extra or []
     env = {
         **os.environ,
         "NEURALGENTICS_HOME": str(home / "home"),

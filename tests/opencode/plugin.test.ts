@@ -80,16 +80,17 @@ test("a task delegated to the routed agent passes unchanged", async () => {
   assert.deepEqual(output.args, args)
 })
 
-test("broker calls carry the calling agent as role, whatever the model wrote", async () => {
+test("broker calls carry the calling agent as role and its session, whatever the model wrote", async () => {
   const hooks = await load(serviceUrl)
   await talkAs(hooks, "s-role", "coder", "what time is it in Tokyo")
   const output = { args: { server: "time", tool: "get_current_time", arguments: { timezone: "Asia/Tokyo" }, role: "admin" } }
   await hooks["tool.execute.before"]({ tool: "neuralgentics_mcp_router_call", sessionID: "s-role", callID: "c3" }, output)
   assert.equal(output.args.role, "coder")
+  assert.equal((output.args as Record<string, unknown>).session_id, "s-role")
   assert.deepEqual(output.args.arguments, { timezone: "Asia/Tokyo" })
   const list = { args: {} as Record<string, unknown> }
   await hooks["tool.execute.before"]({ tool: "neuralgentics_get_tool_list", sessionID: "s-role", callID: "c3b" }, list)
-  assert.deepEqual(list.args, { role: "coder" })
+  assert.deepEqual(list.args, { role: "coder", session_id: "s-role" })
   const other = { args: { path: "/x" } }
   await hooks["tool.execute.before"]({ tool: "read", sessionID: "s-role", callID: "c3c" }, other)
   assert.deepEqual(other.args, { path: "/x" })

@@ -66,11 +66,20 @@ def intents(settings: Settings, embedder: Embedder, project_dir: Path | None = N
     return Intents(pool, skill_source(settings, project_dir))
 
 
-def run_stdio(settings: Settings, config_path: Path | str | None, role: str | None) -> None:
+def run_stdio(
+    settings: Settings,
+    config_path: Path | str | None,
+    role: str | None,
+    session_id: str | None = None,
+) -> None:
     """`neuralgentics broker stdio`: the broker as one MCP server on stdin/stdout."""
     from neuralgentics.app.process import shared_embedder
     from neuralgentics.broker.server.stdio import run, serve_stdio
 
     composed = intents(settings, shared_embedder())
     with contextlib.suppress(asyncio.CancelledError, KeyboardInterrupt):
-        run(serve_stdio(config_path, role, settings=settings, intents=composed))
+        run(
+            serve_stdio(
+                config_path, role, settings=settings, intents=composed, session_id=session_id
+            )
+        )

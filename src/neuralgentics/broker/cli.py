@@ -45,17 +45,26 @@ def _load(config: Path | None):  # -> BrokerConfig
 def stdio_cmd(
     config: Path | None = ConfigOpt,
     role: str | None = typer.Option(None, "--role", help="role of every call on this connection"),
+    session_id: str | None = typer.Option(
+        None,
+        "--session-id",
+        help="the client's session, for audit records and the egress header "
+        "(a call's stamped session_id argument wins)",
+    ),
 ) -> None:
     """Serve the broker as one MCP server on stdin/stdout."""
     from neuralgentics.app.broker import run_stdio
     from neuralgentics.broker.config import ConfigError
+    from neuralgentics.broker.errors import InvalidRequest
+    from neuralgentics.broker.limits import check_session_id
     from neuralgentics.config import get_settings
 
     try:
         _load(config)  # fail before the client starts talking
-    except ConfigError as exc:
+        check_session_id(session_id, "--session-id")
+    except (ConfigError, InvalidRequest) as exc:
         _fail(str(exc))
-    run_stdio(get_settings(), config, role)
+    run_stdio(get_settings(), config, role, session_id)
 
 
 @broker_app.command("serve")

@@ -25,6 +25,9 @@ from neuralgentics.broker.errors import InvalidRequest
 MAX_DEPTH = 32
 MAX_ARGUMENT_BYTES = 16 * 1024 * 1024
 TOOL_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/-]{0,127}")
+# The calling agent's session id (OpenCode's `ses_…`, a client's own): it goes into audit
+# records and, as a header, to the egress gateway, so only characters safe in both.
+SESSION_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:@-]{0,127}")
 
 # A string literal or a bracket: the only tokens that change nesting depth.
 _TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
@@ -46,6 +49,19 @@ def check_names(server: Any, tool: Any) -> None:
             raise InvalidRequest(f"'{field_name}' is required and must be a non-empty string")
         if not pattern.fullmatch(value):
             raise InvalidRequest(f"'{field_name}' {_shown(value)} is not a valid name ({what})")
+
+
+def check_session_id(value: Any, where: str = "session_id") -> str | None:
+    """The caller's session id as given (None when absent or empty), or InvalidRequest."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or not SESSION_PATTERN.fullmatch(value):
+        shown = _shown(value) if isinstance(value, str) else type(value).__name__
+        raise InvalidRequest(
+            f"{where} {shown} is not a session id (1-128 of A-Z a-z 0-9 _ . : @ -)",
+            field=where,
+        )
+    return value
 
 
 def depth_over(value: Any, limit: int = MAX_DEPTH) -> bool:

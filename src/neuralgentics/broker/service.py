@@ -273,6 +273,7 @@ class Broker:
         front: str = "",
         progress: ProgressFn | None = None,
         credential: str | None = None,
+        connection: str | None = None,
     ) -> types.CallToolResult:
         """Check access, forward ``tools/call`` to the server, audit it.
 
@@ -291,6 +292,7 @@ class Broker:
             progress,
             as_json=False,
             credential=credential,
+            connection=connection,
         )
         assert isinstance(result, types.CallToolResult)
         return result
@@ -305,6 +307,7 @@ class Broker:
         session_id: str | None = None,
         front: str = "",
         credential: str | None = None,
+        connection: str | None = None,
     ) -> dict[str, Any]:
         """``call``, with the result as the server's JSON (not validated: the front writing it
         validates it for its protocol version), so no model is built and dumped again."""
@@ -318,6 +321,7 @@ class Broker:
             None,
             as_json=True,
             credential=credential,
+            connection=connection,
         )
         assert isinstance(result, dict)
         return result
@@ -334,6 +338,7 @@ class Broker:
         *,
         as_json: bool,
         credential: str | None = None,
+        connection: str | None = None,
     ) -> types.CallToolResult | dict[str, Any]:
         t0 = time.perf_counter()
         # Built from whatever came in (names of any length, any nesting): bounded and redacted
@@ -347,6 +352,7 @@ class Broker:
             session_id=session_id,
             front=front,
             credential=credential,
+            connection=connection if connection != session_id else None,
         )
         try:
             check_names(server, tool)
@@ -460,6 +466,7 @@ class Broker:
         credential: str | None = None,
         outcome: str = "invalid",
         rule: str | None = None,
+        connection: str | None = None,
     ) -> None:
         """Record a tools/call a front refused before it reached :meth:`call` (a body that is
         not JSON, nested past the parser's limit, not shaped like a call, a role it may not
@@ -475,6 +482,7 @@ class Broker:
             session_id=session_id,
             front=front,
             credential=credential,
+            connection=connection if connection != session_id else None,
         )
         await self._write_audit(rec)
 

@@ -28,6 +28,7 @@ _COLS = [
     "front",
     "kind",
     "credential",
+    "connection",
 ]
 
 

@@ -35,6 +35,7 @@ FIELD_LIMITS = {
     "server": 64,
     "tool": 128,
     "session_id": 128,
+    "connection": 128,
     "front": 16,
     "outcome": 16,
     "kind": 16,
@@ -143,6 +144,9 @@ class AuditRecord:
     kind: str = "call"
     # which credential made the request: owner, token:<label>, stdio, signal, …
     credential: str | None = None
+    # the transport's session (a `broker stdio` process, an /mcp session) when it differs from
+    # `session_id`, which is the calling agent's (OpenCode's) session when it said which
+    connection: str | None = None
     # Not a field (not written, not in asdict): the values of secret-keyed arguments, scrubbed
     # from every text field when the record is written.
     _secrets: ClassVar[Scrubber] = NO_SECRETS  # the default; for_call sets one per record

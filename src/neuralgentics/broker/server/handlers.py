@@ -8,6 +8,7 @@ over stdio and over streamable HTTP; the front only says who the caller is.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import uuid
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from neuralgentics.broker.intent.tools import (
     find_tool,
     with_intent_tools,
 )
+from neuralgentics.broker.limits import check_session_id
 from neuralgentics.broker.service import Broker
 from neuralgentics.credentials import OWNER, Principal
 
@@ -76,10 +78,14 @@ META_NAMES = [t.name for t in META_TOOLS]
 @dataclass
 class Caller:
     role: str | None
+    # the calling agent's session when it said which (a stamped `session_id` argument, the
+    # X-Neuralgentics-Session header, `broker stdio --session-id`), else the connection's
     session_id: str | None
     front: str
     # the credential behind the request, for the audit: owner, token:<label>, stdio
     credential: str | None = None
+    # the transport's own session: a `broker stdio` process, an /mcp session id
+    connection: str | None = None
 
 
 def pinned_role(principal: Principal, asserted: str | None) -> str | None:
@@ -131,14 +137,30 @@ def http_caller(ctx: ServerRequestContext[Any, Any]) -> Caller:
         role = pinned_role(principal, headers.get(ROLE_HEADER))
     except AccessDenied:
         role = principal.role
-    sid = headers.get(SESSION_HEADER) or headers.get("mcp-session-id") or None
-    return Caller(role=role, session_id=sid, front="http", credential=principal.label)
+    connection = headers.get("mcp-session-id") or None
+    # the /mcp endpoint refused a malformed session header before the SDK saw the request
+    sid = headers.get(SESSION_HEADER) or connection
+    return Caller(
+        role=role,
+        session_id=sid,
+        front="http",
+        credential=principal.label,
+        connection=connection,
+    )
 
 
-def stdio_caller(role: str | None) -> Callable[[ServerRequestContext[Any, Any] | None], Caller]:
-    """One stdio process serves one client: every request comes from the same caller."""
+def stdio_caller(
+    role: str | None, session_id: str | None = None
+) -> Callable[[ServerRequestContext[Any, Any] | None], Caller]:
+    """One stdio process serves one client: every request comes from the same caller (whose
+    calls may still each name the agent session they come from)."""
+    connection = f"stdio-{uuid.uuid4().hex[:12]}"
     caller = Caller(
-        role=role, session_id=f"stdio-{uuid.uuid4().hex[:12]}", front="stdio", credential="stdio"
+        role=role,
+        session_id=check_session_id(session_id, "--session-id") or connection,
+        front="stdio",
+        credential="stdio",
+        connection=connection,
     )
 
     def caller_of(ctx: ServerRequestContext[Any, Any] | None) -> Caller:
@@ -176,6 +198,17 @@ async def route_call(
     """
     args: dict[str, Any] = dict(arguments or {})
     try:
+        # The agent's session, stamped on the call by the OpenCode plugin like the role: it
+        # names the session in the audit and, downstream, in the egress gateway's header.
+        stamped = args.pop("session_id", None)
+        try:
+            sid = check_session_id(stamped)
+        except InvalidRequest as exc:
+            if name == "mcp_router_call":
+                await _audit_refused(broker, caller, args, exc)
+            raise
+        if sid is not None and sid != caller.session_id:
+            caller = dataclasses.replace(caller, session_id=sid)
         if name == "mcp_router_call":
             try:
                 role = broker.resolve_role(caller.role, args.get("role"))
@@ -200,6 +233,7 @@ async def route_call(
                     front=caller.front,
                     progress=progress,
                     credential=caller.credential,
+                    connection=caller.connection,
                 )
             if "intent" in args:
                 refused = InvalidRequest(
@@ -216,6 +250,7 @@ async def route_call(
                 "session_id": caller.session_id,
                 "front": caller.front,
                 "credential": caller.credential,
+                "connection": caller.connection,
             }
             if as_json and progress is None:
                 return await broker.call_json(**target)
@@ -257,6 +292,7 @@ async def _audit_refused(
         session_id=caller.session_id,
         front=caller.front,
         credential=caller.credential,
+        connection=caller.connection,
     )
 
 

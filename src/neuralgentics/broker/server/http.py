@@ -25,12 +25,13 @@ from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
 from neuralgentics.broker.config import BrokerConfig
-from neuralgentics.broker.errors import AccessDenied
+from neuralgentics.broker.errors import AccessDenied, InvalidRequest
 from neuralgentics.broker.intent.tools import Intents
-from neuralgentics.broker.limits import loads_pruned
+from neuralgentics.broker.limits import check_session_id, loads_pruned
 from neuralgentics.broker.server import rest, rest_roles
 from neuralgentics.broker.server.handlers import (
     ROLE_HEADER,
+    SESSION_HEADER,
     build_server,
     http_caller,
     pinned_role,
@@ -93,7 +94,8 @@ def create_app(
             }
             try:
                 pinned_role(principal, headers.get(ROLE_HEADER))
-            except AccessDenied as exc:
+                check_session_id(headers.get(SESSION_HEADER), "X-Neuralgentics-Session")
+            except (AccessDenied, InvalidRequest) as exc:
                 await error_response(exc)(scope, receive, send)
                 return
             if scope.get("method") == "POST":

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from neuralgentics.broker.config import ConfigError
 from neuralgentics.broker.errors import AccessDenied, BrokerError, InvalidRequest
 from neuralgentics.broker.intent.tools import MAX_TOP_K, IntentError, match_for_role
-from neuralgentics.broker.limits import loads_pruned
+from neuralgentics.broker.limits import check_session_id, loads_pruned
 from neuralgentics.broker.server.handlers import pinned_role, principal_of
 from neuralgentics.broker.service import Broker
 from neuralgentics.credentials import Principal
@@ -191,8 +191,13 @@ async def call(
             **refused,
         )
         return _error(422, "invalid_input", message, where)
+    refused["session_id"] = x_neuralgentics_session or body.session_id
     try:
         r = role_of(broker, request, x_neuralgentics_role, body.role)
+        session_id = check_session_id(
+            x_neuralgentics_session or body.session_id,
+            "X-Neuralgentics-Session" if x_neuralgentics_session else "session_id",
+        )
     except BrokerError as exc:
         await broker.audit_refused(
             error=exc.message,
@@ -210,7 +215,7 @@ async def call(
         server=body.server,
         tool=body.tool,
         arguments=body.arguments,
-        session_id=x_neuralgentics_session or body.session_id,
+        session_id=session_id,
         front="rest",
         credential=principal.label,
     )

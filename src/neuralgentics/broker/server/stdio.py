@@ -49,14 +49,19 @@ def install_stop_handlers(task: asyncio.Task[object]) -> None:
 
 
 async def serve_stdio(
-    config_path: Path | str | None, role: str | None, *, settings: Settings, intents: Intents
+    config_path: Path | str | None,
+    role: str | None,
+    *,
+    settings: Settings,
+    intents: Intents,
+    session_id: str | None = None,
 ) -> None:
     main = asyncio.current_task()
     assert main is not None
     install_stop_handlers(main)
     async with Broker.open(config_path, settings=settings, intents=intents) as broker:
         install_reload_handler(broker)
-        caller_of = stdio_caller(role)
+        caller_of = stdio_caller(role, session_id)
         caller = caller_of(None)
 
         async def fast_call(arguments: dict[str, Any]) -> types.CallToolResult | dict[str, Any]:
@@ -74,6 +79,7 @@ async def serve_stdio(
                 session_id=caller.session_id,
                 front=caller.front,
                 credential=caller.credential,
+                connection=caller.connection,
             )
 
         async with broker_stdio_transport(fast_call, refused) as (read, write, front):

@@ -235,8 +235,12 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
       }
       if (input.tool.startsWith(BROKER_PREFIX) && BROKER_META_TOOLS.has(input.tool.slice(BROKER_PREFIX.length))) {
         // The broker checks every call against the role; the model must not pick its own.
+        // The session id names this OpenCode session in the broker's audit and egress header.
         if (output.args === undefined || output.args === null) output.args = {}
-        if (typeof output.args === "object") output.args.role = s.agent ?? "build"
+        if (typeof output.args === "object") {
+          output.args.role = s.agent ?? "build"
+          if (input.sessionID) output.args.session_id = input.sessionID
+        }
       }
     },
 
