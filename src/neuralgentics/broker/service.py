@@ -61,6 +61,7 @@ from neuralgentics.broker.intent.tools import Intents, MatcherPool
 from neuralgentics.broker.launcher import Launcher
 from neuralgentics.broker.limits import check_arguments, check_names, check_size
 from neuralgentics.broker.roles import Edit, KnownTools, RoleExists, UnknownRole, check_roles
+from neuralgentics.broker.skillcatalog import SkillRecord, skills_for_role
 from neuralgentics.config import Settings
 from neuralgentics.embeddings import embedder_from_settings
 
@@ -200,10 +201,34 @@ class Broker:
                 out[name] = allowed
         return out
 
+    async def skills(self, role: str | None) -> list[SkillRecord]:
+        """The skills ``role`` may see (read in a thread: the registry may re-read files)."""
+        records = await asyncio.to_thread(self.intents.skill_records)
+        return skills_for_role(records, role)
+
     async def catalog_text(self, role: str | None, budget_tokens: int = 600) -> str:
         tbs = await self.tools_by_server(role)
         summaries = {n: s for n, s in self.summaries(role).items() if n in tbs}
-        return render_catalog(tbs, summaries, budget_tokens=budget_tokens).text
+        skills = await self.skills(role)
+        return render_catalog(tbs, summaries, budget_tokens=budget_tokens, skills=skills).text
+
+    async def describe_skill(self, role: str | None, skill: Any) -> dict[str, Any]:
+        """One skill's instructions, if ``role`` may see it."""
+        if not isinstance(skill, str) or not skill:
+            raise InvalidRequest("'skill' must be a skill id (get_tool_list lists them)")
+        visible = await self.skills(role)
+        for record in visible:
+            if record.id == skill:
+                return {
+                    "skill": record.id,
+                    "name": record.name,
+                    "description": record.description,
+                    "instructions": record.body,
+                }
+        raise NotFound(
+            f"no skill {skill[:64]!r} among those role {role!r} may see "
+            f"({', '.join(r.id for r in visible) or 'none'})"
+        )
 
     async def find_tool(self, role: str | None, server: str, tool: str) -> types.Tool:
         """The tool ``role`` may call, or an error that names only what ``role`` may see."""

@@ -58,12 +58,12 @@ def catalog_cmd(
     """Print the catalog get_tool_list returns, its token count and that of the full schemas."""
     from neuralgentics.app.broker import skill_source
     from neuralgentics.broker.catalog.render import render_catalog
+    from neuralgentics.broker.skillcatalog import skills_for_role
     from neuralgentics.config import get_settings
 
     src = _source(tools_file, config, role)
-    view = render_catalog(
-        src.visible(), src.summaries, budget_tokens=budget, skills=skill_source(get_settings())()
-    )
+    skills = skills_for_role(skill_source(get_settings())(), src.role)
+    view = render_catalog(src.visible(), src.summaries, budget_tokens=budget, skills=skills)
     if as_json:
         data = view.to_dict()
         data["role"] = src.role
@@ -153,6 +153,7 @@ def match_cmd(
     from neuralgentics.app.broker import skill_source
     from neuralgentics.app.process import shared_embedder
     from neuralgentics.broker.intent.matcher import IntentMatcher
+    from neuralgentics.broker.skillcatalog import skills_for_role
     from neuralgentics.config import get_settings
 
     if mode not in ("hybrid", "bm25", "embedding"):
@@ -160,9 +161,8 @@ def match_cmd(
     if (intent is None) == (queries_file is None):
         _fail("give either an INTENT or --queries-file FILE")
     src = _source(tools_file, config, role)
-    matcher = IntentMatcher(
-        src.known(), src.summaries, skill_source(get_settings())(), embedder=shared_embedder()
-    )
+    skills = skills_for_role(skill_source(get_settings())(), src.role)
+    matcher = IntentMatcher(src.known(), src.summaries, skills, embedder=shared_embedder())
 
     def answer(text: str) -> dict:
         data = matcher.match(text, allowed=src.allowed, top_k=top, mode=mode).to_dict()  # type: ignore[arg-type]

@@ -11,6 +11,10 @@ Over budget it degrades in steps, cheapest loss first, and never drops a server:
 
 If even (5) does not fit, it is returned anyway with ``over_budget`` set: a server the role
 may use is never silently left out.
+
+Skills the role may see (instructions, not tools: ``describe_tool(skill=ID)`` returns one)
+come after the servers, one line each with what they are for; their descriptions are the
+first thing to go over budget (at ``full`` already), their names never.
 """
 
 from __future__ import annotations
@@ -135,9 +139,19 @@ def _line(s: _Server, level: Level, k: int | None) -> tuple[str, int]:
     return f"- {s.name}: {listed}", len(names)
 
 
-def _skills_line(skills: Sequence[SkillRecord]) -> str:
-    ids = ", ".join(sk.id for sk in skills)
-    return f"Skills (instructions to load, not tools; find_tool matches them too): {ids}"
+SKILLS_HEAD = "Skills (instructions, not tools; describe_tool(skill=ID) shows one)"
+
+
+def _skills_lines(skills: Sequence[SkillRecord], described: bool) -> list[str]:
+    from neuralgentics.broker.catalog.summary import first_sentence
+
+    if not described:
+        return [f"{SKILLS_HEAD}: {', '.join(sk.id for sk in skills)}"]
+    lines = [f"{SKILLS_HEAD}:"]
+    for sk in skills:
+        what = first_sentence(sk.description or sk.name, 16)
+        lines.append(f"- {sk.id}: {what}" if what else f"- {sk.id}")
+    return lines
 
 
 def _compose(
@@ -147,12 +161,13 @@ def _compose(
     header: str,
     more_hint: str,
     skills: Sequence[SkillRecord],
+    described: bool = False,
 ) -> tuple[str, list[tuple[str, int]]]:
     lines = [_line(s, level, k) for s in servers]
     if not servers:
         parts = [NO_TOOLS]
         if skills:
-            parts.append(_skills_line(skills))
+            parts += _skills_lines(skills, described)
         return "\n".join(parts), lines
     parts = [header] if header else []
     parts.extend(line for line, _ in lines)
@@ -161,7 +176,7 @@ def _compose(
         for s, (_, shown) in zip(servers, lines, strict=True)
     )
     if skills:
-        parts.append(_skills_line(skills))
+        parts += _skills_lines(skills, described)
     if elided and more_hint:
         parts.append(more_hint)
     return "\n".join(parts), lines
@@ -207,7 +222,13 @@ def render_catalog(
 
     lines: list[tuple[str, int]] = []
     text, level, k = "", LEVELS[0], None
+    described = False
+    if skills:  # the richest view first: every tool and each skill's one line
+        text, lines = _compose(servers, "full", None, header, more_hint, skills, described=True)
+        described = count_tokens(text) <= budget_tokens
     for level in LEVELS:
+        if described:
+            break
         if level == "truncated":
             # Largest per-server name count that fits; tokens grow with k, so bisect.
             longest = max((len(s.tools or []) for s in servers), default=0)

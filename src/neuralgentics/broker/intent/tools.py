@@ -31,7 +31,7 @@ from neuralgentics.broker.intent.matcher import (
     IntentMatcher,
     MatchResult,
 )
-from neuralgentics.broker.skillcatalog.records import SkillRecord
+from neuralgentics.broker.skillcatalog.records import SkillRecord, skill_records, skills_for_role
 from neuralgentics.embeddings import Embedder
 
 log = logging.getLogger(__name__)
@@ -233,7 +233,9 @@ async def _matcher_for(
     summaries = {n: s for n, s in broker.summaries(role).items() if n in tools_by_server}
     intents = broker.intents
     records = await anyio.to_thread.run_sync(intents.skill_records) if skills is None else skills
-    return (pool or intents.pool).get(tools_by_server, summaries, records)
+    # a role is never offered a skill meant for other agents (as in the catalog)
+    visible = skills_for_role(skill_records(records), role)
+    return (pool or intents.pool).get(tools_by_server, summaries, visible)
 
 
 async def warm_for_role(

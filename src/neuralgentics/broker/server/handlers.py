@@ -62,11 +62,15 @@ META_TOOLS = [
     ),
     types.Tool(
         name="describe_tool",
-        description="Show one tool's description and full input schema.",
+        description="Show one tool's description and full input schema, or a skill's instructions.",
         input_schema={
             "type": "object",
-            "properties": {"server": _NAME, "tool": _NAME, "role": {"type": "string"}},
-            "required": ["server", "tool"],
+            "properties": {
+                "server": _NAME,
+                "tool": _NAME,
+                "skill": _NAME,
+                "role": {"type": "string"},
+            },
         },
     ),
 ]
@@ -263,6 +267,12 @@ async def route_call(
             return _text(await find_tool(broker, role, args))
         if name == "describe_tool":
             role = broker.resolve_role(caller.role, args.get("role"))
+            if "skill" in args:
+                if "server" in args or "tool" in args:
+                    raise InvalidRequest(
+                        "describe_tool: give either 'skill' or 'server' and 'tool', not both"
+                    )
+                return _text(json.dumps(await broker.describe_skill(role, args["skill"]), indent=1))
             server: Any = args.get("server")  # describe_tool checks the names itself
             tool: Any = args.get("tool")
             info = await broker.describe_tool(role, server, tool)
