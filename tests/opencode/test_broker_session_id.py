@@ -1,4 +1,5 @@
-"""One OpenCode session followed from the agent to the egress gateway (issue 18, item 5).
+"""One OpenCode session followed from the agent to the egress gateway (issue 18, item 5), and
+the role's catalog in its system prompt (issue 21, item 2).
 
 The real `opencode run` with our plugin and `broker stdio` (as `neuralgentics opencode install`
 writes them) calls server-everything's `echo` over streamable HTTP through a recording egress
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from fake_llm import FakeLLM, Reply, ToolCall, tool_names, tool_results
+from fake_llm import FakeLLM, Reply, ToolCall, system_text, tool_names, tool_results
 from oc_support import NODE_BIN, free_port, stop
 
 from tests.broker.gateway import RecordingGateway
@@ -113,6 +114,8 @@ def test_opencode_session_id_reaches_the_audit_and_the_egress_gateway(
                         }
                     },
                     "roles": {"build": {"allow": ["everything/echo"]}},
+                    # the catalog in the broker's instructions is the default role's
+                    "default_role": "build",
                 }
             )
         )
@@ -174,6 +177,14 @@ def test_opencode_session_id_reaches_the_audit_and_the_egress_gateway(
             assert session.startswith("ses_")
             assert any("Echo: hi" in r for q in llm.requests for r in tool_results(q)), debug
             seen = [s.headers.get("x-neuralgentics-session") for s in gateway.seen]
+            # the role's catalog reached the system prompt (the broker's MCP instructions), so
+            # the model's first call could be the router, with no get_tool_list round trip
+            first = next(
+                q for q in llm.requests if "neuralgentics_mcp_router_call" in tool_names(q)
+            )
+            system = system_text(first)
+            assert "<mcp_instructions>" in system and "Role build may use:" in system, system
+            assert "- everything:" in system and "echo" in system
     finally:
         stop(server)
 

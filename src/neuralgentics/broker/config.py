@@ -114,6 +114,22 @@ class AuditConfig(BaseModel):
     flood_per_second: float = Field(default=10.0, gt=0)
 
 
+class CatalogConfig(BaseModel):
+    """What the agent is shown of the tools (docs/broker.md, "The catalog without a round trip")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # get_tool_list's answer
+    budget_tokens: int = Field(default=600, gt=0)
+    # The role's catalog also goes into the broker's MCP `instructions`, which OpenCode puts
+    # into every agent's system prompt: the first call needs no get_tool_list round trip.
+    in_instructions: bool = True
+    instructions_budget_tokens: int = Field(default=400, gt=0)
+    # Seconds `initialize` waits for servers whose tools were never listed (they are started
+    # and listed then); past it they are named without their tools.
+    list_wait: float = Field(default=3.0, ge=0)
+
+
 class TokenConfig(BaseModel):
     """A bearer token bound to one role, for a client other than the owner (stored hashed)."""
 
@@ -151,6 +167,7 @@ class BrokerConfig(BaseModel):
     audit: AuditConfig = Field(default_factory=AuditConfig)
     # Extra HTTP credentials, each bound to one role (the owner token is not here).
     tokens: list[TokenConfig] = Field(default_factory=list)
+    catalog: CatalogConfig = Field(default_factory=CatalogConfig)
 
     @field_validator("servers", "roles")
     @classmethod

@@ -114,6 +114,8 @@ class Broker:
         self.gate = FloodGate(config.audit.flood_burst, config.audit.flood_per_second)
         self._edit_lock = asyncio.Lock()
         self._validators: dict[tuple[str, str], tuple[types.Tool, Any]] = {}
+        # Bumped when what a catalog shows may have changed (a reload, a server's tools).
+        self.catalog_generation = 0
         # Front sessions to tell when a downstream server's tools change.
         self.front_sessions: weakref.WeakSet[Any] = weakref.WeakSet()
 
@@ -201,12 +203,37 @@ class Broker:
                 out[name] = allowed
         return out
 
+    async def tools_by_server_within(
+        self, role: str | None, wait: float
+    ) -> dict[str, list[types.Tool] | None]:
+        """``tools_by_server``, waiting at most ``wait`` seconds for servers never listed: those
+        still starting map to None (named without their tools) and go on listing in the
+        background, so the next reader has them."""
+        names = [n for n in self.launcher.entries if self.policy.may_see_server(role, n)]
+        tasks = {n: asyncio.ensure_future(self.launcher.tools(n)) for n in names}
+        if tasks:
+            await asyncio.wait(tasks.values(), timeout=wait)
+        out: dict[str, list[types.Tool] | None] = {}
+        for name, task in tasks.items():
+            if not task.done():
+                task.add_done_callback(_quiet)
+                out[name] = None
+                continue
+            if task.exception() is not None:
+                logger.warning("catalog: %s", task.exception())
+                continue
+            allowed = [t for t in task.result() if self.policy.may_call(role, name, t.name)]
+            if allowed:
+                out[name] = allowed
+        return out
+
     async def skills(self, role: str | None) -> list[SkillRecord]:
         """The skills ``role`` may see (read in a thread: the registry may re-read files)."""
         records = await asyncio.to_thread(self.intents.skill_records)
         return skills_for_role(records, role)
 
-    async def catalog_text(self, role: str | None, budget_tokens: int = 600) -> str:
+    async def catalog_text(self, role: str | None, budget_tokens: int | None = None) -> str:
+        budget_tokens = budget_tokens or self.config.catalog.budget_tokens
         tbs = await self.tools_by_server(role)
         summaries = {n: s for n, s in self.summaries(role).items() if n in tbs}
         skills = await self.skills(role)
@@ -581,6 +608,7 @@ class Broker:
         """Switch to ``config``: new policy at once; only added/removed/changed servers move."""
         self.config = config
         self.policy = AccessPolicy(config.roles)
+        self.catalog_generation += 1
         _warn_about_rules(config)
         self.gate.burst, self.gate.per_second = (
             config.audit.flood_burst,
@@ -755,9 +783,16 @@ class Broker:
         return result
 
     async def _tools_changed(self, server: str) -> None:
+        self.catalog_generation += 1
         for s in list(self.front_sessions):
             with contextlib.suppress(Exception):
                 await s.send_tool_list_changed()
+
+
+def _quiet(task: asyncio.Future[Any]) -> None:
+    """Retrieve a background listing's outcome (a failure is the launcher's to report)."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _warn_about_rules(config: BrokerConfig) -> None:

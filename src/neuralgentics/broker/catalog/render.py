@@ -46,7 +46,7 @@ SERVER_DETAIL_HINT = (
     "find_tool(intent) searches them all."
 )
 NO_TOOLS = "No MCP tools are available to your role (the broker's config grants it none)."
-NOT_LISTED = "tools not listed yet (the first call or `neuralgentics broker refresh` lists them)"
+NOT_LISTED = "tools not listed yet (get_tool_list lists them)"
 
 
 @dataclass(frozen=True)
@@ -190,12 +190,14 @@ def render_catalog(
     skills: Sequence[SkillRecord] = (),
     header: str = DEFAULT_HEADER,
     more_hint: str = DEFAULT_MORE_HINT,
+    describe_skills: bool = True,
 ) -> CatalogView:
     """The role-filtered catalog text and its token accounting.
 
     ``tools_by_server`` holds only what the caller's role may see; a value of ``None`` means the
     server's tool list is not known yet (it is listed, never hidden). ``summaries`` are the
     configured one-liners; a server without one gets a summary derived from its tools.
+    ``describe_skills``: False names the skills without their one-line descriptions.
     """
     if budget_tokens <= 0:
         raise ValueError(f"budget_tokens must be positive (got {budget_tokens})")
@@ -223,7 +225,7 @@ def render_catalog(
     lines: list[tuple[str, int]] = []
     text, level, k = "", LEVELS[0], None
     described = False
-    if skills:  # the richest view first: every tool and each skill's one line
+    if skills and describe_skills:  # the richest view first: every tool and each skill's line
         text, lines = _compose(servers, "full", None, header, more_hint, skills, described=True)
         described = count_tokens(text) <= budget_tokens
     for level in LEVELS:

@@ -40,21 +40,16 @@ MAX_TOP_K = 20
 
 FIND_TOOL = Tool(
     name="find_tool",
-    description="Rank the tools (and skills) your role may use for a task described in a sentence.",
+    description="Rank your tools and skills for a task told in a sentence.",
     input_schema={
         "type": "object",
-        "properties": {
-            "intent": {"type": "string", "minLength": 1},
-            "top_k": {"type": "integer", "minimum": 1, "maximum": MAX_TOP_K},
-        },
+        "properties": {"intent": {"type": "string"}, "top_k": {"type": "integer"}},
         "required": ["intent"],
     },
 )
 
 # Added to mcp_router_call's input schema: an intent instead of server + tool.
-ROUTER_INTENT_PROPERTY: dict[str, Any] = {
-    "intent": {"type": "string", "description": "instead of server+tool: the task in a sentence"}
-}
+ROUTER_INTENT_PROPERTY: dict[str, Any] = {"intent": {"type": "string"}}
 
 
 class BrokerLike(Protocol):
@@ -338,7 +333,7 @@ def with_intent_tools(meta_tools: Sequence[Tool]) -> list[Tool]:
             tool = tool.model_copy(
                 update={
                     "input_schema": schema,
-                    "description": f"{description} Or give intent instead of server and tool.".strip(),
+                    "description": f"{description} Or an intent instead of server and tool.".strip(),
                 }
             )
         out.append(tool)

@@ -29,48 +29,40 @@ from neuralgentics.broker.intent.tools import (
     with_intent_tools,
 )
 from neuralgentics.broker.limits import check_session_id
+from neuralgentics.broker.server.instructions import BrokerServer, Instructions
 from neuralgentics.broker.service import Broker
 from neuralgentics.credentials import OWNER, Principal
 
 ROLE_HEADER = "x-neuralgentics-role"
 SESSION_HEADER = "x-neuralgentics-session"
 
-_NAME = {"type": "string", "minLength": 1}
+# Kept small: they are in every request the agent makes (OpenCode sends every tool each step).
+# `role` and `session_id` are accepted on every meta-tool but not advertised: the OpenCode
+# plugin stamps them after the model chose the call, and the model must not pick its own.
+# Names are checked by the handlers (limits.check_names), not by the schema.
+_STR = {"type": "string"}
 
 META_TOOLS = [
     types.Tool(
         name="get_tool_list",
-        description=(
-            "List the MCP servers and tools your role may use (compact catalog). "
-            "Then call one with mcp_router_call; use describe_tool for a tool's arguments."
-        ),
+        description="List again the tools and skills your role may use.",
         input_schema={"type": "object", "properties": {}},
     ),
     types.Tool(
         name="mcp_router_call",
-        description="Call a tool of a brokered MCP server: server, tool, arguments.",
+        description="Call a tool: server, tool, arguments (the tool's own).",
         input_schema={
             "type": "object",
-            "properties": {
-                "server": _NAME,
-                "tool": _NAME,
-                "arguments": {"type": "object"},
-                "role": {"type": "string"},
-            },
+            "properties": {"server": _STR, "tool": _STR, "arguments": {"type": "object"}},
             "required": ["server", "tool"],
         },
     ),
     types.Tool(
         name="describe_tool",
-        description="Show one tool's description and full input schema, or a skill's instructions.",
+        description="A tool's input schema (server, tool), or a skill's instructions (skill).",
         input_schema={
             "type": "object",
-            "properties": {
-                "server": _NAME,
-                "tool": _NAME,
-                "skill": _NAME,
-                "role": {"type": "string"},
-            },
+            "properties": {"server": _STR, "tool": _STR, "skill": _STR},
         },
     ),
 ]
@@ -311,6 +303,7 @@ def build_server(
     caller_of: Callable[[ServerRequestContext[Any, Any]], Caller],
     *,
     track_sessions: bool = True,
+    instructions: Instructions | None = None,
 ) -> Server[Any]:
     """The SDK server of the meta-tools.
 
@@ -337,14 +330,10 @@ def build_server(
         assert isinstance(result, types.CallToolResult)  # as_json is off
         return result
 
-    return Server(
+    return BrokerServer(
         "neuralgentics-broker",
         version=__version__,
-        instructions=(
-            "Tools of other MCP servers are reached through this broker: get_tool_list shows "
-            "what your role may use, describe_tool shows one tool's arguments, "
-            "mcp_router_call calls it; find_tool finds one from a sentence."
-        ),
+        instructions_source=instructions or Instructions(broker),
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )

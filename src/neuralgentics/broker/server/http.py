@@ -37,6 +37,7 @@ from neuralgentics.broker.server.handlers import (
     pinned_role,
     principal_of,
 )
+from neuralgentics.broker.server.instructions import CONNECTION_ROLE, Instructions
 from neuralgentics.broker.server.stdio import install_reload_handler
 from neuralgentics.broker.service import Broker
 from neuralgentics.broker.tokens import authenticator
@@ -71,7 +72,8 @@ def create_app(
         ) as broker:
             state["broker"] = broker
             install_reload_handler(broker)
-            server = build_server(broker, http_caller)
+            state["instructions"] = Instructions(broker)
+            server = build_server(broker, http_caller, instructions=state["instructions"])
             # Host/Origin are checked by HTTPGuard for every route, /mcp included (and without
             # regard to case: `Host: LOCALHOST` is loopback too); the SDK's own check is off.
             manager = StreamableHTTPSessionManager(app=server, security_settings=None)
@@ -93,15 +95,21 @@ def create_app(
                 for k, v in scope.get("headers") or []
             }
             try:
-                pinned_role(principal, headers.get(ROLE_HEADER))
+                role = pinned_role(principal, headers.get(ROLE_HEADER))
                 check_session_id(headers.get(SESSION_HEADER), "X-Neuralgentics-Session")
             except (AccessDenied, InvalidRequest) as exc:
                 await error_response(exc)(scope, receive, send)
                 return
+            # The session's role, for the catalog in `initialize`'s instructions: the SDK's
+            # session task is started from this request and inherits the variable.
+            connection_role = role or broker().config.default_role
+            CONNECTION_ROLE.set(connection_role)
             if scope.get("method") == "POST":
                 body, receive = await _buffered(receive)
                 if await _too_deep_for_the_sdk(body, principal, headers, scope, receive, send):
                     return
+                if b'"initialize"' in body:
+                    await state["instructions"].prepare(connection_role)
             await StreamableHTTPASGIApp(manager_holder["m"])(scope, receive, send)
 
     async def _too_deep_for_the_sdk(

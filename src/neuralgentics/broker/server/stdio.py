@@ -16,6 +16,7 @@ from mcp.server.lowlevel.server import NotificationOptions
 from neuralgentics.broker.config import ConfigError
 from neuralgentics.broker.intent.tools import Intents
 from neuralgentics.broker.server.handlers import build_server, route_call, stdio_caller
+from neuralgentics.broker.server.instructions import CONNECTION_ROLE, Instructions
 from neuralgentics.broker.server.stdio_transport import broker_stdio_transport
 from neuralgentics.broker.service import Broker
 from neuralgentics.config import Settings
@@ -82,12 +83,20 @@ async def serve_stdio(
                 connection=caller.connection,
             )
 
+        # The connection's catalog goes into the instructions of `initialize` (the first thing
+        # the client sends): prepared now, for the role every call here has by default.
+        instructions = Instructions(broker)
+        connection_role = role or broker.config.default_role
+        CONNECTION_ROLE.set(connection_role)
+        await instructions.prepare(connection_role)
         async with broker_stdio_transport(fast_call, refused) as (read, write, front):
             # On pipes the front answers fast-path calls itself, so it (not an SDK
             # session) is the one told about tool-list changes.
             if front.writes:
                 broker.front_sessions.add(front)
-            server = build_server(broker, caller_of, track_sessions=not front.writes)
+            server = build_server(
+                broker, caller_of, track_sessions=not front.writes, instructions=instructions
+            )
             await server.run(
                 read,
                 write,

@@ -1,0 +1,112 @@
+"""The role's catalog in the broker's MCP ``instructions``: no catalog round trip.
+
+OpenCode (1.18) puts every MCP server's ``instructions`` from ``initialize`` into the system
+prompt of every agent (notes/opencode-1.18.md §5). With the compact catalog there, the agent
+can call ``mcp_router_call`` first; ``get_tool_list`` stays for a refresh after
+``tools/list_changed`` (the instructions are only read at ``initialize``).
+
+Instructions are sent once per connection, at ``initialize``, and the SDK asks the ``Server``
+for them synchronously. So the text is prepared before (``prepare``: ``broker stdio`` before
+it serves; the /mcp front when an ``initialize`` request arrives) for the connection's role,
+and ``BrokerServer.instructions`` reads the prepared text of the role in ``CONNECTION_ROLE``
+— a context variable the front sets, which the SDK's session task inherits (it is started
+from the request that opened the session).
+"""
+
+from __future__ import annotations
+
+import contextvars
+from typing import Any
+
+from mcp.server.lowlevel import Server
+
+from neuralgentics.broker.catalog import count_tokens, render_catalog
+from neuralgentics.broker.service import Broker
+
+# What the broker's instructions always say (also when no catalog can be given).
+GUIDE = (
+    "Tools of other MCP servers are reached through this broker: mcp_router_call(server, tool, "
+    "arguments) calls one, describe_tool(server, tool) shows its arguments, find_tool(intent) "
+    "searches them, get_tool_list lists them again."
+)
+NO_ROLE = " This connection has no role yet: get_tool_list shows what you may use."
+
+_UNSET = object()
+# The role of the connection being served (set by the front before the SDK sees a request).
+CONNECTION_ROLE: contextvars.ContextVar[Any] = contextvars.ContextVar(
+    "neuralgentics_connection_role", default=_UNSET
+)
+
+
+class Instructions:
+    """The instructions text per role, prepared ahead of ``initialize``; forgotten when the
+    broker's tools or config change (then prepared again for the next connection)."""
+
+    def __init__(self, broker: Broker) -> None:
+        self.broker = broker
+        self._texts: dict[str | None, str] = {}
+        # the last text prepared per role, complete or not: what initialize answers
+        self._latest: dict[str | None, str] = {}
+        self._generation = -1
+
+    def _current(self) -> int:
+        return self.broker.catalog_generation
+
+    async def prepare(self, role: str | None) -> str:
+        if self._generation != self._current():
+            self._texts.clear()  # tools or config changed since: render again
+            self._generation = self._current()
+        text = self._texts.get(role)
+        if text is None:
+            generation = self._generation
+            text, complete = await self.render(role)
+            # a server still listing its tools is named without them: try again next time
+            if complete and generation == self._current():
+                self._texts[role] = text
+            self._latest[role] = text
+        return text
+
+    async def render(self, role: str | None) -> tuple[str, bool]:
+        """(text, whether every server's tools were known)."""
+        cfg = self.broker.config.catalog
+        if not cfg.in_instructions:
+            return GUIDE, True
+        if role is None:
+            return GUIDE + NO_ROLE, True
+        tbs = await self.broker.tools_by_server_within(role, cfg.list_wait)
+        summaries = {n: s for n, s in self.broker.summaries(role).items() if n in tbs}
+        view = render_catalog(
+            tbs,
+            summaries,
+            budget_tokens=cfg.instructions_budget_tokens,
+            skills=await self.broker.skills(role),
+            header=f"{GUIDE}\nRole {role} may use:",
+            # in every request: skills by name (get_tool_list describes them)
+            describe_skills=False,
+        )
+        return view.text, all(t is not None for t in tbs.values())
+
+    def text_for(self, role: Any) -> str:
+        """What ``initialize`` answers: the prepared text, or the guide alone."""
+        if role is _UNSET:
+            return GUIDE
+        return self._latest.get(role, GUIDE + NO_ROLE if role is None else GUIDE)
+
+    def tokens(self, role: str | None) -> int:
+        return count_tokens(self._latest.get(role, GUIDE))
+
+
+class BrokerServer(Server[Any]):
+    """The SDK ``Server`` whose ``instructions`` are the connection's role's catalog."""
+
+    def __init__(self, *args: Any, instructions_source: Instructions, **kwargs: Any) -> None:
+        self._source = instructions_source
+        super().__init__(*args, **kwargs)
+
+    @property
+    def instructions(self) -> str | None:
+        return self._source.text_for(CONNECTION_ROLE.get())
+
+    @instructions.setter
+    def instructions(self, value: str | None) -> None:
+        pass  # always the source's (Server.__init__ assigns the attribute)
