@@ -94,8 +94,8 @@ def check_cmd(config: Path | None = ConfigOpt) -> None:
     the servers (and the tools of servers already listed): a rule naming a server that does not
     exist is an error."""
     from neuralgentics.broker.config import ConfigError, load_config
-    from neuralgentics.broker.role_cli import known_tools
     from neuralgentics.broker.roles import check_roles, rule_line
+    from neuralgentics.broker.roles.cli import known_tools
 
     path = _config(config)[0]
     try:
@@ -318,8 +318,10 @@ broker_app.add_typer(token_app, name="token")
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the main `neuralgentics` app."""
     from neuralgentics.broker.catalog.cli import register as register_catalog
-    from neuralgentics.broker.role_cli import register as register_roles
+    from neuralgentics.broker.importer.cli import register as register_import
+    from neuralgentics.broker.roles.cli import register as register_roles
 
     register_catalog(broker_app)  # broker catalog | refresh | match
     register_roles(broker_app)  # broker role list | show | add | remove | grant | revoke
+    register_import(broker_app)  # broker import [FILE…]
     app.add_typer(broker_app, name="broker")

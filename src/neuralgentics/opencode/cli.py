@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from enum import StrEnum
 from pathlib import Path
 
@@ -64,6 +65,36 @@ def install_cmd(
         f"installed into {report.target.home} (undo: neuralgentics opencode uninstall"
         + (" --global" if global_ else f" --project {report.target.project_dir}")
         + ")"
+    )
+    hint = import_hint(report.target.project_dir or Path.cwd())
+    if hint:
+        typer.echo(hint)
+
+
+def import_hint(project: Path) -> str | None:
+    """A line offering `broker import` when the project's or the user's MCP client configs
+    define servers the broker does not have yet (best effort: a broken file says nothing)."""
+    from neuralgentics.broker.config import default_config_path
+    from neuralgentics.broker.importer import default_paths
+    from neuralgentics.broker.importer.run import run_import
+    from neuralgentics.config import get_settings
+
+    env = dict(os.environ)
+    try:
+        paths = default_paths(project, env)
+        if not paths:
+            return None
+        out = run_import(default_config_path(get_settings()), paths, project=project, env=env)
+    except Exception:  # noqa: BLE001 - only a hint
+        return None
+    new = [c for c in out.plan.candidates if c.status == "new"]
+    if not new:
+        return None
+    where = ", ".join(sorted({str(c.source.path) for c in new}))
+    return (
+        f"found {len(new)} MCP server(s) the broker could front ({', '.join(c.name for c in new)}"
+        f" in {where}): `neuralgentics broker import --project {project}` shows the plan; "
+        "add --apply --remove-from-source to move them behind the broker"
     )
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 import typer
@@ -90,10 +89,8 @@ def refresh_cmd(
     timeout: float = typer.Option(60.0, "--timeout", min=1, help="seconds per server"),
 ) -> None:
     """Start each server, list its tools into the on-disk cache, stop it."""
-    import anyio
-
     from neuralgentics.broker.catalog.cache import ToolListCache
-    from neuralgentics.broker.catalog.fetch import fetch_tools
+    from neuralgentics.broker.catalog.fetch import refresh_one
     from neuralgentics.broker.config import ConfigError, default_config_path, load_config
     from neuralgentics.config import get_settings
 
@@ -115,22 +112,14 @@ def refresh_cmd(
     cache = ToolListCache(settings.home / "broker" / "tools")
     failed = 0
     for name in names:
-        # The server's stderr goes to a file (a terminal would interleave it with our output);
-        # its last lines explain a failure.
-        with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
-            try:
-                tools = anyio.run(fetch_tools, brokered[name], timeout, errlog)
-            except Exception as exc:  # noqa: BLE001 - report every server, then fail once
-                failed += 1
-                reason = " ".join(str(exc).split()) or type(exc).__name__
-                errlog.seek(0)
-                tail = [line.rstrip() for line in errlog.read().splitlines() if line.strip()][-5:]
-                typer.echo(f"{name}: failed: {reason[:300]}", err=True)
-                for line in tail:
-                    typer.echo(f"  {name} stderr: {line[:300]}", err=True)
-                continue
-        cache.save(name, brokered[name], tools)
-        typer.echo(f"{name}: {len(tools)} tools")
+        listed = refresh_one(name, brokered[name], cache, timeout)
+        if listed.error is not None:
+            failed += 1
+            typer.echo(f"{name}: failed: {listed.error}", err=True)
+            for line in listed.stderr_tail:
+                typer.echo(f"  {name} stderr: {line}", err=True)
+            continue
+        typer.echo(f"{name}: {listed.tools} tools")
     if failed:
         raise typer.Exit(1)
 

@@ -7,8 +7,10 @@ this is for filling the cache from the command line and for measuring real serve
 from __future__ import annotations
 
 import sys
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from typing import TextIO
 
 import anyio
@@ -18,6 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import PaginatedRequestParams, Tool
 
+from neuralgentics.broker.catalog.cache import ToolListCache
 from neuralgentics.broker.config import ServerConfig
 
 # A server that pages forever must not hang refresh.
@@ -80,3 +83,31 @@ async def fetch_tools(
     with anyio.fail_after(timeout if timeout is not None else config.start_timeout + 30):
         async with open_session(config, errlog=errlog) as session:
             return await list_all_tools(session)
+
+
+@dataclass
+class Listed:
+    """One server listed into the cache: its tool count, or why it failed (with the last lines
+    of its stderr)."""
+
+    name: str
+    tools: int | None = None
+    error: str | None = None
+    stderr_tail: list[str] = field(default_factory=list)
+
+
+def refresh_one(name: str, config: ServerConfig, cache: ToolListCache, timeout: float) -> Listed:
+    """Start the server, list its tools into ``cache``, stop it (``broker refresh``, ``broker
+    add``, ``broker import``). Never raises for the server's own failure: it is reported."""
+    # The server's stderr goes to a file (a terminal would interleave it with our output);
+    # its last lines explain a failure.
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
+        try:
+            tools = anyio.run(fetch_tools, config, timeout, errlog)
+        except Exception as exc:  # noqa: BLE001 - report every server, whatever went wrong
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            errlog.seek(0)
+            tail = [line.rstrip() for line in errlog.read().splitlines() if line.strip()][-5:]
+            return Listed(name, error=reason[:300], stderr_tail=[t[:300] for t in tail])
+    cache.save(name, config, tools)
+    return Listed(name, tools=len(tools))
