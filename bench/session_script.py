@@ -6,8 +6,9 @@ broker, behind the broker with the plugin), because it looks at what it is offer
 - a native MCP tool (`time_get_current_time`) is called directly when it is in the request's
   tools; otherwise the broker's router (`<server>_mcp_router_call`) is called with
   `{server, tool, arguments}`; with neither it answers in text;
-- "catalog first" asks `<broker>_get_tool_list` when the tool it needs is not offered natively,
-  reads the server that offers it from the catalog text, then routes the call;
+- "catalog first" routes the call straight away when the server that offers the tool is in the
+  system prompt's `<mcp_instructions>` (the broker's catalog); otherwise it asks
+  `<broker>_get_tool_list`, reads the server from the catalog text, then routes the call;
 - a delegation calls `task` for the built-in `general` subagent; the subagent's requests are
   recognised by the SUBTASK marker in its prompt and play the direct call;
 - the memory chat is three user turns in one session (store a fact, recall it, close).
@@ -109,6 +110,12 @@ def server_offering(catalog: str, tool: str) -> str | None:
     return None
 
 
+def mcp_instructions(system: str) -> str:
+    """The <mcp_instructions> block OpenCode puts into the system prompt ('' when none)."""
+    m = re.search(r"<mcp_instructions>(.*?)</mcp_instructions>", system, re.DOTALL)
+    return m.group(1) if m else ""
+
+
 def _done(calls: list[TurnCall], name_part: str) -> TurnCall | None:
     found = [c for c in calls if name_part in c.name]
     return found[-1] if found else None
@@ -129,11 +136,11 @@ def _direct_time(names: set[str], calls: list[TurnCall]) -> Reply:
     return Reply(text=_summary(calls[-1], "Here is the current time in UTC."))
 
 
-def task_direct(names: set[str], calls: list[TurnCall], user: str) -> Reply:
+def task_direct(names: set[str], calls: list[TurnCall], user: str, system: str = "") -> Reply:
     return _direct_time(names, calls)
 
 
-def task_catalog(names: set[str], calls: list[TurnCall], user: str) -> Reply:
+def task_catalog(names: set[str], calls: list[TurnCall], user: str, system: str = "") -> Reply:
     args = {"path": user.split("DIR=", 1)[1].split()[0].strip('"') if "DIR=" in user else "."}
     native = mcp_call(names, "filesystem", "list_directory", args)
     if native is not None and native.name != _suffixed(names, "_mcp_router_call"):
@@ -145,12 +152,15 @@ def task_catalog(names: set[str], calls: list[TurnCall], user: str) -> Reply:
     catalog_tool = _suffixed(names, "_get_tool_list")
     if catalog_tool is None or native is None:
         return Reply(text="I have no tool that lists a directory here.")
+    # The catalog may already be in the system prompt (the broker's MCP instructions): then
+    # the model routes the call straight away; otherwise it asks get_tool_list first.
+    known = server_offering(mcp_instructions(system), "list_directory")
     listed = _done(calls, "_get_tool_list")
-    if listed is None:
+    if listed is None and known is None:
         return Reply(tool_calls=[ToolCall(catalog_tool, {})])
     routed = _done(calls, "_mcp_router_call")
     if routed is None:
-        server = server_offering(listed.result or "", "list_directory")
+        server = known or server_offering(listed.result if listed else "", "list_directory")
         if server is None:
             return Reply(text="The catalog lists no server with list_directory.")
         return Reply(
@@ -170,7 +180,7 @@ def redirected_to(result: str | None) -> str | None:
     return m.group(1) if m else None
 
 
-def task_delegate(names: set[str], calls: list[TurnCall], user: str) -> Reply:
+def task_delegate(names: set[str], calls: list[TurnCall], user: str, system: str = "") -> Reply:
     if SUBTASK in user:  # the subagent's own session
         return _direct_time(names, calls)
     if "task" not in names:
@@ -188,7 +198,7 @@ def task_delegate(names: set[str], calls: list[TurnCall], user: str) -> Reply:
     return Reply(text=_summary(last, "The subagent reported the time."))
 
 
-def task_chat(names: set[str], calls: list[TurnCall], user: str) -> Reply:
+def task_chat(names: set[str], calls: list[TurnCall], user: str, system: str = "") -> Reply:
     if "CHAT-1" in user:
         if not calls:
             call = mcp_call(
@@ -223,7 +233,7 @@ class Task:
     name: str
     title: str
     turns: tuple[str, ...]  # user messages, in one session
-    play: Callable[[set[str], list[TurnCall], str], Reply]
+    play: Callable[[set[str], list[TurnCall], str, str], Reply]
     uses_mcp: bool = True
 
 
@@ -279,10 +289,13 @@ def script(all_tasks: dict[str, Task], errors: list[str]) -> Callable[[dict[str,
             (_text(m.get("content")) for m in req.get("messages") or [] if m.get("role") == "user"),
             "",
         )
+        system = "\n".join(
+            _text(m.get("content")) for m in req.get("messages") or [] if m.get("role") == "system"
+        )
         for t in all_tasks.values():
             marker = f"TASK-{t.name.upper()}"
             if marker in user or marker in first_user or (t.name == "delegate" and SUBTASK in user):
-                return t.play(names, turn_calls(req), user)
+                return t.play(names, turn_calls(req), user, system)
         errors.append(f"no task matches the user message {user[:120]!r}")
         return Reply(text="(bench script: no task matches this message)")
 

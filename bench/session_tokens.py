@@ -15,7 +15,10 @@ its own project, HOME/XDG and Neuralgentics dirs. Configurations, measured in th
                 server-memory, server-sequential-thinking; PyPI mcp-server-time, mcp-server-git,
                 mcp-server-fetch                                                    (the baseline)
   broker        the same seven behind `neuralgentics broker stdio --role build` (broker.yaml in
-                the session's own config dir grants the roles the agents use)
+                the session's own config dir grants the roles the agents use); the role's
+                catalog is in the broker's MCP instructions (issue 21 item 2)
+  broker-roundtrip  the same, with `catalog.in_instructions: false`: the catalog only through
+                a get_tool_list round trip (what the broker did before)
   broker+plugin the same broker installed by `neuralgentics opencode install` (plugin, agents,
                 opencode.json), with a real memini-core (`neuralgentics serve`) for the plugin
 
@@ -69,7 +72,7 @@ from opencode_harness import (
 )
 from session_script import SUBTASK, Task, script, tasks
 
-CONFIGS = ("none", "native", "broker", "broker+plugin")
+CONFIGS = ("none", "native", "broker", "broker-roundtrip", "broker+plugin")
 BROKER_NAME = "neuralgentics"  # the installer's name for the broker's MCP entry
 # Roles the agents of a session call with: the default primary agent and the subagents.
 ROLES = ("build", "plan", "general", "explore")
@@ -179,7 +182,9 @@ class Session:
 # ---------------------------------------------------------------------------- configurations
 
 
-def broker_yaml(sandbox: Sandbox, extra_roles: list[str] | None = None) -> dict[str, Any]:
+def broker_yaml(
+    sandbox: Sandbox, extra_roles: list[str] | None = None, *, in_instructions: bool = True
+) -> dict[str, Any]:
     servers = {}
     for name, (argv, env) in server_commands(sandbox).items():
         entry: dict[str, Any] = {"command": argv[0], "args": argv[1:]}
@@ -188,11 +193,31 @@ def broker_yaml(sandbox: Sandbox, extra_roles: list[str] | None = None) -> dict[
         servers[name] = entry
     allow = [f"{n}/*" for n in servers]
     roles = dict.fromkeys([*ROLES, *(extra_roles or [])])
-    return {
+    cfg: dict[str, Any] = {
         "servers": servers,
         "roles": {r: {"allow": allow} for r in roles},
         "default_role": "build",
     }
+    if not in_instructions:
+        cfg["catalog"] = {"in_instructions": False}
+    return cfg
+
+
+def list_tools(sandbox: Sandbox) -> None:
+    """`neuralgentics broker refresh`: what `broker add` / `broker import` do for a new server
+    (start it once, cache its tools/list), so the first session's catalog names every tool."""
+    res = subprocess.run(
+        [str(NEURALGENTICS), "broker", "refresh"],
+        env=sandbox.full_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if res.returncode != 0:
+        raise HarnessError(
+            f"`neuralgentics broker refresh` failed: {(res.stderr or res.stdout)[-1500:]}"
+        )
 
 
 def native_mcp(sandbox: Sandbox) -> dict[str, Any]:
@@ -291,9 +316,12 @@ def set_up(config: str, sandbox: Sandbox, llm_url: str) -> set[str]:
         sandbox.write_opencode_json(llm_url, mcp)
         return set(mcp)
     (sandbox.ng_config / "broker.yaml").write_text(
-        yaml.safe_dump(broker_yaml(sandbox), sort_keys=False)
+        yaml.safe_dump(
+            broker_yaml(sandbox, in_instructions=config != "broker-roundtrip"), sort_keys=False
+        )
     )
-    if config == "broker":
+    list_tools(sandbox)
+    if config in ("broker", "broker-roundtrip"):
         entry = {
             "type": "local",
             "enabled": True,

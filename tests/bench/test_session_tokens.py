@@ -122,6 +122,23 @@ def test_catalog_first_reads_the_server_from_the_catalog_then_routes_the_call() 
     ]
 
 
+def test_with_the_catalog_in_the_mcp_instructions_the_call_is_routed_without_a_round_trip() -> None:
+    user = tasks("/p/proj")["catalog"].turns[0]
+    system = f"You are opencode\n<mcp_instructions>\n{CATALOG}\n</mcp_instructions>"
+    first = play(request(user, [*BUILTIN, *ROUTER], system=system))
+    assert [(c.name, c.arguments) for c in first.tool_calls] == [
+        (
+            "neuralgentics_mcp_router_call",
+            {"server": "filesystem", "tool": "list_directory", "arguments": {"path": "/p/proj"}},
+        )
+    ]
+    # instructions that name no server with the tool: get_tool_list first, as before
+    guide = "You are opencode\n<mcp_instructions>\nGet the catalog with get_tool_list.\n</mcp_instructions>"
+    assert [c.name for c in play(request(user, [*BUILTIN, *ROUTER], system=guide)).tool_calls] == [
+        "neuralgentics_get_tool_list"
+    ]
+
+
 def test_server_offering_matches_whole_tool_names_only() -> None:
     assert server_offering(CATALOG, "list_directory") == "filesystem"
     assert server_offering(CATALOG, "get_current_time") == "time"
