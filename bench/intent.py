@@ -9,7 +9,9 @@ Catalog: the real servers' tools/list (tests/broker_catalog/data/real_servers.js
 (intents_heldout.tsv, intents_heldout_b.tsv, intents_heldout_c.tsv).
 Reports top-1/top-3/top-5 accuracy per mode, the confidence calibration (how often a
 confident answer is right, how often the matcher is confident), and per-intent latency p50/p90
-on a catalog of at least ``--latency-tools`` tools after warm-up.
+on a catalog of at least ``--latency-tools`` tools after warm-up. Issue 18 item 8: the right
+tool among the first K candidates an unsure answer shows (over all intents and over the unsure
+ones) with the list's tokens, and the auto-dispatch share and precision per threshold.
 """
 
 from __future__ import annotations
@@ -31,8 +33,10 @@ import numpy as np  # noqa: E402
 from mcp.types import Tool  # noqa: E402
 
 from neuralgentics.app.process import shared_embedder
+from neuralgentics.broker.catalog.tokens import count_tokens  # noqa: E402
 from neuralgentics.broker.intent import IntentMatcher, rerank  # noqa: E402
 from neuralgentics.broker.intent.embedcache import EmbeddingCache  # noqa: E402
+from neuralgentics.broker.intent.tools import candidate_lines  # noqa: E402
 
 MODES = ("bm25", "embedding", "hybrid")
 
@@ -60,6 +64,45 @@ def evaluate(matcher: IntentMatcher, intents, mode: str, misses: list | None = N
         "confident_share": round(confident / n, 4),
         "confident_precision": round(confident_right / confident, 4) if confident else None,
     }
+
+
+SHOWN = (1, 3, 5, 8, 10, 15)
+DISPATCH_AT = (0.7, 0.8, 0.9, 0.95)
+
+
+def candidates_shown(matcher: IntentMatcher, intents) -> dict:
+    """Issue 18 item 8: when unsure the agent is shown the first K candidates (one line each).
+    Per K: how often the right tool is among them, and what the list costs in tokens (median,
+    p90). Per confidence threshold: the share of intents auto-dispatched and how often that
+    dispatch is the right tool."""
+    rows = []
+    for intent, server, tool in intents:
+        r = matcher.match(intent, top_k=max(SHOWN))
+        ranked = [(c.server, c.tool) for c in r.candidates]
+        tokens = {k: count_tokens(candidate_lines(r, k)) for k in SHOWN}
+        rows.append((ranked, (server, tool), r.confidence, tokens))
+    n = len(rows)
+    # the intents the agent is actually shown candidates for (not confident at the threshold)
+    unsure = [row for row in rows if row[2] < matcher.threshold]
+    shown = {}
+    for k in SHOWN:
+        costs = sorted(t[k] for *_, t in unsure or rows)
+        shown[k] = {
+            "recall": round(sum(want in ranked[:k] for ranked, want, _, _ in rows) / n, 4),
+            "recall_unsure": round(
+                sum(want in ranked[:k] for ranked, want, _, _ in unsure) / max(1, len(unsure)), 4
+            ),
+            "tokens_p50": costs[len(costs) // 2],
+            "tokens_p90": costs[min(len(costs) - 1, int(len(costs) * 0.9))],
+        }
+    dispatch = {}
+    for t in DISPATCH_AT:
+        sent = [ranked[:1] == [want] for ranked, want, conf, _ in rows if conf >= t]
+        dispatch[t] = {
+            "share": round(len(sent) / n, 4),
+            "precision": round(sum(sent) / len(sent), 4) if sent else None,
+        }
+    return {"unsure": len(unsure), "shown": shown, "dispatch": dispatch}
 
 
 def calibration(matcher: IntentMatcher, intents) -> list[dict]:
@@ -249,6 +292,15 @@ def main() -> None:
     }
     report["calibration"] = calibration(matcher, intents)
     report["held_out_calibration"] = calibration(matcher, held_out)
+    report["candidates"] = {
+        label: candidates_shown(matcher, data)
+        for label, data in (
+            ("tuning", intents),
+            ("held-out A", held_out),
+            ("held-out B", held_out_b),
+            ("held-out C", held_out_c),
+        )
+    }
     report["unrelated_confident"] = sum(matcher.match(q).confident for q in UNRELATED)
     report["unrelated_total"] = len(UNRELATED)
     if args.sweep:
@@ -299,6 +351,29 @@ def main() -> None:
                 print(
                     f"  >= {row['threshold']:.1f}: {row['confident_share']:.3f}, {row['precision']}"
                 )
+        print(
+            "candidates shown when unsure (issue 18 item 8): right tool among the first K, "
+            "tokens of the list (p50/p90)"
+        )
+        print(f"  {'set':<12}" + "".join(f"{f'K={k}':>23}" for k in SHOWN))
+        for label, c in report["candidates"].items():
+            cells = "".join(
+                "{:>23}".format(
+                    "%.3f (%.3f) %d/%d"
+                    % (v["recall"], v["recall_unsure"], v["tokens_p50"], v["tokens_p90"])
+                )
+                for v in c["shown"].values()
+            )
+            print(f"  {label:<12}{cells}  [{c['unsure']} unsure]")
+        print("  (all intents (only those not confident, which are the ones shown a list))")
+        print("auto-dispatch (confidence >= t): share of intents dispatched, precision")
+        print(f"  {'set':<12}" + "".join(f"{f't={t}':>16}" for t in DISPATCH_AT))
+        for label, c in report["candidates"].items():
+            cells = "".join(
+                "{:>16}".format("%.3f %s" % (v["share"], v["precision"]))
+                for v in c["dispatch"].values()
+            )
+            print(f"  {label:<12}{cells}")
         print(
             f"unrelated requests answered confidently: {report['unrelated_confident']} of "
             f"{report['unrelated_total']} (default threshold {matcher.threshold})"

@@ -16,6 +16,7 @@ from neuralgentics.app.process import shared_embedder
 from neuralgentics.broker.config import BrokerConfig
 from neuralgentics.broker.intent.tools import (
     FIND_TOOL,
+    UNSURE_CANDIDATES,
     IntentError,
     MatcherPool,
     find_tool,
@@ -100,6 +101,10 @@ async def test_router_intent_resolves_when_confident_and_asks_when_not(git_repo)
         assert not vague.resolved and vague.message is not None
         assert "nothing was called" in vague.message and "mcp_router_call" in vague.message
         assert "1. " in vague.message and "/" in vague.message  # numbered server/tool choices
+        # UNSURE_CANDIDATES of them (the role may call more), one line each, no repeats
+        lines = [ln for ln in vague.message.splitlines() if ln[:1].isdigit()]
+        assert len(lines) == min(UNSURE_CANDIDATES, len(vague.result.candidates)) > 5
+        assert len({ln.split(" — ")[0].split(". ", 1)[1] for ln in lines}) == len(lines)
 
         # A tool that deletes or resets runs from an intent only when the intent names it.
         reset = await resolve_intent(broker, "coder", "reset the staging area")

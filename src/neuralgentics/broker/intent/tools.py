@@ -37,6 +37,13 @@ from neuralgentics.embeddings import Embedder
 log = logging.getLogger(__name__)
 
 MAX_TOP_K = 20
+# How many candidates an unsure mcp_router_call(intent=…) answer lists (issue 18 item 8),
+# chosen on the tuning set by expected tokens: a list of K costs ~18.5 tokens a candidate
+# in each later request that carries it, a miss costs a new request (~7,500 tokens in the
+# OpenCode session bench). Among unsure tuning intents the right tool is in the first 5 /
+# 8 / 10 / 15 for 0.886 / 0.920 / 0.943 / 0.966: carried by two requests, 5 costs 1,047
+# expected tokens, 8 902, 10 798, 15 799 (bench/intent.py, docs/benchmarks-catalog-intent.md).
+UNSURE_CANDIDATES = 10
 
 FIND_TOOL = Tool(
     name="find_tool",
@@ -290,8 +297,15 @@ class Resolution:
         return self.server is not None
 
 
+def candidate_lines(result: MatchResult, k: int | None = None) -> str:
+    """The candidates an unsure answer shows the agent, one line each (name + why); the first
+    ``k`` (all by default). bench/intent.py counts their tokens per ``k``."""
+    shown = result.candidates if k is None else result.candidates[:k]
+    return "\n".join(f"{i}. {c.server}/{c.tool} — {c.why}" for i, c in enumerate(shown, 1))
+
+
 async def resolve_intent(broker: BrokerLike, role: str | None, intent: Any) -> Resolution:
-    result = await match_for_role(broker, role, intent, DEFAULT_TOP_K)
+    result = await match_for_role(broker, role, intent, max(DEFAULT_TOP_K, UNSURE_CANDIDATES))
     best = result.best
     # A tool that deletes or stops something runs from an intent only when the intent names it.
     destructive = best is not None and best.action == "delete" and result.confidence < 1.0
@@ -303,9 +317,7 @@ async def resolve_intent(broker: BrokerLike, role: str | None, intent: Any) -> R
             "get_tool_list shows what you may use."
         )
     else:
-        options = "\n".join(
-            f"{i}. {c.server}/{c.tool} — {c.why}" for i, c in enumerate(result.candidates, 1)
-        )
+        options = candidate_lines(result, UNSURE_CANDIDATES)
         why_not = (
             f"{best.server}/{best.tool} deletes or stops something and was not named"
             if destructive and result.confident
