@@ -25,7 +25,7 @@ Pure ASGI (no BaseHTTPMiddleware), so streaming responses and /mcp pass through 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -122,9 +122,12 @@ class HTTPGuard:
         authenticate: Authenticate | None = None,
         open_paths: Iterable[str | tuple[str, str]] = ("/health",),
         cookie_check: CookieCheck | None = None,
+        body_limits: Mapping[tuple[str, str], int] | None = None,
     ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
+        # (METHOD, path) -> a larger (or smaller) limit for that one route, e.g. an import
+        self.body_limits = dict(body_limits or {})
         self.token = token
         self.authenticate = authenticate
         self.cookie_check = cookie_check
@@ -195,17 +198,20 @@ class HTTPGuard:
             )
             return
         scope.setdefault("state", {})["principal"] = principal
+        limit = self.body_limits.get(
+            (scope.get("method", ""), scope.get("path", "")), self.max_body_bytes
+        )
         length = headers.get("content-length")
         if length is not None:
             if not length.isdigit():
                 await _refuse(send, 400, "bad_request", "Content-Length is not a number")
                 return
-            if int(length) > self.max_body_bytes:
+            if int(length) > limit:
                 await _refuse(
                     send,
                     413,
                     "request_too_large",
-                    f"request body of {length} bytes is over the limit of {self.max_body_bytes}",
+                    f"request body of {length} bytes is over the limit of {limit}",
                 )
                 return
 
@@ -221,13 +227,13 @@ class HTTPGuard:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_body_bytes and not started:
+                if seen > limit and not started:
                     refused = True
                     await _refuse(
                         send,
                         413,
                         "request_too_large",
-                        f"request body is over the limit of {self.max_body_bytes} bytes",
+                        f"request body is over the limit of {limit} bytes",
                     )
                     return {"type": "http.disconnect"}
             return message

@@ -29,6 +29,7 @@ from neuralgentics.memini.indexer import chunk_store_for
 from neuralgentics.memini.indexer import routes as index_routes
 from neuralgentics.memini.indexer.chunkstore import ChunkStore
 from neuralgentics.memini.indexer.jobs import JobManager
+from neuralgentics.memini.portability import routes as portability_routes
 from neuralgentics.memini.service import MemoryService
 from neuralgentics.memini.store import open_store
 from neuralgentics.memini.store.base import Store
@@ -133,6 +134,8 @@ def create_app(
             ui_routes.ui_settings: lambda: settings,
         }
     )
+    # before memini's routes: GET /memory/export must not be read as GET /memory/{id}
+    app.include_router(portability_routes.router)
     app.include_router(memini_routes.router)
     app.include_router(index_routes.router)
     app.include_router(orchestrator_routes.router)
@@ -145,5 +148,6 @@ def create_app(
         token=settings.token,
         open_paths=OPEN_PATHS,
         cookie_check=cookie_grants,
+        body_limits={("POST", "/memory/import"): portability_routes.IMPORT_MAX_BYTES},
     )
     return app

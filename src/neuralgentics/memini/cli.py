@@ -412,4 +412,8 @@ def delete(memory_id: str, local: bool = LocalOpt) -> None:
 
 
 def register(app: typer.Typer) -> None:
+    # `memory export` / `memory import` live with the rest of portability; importing the
+    # module adds them to memory_app
+    from neuralgentics.memini.portability import cli as _portability  # noqa: F401
+
     app.add_typer(memory_app, name="memory")

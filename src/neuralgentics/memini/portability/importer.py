@@ -1,0 +1,333 @@
+"""Import: an export file back into a store, all of it or none of it.
+
+Two passes over the file. The first reads and checks every line without touching the store
+(shape, values, ids repeated in the file, order, the end line's counts) and embeds what needs
+it: a memory without an embedding, or every memory when the file's model is not this
+embedder's. Any bad line fails the import here, naming its line number. The second pass writes
+in one transaction: a memory or relationship whose id is already stored with the same record is
+left alone (so importing a file twice changes nothing); one stored differently, or a memory
+whose content the project already holds under another id, is a conflict. Conflicts are never
+overwritten: with `on_conflict="fail"` (the default) the transaction is rolled back and the
+conflicts reported; with `"skip"` the rest is written and the conflicts reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from typing import IO, Any, Literal
+
+import numpy as np
+
+from neuralgentics.embeddings import Embedder
+from neuralgentics.memini.errors import Conflict, InvalidInput
+from neuralgentics.memini.portability import format as fmt
+from neuralgentics.memini.store import transfer
+from neuralgentics.memini.store.base import Store
+
+OnConflict = Literal["fail", "skip"]
+MAX_PROBLEMS = 20  # bad lines reported at most (the first ones)
+EMBED_BATCH = 64
+MAX_LINE_BYTES = 1 << 22  # far above a memory's 64 kB content plus its embedding
+
+
+@dataclass
+class Problem:
+    line: int
+    message: str
+    field: str | None = None
+    id: str | None = None
+
+
+@dataclass
+class Counts:
+    added: int = 0
+    unchanged: int = 0
+    conflicts: int = 0
+
+
+@dataclass
+class ImportReport:
+    memories: Counts = field(default_factory=Counts)
+    relationships: Counts = field(default_factory=Counts)
+    trust_events: int = 0  # trust events written (those of added memories)
+    reembedded: int = 0  # memories embedded here (no embedding in the file, or another model)
+    conflicts: list[Problem] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class BadImportFile(InvalidInput):
+    """The file has bad lines; nothing was written."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more bad lines)" if len(problems) > 1 else ""
+        super().__init__(f"line {first.line}: {first.message}{more}", field=first.field)
+        self.problems = problems
+
+    def detail(self) -> dict[str, Any]:
+        return {
+            **super().detail(),
+            "line": self.problems[0].line,
+            "problems": [asdict(p) for p in self.problems],
+        }
+
+
+class ImportConflicts(Conflict):
+    """Records conflict with what the store holds; with on_conflict="fail" nothing was written."""
+
+    def __init__(self, report: ImportReport) -> None:
+        first = report.conflicts[0]
+        super().__init__(
+            f"{len(report.conflicts)} record(s) conflict with the store, nothing was imported;"
+            f" first: line {first.line}: {first.message} (import with on_conflict=skip to"
+            " write the rest and keep the stored versions)",
+            field="on_conflict",
+        )
+        self.report = report
+
+    def detail(self) -> dict[str, Any]:
+        return {**super().detail(), "conflicts": [asdict(p) for p in self.report.conflicts]}
+
+
+def import_file(
+    store: Store,
+    embedder: Embedder,
+    source: IO[bytes],
+    *,
+    on_conflict: OnConflict = "fail",
+) -> ImportReport:
+    """Import an export file (a seekable binary file) into `store`; see the module's docstring."""
+    if on_conflict not in ("fail", "skip"):
+        raise InvalidInput("on_conflict must be 'fail' or 'skip'", field="on_conflict")
+    vectors = _check(source, embedder)
+
+    def write(w: transfer.Writer) -> ImportReport:
+        report = _write(w, source, vectors)
+        if report.conflicts and on_conflict == "fail":
+            raise ImportConflicts(report)  # rolls the transaction back
+        return report
+
+    return transfer.in_transaction(store, write)
+
+
+def _lines(source: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+    source.seek(0)
+    yield from enumerate(source, start=1)
+
+
+def model_id(embedder: Embedder) -> str:
+    """Names the vectors an embedder makes (recorded in an export's header)."""
+    return str(getattr(embedder, "vectors_id", None) or embedder.model_name)
+
+
+def _check(source: IO[bytes], embedder: Embedder) -> dict[int, np.ndarray]:
+    """Pass one: every line checked, nothing written. Returns the vectors made here, by line."""
+    problems: list[Problem] = []
+    memory_ids: set[str] = set()
+    relationship_ids: set[str] = set()
+    edges: set[tuple[str, str, str]] = set()
+    to_embed: list[tuple[int, str]] = []
+    counts = {"memory": 0, "relationship": 0, "trust_events": 0}
+    seen_header = seen_end = False
+    reembed_all = False
+    last_kind = "header"
+    number = 0
+
+    def bad(number: int, message: str, fld: str | None = None, rid: str | None = None) -> None:
+        problems.append(Problem(number, message, fld, rid))
+
+    for number, raw in _lines(source):
+        if len(problems) >= MAX_PROBLEMS:
+            break
+        if not raw.strip():
+            bad(number, "empty line")
+            continue
+        if len(raw) > MAX_LINE_BYTES:
+            bad(number, f"line is longer than {MAX_LINE_BYTES} bytes")
+            continue
+        if seen_end:
+            bad(number, "a line after the end record")
+            continue
+        try:
+            line = fmt.parse(raw)
+            if not seen_header and not isinstance(line, fmt.HeaderLine):
+                bad(number, "the file must start with the header record", "type")
+                seen_header = True
+                continue
+            if isinstance(line, fmt.HeaderLine):
+                if seen_header:
+                    bad(number, "a second header record", "type")
+                    continue
+                seen_header = True
+                reembed_all = line.embedding_model != model_id(embedder)
+            elif isinstance(line, fmt.MemoryLine):
+                if last_kind == "relationship":
+                    bad(number, "memory records must come before relationship records", "type")
+                    continue
+                last_kind = "memory"
+                memory, events = fmt.to_memory(line)
+                if memory.id in memory_ids:
+                    bad(number, f"memory {memory.id} appears twice in the file", "id", memory.id)
+                    continue
+                memory_ids.add(memory.id)
+                counts["memory"] += 1
+                counts["trust_events"] += len(events)
+                if line.embedding is not None:
+                    fmt.decode_vector(line.embedding)  # checked even when re-embedding
+                if line.embedding is None or reembed_all:
+                    to_embed.append((number, memory.content))
+            elif isinstance(line, fmt.RelationshipLine):
+                last_kind = "relationship"
+                rel = fmt.to_relationship(line)
+                key = (rel.source_id, rel.target_id, rel.relationship_type)
+                if rel.id in relationship_ids:
+                    bad(number, f"relationship {rel.id} appears twice in the file", "id", rel.id)
+                    continue
+                if key in edges:
+                    bad(number, f"the edge {' '.join(key)} appears twice in the file", "id")
+                    continue
+                relationship_ids.add(rel.id)
+                edges.add(key)
+                counts["relationship"] += 1
+            elif isinstance(line, fmt.EndLine):
+                seen_end = True
+                found = (counts["memory"], counts["relationship"], counts["trust_events"])
+                said = (line.memories, line.relationships, line.trust_events)
+                if found != said:
+                    bad(
+                        number,
+                        f"the end record counts {said[0]} memories, {said[1]} relationships and"
+                        f" {said[2]} trust events; the file holds {found[0]}, {found[1]} and"
+                        f" {found[2]}",
+                        "end",
+                    )
+        except InvalidInput as exc:
+            bad(number, exc.message, exc.field)
+    if number == 0:
+        bad(1, "the file is empty: an export starts with a header record", "type")
+    elif not problems and not seen_end:
+        bad(number, "the file has no end record: it was cut short (nothing was imported)", "end")
+    if problems:
+        raise BadImportFile(problems)
+    vectors: dict[int, np.ndarray] = {}
+    for start in range(0, len(to_embed), EMBED_BATCH):
+        batch = to_embed[start : start + EMBED_BATCH]
+        made = embedder.embed([text for _, text in batch])
+        for (number, _), vector in zip(batch, made, strict=True):
+            vectors[number] = np.asarray(vector, dtype=np.float32)
+    return vectors
+
+
+def _same_memory(w: transfer.Writer, stored: Any, memory: Any, events: list) -> bool:
+    return fmt.memory_record(stored, w.events(stored.id), None) == fmt.memory_record(
+        memory, events, None
+    )
+
+
+def _write(w: transfer.Writer, source: IO[bytes], vectors: dict[int, np.ndarray]) -> ImportReport:
+    """Pass two, inside the transaction: the lines were checked by `_check`."""
+    report = ImportReport()
+    skipped: set[str] = set()  # memories in conflict: their edges are not made
+    superseded: set[str] = set()
+
+    def conflict(number: int, message: str, rid: str) -> None:
+        report.conflicts.append(Problem(number, message, "id", rid))
+
+    for number, raw in _lines(source):
+        line = fmt.parse(raw)
+        if isinstance(line, fmt.MemoryLine):
+            memory, events = fmt.to_memory(line)
+            stored = w.memory(memory.id)
+            if stored is not None:
+                if _same_memory(w, stored, memory, events):
+                    report.memories.unchanged += 1
+                else:
+                    report.memories.conflicts += 1
+                    skipped.add(memory.id)
+                    conflict(
+                        number,
+                        f"memory {memory.id} is stored with other content, fields or trust"
+                        " history; the stored one is kept",
+                        memory.id,
+                    )
+                continue
+            other = w.id_by_hash(memory.project, memory.content_hash)
+            if other is not None:
+                report.memories.conflicts += 1
+                skipped.add(memory.id)
+                conflict(
+                    number,
+                    f"memory {memory.id}: project {memory.project!r} already holds this content"
+                    f" as memory {other}",
+                    memory.id,
+                )
+                continue
+            vector = vectors.get(number)
+            if vector is None:
+                assert line.embedding is not None  # _check embedded every line without one
+                vector = fmt.decode_vector(line.embedding)
+            else:
+                report.reembedded += 1
+            w.insert_memory(transfer.ImportedMemory(memory, vector, events))
+            report.memories.added += 1
+            report.trust_events += len(events)
+        elif isinstance(line, fmt.RelationshipLine):
+            rel = fmt.to_relationship(line)
+            ends = (rel.source_id, rel.target_id)
+            held = [end for end in ends if end in skipped]
+            if held:
+                report.relationships.conflicts += 1
+                conflict(number, f"relationship {rel.id}: memory {held[0]} conflicted", rel.id)
+                continue
+            for end in ends:
+                if w.memory(end) is None:
+                    raise BadImportFile(
+                        [
+                            Problem(
+                                number,
+                                f"memory {end} is neither in the file nor in the store",
+                                "source_id" if end == rel.source_id else "target_id",
+                                rel.id,
+                            )
+                        ]
+                    )
+            stored_rel = w.relationship(rel.id)
+            if stored_rel is not None:
+                if fmt.relationship_record(stored_rel) == fmt.relationship_record(rel):
+                    report.relationships.unchanged += 1
+                else:
+                    report.relationships.conflicts += 1
+                    conflict(
+                        number,
+                        f"relationship {rel.id} is stored differently; the stored one is kept",
+                        rel.id,
+                    )
+                continue
+            existing = w.edge_id(rel.source_id, rel.target_id, rel.relationship_type)
+            if existing is not None:
+                report.relationships.conflicts += 1
+                conflict(
+                    number,
+                    f"{rel.source_id} {rel.relationship_type} {rel.target_id} is already stored"
+                    f" as relationship {existing}",
+                    rel.id,
+                )
+                continue
+            if rel.relationship_type == "SUPERSEDES" and w.reaches(rel.target_id, rel.source_id):
+                report.relationships.conflicts += 1
+                conflict(
+                    number,
+                    f"{rel.source_id} SUPERSEDES {rel.target_id} would close a supersession"
+                    " cycle with the stored edges",
+                    rel.id,
+                )
+                continue
+            w.insert_relationship(rel)
+            report.relationships.added += 1
+            if rel.relationship_type == "SUPERSEDES":
+                superseded.add(rel.target_id)
+    w.refresh_superseded(sorted(superseded))
+    return report

@@ -1,0 +1,469 @@
+"""The queries export and import need, on both stores (memini/portability uses them).
+
+Export reads memories in a fixed order — (created_at, id), the same on both stores — page by
+page (keyset), so a stream never holds a cursor across pages (SQLite connections are per
+thread, and a streamed response may resume on another thread). Import writes rows as they were
+(their ids, timestamps, trust history, edges) through a `Writer` that lives inside one
+transaction: `in_transaction` commits when the function returns and rolls everything back when
+it raises.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+
+from neuralgentics.memini.store import cycles
+from neuralgentics.memini.store.base import (
+    Memory,
+    MemoryFilter,
+    Relationship,
+    Store,
+    TrustEvent,
+    to_milli,
+)
+from neuralgentics.memini.store.batches import in_batches
+
+T = TypeVar("T")
+PAGE = 500
+
+
+@dataclass
+class Row:
+    """A memory as export writes it: the memory, its vector, its trust history (oldest first)."""
+
+    memory: Memory
+    embedding: np.ndarray | None
+    events: list[TrustEvent]
+
+
+@dataclass
+class ImportedMemory:
+    memory: Memory  # content_hash filled; superseded_by ignored (recomputed from the edges)
+    embedding: np.ndarray
+    events: list[TrustEvent]  # ids ignored; kept in this order
+
+
+class Writer(Protocol):
+    """Reads and writes inside the one transaction of an import."""
+
+    def memory(self, memory_id: str) -> Memory | None: ...
+
+    def events(self, memory_id: str) -> list[TrustEvent]: ...
+
+    def id_by_hash(self, project: str, content_hash: str) -> str | None: ...
+
+    def relationship(self, relationship_id: str) -> Relationship | None: ...
+
+    def edge_id(self, source_id: str, target_id: str, relationship_type: str) -> str | None: ...
+
+    def reaches(self, start: str, goal: str) -> bool:
+        """`goal` is `start` or one it supersedes, directly or through others."""
+        ...
+
+    def insert_memory(self, row: ImportedMemory) -> None: ...
+
+    def insert_relationship(self, rel: Relationship) -> None: ...
+
+    def refresh_superseded(self, ids: Iterable[str]) -> None:
+        """superseded_by of these memories from their SUPERSEDES edges (the stores' rule)."""
+        ...
+
+
+def utc(value: datetime) -> datetime:
+    return value.astimezone(UTC)
+
+
+# -- export ---------------------------------------------------------------------------------
+
+
+def memory_pages(
+    store: Store, flt: MemoryFilter, *, with_embeddings: bool = True, page: int = PAGE
+) -> Iterable[list[Row]]:
+    after: tuple[datetime, str] | None = None
+    while True:
+        rows = (_sqlite_page if store.kind == "sqlite" else _pg_page)(
+            store, flt, after, page, with_embeddings
+        )
+        if not rows:
+            return
+        yield rows
+        last = rows[-1].memory
+        after = (last.created_at, last.id)
+
+
+def relationship_pages(store: Store, *, page: int = PAGE) -> Iterable[list[Relationship]]:
+    """Every edge, ordered by (created_at, id)."""
+    after: tuple[datetime, str] | None = None
+    while True:
+        rels = (_sqlite_edges if store.kind == "sqlite" else _pg_edges)(store, after, page)
+        if not rels:
+            return
+        yield rels
+        after = (rels[-1].created_at, rels[-1].id)
+
+
+def in_transaction(store: Store, fn: Callable[[Writer], T]) -> T:
+    if store.kind == "sqlite":
+        with store.db.transaction() as conn:  # type: ignore[attr-defined]
+            return fn(_SQLiteWriter(conn))
+    # PostgresDatabase.run retries a transaction the database aborted: fn must start afresh
+    return store.db.run(lambda conn: fn(_PgWriter(conn)))  # type: ignore[attr-defined]
+
+
+# -- SQLite ---------------------------------------------------------------------------------
+
+
+def _sqlite_ts(value: datetime) -> str:
+    return utc(value).isoformat(timespec="microseconds")
+
+
+def _sqlite_page(
+    store: Any, flt: MemoryFilter, after: tuple[datetime, str] | None, page: int, vectors: bool
+) -> list[Row]:
+    from neuralgentics.memini.store.sqlite import _MEMORY_COLUMNS, _memory, _where
+    from neuralgentics.memini.store.vectors import from_blob
+
+    where, params = _where(flt)
+    if after is not None:
+        where += " AND (m.created_at, m.id) > (?, ?)"
+        params = [*params, _sqlite_ts(after[0]), after[1]]
+    conn = store.db.connection()
+    fetched = conn.execute(
+        f"SELECT {_MEMORY_COLUMNS}, m.embedding FROM memories m WHERE {where}"
+        " ORDER BY m.created_at, m.id LIMIT ?",
+        [*params, page],
+    ).fetchall()
+    events = _sqlite_events(conn, [r[0] for r in fetched])
+    return [
+        Row(_memory(r[:11]), from_blob(r[11]).copy() if vectors else None, events.get(r[0], []))
+        for r in fetched
+    ]
+
+
+def _sqlite_events(conn: sqlite3.Connection, ids: list[str]) -> dict[str, list[TrustEvent]]:
+    from neuralgentics.memini.store.sqlite import _trust_event
+
+    found: dict[str, list[TrustEvent]] = {}
+    for part, marks in in_batches(ids):
+        for row in conn.execute(
+            "SELECT id, memory_id, event, delta_milli, actor, score_after_milli, note, created_at"
+            f" FROM trust_events WHERE memory_id IN ({marks}) ORDER BY id",
+            part,
+        ):
+            found.setdefault(row[1], []).append(_trust_event(row))
+    return found
+
+
+_SQLITE_REL = "id, source_id, target_id, relationship_type, confidence, created_at, metadata"
+
+
+def _sqlite_edges(store: Any, after: tuple[datetime, str] | None, page: int) -> list[Relationship]:
+    from neuralgentics.memini.store.sqlite import _relationship
+
+    where, params = "1", []
+    if after is not None:
+        where, params = "(created_at, id) > (?, ?)", [_sqlite_ts(after[0]), after[1]]
+    rows = (
+        store.db.connection()
+        .execute(
+            f"SELECT {_SQLITE_REL} FROM memory_relationships WHERE {where}"
+            " ORDER BY created_at, id LIMIT ?",
+            [*params, page],
+        )
+        .fetchall()
+    )
+    return [_relationship(r) for r in rows]
+
+
+class _SQLiteWriter:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def memory(self, memory_id: str) -> Memory | None:
+        from neuralgentics.memini.store.sqlite import _MEMORY_COLUMNS, _memory
+
+        row = self.conn.execute(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (memory_id,)
+        ).fetchone()
+        return _memory(row) if row else None
+
+    def events(self, memory_id: str) -> list[TrustEvent]:
+        return _sqlite_events(self.conn, [memory_id]).get(memory_id, [])
+
+    def id_by_hash(self, project: str, content_hash: str) -> str | None:
+        row = self.conn.execute(
+            "SELECT id FROM memories WHERE project = ? AND content_hash = ?",
+            (project, content_hash),
+        ).fetchone()
+        return row[0] if row else None
+
+    def relationship(self, relationship_id: str) -> Relationship | None:
+        from neuralgentics.memini.store.sqlite import _relationship
+
+        row = self.conn.execute(
+            f"SELECT {_SQLITE_REL} FROM memory_relationships WHERE id = ?", (relationship_id,)
+        ).fetchone()
+        return _relationship(row) if row else None
+
+    def edge_id(self, source_id: str, target_id: str, relationship_type: str) -> str | None:
+        row = self.conn.execute(
+            "SELECT id FROM memory_relationships WHERE source_id = ? AND target_id = ?"
+            " AND relationship_type = ?",
+            (source_id, target_id, relationship_type),
+        ).fetchone()
+        return row[0] if row else None
+
+    def reaches(self, start: str, goal: str) -> bool:
+        return self.conn.execute(cycles.REACHES.format(p="?"), (start, goal)).fetchone() is not None
+
+    def insert_memory(self, row: ImportedMemory) -> None:
+        from neuralgentics.memini.store.vectors import to_blob
+
+        m = row.memory
+        cur = self.conn.execute(
+            "INSERT INTO memories (id, content, embedding, trust_score, source_type, created_at,"
+            " updated_at, metadata, project, tags, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                m.id,
+                m.content,
+                to_blob(row.embedding),
+                to_milli(m.trust_score) / 1000.0,
+                m.source_type,
+                _sqlite_ts(m.created_at),
+                _sqlite_ts(m.updated_at),
+                json.dumps(m.metadata),
+                m.project,
+                json.dumps(m.tags),
+                m.content_hash,
+            ),
+        )
+        self.conn.executemany(
+            "INSERT INTO memory_tags (memory_rowid, tag) VALUES (?, ?)",
+            [(cur.lastrowid, t) for t in m.tags],
+        )
+        self.conn.executemany(
+            "INSERT INTO trust_events (memory_id, event, delta_milli, actor, score_after_milli,"
+            " note, created_at) VALUES (?,?,?,?,?,?,?)",
+            [
+                (
+                    m.id,
+                    e.event,
+                    to_milli(e.delta),
+                    e.actor,
+                    to_milli(e.score_after),
+                    e.note,
+                    _sqlite_ts(e.created_at),
+                )
+                for e in row.events
+            ],
+        )
+
+    def insert_relationship(self, rel: Relationship) -> None:
+        self.conn.execute(
+            "INSERT INTO memory_relationships (id, source_id, target_id, relationship_type,"
+            " confidence, created_at, metadata) VALUES (?,?,?,?,?,?,?)",
+            (
+                rel.id,
+                rel.source_id,
+                rel.target_id,
+                rel.relationship_type,
+                rel.confidence,
+                _sqlite_ts(rel.created_at),
+                json.dumps(rel.metadata),
+            ),
+        )
+
+    def refresh_superseded(self, ids: Iterable[str]) -> None:
+        from neuralgentics.memini.store.sqlite import _SET_SUPERSEDED_BY
+
+        for part, marks in in_batches(list(ids)):
+            self.conn.execute(_SET_SUPERSEDED_BY.format(marks=marks), part)
+
+
+# -- PostgreSQL -----------------------------------------------------------------------------
+
+
+def _pg_page(
+    store: Any, flt: MemoryFilter, after: tuple[datetime, str] | None, page: int, vectors: bool
+) -> list[Row]:
+    from neuralgentics.memini.store.postgres import _MEMORY_COLUMNS, _row_to_memory, _where
+
+    where, params = _where(flt)
+    if after is not None:
+        where += " AND (created_at, id) > (%s, %s)"
+        params = [*params, after[0], uuid.UUID(after[1])]
+    columns = f"{_MEMORY_COLUMNS}, embedding" if vectors else _MEMORY_COLUMNS
+
+    def op(conn: Any) -> list[Row]:
+        fetched = conn.execute(
+            f"SELECT {columns} FROM memories WHERE {where} ORDER BY created_at, id LIMIT %s",
+            [*params, page],
+        ).fetchall()
+        events = _pg_events(conn, [r[0] for r in fetched])
+        return [
+            Row(
+                _row_to_memory(r[:11]),
+                _pg_vector(r[11]) if vectors else None,
+                events.get(str(r[0]), []),
+            )
+            for r in fetched
+        ]
+
+    result: list[Row] = store.db.run(op)  # one transaction: the page and its events agree
+    return result
+
+
+def _pg_vector(value: Any) -> np.ndarray:
+    # pgvector >= 0.4 loads a Vector object; older versions loaded an ndarray
+    value = value.to_numpy() if hasattr(value, "to_numpy") else value
+    return np.asarray(value, dtype=np.float32)
+
+
+def _pg_events(conn: Any, ids: list[Any]) -> dict[str, list[TrustEvent]]:
+    from neuralgentics.memini.store.postgres import _EVENT_COLUMNS, _row_to_event
+
+    found: dict[str, list[TrustEvent]] = {}
+    if not ids:
+        return found
+    for row in conn.execute(
+        f"SELECT {_EVENT_COLUMNS} FROM trust_events WHERE memory_id = ANY(%s) ORDER BY id",
+        [ids],
+    ).fetchall():
+        found.setdefault(str(row[1]), []).append(_row_to_event(row))
+    return found
+
+
+def _pg_edges(store: Any, after: tuple[datetime, str] | None, page: int) -> list[Relationship]:
+    from neuralgentics.memini.store.postgres import _REL_COLUMNS, _row_to_relationship
+
+    where, params = "TRUE", []
+    if after is not None:
+        where, params = "(created_at, id) > (%s, %s)", [after[0], uuid.UUID(after[1])]
+    rows = store.db.run(
+        lambda c: c.execute(
+            f"SELECT {_REL_COLUMNS} FROM memory_relationships WHERE {where}"
+            " ORDER BY created_at, id LIMIT %s",
+            [*params, page],
+        ).fetchall(),
+        tx=False,
+    )
+    return [_row_to_relationship(r) for r in rows]
+
+
+class _PgWriter:
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    def memory(self, memory_id: str) -> Memory | None:
+        from neuralgentics.memini.store.postgres import _MEMORY_COLUMNS, _row_to_memory
+
+        row = self.conn.execute(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = %s", [uuid.UUID(memory_id)]
+        ).fetchone()
+        return _row_to_memory(row) if row else None
+
+    def events(self, memory_id: str) -> list[TrustEvent]:
+        return _pg_events(self.conn, [uuid.UUID(memory_id)]).get(memory_id, [])
+
+    def id_by_hash(self, project: str, content_hash: str) -> str | None:
+        row = self.conn.execute(
+            "SELECT id FROM memories WHERE project = %s AND content_hash = %s",
+            [project, content_hash],
+        ).fetchone()
+        return str(row[0]) if row else None
+
+    def relationship(self, relationship_id: str) -> Relationship | None:
+        from neuralgentics.memini.store.postgres import _REL_COLUMNS, _row_to_relationship
+
+        row = self.conn.execute(
+            f"SELECT {_REL_COLUMNS} FROM memory_relationships WHERE id = %s",
+            [uuid.UUID(relationship_id)],
+        ).fetchone()
+        return _row_to_relationship(row) if row else None
+
+    def edge_id(self, source_id: str, target_id: str, relationship_type: str) -> str | None:
+        row = self.conn.execute(
+            "SELECT id FROM memory_relationships WHERE source_id = %s AND target_id = %s"
+            " AND relationship_type = %s",
+            [uuid.UUID(source_id), uuid.UUID(target_id), relationship_type],
+        ).fetchone()
+        return str(row[0]) if row else None
+
+    def reaches(self, start: str, goal: str) -> bool:
+        row = self.conn.execute(
+            cycles.REACHES.format(p="%s"), [uuid.UUID(start), uuid.UUID(goal)]
+        ).fetchone()
+        return row is not None
+
+    def insert_memory(self, row: ImportedMemory) -> None:
+        from psycopg.types.json import Jsonb
+
+        m = row.memory
+        self.conn.execute(
+            "INSERT INTO memories (id, content, embedding, trust_score, source_type, project,"
+            " tags, metadata, content_hash, created_at, updated_at)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            [
+                uuid.UUID(m.id),
+                m.content,
+                row.embedding,
+                to_milli(m.trust_score) / 1000,
+                m.source_type,
+                m.project,
+                m.tags,
+                Jsonb(m.metadata),
+                m.content_hash,
+                m.created_at,
+                m.updated_at,
+            ],
+        )
+        if row.events:
+            with self.conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO trust_events (memory_id, event, delta_milli, actor,"
+                    " score_after_milli, note, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                    [
+                        (
+                            uuid.UUID(m.id),
+                            e.event,
+                            to_milli(e.delta),
+                            e.actor,
+                            to_milli(e.score_after),
+                            e.note,
+                            e.created_at,
+                        )
+                        for e in row.events
+                    ],
+                )
+
+    def insert_relationship(self, rel: Relationship) -> None:
+        from psycopg.types.json import Jsonb
+
+        self.conn.execute(
+            "INSERT INTO memory_relationships (id, source_id, target_id, relationship_type,"
+            " confidence, created_at, metadata) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            [
+                uuid.UUID(rel.id),
+                uuid.UUID(rel.source_id),
+                uuid.UUID(rel.target_id),
+                rel.relationship_type,
+                rel.confidence,
+                rel.created_at,
+                Jsonb(rel.metadata),
+            ],
+        )
+
+    def refresh_superseded(self, ids: Iterable[str]) -> None:
+        from neuralgentics.memini.store.postgres import _SET_SUPERSEDED_BY
+
+        wanted = [uuid.UUID(i) for i in ids]
+        if wanted:
+            self.conn.execute(_SET_SUPERSEDED_BY, [wanted])

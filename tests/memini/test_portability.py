@@ -1,0 +1,292 @@
+"""Export and import (issue 17, item 7) on both stores: what a user moving their memories to
+another store or machine would check — everything comes back (ids, trust history, edges,
+supersession), twice changes nothing, a bad or cut file changes nothing, conflicts are
+reported and never overwritten, and SQLite → PostgreSQL → SQLite gives the same file."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _postgres import drop_database, fresh_database
+from fastapi.testclient import TestClient
+
+from neuralgentics.app.core import create_app
+from neuralgentics.config import Settings
+from neuralgentics.memini.portability import (
+    BadImportFile,
+    ImportConflicts,
+    export_lines,
+    import_file,
+)
+from neuralgentics.memini.portability.importer import model_id
+from neuralgentics.memini.service import MemoryService
+from neuralgentics.memini.store.sqlite import SQLiteStore
+
+
+def run(args: list[str], env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "neuralgentics.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def _fill(service: MemoryService) -> dict[str, str]:
+    """A small history: a superseded fact, a contradiction, trust events, metadata, tags."""
+    old = service.add("CI runs on GitHub Actions", project="web", detection="off").memory
+    new = service.add(
+        "CI moved to Buildkite", project="web", supersedes=[old.id], detection="off"
+    ).memory
+    port = service.add(
+        "The API listens on port 8080",
+        project="web",
+        tags=["api", "ports"],
+        metadata={"source": {"file": "README.md", "line": 12}, "n": 1.5},
+        source_type="fact",
+        detection="off",
+    ).memory
+    other = service.add("The API listens on port 9090", project="web", detection="off").memory
+    service.relate(other.id, port.id, "CONTRADICTS", confidence=0.8)
+    service.apply_trust(new.id, "user_confirmed", actor="alice", note="checked the pipeline")
+    service.apply_trust(new.id, "agent_used")
+    mobile = service.add("The app uses Swift 6", project="mobile", detection="off").memory
+    service.relate(mobile.id, new.id, "RELATED_TO", metadata={"why": "shared CI"})
+    return {"old": old.id, "new": new.id, "port": port.id, "other": other.id, "mobile": mobile.id}
+
+
+def _export(store, embedder, **kw) -> str:
+    return "".join(export_lines(store, embedding_model=model_id(embedder), **kw))
+
+
+def _lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def _into(text: str, store, embedder, **kw):
+    return import_file(store, embedder, io.BytesIO(text.encode()), **kw)
+
+
+@pytest.fixture
+def target(tmp_path):
+    s = SQLiteStore(tmp_path / "target.db")
+    yield s
+    s.close()
+
+
+def test_export_holds_everything_and_imports_back_unchanged(service, embedder, target) -> None:
+    ids = _fill(service)
+    text = _export(service.store, embedder)
+    records = _lines(text)
+    assert records[0]["type"] == "header" and records[0]["embedding_model"] == model_id(embedder)
+    assert records[-1] == {
+        "type": "end",
+        "memories": 5,
+        "relationships": 3,
+        "trust_events": 3,  # two on `new`, `contradicted` on `port`
+    }
+    report = _into(text, target, embedder)
+    assert (report.memories.added, report.relationships.added, report.trust_events) == (5, 3, 3)
+    assert report.reembedded == 0  # same model: the file's vectors are used as they are
+    # what a user sees on the other side: the old fact hidden, trust and its history kept
+    assert target.get_memory(ids["old"]).superseded_by == ids["new"]
+    assert (
+        target.get_memory(ids["new"]).trust_score
+        == service.store.get_memory(ids["new"]).trust_score
+    )
+    history = [(e.event, e.actor, e.note) for e in target.trust_history(ids["new"])]
+    assert history == [
+        ("user_confirmed", "alice", "checked the pipeline"),
+        ("agent_used", None, None),
+    ]
+    assert target.get_memory(ids["port"]).metadata == {
+        "source": {"file": "README.md", "line": 12},
+        "n": 1.5,
+    }
+    assert [r.relationship_type for r in target.edges_of([ids["port"]])] == ["CONTRADICTS"]
+    # and the vector search finds the same memory
+    vec = embedder.embed_one("which CI service do we use")
+    from neuralgentics.memini.store.base import MemoryFilter
+
+    assert target.vector_search(vec, MemoryFilter(project="web"), 1)[0][0] == ids["new"]
+    assert _export(target, embedder) == text
+
+
+def test_import_twice_changes_nothing(service, embedder) -> None:
+    _fill(service)
+    text = _export(service.store, embedder)
+    before = service.store.counts()
+    report = _into(text, service.store, embedder)  # into the very store it came from
+    assert (report.memories.added, report.memories.unchanged, report.memories.conflicts) == (
+        0,
+        5,
+        0,
+    )
+    assert (report.relationships.added, report.relationships.unchanged) == (0, 3)
+    assert service.store.counts() == before
+    assert _export(service.store, embedder) == text
+
+
+def test_a_bad_line_is_named_and_nothing_is_written(store, embedder, tmp_path) -> None:
+    source = MemoryService(
+        SQLiteStore(tmp_path / "src.db"), embedder, Settings(home=tmp_path / "h")
+    )
+    _fill(source)
+    lines = _export(source.store, embedder).splitlines(keepends=True)
+    for line_no, broken in (
+        (3, '{"type": "memory", "id": "not-a-uuid"}\n'),
+        (2, lines[1].replace('"trust_score":', '"trust_score":7,"x":')),
+        (4, "{this is not json\n"),
+    ):
+        bad = lines[: line_no - 1] + [broken] + lines[line_no:]
+        with pytest.raises(BadImportFile) as caught:
+            _into("".join(bad), store, embedder)
+        assert caught.value.problems[0].line == line_no
+        assert caught.value.message.startswith(f"line {line_no}: ")
+        assert store.counts()["memories"] == 0
+    # cut short: no end record, so it is refused whole
+    with pytest.raises(BadImportFile, match="cut short"):
+        _into("".join(lines[:-2]), store, embedder)
+    assert store.counts() == {
+        "memories": 0,
+        "relationships": 0,
+        "trust_events": 0,
+        "project_chunks": 0,
+    }
+
+
+def test_a_failure_while_writing_rolls_everything_back(store, embedder, tmp_path) -> None:
+    """An edge to a memory neither in the file nor in the store is found in the writing pass,
+    after memories were inserted: the transaction takes them back out."""
+    source = MemoryService(
+        SQLiteStore(tmp_path / "src.db"), embedder, Settings(home=tmp_path / "h")
+    )
+    ids = _fill(source)
+    text = "".join(export_lines(source.store, project="web", embedding_model=model_id(embedder)))
+    records = _lines(text)
+    edge = dict(next(r for r in records if r["type"] == "relationship"))
+    edge.update(id="00000000-0000-4000-8000-000000000001", target_id=ids["mobile"])
+    records.insert(-1, edge)
+    records[-1]["relationships"] += 1
+    with pytest.raises(BadImportFile, match="neither in the file nor in the store") as caught:
+        _into("".join(json.dumps(r) + "\n" for r in records), store, embedder)
+    assert caught.value.problems[0].line == len(records) - 1
+    assert store.counts()["memories"] == 0 and store.counts()["trust_events"] == 0
+
+
+def test_conflicts_are_reported_never_overwritten(service, embedder, tmp_path) -> None:
+    ids = _fill(service)
+    text = _export(service.store, embedder)
+    service.apply_trust(ids["port"], "user_rejected")  # the store moved on since the export
+    service.update(ids["mobile"], content="The app uses Swift 6.1")
+    other = MemoryService(SQLiteStore(tmp_path / "o.db"), embedder, Settings(home=tmp_path / "h"))
+    fresh = other.add("A memory only this store has", project="web").memory
+    extra = _export(other.store, embedder).splitlines(keepends=True)[1]
+    records = text.splitlines(keepends=True)
+    records.insert(1, extra)
+    end = json.loads(records[-1])
+    end["memories"] += 1
+    records[-1] = json.dumps(end) + "\n"
+    before = service.store.counts()
+    with pytest.raises(ImportConflicts) as caught:
+        _into("".join(records), service.store, embedder)
+    conflicted = {c.id for c in caught.value.report.conflicts}
+    assert {ids["port"], ids["mobile"]} <= conflicted
+    assert service.store.counts() == before and service.store.get_memory(fresh.id) is None
+    report = _into("".join(records), service.store, embedder, on_conflict="skip")
+    assert report.memories.added == 1 and report.memories.conflicts == 2
+    assert service.store.get_memory(ids["mobile"]).content == "The app uses Swift 6.1"
+    assert service.store.get_memory(fresh.id).content == "A memory only this store has"
+    # the edge from the conflicted `mobile` is reported, not made again or changed
+    assert report.relationships.conflicts >= 1
+
+
+def test_no_embeddings_or_another_model_re_embeds(service, embedder, target) -> None:
+    ids = _fill(service)
+    text = _export(service.store, embedder, with_embeddings=False)
+    assert all("embedding" not in r for r in _lines(text) if r["type"] == "memory")
+    report = _into(text, target, embedder)
+    assert report.reembedded == 5
+    assert target.get_embedding(ids["new"]) is not None
+    other_model = text.replace('"embedding_model":null', '"embedding_model":"some/other-model"', 1)
+    assert _into(other_model, target, embedder).memories.unchanged == 5
+
+
+def test_sqlite_to_postgres_to_sqlite_gives_the_same_export(embedder, pg_server, tmp_path) -> None:
+    from neuralgentics.memini.store.postgres import PostgresStore
+
+    first = MemoryService(SQLiteStore(tmp_path / "a.db"), embedder, Settings(home=tmp_path / "h"))
+    _fill(first)
+    text = _export(first.store, embedder)
+    url = fresh_database(pg_server, "port")
+    pg = PostgresStore(url)
+    try:
+        assert _into(text, pg, embedder).memories.added == 5
+        from_pg = _export(pg, embedder)
+    finally:
+        pg.close()
+        drop_database(url)
+    assert from_pg == text
+    back = SQLiteStore(tmp_path / "back.db")
+    _into(from_pg, back, embedder)
+    assert _export(back, embedder) == text
+    back.close()
+
+
+def test_http_routes_behind_the_credential(store, embedder, tmp_path) -> None:
+    settings = Settings(home=tmp_path / "home", token="p0rt-t0ken")
+    app = create_app(settings, store=store, embedder=embedder)
+    auth = {"Authorization": "Bearer p0rt-t0ken"}
+    with TestClient(app) as c:
+        assert c.get("/memory/export").status_code == 401
+        assert c.post("/memory/import", content=b"{}").status_code == 401
+        added = c.post(
+            "/memory/add", json={"content": "Docs live in docs/", "project": "p"}, headers=auth
+        )
+        assert added.status_code == 201
+        r = c.get("/memory/export", params={"project": "p"}, headers=auth)
+        assert r.status_code == 200 and r.headers["content-type"].startswith("application/x-ndjson")
+        text = r.text
+        assert _lines(text)[-1]["memories"] == 1
+        ndjson = {**auth, "content-type": "application/x-ndjson"}
+        again = c.post("/memory/import", content=text.encode(), headers=ndjson)
+        assert again.status_code == 200 and again.json()["memories"]["unchanged"] == 1
+        bad = c.post("/memory/import", content=text.encode()[:-5], headers=ndjson)
+        assert bad.status_code == 422
+        assert bad.json()["error"]["line"] == 3 and bad.json()["error"]["problems"]
+        wrong = c.post(
+            "/memory/import", params={"on_conflict": "merge"}, content=text.encode(), headers=ndjson
+        )
+        assert wrong.status_code == 422
+
+
+def test_cli_export_and_import_local(tmp_path, embedder) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")}
+    env["NEURALGENTICS_CONFIG_DIR"] = str(tmp_path / "config")
+    one = {**env, "NEURALGENTICS_HOME": str(tmp_path / "one")}
+    two = {**env, "NEURALGENTICS_HOME": str(tmp_path / "two")}
+    assert (
+        run(["memory", "add", "Releases are cut on Fridays", "-p", "x", "--local"], one).returncode
+        == 0
+    )
+    out = tmp_path / "mem.jsonl"
+    r = run(["memory", "export", "-o", str(out), "--local"], one)
+    assert r.returncode == 0, r.stderr
+    assert "exported 1 memories" in r.stderr and not (tmp_path / "mem.jsonl.partial").exists()
+    r = run(["memory", "import", str(out), "--local"], two)
+    assert r.returncode == 0, r.stderr
+    assert "1 added" in r.stdout
+    r = run(["memory", "import", str(out), "--local"], two)
+    assert "0 added, 1 unchanged" in r.stdout
+    Path(tmp_path / "bad.jsonl").write_text(
+        out.read_text().replace('"type":"memory"', '"type":"memo"')
+    )
+    r = run(["memory", "import", str(tmp_path / "bad.jsonl"), "--local"], two)
+    assert r.returncode == 2 and "line 2" in r.stderr
