@@ -290,3 +290,39 @@ def test_cli_export_and_import_local(tmp_path, embedder) -> None:
     )
     r = run(["memory", "import", str(tmp_path / "bad.jsonl"), "--local"], two)
     assert r.returncode == 2 and "line 2" in r.stderr
+
+
+def test_the_import_route_alone_takes_bodies_over_4_mib(tmp_path, embedder) -> None:
+    store = SQLiteStore(tmp_path / "m.db")
+    settings = Settings(home=tmp_path / "home", token="t")
+    big = b"x" * (5 << 20) + b"\n"
+    headers = {"Authorization": "Bearer t", "content-type": "application/x-ndjson"}
+    with TestClient(create_app(settings, store=store, embedder=embedder)) as c:
+        r = c.post("/memory/import", content=big, headers=headers)
+        assert r.status_code == 422 and r.json()["error"]["line"] == 1  # read, not refused
+        r = c.post(
+            "/memory/add", content=big, headers={**headers, "content-type": "application/json"}
+        )
+        assert r.status_code == 413
+    assert store.counts()["memories"] == 0
+    store.close()
+
+
+def test_small_chunks_and_repeated_content(service, embedder, target, monkeypatch) -> None:
+    """Memory lines are looked up and written in chunks: a chunk boundary between two lines
+    changes nothing; the same content twice in one project of a file is a bad line."""
+    from neuralgentics.memini.portability import importer
+
+    monkeypatch.setattr(importer, "CHUNK", 2)
+    ids = _fill(service)
+    text = _export(service.store, embedder)
+    assert _into(text, target, embedder).memories.added == 5
+    assert _into(text, target, embedder).memories.unchanged == 5
+    assert target.get_memory(ids["old"]).superseded_by == ids["new"]
+    records = _lines(text)
+    twin = dict(records[1], id="00000000-0000-4000-8000-0000000000aa", trust_events=[])
+    records.insert(2, twin)
+    records[-1]["memories"] += 1
+    with pytest.raises(BadImportFile, match="same content and project as line 2") as caught:
+        _into("".join(json.dumps(r) + "\n" for r in records), service.store, embedder)
+    assert caught.value.problems[0].line == 3

@@ -127,6 +127,7 @@ def _check(source: IO[bytes], embedder: Embedder) -> dict[int, np.ndarray]:
     """Pass one: every line checked, nothing written. Returns the vectors made here, by line."""
     problems: list[Problem] = []
     memory_ids: set[str] = set()
+    contents: dict[tuple[str, str], int] = {}  # (project, content_hash) -> its line
     relationship_ids: set[str] = set()
     edges: set[tuple[str, str, str]] = set()
     to_embed: list[tuple[int, str]] = []
@@ -172,6 +173,17 @@ def _check(source: IO[bytes], embedder: Embedder) -> dict[int, np.ndarray]:
                 if memory.id in memory_ids:
                     bad(number, f"memory {memory.id} appears twice in the file", "id", memory.id)
                     continue
+                key = (memory.project, memory.content_hash)
+                if key in contents:
+                    bad(
+                        number,
+                        f"memory {memory.id} has the same content and project as line"
+                        f" {contents[key]}",
+                        "content",
+                        memory.id,
+                    )
+                    continue
+                contents[key] = number
                 memory_ids.add(memory.id)
                 counts["memory"] += 1
                 counts["trust_events"] += len(events)
@@ -182,15 +194,15 @@ def _check(source: IO[bytes], embedder: Embedder) -> dict[int, np.ndarray]:
             elif isinstance(line, fmt.RelationshipLine):
                 last_kind = "relationship"
                 rel = fmt.to_relationship(line)
-                key = (rel.source_id, rel.target_id, rel.relationship_type)
+                edge = (rel.source_id, rel.target_id, rel.relationship_type)
                 if rel.id in relationship_ids:
                     bad(number, f"relationship {rel.id} appears twice in the file", "id", rel.id)
                     continue
-                if key in edges:
-                    bad(number, f"the edge {' '.join(key)} appears twice in the file", "id")
+                if edge in edges:
+                    bad(number, f"the edge {' '.join(edge)} appears twice in the file", "id")
                     continue
                 relationship_ids.add(rel.id)
-                edges.add(key)
+                edges.add(edge)
                 counts["relationship"] += 1
             elif isinstance(line, fmt.EndLine):
                 seen_end = True
@@ -221,29 +233,35 @@ def _check(source: IO[bytes], embedder: Embedder) -> dict[int, np.ndarray]:
     return vectors
 
 
-def _same_memory(w: transfer.Writer, stored: Any, memory: Any, events: list) -> bool:
-    return fmt.memory_record(stored, w.events(stored.id), None) == fmt.memory_record(
-        memory, events, None
-    )
+CHUNK = 500  # memory lines looked up and written together (a round trip per chunk, not per row)
 
 
 def _write(w: transfer.Writer, source: IO[bytes], vectors: dict[int, np.ndarray]) -> ImportReport:
     """Pass two, inside the transaction: the lines were checked by `_check`."""
     report = ImportReport()
     skipped: set[str] = set()  # memories in conflict: their edges are not made
+    present: set[str] = set()  # memories of the file now stored (added or unchanged)
     superseded: set[str] = set()
+    chunk: list[tuple[int, fmt.MemoryLine]] = []
 
     def conflict(number: int, message: str, rid: str) -> None:
         report.conflicts.append(Problem(number, message, "id", rid))
 
-    for number, raw in _lines(source):
-        line = fmt.parse(raw)
-        if isinstance(line, fmt.MemoryLine):
-            memory, events = fmt.to_memory(line)
-            stored = w.memory(memory.id)
-            if stored is not None:
-                if _same_memory(w, stored, memory, events):
+    def flush() -> None:
+        parsed = [(number, line, *fmt.to_memory(line)) for number, line in chunk]
+        chunk.clear()
+        stored = w.memories([memory.id for _, _, memory, _ in parsed])
+        history = w.events(list(stored))
+        fresh = [p for p in parsed if p[2].id not in stored]
+        taken = w.ids_by_hash([(m.project, m.content_hash) for _, _, m, _ in fresh])
+        rows: list[transfer.ImportedMemory] = []
+        for number, line, memory, events in parsed:
+            held = stored.get(memory.id)
+            if held is not None:
+                same = fmt.memory_record(held, history.get(held.id, []), None)
+                if same == fmt.memory_record(memory, events, None):
                     report.memories.unchanged += 1
+                    present.add(memory.id)
                 else:
                     report.memories.conflicts += 1
                     skipped.add(memory.id)
@@ -254,7 +272,7 @@ def _write(w: transfer.Writer, source: IO[bytes], vectors: dict[int, np.ndarray]
                         memory.id,
                     )
                 continue
-            other = w.id_by_hash(memory.project, memory.content_hash)
+            other = taken.get((memory.project, memory.content_hash))
             if other is not None:
                 report.memories.conflicts += 1
                 skipped.add(memory.id)
@@ -271,10 +289,22 @@ def _write(w: transfer.Writer, source: IO[bytes], vectors: dict[int, np.ndarray]
                 vector = fmt.decode_vector(line.embedding)
             else:
                 report.reembedded += 1
-            w.insert_memory(transfer.ImportedMemory(memory, vector, events))
+            rows.append(transfer.ImportedMemory(memory, vector, events))
+            present.add(memory.id)
             report.memories.added += 1
             report.trust_events += len(events)
-        elif isinstance(line, fmt.RelationshipLine):
+        w.insert_memories(rows)
+
+    for number, raw in _lines(source):
+        line = fmt.parse(raw)
+        if isinstance(line, fmt.MemoryLine):
+            chunk.append((number, line))
+            if len(chunk) >= CHUNK:
+                flush()
+            continue
+        if chunk:
+            flush()
+        if isinstance(line, fmt.RelationshipLine):
             rel = fmt.to_relationship(line)
             ends = (rel.source_id, rel.target_id)
             held = [end for end in ends if end in skipped]
@@ -283,7 +313,7 @@ def _write(w: transfer.Writer, source: IO[bytes], vectors: dict[int, np.ndarray]
                 conflict(number, f"relationship {rel.id}: memory {held[0]} conflicted", rel.id)
                 continue
             for end in ends:
-                if w.memory(end) is None:
+                if end not in present and w.memory(end) is None:
                     raise BadImportFile(
                         [
                             Problem(
@@ -329,5 +359,7 @@ def _write(w: transfer.Writer, source: IO[bytes], vectors: dict[int, np.ndarray]
             report.relationships.added += 1
             if rel.relationship_type == "SUPERSEDES":
                 superseded.add(rel.target_id)
+    if chunk:
+        flush()
     w.refresh_superseded(sorted(superseded))
     return report

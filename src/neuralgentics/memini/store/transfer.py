@@ -56,9 +56,15 @@ class Writer(Protocol):
 
     def memory(self, memory_id: str) -> Memory | None: ...
 
-    def events(self, memory_id: str) -> list[TrustEvent]: ...
+    def memories(self, ids: list[str]) -> dict[str, Memory]: ...
 
-    def id_by_hash(self, project: str, content_hash: str) -> str | None: ...
+    def events(self, ids: list[str]) -> dict[str, list[TrustEvent]]:
+        """Trust history of each memory, oldest first (absent: none)."""
+        ...
+
+    def ids_by_hash(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+        """(project, content_hash) -> the id of the memory holding it, for those held."""
+        ...
 
     def relationship(self, relationship_id: str) -> Relationship | None: ...
 
@@ -68,7 +74,7 @@ class Writer(Protocol):
         """`goal` is `start` or one it supersedes, directly or through others."""
         ...
 
-    def insert_memory(self, row: ImportedMemory) -> None: ...
+    def insert_memories(self, rows: list[ImportedMemory]) -> None: ...
 
     def insert_relationship(self, rel: Relationship) -> None: ...
 
@@ -195,15 +201,30 @@ class _SQLiteWriter:
         ).fetchone()
         return _memory(row) if row else None
 
-    def events(self, memory_id: str) -> list[TrustEvent]:
-        return _sqlite_events(self.conn, [memory_id]).get(memory_id, [])
+    def memories(self, ids: list[str]) -> dict[str, Memory]:
+        from neuralgentics.memini.store.sqlite import _MEMORY_COLUMNS, _memory
 
-    def id_by_hash(self, project: str, content_hash: str) -> str | None:
-        row = self.conn.execute(
-            "SELECT id FROM memories WHERE project = ? AND content_hash = ?",
-            (project, content_hash),
-        ).fetchone()
-        return row[0] if row else None
+        found: dict[str, Memory] = {}
+        for part, marks in in_batches(ids):
+            for row in self.conn.execute(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories m WHERE m.id IN ({marks})", part
+            ):
+                found[row[0]] = _memory(row)
+        return found
+
+    def events(self, ids: list[str]) -> dict[str, list[TrustEvent]]:
+        return _sqlite_events(self.conn, ids)
+
+    def ids_by_hash(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+        found: dict[tuple[str, str], str] = {}
+        for project, content_hash in keys:  # each an index lookup, no round trip
+            row = self.conn.execute(
+                "SELECT id FROM memories WHERE project = ? AND content_hash = ?",
+                (project, content_hash),
+            ).fetchone()
+            if row:
+                found[(project, content_hash)] = row[0]
+        return found
 
     def relationship(self, relationship_id: str) -> Relationship | None:
         from neuralgentics.memini.store.sqlite import _relationship
@@ -224,7 +245,11 @@ class _SQLiteWriter:
     def reaches(self, start: str, goal: str) -> bool:
         return self.conn.execute(cycles.REACHES.format(p="?"), (start, goal)).fetchone() is not None
 
-    def insert_memory(self, row: ImportedMemory) -> None:
+    def insert_memories(self, rows: list[ImportedMemory]) -> None:
+        for row in rows:
+            self._insert(row)
+
+    def _insert(self, row: ImportedMemory) -> None:
         from neuralgentics.memini.store.vectors import to_blob
 
         m = row.memory
@@ -370,15 +395,30 @@ class _PgWriter:
         ).fetchone()
         return _row_to_memory(row) if row else None
 
-    def events(self, memory_id: str) -> list[TrustEvent]:
-        return _pg_events(self.conn, [uuid.UUID(memory_id)]).get(memory_id, [])
+    def memories(self, ids: list[str]) -> dict[str, Memory]:
+        from neuralgentics.memini.store.postgres import _MEMORY_COLUMNS, _row_to_memory
 
-    def id_by_hash(self, project: str, content_hash: str) -> str | None:
-        row = self.conn.execute(
-            "SELECT id FROM memories WHERE project = %s AND content_hash = %s",
-            [project, content_hash],
-        ).fetchone()
-        return str(row[0]) if row else None
+        if not ids:
+            return {}
+        rows = self.conn.execute(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = ANY(%s)",
+            [[uuid.UUID(i) for i in ids]],
+        ).fetchall()
+        return {str(r[0]): _row_to_memory(r) for r in rows}
+
+    def events(self, ids: list[str]) -> dict[str, list[TrustEvent]]:
+        return _pg_events(self.conn, [uuid.UUID(i) for i in ids])
+
+    def ids_by_hash(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+        if not keys:
+            return {}
+        rows = self.conn.execute(
+            "SELECT m.project, m.content_hash, m.id FROM memories m"
+            " JOIN unnest(%s::text[], %s::text[]) AS k(project, content_hash)"
+            " ON m.project = k.project AND m.content_hash = k.content_hash",
+            [[k[0] for k in keys], [k[1] for k in keys]],
+        ).fetchall()
+        return {(r[0], r[1]): str(r[2]) for r in rows}
 
     def relationship(self, relationship_id: str) -> Relationship | None:
         from neuralgentics.memini.store.postgres import _REL_COLUMNS, _row_to_relationship
@@ -403,45 +443,52 @@ class _PgWriter:
         ).fetchone()
         return row is not None
 
-    def insert_memory(self, row: ImportedMemory) -> None:
+    def insert_memories(self, rows: list[ImportedMemory]) -> None:
         from psycopg.types.json import Jsonb
 
-        m = row.memory
-        self.conn.execute(
-            "INSERT INTO memories (id, content, embedding, trust_score, source_type, project,"
-            " tags, metadata, content_hash, created_at, updated_at)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            [
-                uuid.UUID(m.id),
-                m.content,
-                row.embedding,
-                to_milli(m.trust_score) / 1000,
-                m.source_type,
-                m.project,
-                m.tags,
-                Jsonb(m.metadata),
-                m.content_hash,
-                m.created_at,
-                m.updated_at,
-            ],
-        )
-        if row.events:
-            with self.conn.cursor() as cur:
+        if not rows:
+            return
+        # executemany pipelines the statements: one round trip per batch, not per row
+        with self.conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO memories (id, content, embedding, trust_score, source_type, project,"
+                " tags, metadata, content_hash, created_at, updated_at)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                [
+                    (
+                        uuid.UUID(r.memory.id),
+                        r.memory.content,
+                        r.embedding,
+                        to_milli(r.memory.trust_score) / 1000,
+                        r.memory.source_type,
+                        r.memory.project,
+                        r.memory.tags,
+                        Jsonb(r.memory.metadata),
+                        r.memory.content_hash,
+                        r.memory.created_at,
+                        r.memory.updated_at,
+                    )
+                    for r in rows
+                ],
+            )
+            events = [
+                (
+                    uuid.UUID(r.memory.id),
+                    e.event,
+                    to_milli(e.delta),
+                    e.actor,
+                    to_milli(e.score_after),
+                    e.note,
+                    e.created_at,
+                )
+                for r in rows
+                for e in r.events
+            ]
+            if events:
                 cur.executemany(
                     "INSERT INTO trust_events (memory_id, event, delta_milli, actor,"
                     " score_after_milli, note, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                    [
-                        (
-                            uuid.UUID(m.id),
-                            e.event,
-                            to_milli(e.delta),
-                            e.actor,
-                            to_milli(e.score_after),
-                            e.note,
-                            e.created_at,
-                        )
-                        for e in row.events
-                    ],
+                    events,
                 )
 
     def insert_relationship(self, rel: Relationship) -> None:
