@@ -326,3 +326,17 @@ def test_small_chunks_and_repeated_content(service, embedder, target, monkeypatc
     with pytest.raises(BadImportFile, match="same content and project as line 2") as caught:
         _into("".join(json.dumps(r) + "\n" for r in records), service.store, embedder)
     assert caught.value.problems[0].line == 3
+
+
+def test_cli_export_to_a_file_leaves_nothing_when_it_fails(tmp_path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")}
+    env.update(
+        NEURALGENTICS_HOME=str(tmp_path / "home"),
+        NEURALGENTICS_CONFIG_DIR=str(tmp_path / "config"),
+        NEURALGENTICS_TOKEN="t",
+        NEURALGENTICS_SERVICE_URL="http://127.0.0.1:9",  # nothing listens there
+    )
+    out = tmp_path / "mem.jsonl"
+    r = run(["memory", "export", "-o", str(out)], env)
+    assert r.returncode == 3 and "not reachable" in r.stderr
+    assert list(tmp_path.glob("mem.jsonl*")) == []

@@ -57,6 +57,7 @@ def export(
     partial = output.with_name(output.name + ".partial") if output is not None else None
     sink: IO[bytes] = open(partial, "wb") if partial is not None else sys.stdout.buffer  # noqa: SIM115
     tail = b""
+    done = False
     try:
         with _client(local) as client, client.stream("GET", "/memory/export", params=params) as r:
             if r.status_code >= 400:
@@ -66,6 +67,14 @@ def export(
                 sink.write(chunk)
                 tail = (tail + chunk)[-4096:]
         sink.flush()
+        last = tail.rstrip(b"\n").rsplit(b"\n", 1)[-1]
+        try:
+            done = json.loads(last).get("type") == "end"
+        except ValueError:
+            done = False
+        if not done:
+            err.print("[red]the export stopped before its end (the service failed mid-way)[/red]")
+            raise typer.Exit(1)
     except httpx.TransportError as exc:
         raise _unreachable(exc) from None
     except CredentialError as exc:
@@ -74,14 +83,8 @@ def export(
     finally:
         if partial is not None:
             sink.close()
-    last = tail.rstrip(b"\n").rsplit(b"\n", 1)[-1]
-    try:
-        complete = json.loads(last).get("type") == "end"
-    except ValueError:
-        complete = False
-    if not complete:
-        err.print("[red]the export stopped before its end (the service failed mid-way)[/red]")
-        raise typer.Exit(1)
+            if not done:
+                partial.unlink(missing_ok=True)  # no half file left behind
     if partial is not None and output is not None:
         os.replace(partial, output)
         end = json.loads(last)
