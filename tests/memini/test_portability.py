@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -340,3 +341,86 @@ def test_cli_export_to_a_file_leaves_nothing_when_it_fails(tmp_path) -> None:
     r = run(["memory", "export", "-o", str(out)], env)
     assert r.returncode == 3 and "not reachable" in r.stderr
     assert list(tmp_path.glob("mem.jsonl*")) == []
+
+
+def _synthetic_export(n: int, model: str) -> str:
+    """An export file of n memories written with the format's own functions (vectors random)."""
+    from datetime import UTC, datetime, timedelta
+
+    import numpy as np
+
+    from neuralgentics.embeddings import content_hash
+    from neuralgentics.memini.portability import format as fmt
+    from neuralgentics.memini.store.base import Memory
+
+    rng = np.random.default_rng(1)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    lines = [fmt.header(model, None)]
+    for i in range(n):
+        v = rng.standard_normal(384).astype(np.float32)
+        v /= np.linalg.norm(v)
+        text = f"fact {i}: service s{i} runs on port {10000 + i}"
+        at = start + timedelta(seconds=i)
+        m = Memory(
+            f"00000000-0000-4000-8000-{i:012d}",
+            text,
+            0.5,
+            None,
+            "big",
+            [],
+            {},
+            content_hash(text),
+            at,
+            at,
+        )
+        lines.append(fmt.memory_record(m, [], v))
+    lines.append(fmt.end_record(n, 0, 0))
+    return "".join(fmt.dumps(line) + "\n" for line in lines)
+
+
+def test_cli_import_and_export_through_the_served_service(tmp_path) -> None:
+    """The real `serve` with its token: a 5 MB file (over the other routes' 4 MiB limit) is
+    streamed in by `memory import`, and `memory export` gives back the same bytes."""
+    import time
+
+    import httpx
+
+    from neuralgentics.embeddings.model import MiniLMEmbedder
+
+    text = _synthetic_export(2_500, MiniLMEmbedder().vectors_id)
+    assert len(text.encode()) > 5 << 20
+    (tmp_path / "in.jsonl").write_text(text)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")}
+    env.update(
+        NEURALGENTICS_HOME=str(tmp_path / "home"),
+        NEURALGENTICS_CONFIG_DIR=str(tmp_path / "config"),
+        NEURALGENTICS_PORT=str(port),
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "neuralgentics.cli", "serve"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "memini-core did not come up"
+            time.sleep(0.2)
+        r = run(["memory", "import", str(tmp_path / "in.jsonl")], env)
+        assert r.returncode == 0, r.stderr
+        assert "2500 added" in r.stdout and "0 re-embedded" in r.stdout
+        r = run(["memory", "export", "-o", str(tmp_path / "out.jsonl")], env)
+        assert r.returncode == 0, r.stderr
+        assert (tmp_path / "out.jsonl").read_text() == text
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
