@@ -424,3 +424,57 @@ def test_cli_import_and_export_through_the_served_service(tmp_path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_a_large_import_into_postgres_rebuilds_the_vector_index(embedder, pg_server) -> None:
+    """1,000 memories into an empty PostgreSQL store: the HNSW index is dropped for the import
+    and built again in the same transaction; a failing import leaves it as it was."""
+    import numpy as np
+
+    from neuralgentics.memini.portability import format as fmt
+    from neuralgentics.memini.store.base import MemoryFilter
+    from neuralgentics.memini.store.postgres import PostgresStore
+
+    text = _synthetic_export(1_000, model_id(embedder))
+    url = fresh_database(pg_server, "bulk")
+    pg = PostgresStore(url)
+
+    def index_def() -> str | None:
+        row = pg.db.run(
+            lambda c: c.execute(
+                "SELECT indexdef FROM pg_indexes WHERE indexname = 'memories_embedding_hnsw'"
+            ).fetchone(),
+            tx=False,
+        )
+        return row[0] if row else None
+
+    try:
+        before = index_def()
+        assert before is not None and "hnsw" in before
+        cut = text.splitlines(keepends=True)
+        # fails in the writing pass, after the index was dropped and the memories inserted
+        edge = {
+            "type": "relationship",
+            "id": "00000000-0000-4000-9000-000000000001",
+            "source_id": json.loads(cut[1])["id"],
+            "target_id": "00000000-0000-4000-9000-000000000002",
+            "relationship_type": "RELATED_TO",
+            "confidence": 1.0,
+            "created_at": "2026-01-02T00:00:00.000000+00:00",
+            "metadata": {},
+        }
+        end = {**json.loads(cut[-1]), "relationships": 1}
+        broken = "".join(cut[:-1]) + json.dumps(edge) + "\n" + json.dumps(end) + "\n"
+        with pytest.raises(BadImportFile, match="neither in the file nor in the store"):
+            _into(broken, pg, embedder)
+        assert index_def() == before and pg.counts()["memories"] == 0
+        assert _into(text, pg, embedder).memories.added == 1_000
+        assert index_def() == before
+        line = json.loads(cut[500])
+        vector = fmt.decode_vector(line["embedding"])
+        hits = pg.vector_search(vector, MemoryFilter(), 1)
+        assert hits[0][0] == line["id"] and np.isclose(hits[0][1], 1.0, atol=1e-4)
+        assert pg.counts()["memories"] == 1_000
+    finally:
+        pg.close()
+        drop_database(url)

@@ -102,10 +102,12 @@ def import_file(
     """Import an export file (a seekable binary file) into `store`; see the module's docstring."""
     if on_conflict not in ("fail", "skip"):
         raise InvalidInput("on_conflict must be 'fail' or 'skip'", field="on_conflict")
-    vectors = _check(source, embedder)
+    vectors, memories = _check(source, embedder)
 
     def write(w: transfer.Writer) -> ImportReport:
+        w.bulk(memories)
         report = _write(w, source, vectors)
+        w.bulk_done()
         if report.conflicts and on_conflict == "fail":
             raise ImportConflicts(report)  # rolls the transaction back
         return report
@@ -123,8 +125,9 @@ def model_id(embedder: Embedder) -> str:
     return str(getattr(embedder, "vectors_id", None) or embedder.model_name)
 
 
-def _check(source: IO[bytes], embedder: Embedder) -> dict[int, np.ndarray]:
-    """Pass one: every line checked, nothing written. Returns the vectors made here, by line."""
+def _check(source: IO[bytes], embedder: Embedder) -> tuple[dict[int, np.ndarray], int]:
+    """Pass one: every line checked, nothing written. Returns the vectors made here, by line,
+    and the number of memories in the file."""
     problems: list[Problem] = []
     memory_ids: set[str] = set()
     contents: dict[tuple[str, str], int] = {}  # (project, content_hash) -> its line
@@ -230,7 +233,7 @@ def _check(source: IO[bytes], embedder: Embedder) -> dict[int, np.ndarray]:
         made = embedder.embed([text for _, text in batch])
         for (number, _), vector in zip(batch, made, strict=True):
             vectors[number] = np.asarray(vector, dtype=np.float32)
-    return vectors
+    return vectors, counts["memory"]
 
 
 CHUNK = 500  # memory lines looked up and written together (a round trip per chunk, not per row)
