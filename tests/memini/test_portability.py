@@ -309,14 +309,19 @@ def test_the_import_route_alone_takes_bodies_over_4_mib(tmp_path, embedder) -> N
     store.close()
 
 
-def test_small_chunks_and_repeated_content(service, embedder, target, monkeypatch) -> None:
-    """Memory lines are looked up and written in chunks: a chunk boundary between two lines
-    changes nothing; the same content twice in one project of a file is a bad line."""
+def test_small_pages_and_chunks_and_repeated_content(
+    service, embedder, target, monkeypatch
+) -> None:
+    """Export reads in pages and import writes in chunks: their boundaries change nothing;
+    the same content twice in one project of a file is a bad line."""
     from neuralgentics.memini.portability import importer
+    from neuralgentics.memini.store import transfer
 
     monkeypatch.setattr(importer, "CHUNK", 2)
     ids = _fill(service)
     text = _export(service.store, embedder)
+    monkeypatch.setattr(transfer, "PAGE", 2)  # export pages of 2 rows: the same file
+    assert _export(service.store, embedder) == text
     assert _into(text, target, embedder).memories.added == 5
     assert _into(text, target, embedder).memories.unchanged == 5
     assert target.get_memory(ids["old"]).superseded_by == ids["new"]

@@ -42,6 +42,8 @@ class Row:
     memory: Memory
     embedding: np.ndarray | None
     events: list[TrustEvent]
+    # where the next page starts: (created_at as the store holds it, id)
+    cursor: tuple[Any, str] = ("", "")
 
 
 @dataclass
@@ -97,9 +99,10 @@ def utc(value: datetime) -> datetime:
 
 
 def memory_pages(
-    store: Store, flt: MemoryFilter, *, with_embeddings: bool = True, page: int = PAGE
+    store: Store, flt: MemoryFilter, *, with_embeddings: bool = True, page: int | None = None
 ) -> Iterable[list[Row]]:
-    after: tuple[datetime, str] | None = None
+    page = page or PAGE
+    after: tuple[Any, str] | None = None
     while True:
         rows = (_sqlite_page if store.kind == "sqlite" else _pg_page)(
             store, flt, after, page, with_embeddings
@@ -107,19 +110,18 @@ def memory_pages(
         if not rows:
             return
         yield rows
-        last = rows[-1].memory
-        after = (last.created_at, last.id)
+        after = rows[-1].cursor
 
 
-def relationship_pages(store: Store, *, page: int = PAGE) -> Iterable[list[Relationship]]:
+def relationship_pages(store: Store, *, page: int | None = None) -> Iterable[list[Relationship]]:
     """Every edge, ordered by (created_at, id)."""
-    after: tuple[datetime, str] | None = None
+    page = page or PAGE
+    after: tuple[Any, str] | None = None
     while True:
-        rels = (_sqlite_edges if store.kind == "sqlite" else _pg_edges)(store, after, page)
+        rels, after = (_sqlite_edges if store.kind == "sqlite" else _pg_edges)(store, after, page)
         if not rels:
             return
         yield rels
-        after = (rels[-1].created_at, rels[-1].id)
 
 
 def in_transaction(store: Store, fn: Callable[[Writer], T]) -> T:
@@ -138,15 +140,16 @@ def _sqlite_ts(value: datetime) -> str:
 
 
 def _sqlite_page(
-    store: Any, flt: MemoryFilter, after: tuple[datetime, str] | None, page: int, vectors: bool
+    store: Any, flt: MemoryFilter, after: tuple[Any, str] | None, page: int, vectors: bool
 ) -> list[Row]:
     from neuralgentics.memini.store.sqlite import _MEMORY_COLUMNS, _memory, _where
     from neuralgentics.memini.store.vectors import from_blob
 
     where, params = _where(flt)
     if after is not None:
+        # the stored text itself: the order and the cursor are SQLite's, whatever its format
         where += " AND (m.created_at, m.id) > (?, ?)"
-        params = [*params, _sqlite_ts(after[0]), after[1]]
+        params = [*params, after[0], after[1]]
     conn = store.db.connection()
     fetched = conn.execute(
         f"SELECT {_MEMORY_COLUMNS}, m.embedding FROM memories m WHERE {where}"
@@ -155,7 +158,12 @@ def _sqlite_page(
     ).fetchall()
     events = _sqlite_events(conn, [r[0] for r in fetched])
     return [
-        Row(_memory(r[:11]), from_blob(r[11]).copy() if vectors else None, events.get(r[0], []))
+        Row(
+            _memory(r[:11]),
+            from_blob(r[11]).copy() if vectors else None,
+            events.get(r[0], []),
+            (r[8], r[0]),
+        )
         for r in fetched
     ]
 
@@ -177,12 +185,15 @@ def _sqlite_events(conn: sqlite3.Connection, ids: list[str]) -> dict[str, list[T
 _SQLITE_REL = "id, source_id, target_id, relationship_type, confidence, created_at, metadata"
 
 
-def _sqlite_edges(store: Any, after: tuple[datetime, str] | None, page: int) -> list[Relationship]:
+def _sqlite_edges(
+    store: Any, after: tuple[Any, str] | None, page: int
+) -> tuple[list[Relationship], tuple[Any, str] | None]:
+    """A page of edges and where the next starts (the stored created_at text, the id)."""
     from neuralgentics.memini.store.sqlite import _relationship
 
     where, params = "1", []
     if after is not None:
-        where, params = "(created_at, id) > (?, ?)", [_sqlite_ts(after[0]), after[1]]
+        where, params = "(created_at, id) > (?, ?)", [after[0], after[1]]
     rows = (
         store.db.connection()
         .execute(
@@ -192,7 +203,7 @@ def _sqlite_edges(store: Any, after: tuple[datetime, str] | None, page: int) -> 
         )
         .fetchall()
     )
-    return [_relationship(r) for r in rows]
+    return [_relationship(r) for r in rows], ((rows[-1][5], rows[-1][0]) if rows else None)
 
 
 class _SQLiteWriter:
@@ -329,7 +340,7 @@ class _SQLiteWriter:
 
 
 def _pg_page(
-    store: Any, flt: MemoryFilter, after: tuple[datetime, str] | None, page: int, vectors: bool
+    store: Any, flt: MemoryFilter, after: tuple[Any, str] | None, page: int, vectors: bool
 ) -> list[Row]:
     from neuralgentics.memini.store.postgres import _MEMORY_COLUMNS, _row_to_memory, _where
 
@@ -350,6 +361,7 @@ def _pg_page(
                 _row_to_memory(r[:11]),
                 _pg_vector(r[11]) if vectors else None,
                 events.get(str(r[0]), []),
+                (r[8], str(r[0])),
             )
             for r in fetched
         ]
@@ -378,7 +390,9 @@ def _pg_events(conn: Any, ids: list[Any]) -> dict[str, list[TrustEvent]]:
     return found
 
 
-def _pg_edges(store: Any, after: tuple[datetime, str] | None, page: int) -> list[Relationship]:
+def _pg_edges(
+    store: Any, after: tuple[Any, str] | None, page: int
+) -> tuple[list[Relationship], tuple[Any, str] | None]:
     from neuralgentics.memini.store.postgres import _REL_COLUMNS, _row_to_relationship
 
     where, params = "TRUE", []
@@ -392,7 +406,9 @@ def _pg_edges(store: Any, after: tuple[datetime, str] | None, page: int) -> list
         ).fetchall(),
         tx=False,
     )
-    return [_row_to_relationship(r) for r in rows]
+    return [_row_to_relationship(r) for r in rows], (
+        (rows[-1][5], str(rows[-1][0])) if rows else None
+    )
 
 
 # Inserting into pgvector's HNSW index costs ~2.4 ms a row here (0.26 ms without it): an import
