@@ -112,7 +112,40 @@ def test_every_failing_write_changes_nothing(client, store, settings, tmp_path) 
     missing = str(uuid.uuid4())
     nested = '{"d": ' * 40 + "1" + "}" * 40
 
+    # export files for POST /memory/import: one in conflict with the store (memory `a` stored
+    # with other content), one whose last edge points at nothing — found in the writing pass,
+    # after a new memory was inserted, so the transaction must take it back out
+    ndjson = {"content-type": "application/x-ndjson"}
+    lines = [json.loads(line) for line in client.get("/memory/export").text.splitlines()]
+    first = next(r for r in lines if r["type"] == "memory")
+    conflicting = [dict(r, content="something else") if r is first else r for r in lines]
+    fresh = dict(first, id=str(uuid.uuid4()), content="a memory only the file has", trust_events=[])
+    dangling = {
+        "type": "relationship",
+        "id": str(uuid.uuid4()),
+        "source_id": fresh["id"],
+        "target_id": str(uuid.uuid4()),
+        "relationship_type": "RELATED_TO",
+        "confidence": 1.0,
+        "created_at": "2026-01-01T00:00:00.000000+00:00",
+        "metadata": {},
+    }
+    end = dict(lines[-1], memories=lines[-1]["memories"] + 1)
+    end["relationships"] += 1
+    with_dangling = [lines[0], fresh, *lines[1:-1], dangling, end]
+
+    def ndjson_body(records: list[dict]) -> dict:
+        return {"content": "".join(json.dumps(r) + "\n" for r in records), "headers": ndjson}
+
     failing: dict[tuple[str, str], list[tuple[str, dict]]] = {
+        ("POST", "/memory/import"): [
+            ("/memory/import", {"content": b"not an export\n", "headers": ndjson}),
+            ("/memory/import", {"content": b"", "headers": ndjson}),
+            ("/memory/import?on_conflict=merge", ndjson_body(lines)),
+            ("/memory/import", ndjson_body(conflicting)),
+            ("/memory/import", ndjson_body(with_dangling)),
+            ("/memory/import", ndjson_body(lines[:-1])),  # cut short
+        ],
         ("POST", "/memory/add"): [
             ("/memory/add", raw('{"content": "x", "metadata": {"a": "\\ud800"}}')),
             ("/memory/add", raw('{"content": "x", "tags": ["\\udfff"]}')),
