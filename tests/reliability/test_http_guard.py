@@ -132,9 +132,7 @@ def test_bound_beyond_loopback_the_token_is_the_gate_not_the_host(tmp_path, embe
         assert ok.status_code == 200
 
 
-# memini-core as `create_app` builds it today. These turn green (and strict xfail then fails,
-# so drop the marker) once memini/app.py mounts HTTPGuard: see docs/reliability.md.
-MOUNT = "memini/app.py does not mount neuralgentics.httpguard.HTTPGuard yet"
+# memini-core as `create_app` builds it (first pass's finding 1, closed: docs/reliability.md).
 
 
 def test_memini_core_as_built_refuses_a_foreign_host(tmp_path, embedder_once) -> None:
