@@ -17,11 +17,15 @@ def test_agents_md_declares_capabilities_agents_routing_and_skills_within_budget
     assert count_tokens(text) <= MAX_TOKENS == 800
     for needle in (
         "Memory",
-        "Project search",
-        "get_tool_list",
-        "mcp_router_call",
+        "memory_search",
+        "memory_save",
+        "memory_feedback",
+        "project_search",
+        "neuralgentics_get_tool_list",
+        "neuralgentics_mcp_router_call",
         "Skills",
-        "| Testing | tester | general, coder | reviewer |",
+        "VERDICT: pass",
+        "| Testing | tester | general, coder, explore | reviewer |",
         "`coder` — Implements features",
         "intake → recall → classify → route → context → delegate → verify → return",
     ):

@@ -208,7 +208,7 @@ def test_http_route(client):
     body = r.json()
     assert body["task_type"] == "testing" and body["primary_agent"] == "tester"
     assert body["allowed"] is False and body["suggested_agents"] == ["tester"]
-    assert body["forbidden_agents"] == ["general", "coder"]
+    assert body["forbidden_agents"] == ["general", "coder", "explore"]
 
 
 @pytest.mark.parametrize(

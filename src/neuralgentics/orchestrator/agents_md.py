@@ -12,12 +12,12 @@ from neuralgentics.orchestrator.skills import Skill
 
 MAX_TOKENS = 800
 
+# Only what a session can actually do (issue 16): each line names the tool or hook behind it.
 CAPABILITIES = """\
-- **Memory** — facts, decisions and task results from earlier sessions, each with a trust score. The most relevant ones arrive in your context; say what you learned and it is kept. Newer facts replace older ones; contradictions lower trust.
-- **Project search** — every file of the repository indexed by meaning and by keyword: ask where something is in plain words.
-- **External tools** — one broker fronts all MCP servers. `get_tool_list` shows the servers and tools your role may use; `mcp_router_call` runs one. Calls are checked against your role and audited.
-- **Skills** — short playbooks per role, injected into your prompt when they apply.
-- **Routing** — delegation goes through the routing matrix below; a task sent to a forbidden agent is blocked with the agent to use instead."""
+- **Memory** — `memory_search` finds facts, decisions and past task results (with trust); the most relevant also arrive in your context. `memory_save` keeps a fact and says what it replaced, contradicts or probably replaces. `memory_feedback` marks one `confirmed`, `rejected` (by the user), `wrong`, or `outdated` (with the id replacing it).
+- **Project search** — `project_search` finds code in the indexed project by meaning and keyword (`neuralgentics index` builds the index).
+- **External tools** — `neuralgentics_get_tool_list` lists the MCP tools your role may use, `neuralgentics_mcp_router_call` runs one; checked against your role and audited.
+- **Routing** — a `task` delegation is checked against the matrix below; one to a forbidden agent is refused, naming the agent to use. A delegated task brings its type's skills (playbooks)."""
 
 
 def capabilities_text() -> str:
@@ -67,9 +67,11 @@ def _render(config: OrchestratorConfig, skills: list[Skill], detail: int) -> str
             lines.append(", ".join(f"`{skill.id}`" for skill in skills))
     lines += [
         "",
-        "## Every delegated task follows 8 steps",
+        "## Every delegation follows 8 steps",
         " → ".join(STEPS) + ".",
-        "A step out of order is refused. Results are remembered with links to the memories used.",
+        "A result the matrix wants verified is checked by the verifier it names (answer "
+        "`VERDICT: pass` or `VERDICT: fail: why` when you verify); then it is remembered, linked "
+        "to the memories its context used, which gain trust if the task succeeded.",
         "",
     ]
     return "\n".join(lines)

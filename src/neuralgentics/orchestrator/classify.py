@@ -19,6 +19,29 @@ from neuralgentics.orchestrator.config import OrchestratorConfig
 from neuralgentics.orchestrator.errors import InvalidInput
 
 MAX_TASK_CHARS = 20_000
+# A text is recognised as a task type when one of the type's keyword rules matches it or one of
+# its examples is at least this close (cosine). Below it the classifier still ranks the types,
+# but nothing in the matrix actually names the text ("When do our deploys go out?" scores 0.38
+# against the nearest example; "add a --dry-run flag …" 0.6-1.0).
+RECOGNISED_SIMILARITY = 0.45
+_QUESTION_START = re.compile(
+    r"^\s*(what|when|where|which|who|whom|whose|why|how|is|are|was|were|do|does|did|has|have|"
+    r"can|could|should|would|will|may|might)\b",
+    re.IGNORECASE,
+)
+# "Can you add …?" is a request, not a question.
+_POLITE_REQUEST = re.compile(
+    r"^\s*(can|could|would|will)\s+(you|we)\s+(please\s+)?(add|implement|create|build|make|fix|write|"
+    r"refactor|update|change|remove|rename|move|run|review|test|document|find|look)\b",
+    re.IGNORECASE,
+)
+
+
+def reads_as_question(text: str) -> bool:
+    """A question the agent should answer, rather than a piece of work to hand out."""
+    if _POLITE_REQUEST.search(text):
+        return False
+    return text.rstrip().endswith("?") or bool(_QUESTION_START.search(text))
 
 
 @dataclass
@@ -42,6 +65,15 @@ class Classification:
     candidates: list[TypeScore]
     reasons: list[str]
     scores: list[TypeScore]  # every type, best first
+    # some keyword rule or example of the best type names the text (RECOGNISED_SIMILARITY)
+    recognised: bool = True
+    question: bool = False
+
+    @property
+    def delegable(self) -> bool:
+        """A piece of work of a known type: worth handing to the matrix's agent. A question or
+        a text no type recognises is answered by whoever was asked (with context)."""
+        return self.recognised and not self.question
 
     @property
     def top_types(self) -> list[str]:
@@ -148,6 +180,9 @@ class TaskClassifier:
             second is not None and best.probability - second.probability < w.ambiguity_margin
         )
         candidates = [best, second] if ambiguous and second is not None else [best]
+        recognised = any(
+            c.keyword_score > 0 or c.nearest_similarity >= RECOGNISED_SIMILARITY for c in candidates
+        )
         return Classification(
             task_type=best.task_type,
             confidence=round(best.probability, 4),
@@ -155,6 +190,8 @@ class TaskClassifier:
             candidates=candidates,
             reasons=self._reasons(candidates),
             scores=ranked,
+            recognised=recognised,
+            question=reads_as_question(text),
         )
 
     def _reasons(self, candidates: list[TypeScore]) -> list[str]:

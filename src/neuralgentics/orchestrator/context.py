@@ -114,6 +114,7 @@ def build_context(
     embedder: Embedder,
     top_k: int = 10,
     project: str | None = None,
+    delegable: bool = True,
 ) -> ContextPackage:
     budget = validate_budget(budget_tokens)
     if not isinstance(agent, str) or not AGENT_NAME_RE.fullmatch(agent):
@@ -125,41 +126,46 @@ def build_context(
 
     conf = f" (confidence {confidence:.2f})" if confidence is not None else ""
     role = config.agents.get(agent)
-    # An agent outside the roster is typically OpenCode's own primary agent (`build`, `plan`):
-    # it gets the routing advice and the skills of the agent the task belongs to.
-    skills_for = agent if role is not None else spec.primary
-    you = (
-        f"You are `{agent}`: {role.purpose}"
-        if role
-        else (
-            f"You are `{agent}` (not in the roster). This task belongs to `{spec.primary}`: "
-            f"delegate it with the task tool, subagent_type `{spec.primary}`."
-        )
-    )
-    routing = (
-        f"Task type: {spec.label}{conf}. {you}\n"
-        f"Routed to {spec.primary}; never to {', '.join(spec.forbidden) or 'nobody'}. "
-        f"Verified by: {', '.join(spec.verify_with) or 'no one (not required)'}."
-    )
-    candidates.append(
-        ContextItem("routing", "routing", "Routing", routing, 1.0, why="always first")
-    )
-
-    for skill in skills.applicable(skills_for, task_type):
-        explicit = task_type in skill.task_types
-        why = f"applies to {skills_for}" + (f" and {task_type}" if explicit else "")
-        if role is None:
-            why += f" (the task's primary agent; {agent} is not in the roster)"
-        candidates.append(
-            ContextItem(
-                "skill",
-                skill.id,
-                f"Skill: {skill.name}",
-                skill.body,
-                0.95 if explicit else 0.9,
-                why=why,
+    if delegable:
+        # An agent outside the roster is typically OpenCode's own primary agent (`build`,
+        # `plan`): it gets the routing advice and the skills of the agent the task belongs to.
+        skills_for = agent if role is not None else spec.primary
+        you = (
+            f"You are `{agent}`: {role.purpose}"
+            if role
+            else (
+                f"You are `{agent}` (not in the roster). This task belongs to `{spec.primary}`: "
+                f"delegate it with the task tool, subagent_type `{spec.primary}`."
             )
         )
+        routing = (
+            f"Task type: {spec.label}{conf}. {you}\n"
+            f"Routed to {spec.primary}; never to {', '.join(spec.forbidden) or 'nobody'}. "
+            f"Verified by: {', '.join(spec.verify_with) or 'no one (not required)'}."
+        )
+        candidates.append(
+            ContextItem("routing", "routing", "Routing", routing, 1.0, why="always first")
+        )
+
+        for skill in skills.applicable(skills_for, task_type):
+            explicit = task_type in skill.task_types
+            why = f"applies to {skills_for}" + (f" and {task_type}" if explicit else "")
+            if role is None:
+                why += f" (the task's primary agent; {agent} is not in the roster)"
+            candidates.append(
+                ContextItem(
+                    "skill",
+                    skill.id,
+                    f"Skill: {skill.name}",
+                    skill.body,
+                    0.95 if explicit else 0.9,
+                    why=why,
+                )
+            )
+    else:
+        # A question, or text no task type recognises: what is known about it, and no push to
+        # hand it to another agent (nor a playbook for a type it probably is not).
+        dropped.append(DroppedItem("routing", "routing", "not a delegable task"))
     candidates.append(
         ContextItem(
             "capabilities",
@@ -232,7 +238,7 @@ def build_context(
     vec_of = {id(item): vec for item, vec in scored}
     candidates.sort(key=lambda it: it.value, reverse=True)
 
-    header = _header(agent, spec.label)
+    header = _header(agent, spec.label) if delegable else f"## Context for {agent}"
     used = count_tokens(header)
     chosen: list[ContextItem] = []
     seen_hashes: dict[str, str] = {}

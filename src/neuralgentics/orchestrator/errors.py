@@ -33,13 +33,23 @@ class StepRefused(OrchestratorError, errors.Conflict):
     code = "step_refused"
 
     def __init__(
-        self, message: str, *, missing_step: str | None = None, field: str | None = None
+        self,
+        message: str,
+        *,
+        missing_step: str | None = None,
+        field: str | None = None,
+        suggested_agents: list[str] | None = None,
     ) -> None:
         super().__init__(message, field=field)
         self.missing_step = missing_step
+        # an agent refused by the routing matrix: whom to delegate to instead
+        self.suggested_agents = list(suggested_agents or [])
 
     def detail(self) -> dict[str, Any]:
-        return {**super().detail(), "missing_step": self.missing_step}
+        out = {**super().detail(), "missing_step": self.missing_step}
+        if self.suggested_agents:
+            out["suggested_agents"] = self.suggested_agents
+        return out
 
 
 class MemoryUnavailable(OrchestratorError, errors.Unavailable):

@@ -40,9 +40,18 @@ class RouteRequest(BaseModel):
     agent: str | None = Field(default=None, min_length=1, max_length=64)
 
 
+MEMORY_PROJECT = Field(
+    default=None,
+    max_length=1000,
+    description="The memory scope (a memory's `project`) to recall from and store into "
+    "(default: the service's)",
+)
+
+
 class ContextRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     project_dir: str | None = PROJECT_DIR
+    project: str | None = MEMORY_PROJECT
     task: str = Field(min_length=1, max_length=20_000)
     agent: str = Field(min_length=1, max_length=64)
     budget_tokens: int = Field(default=DEFAULT_BUDGET, ge=MIN_BUDGET, le=MAX_BUDGET)
@@ -53,6 +62,7 @@ class ContextRequest(BaseModel):
 class TaskRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     project_dir: str | None = PROJECT_DIR
+    project: str | None = MEMORY_PROJECT
     task: str = Field(min_length=1, max_length=20_000)
     session: str = Field(min_length=1, max_length=200)
 
@@ -94,7 +104,7 @@ def show_skill(skill_id: str, orch: Orch, project_dir: str | None = None) -> Any
 )
 def context(body: ContextRequest, orch: Orch) -> Any:
     package = orch.for_project(body.project_dir).context(
-        body.task, body.agent, body.budget_tokens, task_type=body.task_type
+        body.task, body.agent, body.budget_tokens, task_type=body.task_type, project=body.project
     )
     if body.format == "markdown":
         return PlainTextResponse(package.markdown, headers={"X-Token-Count": str(package.tokens)})
@@ -122,7 +132,11 @@ def roster(orch: Orch, project_dir: str | None = None) -> Any:
 
 @router.post("/tasks", status_code=201, response_model=m.TaskOut)
 def create_task(body: TaskRequest, orch: Orch) -> Any:
-    return orch.for_project(body.project_dir).start_task(body.task, body.session).to_json()
+    return (
+        orch.for_project(body.project_dir)
+        .start_task(body.task, body.session, project=body.project)
+        .to_json()
+    )
 
 
 @router.post("/tasks/{task_id}/step", response_model=m.StepOut)

@@ -29,6 +29,8 @@ class RouteOut(BaseModel):
     verify_with: list[str]
     candidates: list[TypeRouteOut]
     reasons: list[str]
+    delegable: bool = True
+    recognised: bool = True
     agent: str | None = None
     allowed: bool | None = None
     allowed_reason: str | None = None

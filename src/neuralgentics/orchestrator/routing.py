@@ -11,6 +11,10 @@ from dataclasses import asdict, dataclass, field
 from neuralgentics.orchestrator.classify import Classification, TaskClassifier
 from neuralgentics.orchestrator.config import OrchestratorConfig
 
+# OpenCode's `general` subagent: the matrix forbids it for every task type it recognises, and
+# it takes what no type recognises ("no rule names a better one", the roster says).
+FALLBACK_AGENT = "general"
+
 
 @dataclass
 class TypeRoute:
@@ -35,6 +39,10 @@ class RouteDecision:
     # one entry, or two when the text is ambiguous between types
     candidates: list[TypeRoute]
     reasons: list[str]
+    # a piece of work of a recognised type (not a question): worth delegating
+    delegable: bool = True
+    # some keyword rule or example of the matrix names the text
+    recognised: bool = True
     agent: str | None = None
     allowed: bool | None = None
     allowed_reason: str | None = None
@@ -85,6 +93,8 @@ class Router:
             verify_with=best.verify_with,
             candidates=candidates,
             reasons=c.reasons,
+            delegable=c.delegable,
+            recognised=c.recognised,
         )
 
     def select_agent(self, task: str) -> RouteDecision:
@@ -105,6 +115,13 @@ class Router:
                 f"unknown agent '{agent}'; the roster has: {', '.join(self.config.agents)} "
                 f"(add it to .neuralgentics/roster.yaml to use it)",
                 primaries,
+            )
+        if agent == FALLBACK_AGENT and not decision.recognised:
+            return Allowed(
+                True,
+                f"{agent} is the fallback: no task type recognises this text "
+                f"(closest: {decision.label})",
+                [],
             )
         refusals: list[str] = []
         for c in decision.candidates:

@@ -149,12 +149,18 @@ class Orchestrator:
         *,
         task_type: str | None = None,
         recalled: list[MemoryHit] | None = None,
+        project: str | None = None,
     ) -> ContextPackage:
+        """`task_type` given (a delegated task, step 5): the package for doing it. Not given:
+        classified here, and a text that is not delegable (a question, or one no task type
+        recognises) gets memories and code but no routing advice or skills."""
         text = validate_task_text(task)
         confidence = None
+        delegable = True
         if task_type is None:
             decision = self.router.decide(text)
             task_type, confidence = decision.task_type, decision.confidence
+            delegable = decision.delegable
         elif task_type not in self.config.task_types:
             raise InvalidInput(
                 f"unknown task type '{task_type}'; known: {', '.join(self.config.task_types)}",
@@ -172,7 +178,8 @@ class Orchestrator:
             recalled=recalled,
             chunks=self.chunks,
             embedder=self.embedder,
-            project=self.project,
+            project=project if project is not None else self.project,
+            delegable=delegable,
         )
 
     def agents_md(self) -> str:
@@ -223,8 +230,9 @@ class Orchestrator:
     def for_task(self, task_id: str) -> Orchestrator:
         return self.for_project(self._store().get(task_id).project_dir)
 
-    def start_task(self, task: str, session: str) -> TaskRecord:
-        """Step 1, intake: a new task record."""
+    def start_task(self, task: str, session: str, project: str | None = None) -> TaskRecord:
+        """Step 1, intake: a new task record. `project`: the memory scope its recall reads and
+        its result is stored in (default: the orchestrator's)."""
         text = validate_task_text(task)
         if not isinstance(session, str) or not session.strip() or len(session) > MAX_SESSION_CHARS:
             raise InvalidInput(
@@ -236,7 +244,7 @@ class Orchestrator:
             id=str(uuid.uuid4()),
             session=session.strip(),
             task=text,
-            project=self.project,
+            project=project if project is not None else self.project,
             created_at=stamp,
             updated_at=stamp,
             project_dir=str(self.project_dir) if self.project_dir else None,
@@ -340,6 +348,7 @@ class Orchestrator:
                 [route],
             )
             decision.ambiguous = False
+            decision.recognised = decision.delegable = True
         return decision
 
     def _require_allowed(self, record: TaskRecord, agent: object) -> str:
@@ -347,7 +356,11 @@ class Orchestrator:
             raise InvalidInput("agent must be a non-empty name", field="agent")
         verdict = self.router.check(self._decision(record), agent)
         if not verdict.allowed:
-            raise StepRefused(f"agent '{agent}' refused: {verdict.reason}", field="agent")
+            raise StepRefused(
+                f"agent '{agent}' refused: {verdict.reason}",
+                field="agent",
+                suggested_agents=verdict.suggested_agents,
+            )
         return agent
 
     def _step_route(self, record: TaskRecord, data: dict) -> dict:
@@ -370,7 +383,12 @@ class Orchestrator:
         recalled = [MemoryHit(**m) for m in recall.data.get("memories", [])] if recall else []
         assert record.agent is not None and record.task_type is not None
         package = self.context(
-            record.task, record.agent, budget, task_type=record.task_type, recalled=recalled
+            record.task,
+            record.agent,
+            budget,
+            task_type=record.task_type,
+            recalled=recalled,
+            project=record.project,
         )
         record.context_memory_ids = package.memory_ids
         protocol.record_step(
@@ -474,13 +492,17 @@ class Orchestrator:
             tags=[t for t in ("task_result", record.task_type, record.agent) if t],
             metadata=metadata,
         )
+        # Trust from use (docs/orchestrator.md): the result is always linked to the memories
+        # its context carried; only a task that finished well (verified, or not needing it)
+        # raises their trust: a failed one says nothing about whether they were right.
         for used in record.context_memory_ids:
             if used == memory_id:
                 continue
             self.memory.relate(memory_id, used, "DERIVED_FROM", 1.0)
-            self.memory.trust(
-                used, "agent_used", actor=record.agent, note=f"used by task {record.id}"
-            )
+            if outcome == "succeeded":
+                self.memory.trust(
+                    used, "agent_used", actor=record.agent, note=f"used by task {record.id}"
+                )
         record.result_summary = summary.strip()
         record.result_memory_id = memory_id
         record.status = "done"
