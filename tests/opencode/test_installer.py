@@ -49,6 +49,23 @@ def isolated_env_config() -> str:
     return os.environ["NEURALGENTICS_CONFIG_DIR"]
 
 
+def plugin_entry(project: Path) -> list:
+    """opencode.json's entry for our plugin: [file:// URL, options]."""
+    entries = [
+        p
+        for p in config_of(project).get("plugin", [])
+        if isinstance(p, list) and p[0].endswith("/neuralgentics.ts")
+    ]
+    assert len(entries) == 1, config_of(project).get("plugin")
+    return entries[0]
+
+
+def plugin_path(project: Path) -> Path:
+    from urllib.parse import unquote, urlparse
+
+    return Path(unquote(urlparse(plugin_entry(project)[0]).path))
+
+
 def test_install_creates_the_credential_and_puts_it_nowhere_in_the_project(project: Path) -> None:
     """The token file is made 0600 in a 0700 dir; the project gets only where it is (beside the
     plugin, for the plugin; as a {file:} reference in opencode.json), never the token."""
@@ -62,8 +79,8 @@ def test_install_creates_the_credential_and_puts_it_nowhere_in_the_project(proje
     assert stat.S_IMODE(token_file.parent.stat().st_mode) == 0o700
     holders = [p for p in project.rglob("*") if p.is_file() and token.encode() in p.read_bytes()]
     assert holders == []
-    beside = json.loads((project / ".opencode/plugin/neuralgentics.json").read_text())
-    assert beside == {"token_file": str(token_file)}
+    options = plugin_entry(project)[1]
+    assert options["token_file"] == str(token_file)
     install(Settings(), project, broker="http")  # again: the same token, not a new one
     assert token_file.read_text().strip() == token
     uninstall(Settings(), project)
@@ -89,7 +106,10 @@ def test_fresh_project_gets_plugin_agents_and_config_and_uninstall_leaves_nothin
 ) -> None:
     before = snapshot(project)
     install(Settings(), project)
-    assert (project / ".opencode/plugin/neuralgentics.ts").read_text().startswith("/**")
+    plugin = plugin_path(project)
+    # the plugin is outside the project (nothing for OpenCode to npm-install into there)
+    assert plugin.read_text().startswith("/**") and project not in plugin.parents
+    assert not (project / ".opencode/plugin").exists()
     coder = (project / ".opencode/agent/coder.md").read_text()
     front = yaml.safe_load(coder.split("---")[1])
     assert front["mode"] == "subagent" and front["permission"]["edit"] == "allow"
@@ -110,10 +130,14 @@ def test_fresh_project_gets_plugin_agents_and_config_and_uninstall_leaves_nothin
     assert Path(broker["command"][0]).name == "neuralgentics"
     task = cfg["agent"]["orchestrator"]["permission"]["task"]
     assert list(task)[0] == "*" and task["*"] == "deny"
-    assert task["coder"] == "allow" and task["architect"] == "allow" and "general" not in task
+    assert task["coder"] == "allow" and task["architect"] == "allow"
+    # OpenCode's own subagents, where the matrix allows them (the plugin checks each task)
+    assert task["explore"] == "allow" and task["general"] == "allow"
+    assert "orchestrator" not in task  # primaries are not delegated to
 
     uninstall(Settings(), project)
     assert snapshot(project) == before
+    assert not plugin.exists()
 
 
 def test_existing_settings_and_files_are_kept_backed_up_and_restored_byte_for_byte(
@@ -255,13 +279,16 @@ def test_bad_targets_are_refused(project: Path, tmp_path: Path) -> None:
 def test_global_install_goes_to_the_xdg_config_dir(isolated_env: dict[str, str]) -> None:
     home = Path(isolated_env["XDG_CONFIG_HOME"]) / "opencode"
     install(Settings(), global_=True, broker="http")
-    assert (home / "plugin/neuralgentics.ts").exists()
+    plugin = Path(isolated_env["NEURALGENTICS_HOME"]) / "opencode/plugins/global/neuralgentics.ts"
+    assert plugin.exists() and not (home / "plugin").exists()
+    assert json.loads((home / "opencode.json").read_text())["plugin"][0][0] == plugin.as_uri()
     assert (home / "agent/coder.md").exists()
     assert (
         json.loads((home / "opencode.json").read_text())["mcp"]["neuralgentics"]["type"] == "remote"
     )
     uninstall(Settings(), global_=True)
     assert not home.exists() or not any(home.iterdir())
+    assert not plugin.exists()
 
 
 def test_cli_install_and_uninstall(project: Path) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from neuralgentics.orchestrator.classify import reads_as_question
-from neuralgentics.orchestrator.errors import StepRefused
 from neuralgentics.orchestrator.protocol import STEPS
 
 TASK = "add retry with backoff to the HTTP client used by the deploy command"

@@ -170,10 +170,30 @@ def add_cmd(
         if name in cfg.servers and not replace:
             _fail(f"servers.{name}: a server named {name!r} already exists (use --replace)")
         save_config(with_server(cfg, name, entry), path)
+        roles = _default_roles(path)
     except ConfigError as exc:
         _fail(str(exc))
     typer.echo(f"added {name} to {path}")
+    if roles:
+        typer.echo(
+            f"added default roles (every server; read-only agents without writing tools): "
+            f"{', '.join(roles)} — edit them in {path}"
+        )
     _notify_running_broker()
+
+
+def _default_roles(path: Path) -> list[str]:
+    """A role for every agent a session can run as, where one is missing (issue 16: the broker
+    denies an unknown role everything, so a fresh `broker add` gave no agent any tool)."""
+    from neuralgentics.config import get_settings
+    from neuralgentics.opencode.agents import is_read_only
+    from neuralgentics.opencode.broker_roles import agents_needing_roles, ensure_default_roles
+    from neuralgentics.orchestrator.config import load_config as load_roster
+
+    roster = load_roster(project_dir=None, config_dir=get_settings().config_dir)
+    return ensure_default_roles(
+        path, agents_needing_roles({n: is_read_only(n) for n in roster.agents})
+    )
 
 
 def _pair(text: str, sep: str) -> tuple[str, str]:

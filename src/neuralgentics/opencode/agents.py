@@ -79,13 +79,25 @@ def load_roster(project_dir: Path | None) -> Roster:
     )
 
 
+def is_read_only(name: str) -> bool:
+    """An agent that may neither edit files nor run commands freely (its broker role gets no
+    writing tools either). `git` edits no file but runs git: not read-only."""
+    permission = _ROLE_ACCESS.get(name, _DEFAULT_ACCESS)["permission"]
+    return permission.get("edit") == "deny" and permission.get("bash") != "allow"
+
+
 def routed_agents(roster: Roster) -> list[str]:
-    """Agents some task type sends work to (as doer or verifier), in roster order."""
-    wanted: set[str] = set()
+    """Subagents some task type may send work to: as doer or verifier, or as an agent it does
+    not forbid (OpenCode's `explore` for file finding), and the fallback `general` (for text no
+    type recognises), in roster order."""
+    from neuralgentics.orchestrator.routing import FALLBACK_AGENT
+
+    wanted: set[str] = {FALLBACK_AGENT}
     for t in roster.task_types.values():
         wanted.add(t["primary"])
         wanted.update(t["verify_with"])
-    return [n for n in roster.agents if n in wanted]
+        wanted.update(n for n in roster.agents if n not in t["forbidden"])
+    return [n for n in roster.agents if n in wanted and roster.agents[n]["mode"] != "primary"]
 
 
 def primary_agents(roster: Roster) -> list[str]:
@@ -123,6 +135,10 @@ def render_agent(
         lines.append("You take these kinds of task: " + ", ".join(takes) + ".")
     if verifies:
         lines.append("You verify the results of: " + ", ".join(verifies) + ".")
+        lines.append(
+            "When you verify another agent's result, end your answer with `VERDICT: pass` or "
+            "`VERDICT: fail: <why>`."
+        )
     if spec["mode"] == "primary":
         lines.append(
             "Delegate each piece of work with the task tool to the agent the routing matrix names; "

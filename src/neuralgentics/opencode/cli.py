@@ -118,6 +118,9 @@ def doctor_cmd(
     project: Path | None = _PROJECT,
     global_: bool = _GLOBAL,
     no_model: bool = typer.Option(False, "--no-model", help="Skip loading the embedding model."),
+    no_servers: bool = typer.Option(
+        False, "--no-servers", help="Skip starting each brokered stdio server once."
+    ),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per check."),
 ) -> None:
     """Check services, versions, the OpenCode install and the model; say what to fix."""
@@ -128,7 +131,11 @@ def doctor_cmd(
     from neuralgentics.opencode.doctor import run_checks
 
     checks = run_checks(
-        get_settings(), project, global_, model=None if no_model else shared_embedder()
+        get_settings(),
+        project,
+        global_,
+        model=None if no_model else shared_embedder(),
+        servers=not no_servers,
     )
     if as_json:
         typer.echo(json.dumps([c.to_json() for c in checks], indent=2))

@@ -206,10 +206,27 @@ def check_opencode() -> Check:
     return Check("opencode", "ok", f"{m.group(0)} ({exe})")
 
 
+def installed_plugin(config: dict) -> tuple[Path, dict] | None:
+    """Our plugin's file and options, as opencode.json names them (None: not listed)."""
+    from urllib.parse import unquote, urlparse
+
+    from neuralgentics.opencode.installer import PLUGIN_FILE
+
+    for entry in config.get("plugin") or []:
+        spec, opts = (
+            (entry[0], entry[1] if len(entry) > 1 else {})
+            if isinstance(entry, list) and entry
+            else (entry, {})
+        )
+        if isinstance(spec, str) and spec.endswith("/" + PLUGIN_FILE):
+            path = Path(unquote(urlparse(spec).path)) if spec.startswith("file:") else Path(spec)
+            return path, opts if isinstance(opts, dict) else {}
+    return None
+
+
 def check_install(s: Settings, project: Path | None, global_: bool) -> list[Check]:
     from neuralgentics.opencode.installer import (
         MCP_NAME,
-        PLUGIN_FILE,
         InstallError,
         plugin_source,
         resolve_target,
@@ -221,31 +238,33 @@ def check_install(s: Settings, project: Path | None, global_: bool) -> list[Chec
     except InstallError as exc:
         return [Check("plugin", "fail", str(exc))]
     where = "--global" if global_ else f"--project {target.project_dir}"
-    plugin = target.plugin_dir / PLUGIN_FILE
+    reinstall = f"neuralgentics opencode install {where}"
     checks: list[Check] = []
-    if not plugin.exists():
+    try:
+        cfg = read_json_file(target.config_file)
+    except JsonFileError as exc:
+        return [Check("opencode.json", "fail", str(exc), "fix the JSON")]
+    found = installed_plugin(cfg)
+    if found is None:
         checks.append(
-            Check(
-                "plugin", "fail", f"{plugin} is missing", f"neuralgentics opencode install {where}"
-            )
+            Check("plugin", "fail", f"{target.config_file} does not list the plugin", reinstall)
         )
-    elif plugin.read_text("utf-8") != plugin_source():
+    elif not found[0].exists():
+        checks.append(Check("plugin", "fail", f"{found[0]} is missing", reinstall))
+    elif found[0].read_text("utf-8") != plugin_source():
         checks.append(
             Check(
                 "plugin",
                 "warn",
-                f"{plugin} differs from this version's plugin",
-                f"neuralgentics opencode install {where} (updates it unless you edited it: then delete it first)",
+                f"{found[0]} differs from this version's plugin",
+                f"{reinstall} (updates it unless you edited it: then delete it first)",
             )
         )
     else:
-        checks.append(Check("plugin", "ok", str(plugin)))
+        checks.append(Check("plugin", "ok", str(found[0])))
+    if found is not None:
+        checks.append(check_plugin_options(s, found[1], reinstall))
     checks.append(check_tui_brand(target.home, where))
-    try:
-        cfg = read_json_file(target.config_file)
-    except JsonFileError as exc:
-        checks.append(Check("opencode.json", "fail", str(exc), "fix the JSON"))
-        return checks
     entry = cfg.get("mcp", {}).get(MCP_NAME) if isinstance(cfg.get("mcp"), dict) else None
     if not entry:
         checks.append(
@@ -253,12 +272,189 @@ def check_install(s: Settings, project: Path | None, global_: bool) -> list[Chec
                 "opencode.json",
                 "fail",
                 f"{target.config_file} has no mcp.{MCP_NAME}",
-                f"neuralgentics opencode install {where}",
+                reinstall,
             )
         )
     else:
         how = entry.get("url") or " ".join(entry.get("command", []))
         checks.append(Check("opencode.json", "ok", f"mcp.{MCP_NAME}: {entry.get('type')} {how}"))
+    checks.append(check_startup_lock(s, target.project_dir, reinstall))
+    return checks
+
+
+def check_plugin_options(s: Settings, options: dict, reinstall: str) -> Check:
+    """The plugin must reach the services this machine runs, with the token they accept."""
+    from neuralgentics.credentials import token_path
+
+    url = str(options.get("service_url") or "http://127.0.0.1:8900").rstrip("/")
+    if url != s.url.rstrip("/"):
+        return Check(
+            "plugin settings",
+            "fail",
+            f"the plugin talks to {url}, but memini-core is at {s.url} "
+            "(NEURALGENTICS_PORT / NEURALGENTICS_SERVICE_URL changed since install)",
+            reinstall,
+        )
+    token_file = options.get("token_file")
+    if token_file:
+        path = Path(str(token_file)).expanduser()
+        if path != token_path(s) and not s.token:
+            return Check(
+                "plugin settings",
+                "fail",
+                f"the plugin reads the token from {path}, but this machine's is {token_path(s)}",
+                reinstall,
+            )
+        token = path.read_text("utf-8").strip() if path.exists() else None
+    else:
+        token = s.token
+    if not token:
+        return Check(
+            "plugin settings",
+            "fail",
+            "the plugin has no token: "
+            + (f"{token_file} does not exist" if token_file else "NEURALGENTICS_TOKEN is not set"),
+            "start the services (neuralgentics up), then " + reinstall,
+        )
+    try:
+        r = httpx.get(
+            url + "/memory",
+            params={"limit": 1},
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=5.0,
+        )
+    except httpx.HTTPError:
+        return Check("plugin settings", "ok", f"{url} (not running: the token was not checked)")
+    if r.status_code == 401:
+        return Check(
+            "plugin settings",
+            "fail",
+            f"memini-core at {url} refuses the token the plugin sends",
+            "restart the services (neuralgentics up) or " + reinstall,
+        )
+    return Check("plugin settings", "ok", f"{url}, token accepted")
+
+
+def check_startup_lock(s: Settings, project_dir: Path | None, reinstall: str) -> Check:
+    """A config dir without node_modules makes every `opencode` start wait for an npm install
+    (about 70 s offline); one with our empty lock breaks a plugin that imports the SDK."""
+    from neuralgentics.opencode import locks
+    from neuralgentics.opencode.installer import global_config_home
+
+    waiting = [
+        d
+        for d in locks.config_dirs(global_config_home(s), project_dir)
+        if d.is_dir() and not (d / "node_modules").exists()
+    ]
+    if waiting:
+        return Check(
+            "start-up",
+            "warn",
+            "OpenCode will npm-install @opencode-ai/plugin at start in "
+            + ", ".join(map(str, waiting))
+            + " (about 70 s when offline)",
+            reinstall,
+        )
+    importing = []
+    for d in locks.config_dirs(global_config_home(s), project_dir):
+        nm = d / "node_modules"
+        if nm.is_dir() and not any(nm.iterdir()):
+            for f in [*d.glob("plugin*/*.[jt]s"), *d.glob("tool*/*.[jt]s")]:
+                text = f.read_text("utf-8", errors="replace")
+                if re.search(r"^\s*import\s+(?!type\b)[^;]*[\"']@opencode-ai/plugin", text, re.M):
+                    importing.append(str(f))
+    if importing:
+        return Check(
+            "start-up",
+            "warn",
+            f"{', '.join(importing)} import(s) @opencode-ai/plugin, which the pre-created lock "
+            "keeps OpenCode from installing",
+            "run `npm install @opencode-ai/plugin` in that folder",
+        )
+    return Check("start-up", "ok", "no npm install at OpenCode start")
+
+
+def check_agent_tools(s: Settings, project: Path | None) -> Check:
+    """Every agent a session can run as has a broker role that reaches some server."""
+    from neuralgentics.broker.config import ConfigError, default_config_path, load_config
+    from neuralgentics.opencode.agents import load_roster
+    from neuralgentics.opencode.broker_roles import OPENCODE_AGENTS, roles_without_tools
+
+    try:
+        cfg = load_config(default_config_path(s), missing_ok=True)
+        roster = load_roster(project)
+    except (ConfigError, Exception) as exc:  # the broker-config and routing checks name it
+        return Check("agent tools", "warn", f"not checked: {exc}")
+    if not cfg.brokered():
+        return Check(
+            "agent tools",
+            "warn",
+            "no brokered MCP servers yet",
+            "neuralgentics broker add NAME -- COMMAND ARGS…",
+        )
+    agents = list(dict.fromkeys([*OPENCODE_AGENTS, *roster.agents]))
+    blind = roles_without_tools(cfg, agents)
+    if blind:
+        return Check(
+            "agent tools",
+            "fail",
+            "these agents would see no brokered tool: "
+            + "; ".join(f"{a}: {why}" for a, why in blind.items()),
+            "neuralgentics opencode install (adds the default roles), or edit roles in "
+            f"{default_config_path(s)}",
+        )
+    return Check(
+        "agent tools", "ok", f"{len(agents)} agents, each with a role that reaches a server"
+    )
+
+
+def check_stdio_servers(s: Settings, timeout: float = 20.0) -> list[Check]:
+    """Start each brokered stdio server once (initialize and list tools), as the broker would."""
+    import tempfile
+
+    import anyio
+
+    from neuralgentics.broker.catalog.fetch import fetch_tools
+    from neuralgentics.broker.config import ConfigError, default_config_path, load_config
+
+    try:
+        cfg = load_config(default_config_path(s), missing_ok=True)
+    except ConfigError:
+        return []  # the broker-config check reports it
+    checks = []
+    for name, srv in sorted(cfg.brokered().items()):
+        if srv.transport != "stdio" or not srv.command:
+            continue
+        label = f"server {name}"
+        command = " ".join([srv.command, *srv.args])
+        if shutil.which(srv.command) is None:
+            checks.append(
+                Check(
+                    label,
+                    "fail",
+                    f"{srv.command!r} is not found (PATH or path)",
+                    f"fix servers.{name}.command in {default_config_path(s)}",
+                )
+            )
+            continue
+        with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
+            try:
+                tools = anyio.run(fetch_tools, srv, timeout, errlog)
+            except Exception as exc:  # noqa: BLE001 - what the user needs is the reason
+                errlog.seek(0)
+                tail = [x.strip() for x in errlog.read().splitlines() if x.strip()][-2:]
+                reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+                checks.append(
+                    Check(
+                        label,
+                        "fail",
+                        f"`{command}` does not start: {reason}"
+                        + (f" ({' | '.join(tail)[:300]})" if tail else ""),
+                        f"fix servers.{name} in {default_config_path(s)} (e.g. the interpreter that has the package)",
+                    )
+                )
+                continue
+        checks.append(Check(label, "ok", f"`{command}`: {len(tools)} tools"))
     return checks
 
 
@@ -401,8 +597,10 @@ def run_checks(
     global_: bool = False,
     *,
     model: Embedder | None = None,
+    servers: bool = True,
 ) -> list[Check]:
-    """Every check; `model`: the embedder to try (None: skip that check)."""
+    """Every check; `model`: the embedder to try (None: skip that check); `servers`: start
+    each brokered stdio server once."""
     checks = [
         Check("neuralgentics", "ok", __version__),
         check_memini(s.url),
@@ -418,6 +616,9 @@ def run_checks(
     checks.append(check_routing(s, project))
     checks.append(check_opencode())
     checks += check_install(s, project, global_)
+    checks.append(check_agent_tools(s, project))
+    if servers:
+        checks += check_stdio_servers(s)
     checks.append(check_model_tiers(s, project, global_))
     if model is not None:
         checks.append(check_model(model))

@@ -4,6 +4,12 @@ Install merges: it adds what is missing and keeps every value and file the user 
 has (reporting each one it kept). It writes a manifest of exactly what it added and a backup
 of opencode.json, so uninstall can put the tree back byte for byte when nothing was changed
 since, and otherwise removes only what still holds what install wrote.
+
+The plugin lives outside the project (under Neuralgentics's data dir, one folder per install)
+and opencode.json names it by ``file://`` URL with its options: where memini-core and the
+broker are and where the token file is (never the token). OpenCode's plugin-install lock is
+pre-created in every config dir it will read (`locks`), so a start never waits on npm. The
+broker gets a role for every agent a session can run as (`broker_roles`).
 """
 
 from __future__ import annotations
@@ -22,11 +28,18 @@ from typing import Any, Literal
 from neuralgentics import __version__
 from neuralgentics.config import Settings
 from neuralgentics.credentials import CredentialError, ensure_token
-from neuralgentics.opencode import tui
-from neuralgentics.opencode.agents import agent_files, load_roster, primary_agents, task_permission
+from neuralgentics.opencode import broker_roles, locks, tui
+from neuralgentics.opencode.agents import (
+    agent_files,
+    is_read_only,
+    load_roster,
+    primary_agents,
+    task_permission,
+)
 from neuralgentics.opencode.jsonedit import (
     EditLog,
     JsonFileError,
+    append_item,
     dump_json,
     get_path,
     is_absent,
@@ -39,8 +52,6 @@ from neuralgentics.opencode.models import ModelTierError, models_file, resolve_t
 BrokerMode = Literal["stdio", "http"]
 MCP_NAME = "neuralgentics"
 PLUGIN_FILE = "neuralgentics.ts"
-# Beside the plugin (OpenCode loads only *.ts/*.js from there): the token file's path.
-PLUGIN_SETTINGS_FILE = "neuralgentics.json"
 MANIFEST_FILE = "neuralgentics-install.json"
 BACKUP_DIR = "neuralgentics-backup"
 
@@ -56,10 +67,6 @@ class Target:
     config_file: Path  # opencode.json
     home: Path  # .opencode/ (project) or ~/.config/opencode/ (global)
     project_dir: Path | None
-
-    @property
-    def plugin_dir(self) -> Path:
-        return self.home / "plugin"
 
     @property
     def agent_dir(self) -> Path:
@@ -100,6 +107,47 @@ def plugin_source() -> str:
     )
 
 
+def plugin_home(s: Settings, target: Target) -> Path:
+    """Where this install's copy of the plugin lives: outside the project (nothing large, and no
+    `.opencode/plugin/` for OpenCode to npm-install into), one folder per install so uninstalling
+    one project never pulls the plugin from under another."""
+    if target.project_dir is None:
+        key = "global"
+    else:
+        digest = hashlib.sha256(str(target.project_dir).encode()).hexdigest()[:10]
+        key = f"{target.project_dir.name or 'root'}-{digest}"
+    return s.home / "opencode" / "plugins" / key
+
+
+def plugin_spec(path: Path) -> str:
+    return path.as_uri()
+
+
+def _spec_of(entry: Any) -> Any:
+    return entry[0] if isinstance(entry, list) and entry else entry
+
+
+def broker_base_url(s: Settings) -> str:
+    return (s.broker_url or f"http://127.0.0.1:{s.broker_port}").rstrip("/")
+
+
+def plugin_options(s: Settings, mode: BrokerMode) -> dict[str, Any]:
+    """What OpenCode hands the plugin (its second argument): where the services are — custom
+    ports included — and where the token file is. The path, not the token: opencode.json may
+    be committed, and the plugin reads the file on each call, so a new token is picked up
+    without restarting OpenCode."""
+    from neuralgentics.credentials import token_path
+
+    opts: dict[str, Any] = {
+        "service_url": s.url,
+        "broker_url": broker_base_url(s),
+        "broker": mode,
+    }
+    if not s.token:
+        opts["token_file"] = home_relative(token_path(s))
+    return opts
+
+
 def _sha(data: bytes | str) -> str:
     return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
 
@@ -131,18 +179,11 @@ def home_relative(path: Path) -> str:
         return str(path)
 
 
-def plugin_settings(s: Settings) -> str:
-    """neuralgentics.json beside the plugin: where the token file is (never the token)."""
-    from neuralgentics.credentials import token_path
-
-    return dump_json({"token_file": home_relative(token_path(s))})
-
-
 def broker_entry(s: Settings, mode: BrokerMode) -> dict[str, Any]:
     if mode == "http":
         return {
             "type": "remote",
-            "url": f"http://127.0.0.1:{s.broker_port}/mcp",
+            "url": f"{broker_base_url(s)}/mcp",
             "enabled": True,
             "headers": {"Authorization": "Bearer " + token_reference(s)},
         }
@@ -266,21 +307,46 @@ def install(
         ensure_token(s)
     except CredentialError as exc:
         raise InstallError(str(exc)) from None
+    from neuralgentics.broker.config import ConfigError, default_config_path
+
+    plugin_dir = plugin_home(s, target)
+    plugin = plugin_dir / PLUGIN_FILE
     log = EditLog()
     for leaf, value in _desired_config(s, doc, broker, roster):
         merge_leaf(doc, leaf, value, log)
-    files: list[tuple[Path, str]] = [
-        (target.plugin_dir / PLUGIN_FILE, plugin_source()),
-        (target.plugin_dir / PLUGIN_SETTINGS_FILE, plugin_settings(s)),
-    ]
+    entry = [plugin_spec(plugin), plugin_options(s, broker)]
+    append_item(doc, ("plugin",), entry, log, same=lambda e: _spec_of(e) == entry[0])
+    files: list[tuple[Path, str]] = [(plugin, plugin_source())]
     files += [(target.agent_dir / f"{a.name}.md", a.text) for a in agent_files(roster, tiers)]
     brand = tui.brand_file(target.home)
     files.append((brand, tui.brand_source()))
 
     report = Report(target=target)
     made_dirs = _created_dirs(
-        [target.home, target.plugin_dir, target.agent_dir, brand.parent, target.config_file.parent]
+        [
+            target.home,
+            plugin_dir,
+            plugin_dir.parent,
+            plugin_dir.parent.parent,
+            target.agent_dir,
+            brand.parent,
+            target.config_file.parent,
+        ]
     )
+    try:
+        # Every agent a session can run as gets a broker role (existing roles are left alone):
+        # without one the broker denies it every tool.
+        roles_added = broker_roles.ensure_default_roles(
+            default_config_path(s),
+            broker_roles.agents_needing_roles({n: is_read_only(n) for n in roster.agents}),
+        )
+    except ConfigError as exc:
+        raise InstallError(f"{exc}; fix broker.yaml (neuralgentics broker check)") from None
+    if roles_added:
+        report.written.append(
+            f"added broker roles to {default_config_path(s)}: {', '.join(roles_added)} "
+            "(every brokered server; read-only agents without writing tools)"
+        )
     written_files: list[dict[str, str]] = []
     for path, text in files:
         if path.exists():
@@ -293,7 +359,7 @@ def install(
 
     backup: str | None = None
     new_bytes = dump_json(doc).encode("utf-8")
-    if log.set:
+    if log.changed:
         if original_bytes is not None:
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
             bpath = target.backup_dir / f"{target.config_file.name}.{stamp}"
@@ -302,8 +368,8 @@ def install(
             report.written.append(f"backed up {target.config_file} to {bpath}")
         _write_atomic(target.config_file, new_bytes)
         report.written.append(
-            f"merged {len(log.set)} setting(s) into {target.config_file}: "
-            + ", ".join(sorted({".".join(e["path"][:2]) for e in log.set}))
+            f"merged {len(log.set) + len(log.appended)} setting(s) into {target.config_file}: "
+            + ", ".join(sorted({".".join(e["path"][:2]) for e in log.set + log.appended}))
         )
     for k in log.kept:
         report.kept.append(
@@ -313,6 +379,13 @@ def install(
     (report.written if tui_section else report.kept).extend(
         line.removeprefix("kept yours: ") for line in tui_lines
     )
+    lock_entries, lock_lines = locks.acquire(
+        s,
+        locks.config_dirs(global_config_home(s), target.project_dir),
+        str(target.manifest),
+        frozenset(Path(d) for d in made_dirs),
+    )
+    report.written += lock_lines
 
     manifest = {
         "version": 1,
@@ -321,13 +394,15 @@ def install(
         "broker": broker,
         "config_file": str(target.config_file),
         "config_original_existed": original_bytes is not None,
-        "config_written_sha256": _sha(new_bytes) if log.set else None,
+        "config_written_sha256": _sha(new_bytes) if log.changed else None,
         "backup": backup,
         "edits": log.to_json(),
         "files": written_files,
         "created_dirs": made_dirs,
         "tui": tui_section,
         "models": tiers.to_json(),
+        "locks": lock_entries,
+        "roles_added": roles_added,
     }
     _write_atomic(target.manifest, dump_json(manifest).encode("utf-8"))
     for tier in ("primary", "secondary"):
@@ -393,6 +468,15 @@ def uninstall(s: Settings, project: Path | None = None, global_: bool = False) -
     tui_removed, tui_notes = tui.revert(manifest.get("tui"))
     report.removed += tui_removed
     report.notes += tui_notes
+    lock_removed, lock_notes = locks.release(s, manifest.get("locks", []), str(target.manifest))
+    report.removed += lock_removed
+    report.notes += lock_notes
+    if manifest.get("roles_added"):
+        # broker.yaml is Neuralgentics's config, shared by every project: the roles stay.
+        report.notes.append(
+            "kept the broker roles install added (broker.yaml is shared by every project): "
+            + ", ".join(manifest["roles_added"])
+        )
     target.manifest.unlink()
     dirs = [Path(d) for d in manifest.get("created_dirs", [])] + [target.backup_dir]
     for d in sorted(dirs, key=lambda p: len(p.parts), reverse=True):

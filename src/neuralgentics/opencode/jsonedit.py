@@ -68,9 +68,16 @@ class EditLog:
     set: list[dict[str, Any]] = field(default_factory=list)
     created: list[list[str]] = field(default_factory=list)
     kept: list[dict[str, Any]] = field(default_factory=list)
+    # items appended to a list (OpenCode's `plugin` array): {"path": [...], "value": item}
+    appended: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"set": self.set, "created": self.created, "kept": self.kept}
+        return {
+            "set": self.set,
+            "created": self.created,
+            "kept": self.kept,
+            "appended": self.appended,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> EditLog:
@@ -78,7 +85,12 @@ class EditLog:
             set=list(data.get("set", [])),
             created=list(data.get("created", [])),
             kept=list(data.get("kept", [])),
+            appended=list(data.get("appended", [])),
         )
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.set or self.appended)
 
 
 def merge_leaf(doc: dict[str, Any], path: JsonPath, value: Any, log: EditLog) -> None:
@@ -104,9 +116,46 @@ def merge_leaf(doc: dict[str, Any], path: JsonPath, value: Any, log: EditLog) ->
     log.set.append({"path": list(path), "value": value})
 
 
+def append_item(
+    doc: dict[str, Any],
+    path: JsonPath,
+    value: Any,
+    log: EditLog,
+    same: Any = None,
+) -> None:
+    """Append ``value`` to the list at ``path`` (created when absent) unless an item ``same``
+    says is ours is already there (then the user's stays, reported as kept)."""
+    current = get_path(doc, path)
+    if is_absent(current):
+        parent = get_path(doc, path[:-1]) if len(path) > 1 else doc
+        if not isinstance(parent, dict):
+            log.kept.append({"path": list(path[:-1]), "yours": parent, "ours": {}})
+            return
+        current = parent[path[-1]] = []
+        # a container of ours: undo removes it once it is empty again
+        log.created.append(list(path))
+    if not isinstance(current, list):
+        log.kept.append({"path": list(path), "yours": current, "ours": [value]})
+        return
+    match = same or (lambda item: item == value)
+    found = next((item for item in current if match(item)), _ABSENT)
+    if not is_absent(found):
+        if found != value:
+            log.kept.append({"path": list(path), "yours": found, "ours": value})
+        return
+    current.append(value)
+    log.appended.append({"path": list(path), "value": value})
+
+
 def undo(doc: dict[str, Any], log: EditLog) -> list[str]:
     """Remove what ``log`` added and still holds our value; return notes on what was left."""
     notes: list[str] = []
+    for entry in reversed(log.appended):
+        items = get_path(doc, tuple(entry["path"]))
+        if isinstance(items, list) and entry["value"] in items:
+            items.remove(entry["value"])
+        elif isinstance(items, list):
+            notes.append(f"left {'.'.join(entry['path'])}: our entry was changed since install")
     for entry in reversed(log.set):
         path = tuple(entry["path"])
         current = get_path(doc, path)
@@ -120,7 +169,7 @@ def undo(doc: dict[str, Any], log: EditLog) -> list[str]:
     for created in sorted(log.created, key=len, reverse=True):
         path = tuple(created)
         node = get_path(doc, path)
-        if isinstance(node, dict) and not node:
+        if isinstance(node, dict | list) and not node:
             parent = get_path(doc, path[:-1]) if len(path) > 1 else doc
             del parent[path[-1]]
     return notes

@@ -1,0 +1,116 @@
+"""The broker's default policy: a role for every agent a session can run as.
+
+The broker refuses a role it does not know (default deny), and the plugin stamps every broker
+call with the calling agent's name. So every agent `opencode install` writes, OpenCode's own
+`build`, `plan`, `explore` and `general`, need a role in broker.yaml, or they see no tools at
+all. This module writes the missing ones; a role that exists is never changed, so the file
+stays the user's to edit (`neuralgentics broker check` validates it).
+
+The default: every role may use every brokered server (``allow: ["*"]``); the read-only agents
+(those that may not edit files: plan, explore, and the roster agents whose permission denies
+edits) also get ``deny`` globs for tool names that write, so a read-only agent does not write
+through a tool what it may not write through OpenCode. Names are a heuristic — tools are not
+marked read-only in MCP — which is why the policy is written out where the user can see and
+change it instead of being applied silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from neuralgentics.broker.config import (
+    BrokerConfig,
+    ConfigError,
+    RoleConfig,
+    config_from,
+    load_config,
+    save_config,
+)
+
+# OpenCode's own agents a session may run as (title/summary/compaction call no tools).
+OPENCODE_AGENTS = ("build", "plan", "explore", "general")
+OPENCODE_READ_ONLY = frozenset({"plan", "explore"})
+# Tool names that change something, for read-only roles (`server/tool` globs, deny wins).
+WRITE_TOOL_GLOBS = [
+    "*/write*",
+    "*/edit*",
+    "*/create*",
+    "*/delete*",
+    "*/remove*",
+    "*/move*",
+    "*/rename*",
+    "*/update*",
+    "*/insert*",
+    "*/drop*",
+    "*/push*",
+    "*/set_*",
+    "*/git_add",
+    "*/git_commit",
+    "*/git_reset",
+    "*/git_checkout",
+    "*/git_create_branch",
+]
+
+
+def default_role(read_only: bool) -> RoleConfig:
+    return RoleConfig(allow=["*"], deny=list(WRITE_TOOL_GLOBS) if read_only else [])
+
+
+def agents_needing_roles(roster_read_only: dict[str, bool]) -> dict[str, bool]:
+    """name -> read-only, for the roster's agents plus OpenCode's own."""
+    out = {name: name in OPENCODE_READ_ONLY for name in OPENCODE_AGENTS}
+    for name, read_only in roster_read_only.items():
+        out[name] = read_only or name in OPENCODE_READ_ONLY
+    return out
+
+
+def with_default_roles(
+    cfg: BrokerConfig, agents: dict[str, bool]
+) -> tuple[BrokerConfig, list[str]]:
+    """``cfg`` plus a default role for each agent that has none; the names added."""
+    missing = [a for a in agents if a not in cfg.roles]
+    if not missing:
+        return cfg, []
+    data = cfg.model_dump(mode="json", exclude_defaults=True)
+    roles = data.setdefault("roles", {})
+    for name in missing:
+        roles[name] = default_role(agents[name]).model_dump(mode="json", exclude_defaults=True)
+    return config_from(data, "default roles"), missing
+
+
+def ensure_default_roles(path: Path, agents: dict[str, bool]) -> list[str]:
+    """Add the missing default roles to the broker config file (written atomically, validated
+    first). Returns the roles added; raises ConfigError for a file that does not load."""
+    cfg = load_config(path, missing_ok=True)
+    new, added = with_default_roles(cfg, agents)
+    if added:
+        save_config(new, path)
+    return added
+
+
+def roles_without_tools(cfg: BrokerConfig, agents: Iterable[str]) -> dict[str, str]:
+    """Agents that would see no brokered tool, with why (for `doctor`): no role, or a role whose
+    rules match none of the configured servers."""
+    from neuralgentics.broker.access.policy import AccessPolicy
+
+    policy = AccessPolicy(cfg.roles)
+    servers = list(cfg.brokered())
+    out: dict[str, str] = {}
+    for agent in agents:
+        if agent not in cfg.roles:
+            out[agent] = f"no role {agent!r} in broker.yaml (unknown roles see nothing)"
+        elif servers and not any(policy.may_see_server(agent, srv) for srv in servers):
+            out[agent] = f"role {agent!r} allows none of the servers ({', '.join(servers)})"
+    return out
+
+
+__all__ = [
+    "ConfigError",
+    "OPENCODE_AGENTS",
+    "agents_needing_roles",
+    "default_role",
+    "ensure_default_roles",
+    "roles_without_tools",
+    "with_default_roles",
+]
