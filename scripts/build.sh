@@ -37,6 +37,7 @@ for f in "$wheel" "$sdist"; do [ -f "$f" ] || { echo "error: expected $f" >&2; e
 import sys, zipfile
 names = set(zipfile.ZipFile(sys.argv[1]).namelist())
 need = ["neuralgentics/opencode/plugin/neuralgentics.ts", "neuralgentics/opencode/plugin/neuralgentics-brand.tsx",
+        "neuralgentics/opencode/plugin/ng/tools.ts", "neuralgentics/opencode/plugin/ng/protocol.ts",
         "neuralgentics/cli.py"]
 missing = [n for n in need if n not in names]
 if missing:

@@ -33,12 +33,12 @@ def test_plugin_node_suite(service: tuple[str, str, Path]) -> None:
             str(HERE / "plugin.test.ts"),
         ],
         cwd=REPO,
-        # The plugin finds the token in the service's config dir, as it would on a real machine;
-        # the suite's own checks read the same file.
+        # The suite hands the plugin the service's URL and token file as its options, as
+        # `neuralgentics opencode install` does; no NEURALGENTICS_* variable is set.
         env={
             **{k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")},
             "NEURALGENTICS_TEST_SERVICE_URL": url,
-            "NEURALGENTICS_CONFIG_DIR": str(token_file.parent),
+            "NEURALGENTICS_TEST_CONFIG_DIR": str(token_file.parent),
         },
         capture_output=True,
         text=True,

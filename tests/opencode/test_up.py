@@ -1,4 +1,4 @@
-"""`neuralgentics up`: refusal of a busy port (starting both and Ctrl-C are in test_e2e_opencode)."""
+"""`neuralgentics up`: refusal of a busy port (starting both and Ctrl-C are in test_e2e_loop)."""
 
 from __future__ import annotations
 

@@ -20,6 +20,7 @@ TASK = "add retry with backoff to the HTTP client used by the deploy command"
         ("Can you add a --csv flag to the export command?", False),
         ("Implement a CSV exporter for the export command", False),
         ("Remember: our CSV exports use a semicolon as the separator", False),
+        ('"Which separator do our CSV exports use?"', True),  # as `opencode run` passes it
     ],
 )
 def test_questions_are_told_apart_from_requests(text, question):

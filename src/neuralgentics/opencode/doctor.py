@@ -228,7 +228,7 @@ def check_install(s: Settings, project: Path | None, global_: bool) -> list[Chec
     from neuralgentics.opencode.installer import (
         MCP_NAME,
         InstallError,
-        plugin_source,
+        plugin_files,
         resolve_target,
     )
     from neuralgentics.opencode.jsonedit import JsonFileError, read_json_file
@@ -251,7 +251,10 @@ def check_install(s: Settings, project: Path | None, global_: bool) -> list[Chec
         )
     elif not found[0].exists():
         checks.append(Check("plugin", "fail", f"{found[0]} is missing", reinstall))
-    elif found[0].read_text("utf-8") != plugin_source():
+    elif any(
+        not (found[0].parent / rel).exists() or (found[0].parent / rel).read_text("utf-8") != text
+        for rel, text in plugin_files()
+    ):
         checks.append(
             Check(
                 "plugin",

@@ -107,6 +107,17 @@ def plugin_source() -> str:
     )
 
 
+def plugin_files() -> list[tuple[str, str]]:
+    """(path relative to the plugin's folder, text): the entry module and its `ng/` modules."""
+    base = resources.files("neuralgentics.opencode").joinpath("plugin")
+    files = [(PLUGIN_FILE, plugin_source())]
+    modules = base.joinpath("ng")
+    for mod in sorted(modules.iterdir(), key=lambda m: m.name):
+        if mod.name.endswith(".ts"):
+            files.append((f"ng/{mod.name}", mod.read_text("utf-8")))
+    return files
+
+
 def plugin_home(s: Settings, target: Target) -> Path:
     """Where this install's copy of the plugin lives: outside the project (nothing large, and no
     `.opencode/plugin/` for OpenCode to npm-install into), one folder per install so uninstalling
@@ -316,7 +327,7 @@ def install(
         merge_leaf(doc, leaf, value, log)
     entry = [plugin_spec(plugin), plugin_options(s, broker)]
     append_item(doc, ("plugin",), entry, log, same=lambda e: _spec_of(e) == entry[0])
-    files: list[tuple[Path, str]] = [(plugin, plugin_source())]
+    files: list[tuple[Path, str]] = [(plugin_dir / rel, text) for rel, text in plugin_files()]
     files += [(target.agent_dir / f"{a.name}.md", a.text) for a in agent_files(roster, tiers)]
     brand = tui.brand_file(target.home)
     files.append((brand, tui.brand_source()))
@@ -325,6 +336,7 @@ def install(
     made_dirs = _created_dirs(
         [
             target.home,
+            plugin_dir / "ng",
             plugin_dir,
             plugin_dir.parent,
             plugin_dir.parent.parent,

@@ -39,9 +39,11 @@ _POLITE_REQUEST = re.compile(
 
 def reads_as_question(text: str) -> bool:
     """A question the agent should answer, rather than a piece of work to hand out."""
+    # `opencode run "…"` hands the message over in quotes
+    text = text.strip().strip("\"'“”").strip()
     if _POLITE_REQUEST.search(text):
         return False
-    return text.rstrip().endswith("?") or bool(_QUESTION_START.search(text))
+    return text.endswith("?") or bool(_QUESTION_START.search(text))
 
 
 @dataclass

@@ -368,6 +368,7 @@ class Orchestrator:
         agent = self._require_allowed(record, data.get("agent") or decision.primary_agent)
         entry = {
             "task_type": decision.task_type,
+            "label": decision.label,
             "primary_agent": decision.primary_agent,
             "agent": agent,
             "forbidden_agents": decision.forbidden_agents,
