@@ -35,10 +35,25 @@ if [ -n "$extras" ]; then pip install -e ".[$extras]"; else pip install -e .; fi
 # second, no torch); building it now keeps that second out of the first request.
 .venv/bin/neuralgentics model build --quiet
 
+# OpenCode itself (npm `opencode-ai`, the version package.json pins), on the venv's PATH as
+# .venv/bin/opencode, so the README's `export PATH="$PWD/.venv/bin:$PATH"` finds it.
+opencode_version="$(.venv/bin/python -c 'import json; print(json.load(open("package.json"))["devDependencies"]["opencode-ai"])')"
 if [ "$want_test" = 1 ]; then
   # MCP test servers, opencode-ai and playwright-core (which drives Debian's Chromium, never
   # a browser download of its own).
   npm install --no-audit --no-fund --loglevel=error
+  ln -sfn ../../node_modules/.bin/opencode .venv/bin/opencode
+elif [ "$(readlink .venv/bin/opencode 2>/dev/null)" = ../opencode/node_modules/.bin/opencode ] \
+  && grep -q "\"version\": \"$opencode_version\"" .venv/opencode/node_modules/opencode-ai/package.json 2>/dev/null; then
+  :  # already there
+elif command -v npm >/dev/null 2>&1; then
+  npm install --no-audit --no-fund --no-update-notifier --loglevel=error --prefix .venv/opencode "opencode-ai@$opencode_version"
+  ln -sfn ../opencode/node_modules/.bin/opencode .venv/bin/opencode
+else
+  echo "install.sh: OpenCode not installed (needs Node.js 18+ and npm): install them and run this again" >&2
+fi
+
+if [ "$want_test" = 1 ]; then
   if ! command -v chromium >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ]; then
       apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null

@@ -6,4 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+# the servers the broker starts by name (`broker add time -- mcp-server-time`) live in .venv/bin
+export PATH="$PWD/.venv/bin:$PATH"
 exec .venv/bin/neuralgentics up "$@"

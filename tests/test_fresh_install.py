@@ -11,6 +11,7 @@ the config dir and the model cache are new and empty.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -110,6 +111,11 @@ def test_pip_install_without_extras_serves_and_finds_a_memory(tmp_path: Path) ->
     )
     assert no_torch.stdout.strip() == "True", "the default install must not bring torch"
     assert _dir_mib(venv) < 1024, f"default venv is {_dir_mib(venv):.0f} MiB (target < 1 GiB)"
+    # every `broker add` example of the README runs after this install alone (issue 16, item 9)
+    examples = re.findall(r"broker add \S+ -- (\S+)", (REPO / "README.md").read_text())
+    assert examples
+    for command in examples:
+        assert (venv / "bin" / command).exists(), f"README's `broker add … -- {command}`: missing"
 
     port = _free_port()
     log = (tmp_path / "serve.log").open("w")

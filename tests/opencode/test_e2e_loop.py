@@ -186,15 +186,17 @@ def loop(tmp_path_factory: pytest.TempPathFactory, shared_models_dir: Path) -> L
         **ng_env,
         "OPENCODE_DISABLE_MODELS_FETCH": "1",
         "OPENCODE_DISABLE_AUTOUPDATE": "1",
+        # as the README's quick start: export PATH="$PWD/.venv/bin:$PATH"
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }
     up, _ = start_up(env, port, broker_port)
     try:
         cfg_dir = Path(ng_env["NEURALGENTICS_CONFIG_DIR"])
         auth = bearer(cfg_dir)
         base = f"http://127.0.0.1:{port}"
-        time_server = Path(sys.executable).parent / "mcp-server-time"
+        # the README's example, verbatim: mcp-server-time comes with the main install
         add = subprocess.run(
-            [NEURALGENTICS, "broker", "add", "time", "--", str(time_server)],
+            [NEURALGENTICS, "broker", "add", "time", "--", "mcp-server-time"],
             capture_output=True,
             text=True,
             env=env,
