@@ -69,6 +69,7 @@ def main() -> None:
                     str(REPO / "bench" / "opencode_plugin_hooks.mts"),
                     url,
                     str(args.rounds),
+                    tmp,
                 ],
                 cwd=REPO,
                 check=True,
