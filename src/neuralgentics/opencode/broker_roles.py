@@ -3,8 +3,10 @@
 The broker refuses a role it does not know (default deny), and the plugin stamps every broker
 call with the calling agent's name. So every agent `opencode install` writes, OpenCode's own
 `build`, `plan`, `explore` and `general`, need a role in broker.yaml, or they see no tools at
-all. This module writes the missing ones; a role that exists is never changed, so the file
-stays the user's to edit (`neuralgentics broker check` validates it).
+all. This module writes the missing ones through the broker's role editing
+(`neuralgentics.broker.roles`, what `neuralgentics broker role add` uses); a role that exists is
+never changed, so the file stays the user's to edit (`neuralgentics broker role list|grant|
+revoke`, `broker check`).
 
 The default: every role may use every brokered server (``allow: ["*"]``); the read-only agents
 (those that may not edit files: plan, explore, and the roster agents whose permission denies
@@ -19,11 +21,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from neuralgentics.broker import roles as broker_roles
 from neuralgentics.broker.config import (
     BrokerConfig,
     ConfigError,
     RoleConfig,
-    config_from,
     load_config,
     save_config,
 )
@@ -70,13 +72,11 @@ def with_default_roles(
 ) -> tuple[BrokerConfig, list[str]]:
     """``cfg`` plus a default role for each agent that has none; the names added."""
     missing = [a for a in agents if a not in cfg.roles]
-    if not missing:
-        return cfg, []
-    data = cfg.model_dump(mode="json", exclude_defaults=True)
-    roles = data.setdefault("roles", {})
     for name in missing:
-        roles[name] = default_role(agents[name]).model_dump(mode="json", exclude_defaults=True)
-    return config_from(data, "default roles"), missing
+        # the broker's own role editing (`broker role add`): the same checks as the CLI's
+        role = default_role(agents[name])
+        cfg = broker_roles.add_role(cfg, name, role.allow, role.deny).config
+    return cfg, missing
 
 
 def ensure_default_roles(path: Path, agents: dict[str, bool]) -> list[str]:
