@@ -36,7 +36,10 @@ from neuralgentics.app.process import shared_embedder
 from neuralgentics.broker.catalog.tokens import count_tokens  # noqa: E402
 from neuralgentics.broker.intent import IntentMatcher, rerank  # noqa: E402
 from neuralgentics.broker.intent.embedcache import EmbeddingCache  # noqa: E402
-from neuralgentics.broker.intent.tools import candidate_lines  # noqa: E402
+from neuralgentics.broker.intent.tools import (  # noqa: E402
+    UNSURE_DETAILED,
+    candidate_lines,
+)
 
 MODES = ("bm25", "embedding", "hybrid")
 
@@ -66,41 +69,60 @@ def evaluate(matcher: IntentMatcher, intents, mode: str, misses: list | None = N
     }
 
 
-SHOWN = (1, 3, 5, 8, 10, 15)
+SHOWN = (1, 3, 5, 10, 15, 20, 25, 30)
 DISPATCH_AT = (0.7, 0.8, 0.9, 0.95)
 
 
 def candidates_shown(matcher: IntentMatcher, intents) -> dict:
-    """Issue 18 item 8: when unsure the agent is shown the first K candidates (one line each).
-    Per K: how often the right tool is among them, and what the list costs in tokens (median,
-    p90). Per confidence threshold: the share of intents auto-dispatched and how often that
-    dispatch is the right tool."""
+    """Issue 18 item 8: when unsure the agent is shown the first K candidates. Per K: how often
+    the right tool is among them, and what the list costs in tokens (median, p90) in two
+    shapes: every candidate on a numbered line with why (the shape before this round), and the
+    shipped one (the first UNSURE_DETAILED on lines, the rest as names grouped by server). Per
+    confidence threshold: the share of intents auto-dispatched and how often that dispatch is
+    the right tool, by the confidence alone (the rule before this round) and with the
+    matcher's margin rule (runner-up at least DISPATCH_MARGIN behind)."""
     rows = []
     for intent, server, tool in intents:
         r = matcher.match(intent, top_k=max(SHOWN))
         ranked = [(c.server, c.tool) for c in r.candidates]
-        tokens = {k: count_tokens(candidate_lines(r, k)) for k in SHOWN}
-        rows.append((ranked, (server, tool), r.confidence, tokens))
+        tokens = {
+            k: (
+                count_tokens(candidate_lines(r, k, detailed=k)),
+                count_tokens(candidate_lines(r, k, detailed=UNSURE_DETAILED)),
+            )
+            for k in SHOWN
+        }
+        rows.append((ranked, (server, tool), r, tokens))
     n = len(rows)
-    # the intents the agent is actually shown candidates for (not confident at the threshold)
-    unsure = [row for row in rows if row[2] < matcher.threshold]
+    # the intents the agent is actually shown candidates for (not confident)
+    unsure = [row for row in rows if not row[2].confident]
     shown = {}
     for k in SHOWN:
-        costs = sorted(t[k] for *_, t in unsure or rows)
+        lined = sorted(t[k][0] for *_, t in unsure or rows)
+        grouped = sorted(t[k][1] for *_, t in unsure or rows)
         shown[k] = {
             "recall": round(sum(want in ranked[:k] for ranked, want, _, _ in rows) / n, 4),
             "recall_unsure": round(
                 sum(want in ranked[:k] for ranked, want, _, _ in unsure) / max(1, len(unsure)), 4
             ),
-            "tokens_p50": costs[len(costs) // 2],
-            "tokens_p90": costs[min(len(costs) - 1, int(len(costs) * 0.9))],
+            "tokens_p50": lined[len(lined) // 2],
+            "tokens_p90": lined[min(len(lined) - 1, int(len(lined) * 0.9))],
+            "grouped_tokens_p50": grouped[len(grouped) // 2],
+            "grouped_tokens_p90": grouped[min(len(grouped) - 1, int(len(grouped) * 0.9))],
         }
     dispatch = {}
     for t in DISPATCH_AT:
-        sent = [ranked[:1] == [want] for ranked, want, conf, _ in rows if conf >= t]
+        sent = [ranked[:1] == [want] for ranked, want, r, _ in rows if r.confidence >= t]
+        kept = [
+            ranked[:1] == [want]
+            for ranked, want, r, _ in rows
+            if r.confidence >= t and (r.margin is None or r.margin >= r.min_margin)
+        ]
         dispatch[t] = {
             "share": round(len(sent) / n, 4),
             "precision": round(sum(sent) / len(sent), 4) if sent else None,
+            "margin_share": round(len(kept) / n, 4),
+            "margin_precision": round(sum(kept) / len(kept), 4) if kept else None,
         }
     return {"unsure": len(unsure), "shown": shown, "dispatch": dispatch}
 
@@ -352,25 +374,29 @@ def main() -> None:
                     f"  >= {row['threshold']:.1f}: {row['confident_share']:.3f}, {row['precision']}"
                 )
         print(
-            "candidates shown when unsure (issue 18 item 8): right tool among the first K, "
-            "tokens of the list (p50/p90)"
+            "candidates shown when unsure (issue 18 item 8): right tool among the first K "
+            "(all intents, unsure ones); tokens of the list p50/p90, every candidate on a line "
+            f"| first {UNSURE_DETAILED} on lines and the rest grouped by server"
         )
-        print(f"  {'set':<12}" + "".join(f"{f'K={k}':>23}" for k in SHOWN))
         for label, c in report["candidates"].items():
-            cells = "".join(
-                "{:>23}".format(
-                    "%.3f (%.3f) %d/%d"
-                    % (v["recall"], v["recall_unsure"], v["tokens_p50"], v["tokens_p90"])
+            print(f"  {label} [{c['unsure']} unsure]")
+            for k, v in c["shown"].items():
+                print(
+                    f"    K={k:<3} {v['recall']:.3f} ({v['recall_unsure']:.3f})  "
+                    f"lines {v['tokens_p50']}/{v['tokens_p90']}  "
+                    f"grouped {v['grouped_tokens_p50']}/{v['grouped_tokens_p90']}"
                 )
-                for v in c["shown"].values()
-            )
-            print(f"  {label:<12}{cells}  [{c['unsure']} unsure]")
-        print("  (all intents (only those not confident, which are the ones shown a list))")
-        print("auto-dispatch (confidence >= t): share of intents dispatched, precision")
-        print(f"  {'set':<12}" + "".join(f"{f't={t}':>16}" for t in DISPATCH_AT))
+        print(
+            "auto-dispatch: share of intents dispatched, precision; confidence >= t alone | "
+            "and the runner-up at least the dispatch margin behind"
+        )
+        print(f"  {'set':<12}" + "".join(f"{f't={t}':>32}" for t in DISPATCH_AT))
         for label, c in report["candidates"].items():
             cells = "".join(
-                "{:>16}".format("%.3f %s" % (v["share"], v["precision"]))
+                "{:>32}".format(
+                    "%.3f %s | %.3f %s"
+                    % (v["share"], v["precision"], v["margin_share"], v["margin_precision"])
+                )
                 for v in c["dispatch"].values()
             )
             print(f"  {label:<12}{cells}")

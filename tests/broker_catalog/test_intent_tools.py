@@ -13,10 +13,12 @@ from catalog_support import git_server, time_server
 from fastapi import FastAPI
 
 from neuralgentics.app.process import shared_embedder
+from neuralgentics.broker.catalog.names import expand_group
 from neuralgentics.broker.config import BrokerConfig
 from neuralgentics.broker.intent.tools import (
     FIND_TOOL,
     UNSURE_CANDIDATES,
+    UNSURE_DETAILED,
     IntentError,
     MatcherPool,
     find_tool,
@@ -101,10 +103,18 @@ async def test_router_intent_resolves_when_confident_and_asks_when_not(git_repo)
         assert not vague.resolved and vague.message is not None
         assert "nothing was called" in vague.message and "mcp_router_call" in vague.message
         assert "1. " in vague.message and "/" in vague.message  # numbered server/tool choices
-        # UNSURE_CANDIDATES of them (the role may call more), one line each, no repeats
+        # UNSURE_CANDIDATES of them (the role may call more): the first UNSURE_DETAILED on
+        # numbered lines with why, the rest by server on an "Also:" line; no repeats
         lines = [ln for ln in vague.message.splitlines() if ln[:1].isdigit()]
-        assert len(lines) == min(UNSURE_CANDIDATES, len(vague.result.candidates)) > 5
-        assert len({ln.split(" — ")[0].split(". ", 1)[1] for ln in lines}) == len(lines)
+        assert len(lines) == UNSURE_DETAILED
+        shown = [ln.split(" — ")[0].split(". ", 1)[1] for ln in lines]
+        (also,) = [ln for ln in vague.message.splitlines() if ln.startswith("Also: ")]
+        for group in also.removeprefix("Also: ").split("; "):
+            server, names = group.split(": ", 1)
+            shown += [f"{server}/{n}" for item in names.split(", ") for n in expand_group(item)]
+        ranked = [f"{c.server}/{c.tool}" for c in vague.result.candidates]
+        assert len(shown) == len(set(shown)) == min(UNSURE_CANDIDATES, len(ranked)) > 10
+        assert set(shown) == set(ranked[:UNSURE_CANDIDATES]) and shown[:3] == ranked[:3]
 
         # A tool that deletes or resets runs from an intent only when the intent names it.
         reset = await resolve_intent(broker, "coder", "reset the staging area")

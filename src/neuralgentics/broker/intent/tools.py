@@ -24,6 +24,7 @@ from typing import Any, Protocol
 import anyio
 from mcp.types import CallToolResult, TextContent, Tool
 
+from neuralgentics.broker.catalog.names import group_names
 from neuralgentics.broker.intent.embedcache import EmbeddingCache
 from neuralgentics.broker.intent.matcher import (
     DEFAULT_THRESHOLD,
@@ -37,13 +38,16 @@ from neuralgentics.embeddings import Embedder
 log = logging.getLogger(__name__)
 
 MAX_TOP_K = 20
-# How many candidates an unsure mcp_router_call(intent=…) answer lists (issue 18 item 8),
-# chosen on the tuning set by expected tokens: a list of K costs ~18.5 tokens a candidate
-# in each later request that carries it, a miss costs a new request (~7,500 tokens in the
-# OpenCode session bench). Among unsure tuning intents the right tool is in the first 5 /
-# 8 / 10 / 15 for 0.886 / 0.920 / 0.943 / 0.966: carried by two requests, 5 costs 1,047
-# expected tokens, 8 902, 10 798, 15 799 (bench/intent.py, docs/benchmarks-catalog-intent.md).
-UNSURE_CANDIDATES = 10
+# How many candidates an unsure mcp_router_call(intent=…) answer lists (issue 18 item 8), and
+# how many of them get a line of their own with why they matched. A numbered line costs ~18.5
+# tokens; a name folded into its server's group ("github: get_issue, list_{issues,pulls}") ~4.
+# Chosen on the tuning set by expected tokens (the list in every later request that carries
+# it, a miss a new request, ~7,500 tokens in the OpenCode session bench): 25 candidates, the
+# first 3 on lines, cost p50 153 tokens over the unsure tuning intents (10 lines cost 185) and
+# hold the right tool for 0.989 of them (10 lines: 0.943). Names alone would cost less still;
+# the first three keep their reasons so the agent sees the ranking's strongest evidence.
+UNSURE_CANDIDATES = 25
+UNSURE_DETAILED = 3
 
 FIND_TOOL = Tool(
     name="find_tool",
@@ -215,6 +219,17 @@ async def match_for_role(
     tools) is model work that must not stall the broker's event loop and its other calls.
     """
     intent, top_k = _check(intent, top_k)
+    return await _match(broker, role, intent, top_k, skills, pool)
+
+
+async def _match(
+    broker: BrokerLike,
+    role: str | None,
+    intent: str,
+    top_k: int,
+    skills: Sequence[SkillRecord] | None = None,
+    pool: MatcherPool | None = None,
+) -> MatchResult:
     matcher = await _matcher_for(broker, role, skills, pool)
 
     def allowed(server: str, tool: str) -> bool:
@@ -297,15 +312,28 @@ class Resolution:
         return self.server is not None
 
 
-def candidate_lines(result: MatchResult, k: int | None = None) -> str:
-    """The candidates an unsure answer shows the agent, one line each (name + why); the first
-    ``k`` (all by default). bench/intent.py counts their tokens per ``k``."""
+def candidate_lines(
+    result: MatchResult, k: int | None = None, detailed: int = UNSURE_DETAILED
+) -> str:
+    """The candidates an unsure answer shows the agent: the first ``detailed`` numbered, one
+    line each (name + why), then the rest up to ``k`` (all by default) as names grouped by
+    server in rank order of each server's best (``Also: jira: jira_{search,get_issue}; …``).
+    bench/intent.py counts their tokens per ``k``."""
     shown = result.candidates if k is None else result.candidates[:k]
-    return "\n".join(f"{i}. {c.server}/{c.tool} — {c.why}" for i, c in enumerate(shown, 1))
+    lines = [f"{i}. {c.server}/{c.tool} — {c.why}" for i, c in enumerate(shown[:detailed], 1)]
+    by_server: dict[str, list[str]] = {}
+    for c in shown[detailed:]:
+        by_server.setdefault(c.server, []).append(c.tool)
+    if by_server:
+        groups = "; ".join(f"{s}: {', '.join(group_names(t))}" for s, t in by_server.items())
+        lines.append(f"Also: {groups}")
+    return "\n".join(lines)
 
 
 async def resolve_intent(broker: BrokerLike, role: str | None, intent: Any) -> Resolution:
-    result = await match_for_role(broker, role, intent, max(DEFAULT_TOP_K, UNSURE_CANDIDATES))
+    # Past find_tool's MAX_TOP_K: the unsure list folds most of its names into groups.
+    intent, _ = _check(intent, None)
+    result = await _match(broker, role, intent, max(DEFAULT_TOP_K, UNSURE_CANDIDATES))
     best = result.best
     # A tool that deletes or stops something runs from an intent only when the intent names it.
     destructive = best is not None and best.action == "delete" and result.confidence < 1.0
@@ -318,11 +346,17 @@ async def resolve_intent(broker: BrokerLike, role: str | None, intent: Any) -> R
         )
     else:
         options = candidate_lines(result, UNSURE_CANDIDATES)
-        why_not = (
-            f"{best.server}/{best.tool} deletes or stops something and was not named"
-            if destructive and result.confident
-            else f"confidence {result.confidence:.2f} < {result.threshold:.2f}"
-        )
+        if destructive and result.confident:
+            why_not = f"{best.server}/{best.tool} deletes or stops something and was not named"
+        elif result.confidence >= result.threshold and len(result.candidates) > 1:
+            # confident enough, but the runner-up is too close to call without asking
+            runner_up = result.candidates[1]
+            why_not = (
+                f"{best.server}/{best.tool} leads {runner_up.server}/{runner_up.tool} by "
+                f"{result.margin or 0.0:.2f} < {result.min_margin:.2f}"
+            )
+        else:
+            why_not = f"confidence {result.confidence:.2f} < {result.threshold:.2f}"
         message = (
             f"Not sure which tool fits {result.intent!r} ({why_not}); nothing was called. "
             "Choose one and call mcp_router_call with its server and tool "
