@@ -11,7 +11,9 @@ Reports top-1/top-3/top-5 accuracy per mode, the confidence calibration (how oft
 confident answer is right, how often the matcher is confident), and per-intent latency p50/p90
 on a catalog of at least ``--latency-tools`` tools after warm-up. Issue 18 item 8: the right
 tool among the first K candidates an unsure answer shows (over all intents and over the unsure
-ones) with the list's tokens, and the auto-dispatch share and precision per threshold.
+ones) with the list's tokens in both shapes (every candidate on a numbered line; the first
+few and the rest grouped by server, as shipped), and the auto-dispatch share and precision
+per threshold by the confidence alone and with the margin rule.
 """
 
 from __future__ import annotations
@@ -189,7 +191,13 @@ def latency(tools, summaries, intents, at_least: int) -> dict:
     t0 = time.perf_counter()
     matcher.warm()
     warm_s = time.perf_counter() - t0
-    int8 = IntentMatcher(big, big_sums, cache=cache, query_embedder=Embedder("onnx-int8"))
+    int8 = IntentMatcher(
+        big,
+        big_sums,
+        cache=cache,
+        embedder=matcher.embedder,
+        query_embedder=Embedder("onnx-int8"),
+    )
     int8.warm()
     # Distinct intents (no query-vector cache hits): the model runs for every one.
     samples, samples8 = [], []

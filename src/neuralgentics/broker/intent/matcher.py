@@ -13,7 +13,8 @@ to the top, and naming a server favours its tools. A second stage (:mod:`rerank`
 the best ten with learned features that tell sibling tools apart (name words, the values the
 intent carries vs the parameters each tool takes). The confidence is how much the winner
 stands out from the runners-up (a softmax over the first stage's scores) times how related
-the intent is to it at all; below the threshold a caller must ask the agent to choose.
+the intent is to it at all; below the threshold, or with the runner-up within
+DISPATCH_MARGIN of the winner after re-ranking, a caller must ask the agent to choose.
 """
 
 from __future__ import annotations
