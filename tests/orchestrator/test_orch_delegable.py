@@ -116,12 +116,13 @@ def test_a_failed_task_links_its_memories_but_does_not_raise_their_trust(orch, m
 
 
 def test_a_task_is_recalled_in_the_memory_scope_it_names(orch, memory):
-    from conftest import PROJECT
-
-    memory.remember("The HTTP client of the deploy command retries nothing today.")
+    remembered = memory.remember("The HTTP client of the deploy command retries nothing today.")
+    # the project the fixture stores into, read back (`from conftest import PROJECT` picks
+    # whichever conftest another test directory put first on sys.path)
+    project = memory.get(remembered).project
     elsewhere = orch.start_task(TASK, "ses", project="other-project")
     assert elsewhere.project == "other-project"
     assert orch.step(elsewhere.id, "recall", {})[1]["memories"] == []
-    here = orch.start_task(TASK, "ses", project=PROJECT)
+    here = orch.start_task(TASK, "ses", project=project)
     recalled = orch.step(here.id, "recall", {})[1]["memories"]
     assert any("retries nothing" in m["content"] for m in recalled)

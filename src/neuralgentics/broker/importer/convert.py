@@ -26,7 +26,7 @@ from neuralgentics.broker.importer.sources import Kind
 # How our own installer names the broker in opencode.json: never imported into itself.
 BROKER_ENTRY = "neuralgentics"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_SCHEME = re.compile(r"^(Bearer|Token|Basic|Bot)\s+(\S.*)$", re.IGNORECASE)
+_SCHEME = re.compile(r"^(Bearer|Token|Basic|Bot)\s+(\S.*)\Z", re.IGNORECASE)
 _OPENCODE_ENV = re.compile(r"\{env:([^}]+)\}")
 _OPENCODE_FILE = re.compile(r"\{file:([^}]+)\}")
 _VSCODE_VAR = re.compile(r"\$\{(env|input|workspaceFolder|userHome|pathSeparator)(?::([^}]*))?\}")
