@@ -1,10 +1,11 @@
-"""Test-wide set-up: no model hub, and a private home/config dir for every test."""
+"""Test-wide set-up: no model hub, a private home/config dir for every test, skips counted."""
 
 from __future__ import annotations
 
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,3 +27,65 @@ def _private_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     get_settings.cache_clear()
     yield
     get_settings.cache_clear()
+
+
+# --- skips: counted, and under --fail-on-skip (scripts/test.sh) or CI an unexpected one fails ---
+# Expected skips are the tests marked `opt_in` (they need something outside the repository that
+# only the person running them can name, e.g. a real OpenCode checkout). Anything else skipped
+# means a real part of the test set-up is missing, and a green run would hide it.
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fail-on-skip",
+        action="store_true",
+        help="exit non-zero when a test not marked opt_in is skipped (on by default under CI=true)",
+    )
+
+
+_skips: dict[str, list[tuple[str, str]]] = {"expected": [], "unexpected": []}
+
+
+def _record_skip(report: pytest.CollectReport | pytest.TestReport) -> None:
+    if not report.skipped or hasattr(report, "wasxfail"):
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    kind = "expected" if "opt_in" in getattr(report, "keywords", {}) else "unexpected"
+    _skips[kind].append((report.nodeid, reason.removeprefix("Skipped: ")))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _record_skip(report)
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    _record_skip(report)
+
+
+def _fail_on_skip(config: pytest.Config) -> bool:
+    from _parts import in_ci
+
+    return bool(config.getoption("--fail-on-skip")) or in_ci()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _skips["unexpected"] and _fail_on_skip(session.config) and exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config):
+    # a wrapper, to write after pytest's own "short test summary": right above the last line
+    yield
+    expected, unexpected = _skips["expected"], _skips["unexpected"]
+    failing = bool(unexpected) and _fail_on_skip(config)
+    for nodeid, reason in unexpected:
+        terminalreporter.write_line(
+            f"UNEXPECTED SKIP {nodeid}: {reason}", red=failing, yellow=not failing
+        )
+    terminalreporter.write_sep(
+        "=",
+        f"skipped: {len(expected) + len(unexpected)} ({len(unexpected)} unexpected, "
+        f"{len(expected)} opt-in)" + ("; unexpected skips fail this run" if failing else ""),
+        red=failing,
+    )

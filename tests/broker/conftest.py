@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
+from _parts import missing
 
 from neuralgentics.config import get_settings
 
@@ -25,9 +26,15 @@ EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
 FILESYSTEM = ROOT / "node_modules" / ".bin" / "mcp-server-filesystem"
 SERVERS = Path(__file__).parent / "servers"
 
-needs_node = pytest.mark.skipif(
-    not EVERYTHING.exists(), reason="npm test servers missing: run `npm install` in the repo root"
-)
+NPM_MISSING = "npm test servers missing: run `npm install` in the repo root"
+# a test against the npm MCP servers: skipped without them, failed under CI (tests/_parts.py)
+needs_node = pytest.mark.usefixtures("npm_servers")
+
+
+@pytest.fixture
+def npm_servers() -> None:
+    if not EVERYTHING.exists():
+        missing(NPM_MISSING)
 
 
 def free_port() -> int:
@@ -164,7 +171,7 @@ def _node_http(mode: str) -> Iterator[str]:
 def everything_http() -> Iterator[str]:
     """server-everything over streamable HTTP; yields its /mcp URL."""
     if not EVERYTHING.exists():
-        pytest.skip("npm test servers missing")
+        missing(NPM_MISSING)
     for base in _node_http("streamableHttp"):
         yield base + "/mcp"
 
@@ -173,7 +180,7 @@ def everything_http() -> Iterator[str]:
 def everything_sse() -> Iterator[str]:
     """server-everything over SSE; yields its /sse URL."""
     if not EVERYTHING.exists():
-        pytest.skip("npm test servers missing")
+        missing(NPM_MISSING)
     for base in _node_http("sse"):
         yield base + "/sse"
 

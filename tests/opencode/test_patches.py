@@ -128,6 +128,7 @@ def test_a_missing_checkout_or_an_unknown_layout_is_refused(tmp_path: Path) -> N
         )
 
 
+@pytest.mark.opt_in
 @pytest.mark.skipif(
     not os.environ.get("NEURALGENTICS_TEST_OPENCODE_CHECKOUT"),
     reason="set NEURALGENTICS_TEST_OPENCODE_CHECKOUT to a real OpenCode checkout",

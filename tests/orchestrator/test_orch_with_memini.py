@@ -7,14 +7,13 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
+from neuralgentics.app.core import create_app
 from neuralgentics.app.process import shared_embedder
 from neuralgentics.orchestrator.memini_direct import DirectMemory
 from neuralgentics.orchestrator.memory_client import HttpMemoryClient
 from neuralgentics.orchestrator.protocol import STEPS
 from neuralgentics.orchestrator.service import Orchestrator
 from neuralgentics.orchestrator.task_store import TaskStore
-
-create_app = pytest.importorskip("neuralgentics.app.core").create_app
 
 FACTS = [
     "The HTTP client retries idempotent requests 3 times with exponential backoff starting at 200 ms.",
@@ -108,7 +107,7 @@ def test_memini_down_is_a_clear_error_not_a_crash(tmp_path, embed):
 
 @pytest.mark.parametrize("access", ["http", "direct"])
 def test_context_includes_project_chunks_from_the_real_index(tmp_path, embed, access):
-    indexer = pytest.importorskip("neuralgentics.memini.indexer")
+    from neuralgentics.memini import indexer
 
     project = tmp_path / "shop"
     (project / "shop").mkdir(parents=True)
