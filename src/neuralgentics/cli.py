@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from importlib import import_module
+from typing import Any
 
 import typer
 
@@ -29,8 +30,26 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+def _flags_show_no_type() -> None:
+    """typer's rich help prints each option's value type, `<bool>` after a plain flag too
+    (`--json <bool>`), as if the flag took a value; its plain-text help leaves flags bare.
+    Make the rich help agree (idempotent; tests/test_cli_help.py checks every command)."""
+    from typer.core import TyperOption
+
+    original = TyperOption.display_type_rich
+    if getattr(original, "flags_bare", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        return None if self.is_flag else original(self, ctx)
+
+    display_type_rich.flags_bare = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
 def build_app(command: str | None = None) -> typer.Typer:
     """The app with every area, or with only the area that owns `command`."""
+    _flags_show_no_type()
     app = typer.Typer(
         name="neuralgentics",
         help="Memory, MCP broker and orchestration for the OpenCode coding agent.",
@@ -40,7 +59,9 @@ def build_app(command: str | None = None) -> typer.Typer:
 
     @app.callback()
     def _root(
-        version: bool = typer.Option(False, "--version", callback=_version, is_eager=True),
+        version: bool = typer.Option(
+            False, "--version", callback=_version, is_eager=True, help="Print the version and exit"
+        ),
     ) -> None:
         pass
 

@@ -1,4 +1,5 @@
-"""Words, for every keyword path: the Snowball stemmers and the stop-word lists.
+"""Words: for every keyword path the Snowball stemmers and the stop-word lists; for messages,
+`plural` ("1 file", "2 files").
 
 Three lists, because three keyword paths drop different words, each measured on its own data:
 memory search drops only the words that match nearly every row (the SQLite FTS5 and the
@@ -53,3 +54,9 @@ INTENT_STOPWORDS = frozenset(
     let lets let's i'd i'm i've gonna wanna kindly quickly thing things something stuff via
     using use via tool tools way able help hey ok okay""".split()
 )
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """The count with its noun in the right number: "1 file", "0 files", "2 task types".
+    `many` for nouns that do not just take an "s" ("1 entry", "2 entries")."""
+    return f"{count} {word if count == 1 else (many or word + 's')}"

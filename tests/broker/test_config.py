@@ -79,7 +79,7 @@ def test_check_command(write_config, home) -> None:
         {"servers": {"time": time_server()}, "roles": {"coder": {"allow": ["time/*"]}}}
     )
     r = cli("broker", "check", "--config", str(good))
-    assert r.returncode == 0 and "1 server(s) (time)" in r.stdout
+    assert r.returncode == 0 and "1 server (time)" in r.stdout
     # base_config's roles name servers most tests do not configure: a rule on a server that
     # is not there is an error in `check` (issue 18 item 2), with its line
     r = cli("broker", "check", "--config", str(write_config(base_config(), "stale.yaml")))

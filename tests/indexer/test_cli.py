@@ -86,3 +86,18 @@ def test_errors_are_clear_and_change_nothing(app, repo: Path, tmp_path) -> None:
     assert run(app, "search").exit_code == 2
     no_file = run(app, "search", "--queries-file", str(tmp_path / "none.txt"))
     assert no_file.exit_code == 2 and "cannot read" in no_file.output
+
+
+def test_one_of_anything_is_singular_and_no_hit_says_so(app, tmp_path: Path) -> None:
+    project = tmp_path / "tiny"
+    project.mkdir()
+    (project / "notes.md").write_text("# Notes\n\nThe release train leaves on Thursdays.\n")
+    first = run(app, "index", str(project))
+    assert first.exit_code == 0, first.output
+    summary = first.output.strip().splitlines()[-1]
+    assert ": 1 file indexed (1 new," in summary and "; 1 chunk written" in summary
+    empty = project / "empty"
+    empty.mkdir()
+    assert ": 0 files indexed" in run(app, "index", str(empty)).output
+    nothing = run(app, "search", "--project", str(project), "--mode", "keyword", "zyzzyva")
+    assert nothing.exit_code == 0 and "no match for 'zyzzyva'" in nothing.output

@@ -284,14 +284,42 @@ def test_cli_task_start_step_show(tmp_path, monkeypatch):
     task_id = json.loads(started.output)["id"]
     refused = runner.invoke(app, ["task", "step", "--project", str(tmp_path), task_id, "classify"])
     assert refused.exit_code == 2 and "step 2 'recall'" in refused.output
-    ok = runner.invoke(app, ["task", "step", "--project", str(tmp_path), task_id, "recall"])
+    # the short id a table would print is enough, like git's short hashes
+    ok = runner.invoke(app, ["task", "step", "--project", str(tmp_path), task_id[:8], "recall"])
     assert ok.exit_code == 0 and json.loads(ok.output)["task"]["next_step"] == "classify"
     bad = runner.invoke(
         app, ["task", "step", "--project", str(tmp_path), task_id, "classify", "--data", "{oops"]
     )
     assert bad.exit_code == 2 and "not valid JSON" in bad.output
-    shown = runner.invoke(app, ["task", "show", "--project", str(tmp_path), task_id])
+    shown = runner.invoke(app, ["task", "show", "--project", str(tmp_path), task_id[:8]])
     assert [s["step"] for s in json.loads(shown.output)["steps"]] == ["intake", "recall"]
+    listed = runner.invoke(app, ["task", "list", "--project", str(tmp_path), "--session", "cli"])
+    assert listed.exit_code == 0 and listed.output.startswith(task_id)
+    none = runner.invoke(app, ["task", "list", "--project", str(tmp_path), "--session", "nope"])
+    assert none.exit_code == 0 and none.output.strip() == "no task in session 'nope'"
+    unknown = runner.invoke(app, ["task", "show", "--project", str(tmp_path), "0000"])
+    assert unknown.exit_code == 2 and "no task id starts with '0000'" in unknown.output
+    malformed = runner.invoke(app, ["task", "show", "--project", str(tmp_path), "t-1"])
+    assert malformed.exit_code == 2 and "at least 4 hex digits" in malformed.output
+
+
+def test_a_task_id_start_shared_by_two_tasks_is_refused_naming_both(orch, monkeypatch):
+    import uuid
+    from types import SimpleNamespace
+
+    from neuralgentics.db.ids import AmbiguousId
+    from neuralgentics.orchestrator import service
+
+    chosen = ["deadbeef-0000-4000-8000-000000000001", "deadbeef-1111-4000-8000-000000000002"]
+    queue = list(chosen)  # two ids that share their first 8 digits
+    monkeypatch.setattr(service, "uuid", SimpleNamespace(uuid4=lambda: uuid.UUID(queue.pop(0))))
+    for i in range(2):
+        orch.start_task(f"{TASK} #{i}", "ses")
+    with pytest.raises(AmbiguousId) as refused:
+        orch.resolve_task_id("deadbeef")
+    assert refused.value.candidates == chosen and "2 task ids start with it" in str(refused.value)
+    assert orch.resolve_task_id("deadbeef-1") == chosen[1]
+    assert orch.get_task(orch.resolve_task_id("DEADBEEF0")).task == f"{TASK} #0"
 
 
 def test_two_concurrent_calls_cannot_both_take_the_same_step(orch):

@@ -9,6 +9,8 @@ from typing import Any
 
 import typer
 
+from neuralgentics.text import plural
+
 broker_app = typer.Typer(
     name="broker",
     help="MCP broker: one MCP server in front of many (launcher, proxy, access control, audit).",
@@ -70,7 +72,9 @@ def stdio_cmd(
 @broker_app.command("serve")
 def serve_cmd(
     config: Path | None = ConfigOpt,
-    host: str = typer.Option("127.0.0.1", "--host"),
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="Address to listen on (a public one needs NEURALGENTICS_TOKEN)"
+    ),
     port: int | None = typer.Option(
         None, "--port", help="default: NEURALGENTICS_BROKER_PORT or 8901"
     ),
@@ -110,8 +114,8 @@ def check_cmd(config: Path | None = ConfigOpt) -> None:
     if errors:
         _fail(f"{len(errors)} role rule(s) name servers or tools that do not exist")
     typer.echo(
-        f"ok: {len(cfg.servers)} server(s) ({', '.join(cfg.servers) or 'none'}), "
-        f"{len(cfg.roles)} role(s) ({', '.join(cfg.roles) or 'none'})"
+        f"ok: {plural(len(cfg.servers), 'server')} ({', '.join(cfg.servers) or 'none'}), "
+        f"{plural(len(cfg.roles), 'role')} ({', '.join(cfg.roles) or 'none'})"
     )
 
 
@@ -146,7 +150,9 @@ def add_cmd(
     command: list[str] | None = typer.Argument(None, help="after --: COMMAND ARGS… (stdio)"),
     url: str | None = typer.Option(None, "--url", help="URL of a streamable HTTP or SSE server"),
     transport: str | None = typer.Option(None, "--transport", help="stdio | streamable_http | sse"),
-    summary: str = typer.Option("", "--summary"),
+    summary: str = typer.Option(
+        "", "--summary", help="One line on what the server is for (shown in the catalog)"
+    ),
     env: list[str] = typer.Option([], "--env", help="KEY=VALUE (use ${VAR} for secrets)"),
     header: list[str] = typer.Option([], "--header", help="Name: value for HTTP servers"),
     replace: bool = typer.Option(False, "--replace", help="overwrite an existing server"),
@@ -206,7 +212,9 @@ def _pair(text: str, sep: str) -> tuple[str, str]:
 
 
 @broker_app.command("remove")
-def remove_cmd(name: str, config: Path | None = ConfigOpt) -> None:
+def remove_cmd(
+    name: str = typer.Argument(..., help="server name"), config: Path | None = ConfigOpt
+) -> None:
     """Unregister a server (and persist the change)."""
     from neuralgentics.broker.config import ConfigError, load_config, save_config, without_server
     from neuralgentics.broker.roles import rules_naming_server
@@ -242,8 +250,8 @@ def _parse_since(text: str) -> datetime:
 @broker_app.command("audit")
 def audit_cmd(
     since: str | None = typer.Option(None, "--since", help="ISO time or span (30m, 2h, 1d)"),
-    role: str | None = typer.Option(None, "--role"),
-    server: str | None = typer.Option(None, "--server"),
+    role: str | None = typer.Option(None, "--role", help="only calls made as this role"),
+    server: str | None = typer.Option(None, "--server", help="only calls to this server"),
     as_json: bool = typer.Option(False, "--json", help="one JSON record per line"),
     config: Path | None = ConfigOpt,
 ) -> None:
@@ -263,6 +271,10 @@ def audit_cmd(
         sink.read(), since=_parse_since(since) if since else None, role=role, server=server
     )
     sink.close()
+    if not records and not as_json:
+        typer.echo(
+            "no audit record matches" if (since or role or server) else "no audit record yet"
+        )
     for r in records:
         if as_json:
             typer.echo(json.dumps(asdict(r), default=str))
@@ -314,12 +326,19 @@ def token_list_cmd(config: Path | None = ConfigOpt) -> None:
         tokens = list_tokens(_config(config)[0])
     except ConfigError as exc:
         _fail(str(exc))
+    if not tokens:
+        typer.echo(
+            "no role token (add one: neuralgentics broker token add --role ROLE --label NAME)"
+        )
     for t in tokens:
         typer.echo(f"{t.label}\t{t.role}")
 
 
 @token_app.command("remove")
-def token_remove_cmd(label: str, config: Path | None = ConfigOpt) -> None:
+def token_remove_cmd(
+    label: str = typer.Argument(..., help="the token's label (see `token list`)"),
+    config: Path | None = ConfigOpt,
+) -> None:
     """Revoke a role token (a running broker is told to reload)."""
     from neuralgentics.broker.config import ConfigError
     from neuralgentics.broker.tokens import remove_token

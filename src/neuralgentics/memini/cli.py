@@ -20,6 +20,7 @@ from rich.table import Table
 
 from neuralgentics.config import get_settings
 from neuralgentics.credentials import CredentialError, auth_headers
+from neuralgentics.text import plural
 
 memory_app = typer.Typer(help="Add, search and link memories.", no_args_is_help=True)
 err = Console(stderr=True)
@@ -29,6 +30,12 @@ LocalOpt = typer.Option(
     False, "--local", help="Use the store directly instead of the running service"
 )
 JsonOpt = typer.Option(False, "--json", help="Print JSON")
+IdHelp = "The memory's id, or its start as the tables print it (at least 4 digits)"
+ProjectFilterHelp = "Only memories of this project"
+SourceFilterHelp = "Only memories of this kind (fact, decision, …)"
+TagFilterHelp = "Only memories with this tag (repeatable: all of them)"
+MinTrustHelp = "Only memories trusted at least this much (0 to 1)"
+IncludeSupersededHelp = "Also memories a newer one superseded"
 
 
 class CallFailed(Exception):
@@ -84,6 +91,19 @@ def _run(local: bool, method: str, path: str, **kwargs: Any) -> Any:
         raise typer.Exit(exc.code) from None
 
 
+def _resolve(local: bool, ref: str, kind: str = "memory") -> str:
+    """The whole id `ref` names: itself, or the one id that starts with it (as tables print
+    them, like git's short hashes); an ambiguous start fails naming the candidates."""
+    from urllib.parse import quote
+
+    from neuralgentics.db.ids import full_id
+
+    whole = full_id(ref)
+    if whole is not None:
+        return whole
+    return _run(local, "GET", f"/memory/resolve/{quote(ref, safe='')}", params={"kind": kind})["id"]
+
+
 def _print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
 
@@ -127,12 +147,16 @@ def _metadata(pairs: list[str]) -> dict:
 @memory_app.command("add")
 def add(
     content: str = typer.Argument(..., help="Text to remember ('-' reads standard input)"),
-    source_type: str | None = typer.Option(None, "--source-type", "-s"),
-    project: str = typer.Option("", "--project", "-p"),
-    tag: list[str] = typer.Option([], "--tag", "-t"),
+    source_type: str | None = typer.Option(
+        None, "--source-type", "-s", help="Kind of memory (fact, decision, task_result, …)"
+    ),
+    project: str = typer.Option("", "--project", "-p", help="Project it belongs to"),
+    tag: list[str] = typer.Option([], "--tag", "-t", help="Tag (repeatable)"),
     meta: list[str] = typer.Option([], "--meta", help="key=value, repeatable"),
-    actor: str | None = typer.Option(None, "--actor"),
-    supersede_similar: bool = typer.Option(False, "--supersede-similar"),
+    actor: str | None = typer.Option(None, "--actor", help="Who adds it (kept in the history)"),
+    supersede_similar: bool = typer.Option(
+        False, "--supersede-similar", help="Replace a near-identical memory of the project"
+    ),
     supersedes: list[str] = typer.Option(
         [], "--supersedes", help="Id of a memory this one replaces (repeatable)"
     ),
@@ -156,7 +180,7 @@ def add(
         "metadata": _metadata(meta),
         "actor": actor,
         "supersede_similar": supersede_similar,
-        "supersedes": supersedes,
+        "supersedes": [_resolve(local, old) for old in supersedes],
         "detection": detection,
     }
     result = _run(local, "POST", "/memory/add", json=body)
@@ -192,15 +216,18 @@ def _print_findings(result: dict, new_id: str) -> None:
 
 @memory_app.command("supersede")
 def supersede(
-    memory_id: str = typer.Argument(..., help="The newer memory"),
-    old_ids: list[str] = typer.Argument(..., help="Memories it replaces"),
-    actor: str | None = typer.Option(None, "--actor"),
+    memory_id: str = typer.Argument(..., help="The newer memory: " + IdHelp),
+    old_ids: list[str] = typer.Argument(..., help="Memories it replaces (ids or their starts)"),
+    actor: str | None = typer.Option(None, "--actor", help="Who confirms it (kept in the history)"),
     local: bool = LocalOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Mark older memories as replaced by a newer one (hidden from queries, kept with history)."""
     result = _run(
-        local, "POST", f"/memory/{memory_id}/supersede", json={"ids": old_ids, "actor": actor}
+        local,
+        "POST",
+        f"/memory/{_resolve(local, memory_id)}/supersede",
+        json={"ids": [_resolve(local, old) for old in old_ids], "actor": actor},
     )
     if as_json:
         return _print_json(result)
@@ -210,13 +237,15 @@ def supersede(
 
 @memory_app.command("query")
 def query(
-    text: str,
-    top_k: int = typer.Option(10, "--top-k", "-k"),
-    project: str | None = typer.Option(None, "--project", "-p"),
-    source_type: str | None = typer.Option(None, "--source-type", "-s"),
-    tag: list[str] = typer.Option([], "--tag", "-t"),
-    min_trust: float | None = typer.Option(None, "--min-trust"),
-    include_superseded: bool = typer.Option(False, "--include-superseded"),
+    text: str = typer.Argument(..., help="What to look for (a question or keywords)"),
+    top_k: int = typer.Option(10, "--top-k", "-k", help="How many memories at most"),
+    project: str | None = typer.Option(None, "--project", "-p", help=ProjectFilterHelp),
+    source_type: str | None = typer.Option(None, "--source-type", "-s", help=SourceFilterHelp),
+    tag: list[str] = typer.Option([], "--tag", "-t", help=TagFilterHelp),
+    min_trust: float | None = typer.Option(None, "--min-trust", help=MinTrustHelp),
+    include_superseded: bool = typer.Option(
+        False, "--include-superseded", help=IncludeSupersededHelp
+    ),
     min_score: float | None = typer.Option(
         None,
         "--min-score",
@@ -241,7 +270,12 @@ def query(
         return _print_json(result)
     hits = result["hits"]
     if not hits:
-        out.print("no memory is relevant enough (--min-score lowers the floor)")
+        out.print(
+            f"no memory matches {text!r}: none is relevant enough (--min-score lowers the floor)",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
         return
     _memory_table(
         [h["memory"] for h in hits],
@@ -255,35 +289,58 @@ def query(
 
 
 @memory_app.command("get")
-def get(memory_id: str, local: bool = LocalOpt, as_json: bool = JsonOpt) -> None:
-    """Show one memory with its trust history and relationships."""
-    result = _run(local, "GET", f"/memory/{memory_id}")
+def get(
+    memory_id: str = typer.Argument(..., help=IdHelp),
+    local: bool = LocalOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Show one memory: its fields, tags and metadata, trust history and relationships."""
+    result = _run(local, "GET", f"/memory/{_resolve(local, memory_id)}")
     if as_json:
         return _print_json(result)
     mem = result["memory"]
-    out.print(
-        f"[bold]{mem['id']}[/bold]  trust {mem['trust_score']:.2f}  project {mem['project'] or '-'}"
-    )
-    out.print(mem["content"])
+
+    def line(text: str) -> None:  # stored text as it is: no markup, no highlighting
+        out.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    out.print(f"[bold]{mem['id']}[/bold]  trust {mem['trust_score']:.2f}", highlight=False)
+    line(f"project:    {mem['project'] or '-'}")
+    line(f"source:     {mem['source_type'] or '-'}")
+    line(f"tags:       {', '.join(mem['tags']) or '-'}")
+    meta = mem["metadata"]
+    line(f"metadata:   {json.dumps(meta, ensure_ascii=False) if meta else '-'}")
+    line(f"created:    {mem['created_at']}   updated: {mem['updated_at']}")
+    if mem["superseded_by"]:
+        line(f"superseded by: {mem['superseded_by']}")
+    line("")
+    line(mem["content"])
+    if result["trust_history"]:
+        line("")
+        line("trust history:")
     for event in result["trust_history"]:
-        out.print(
-            f"  trust {event['event']} {event['delta']:+.2f} -> {event['score_after']:.2f} by {event['actor'] or '-'} at {event['created_at']}"
+        line(
+            f"  {event['event']} {event['delta']:+.2f} -> {event['score_after']:.2f} by {event['actor'] or '-'} at {event['created_at']}"
         )
+    if result["relationships"]:
+        line("")
+        line("relationships (id, source, type, target, confidence):")
     for rel in result["relationships"]:
-        out.print(
-            f"  {rel['source_id'][:8]} {rel['relationship_type']} {rel['target_id'][:8]} ({rel['confidence']:.2f})"
+        line(
+            f"  {rel['id'][:8]}  {rel['source_id'][:8]} {rel['relationship_type']} {rel['target_id'][:8]} ({rel['confidence']:.2f})"
         )
 
 
 @memory_app.command("list")
 def list_(
-    project: str | None = typer.Option(None, "--project", "-p"),
-    source_type: str | None = typer.Option(None, "--source-type", "-s"),
-    tag: list[str] = typer.Option([], "--tag", "-t"),
-    min_trust: float | None = typer.Option(None, "--min-trust"),
-    include_superseded: bool = typer.Option(False, "--include-superseded"),
-    limit: int = typer.Option(50, "--limit"),
-    offset: int = typer.Option(0, "--offset"),
+    project: str | None = typer.Option(None, "--project", "-p", help=ProjectFilterHelp),
+    source_type: str | None = typer.Option(None, "--source-type", "-s", help=SourceFilterHelp),
+    tag: list[str] = typer.Option([], "--tag", "-t", help=TagFilterHelp),
+    min_trust: float | None = typer.Option(None, "--min-trust", help=MinTrustHelp),
+    include_superseded: bool = typer.Option(
+        False, "--include-superseded", help=IncludeSupersededHelp
+    ),
+    limit: int = typer.Option(50, "--limit", help="How many memories at most"),
+    offset: int = typer.Option(0, "--offset", help="Skip this many first (for paging)"),
     local: bool = LocalOpt,
     as_json: bool = JsonOpt,
 ) -> None:
@@ -305,18 +362,25 @@ def list_(
     result = _run(local, "GET", "/memory", params=params)
     if as_json:
         return _print_json(result)
+    if not result["items"]:
+        filtered = any(v is not None for v in (project, source_type, min_trust)) or tag
+        if result["total"]:
+            out.print(f"no memory past the first {result['total']} (--offset {offset})")
+        else:
+            out.print("no memory matches these filters" if filtered else "no memory stored yet")
+        return
     _memory_table(result["items"])
     out.print(f"{len(result['items'])} of {result['total']}")
 
 
 @memory_app.command("trust")
 def trust(
-    memory_id: str,
+    memory_id: str = typer.Argument(..., help=IdHelp),
     event: str = typer.Argument(
         ..., help="agent_used | user_confirmed | user_rejected | contradicted"
     ),
-    actor: str | None = typer.Option(None, "--actor"),
-    note: str | None = typer.Option(None, "--note"),
+    actor: str | None = typer.Option(None, "--actor", help="Who records it"),
+    note: str | None = typer.Option(None, "--note", help="Why (kept with the event)"),
     local: bool = LocalOpt,
     as_json: bool = JsonOpt,
 ) -> None:
@@ -324,7 +388,7 @@ def trust(
     result = _run(
         local,
         "POST",
-        f"/memory/{memory_id}/trust",
+        f"/memory/{_resolve(local, memory_id)}/trust",
         json={"event": event, "actor": actor, "note": note},
     )
     if as_json:
@@ -336,20 +400,20 @@ def trust(
 
 @memory_app.command("relate")
 def relate(
-    source_id: str,
+    source_id: str = typer.Argument(..., help="The source memory: " + IdHelp),
     relationship_type: str = typer.Argument(
         ..., help="SUPERSEDES | RELATED_TO | CONTRADICTS | DERIVED_FROM"
     ),
-    target_id: str = typer.Argument(...),
-    confidence: float = typer.Option(1.0, "--confidence"),
-    actor: str | None = typer.Option(None, "--actor"),
+    target_id: str = typer.Argument(..., help="The target memory: " + IdHelp),
+    confidence: float = typer.Option(1.0, "--confidence", help="How sure, 0 to 1"),
+    actor: str | None = typer.Option(None, "--actor", help="Who links them"),
     local: bool = LocalOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Link two memories: SOURCE TYPE TARGET."""
     body = {
-        "source_id": source_id,
-        "target_id": target_id,
+        "source_id": _resolve(local, source_id),
+        "target_id": _resolve(local, target_id),
         "relationship_type": relationship_type,
         "confidence": confidence,
         "actor": actor,
@@ -362,18 +426,24 @@ def relate(
 
 @memory_app.command("related")
 def related(
-    memory_id: str,
-    depth: int = typer.Option(1, "--depth", "-d"),
-    type_: list[str] = typer.Option([], "--type"),
+    memory_id: str = typer.Argument(..., help=IdHelp),
+    depth: int = typer.Option(1, "--depth", "-d", help="How many links away (1 to 5)"),
+    type_: list[str] = typer.Option(
+        [], "--type", help="Follow only this relationship type (repeatable)"
+    ),
     local: bool = LocalOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Memories linked to one memory, breadth-first."""
+    memory_id = _resolve(local, memory_id)
     result = _run(
         local, "GET", f"/memory/related/{memory_id}", params={"depth": depth, "types": type_}
     )
     if as_json:
         return _print_json(result)
+    if not result["nodes"]:
+        out.print(f"no memory is linked to {memory_id[:8]} within {plural(depth, 'link')}")
+        return
     for node in result["nodes"]:
         via = " -> ".join(
             f"{s['relationship']['relationship_type']}({s['direction']})" for s in node["path"]
@@ -385,10 +455,12 @@ def related(
 
 @memory_app.command("update")
 def update(
-    memory_id: str,
-    content: str | None = typer.Option(None, "--content"),
-    source_type: str | None = typer.Option(None, "--source-type"),
-    tag: list[str] | None = typer.Option(None, "--tag"),
+    memory_id: str = typer.Argument(..., help=IdHelp),
+    content: str | None = typer.Option(None, "--content", help="New text (re-embedded)"),
+    source_type: str | None = typer.Option(None, "--source-type", help="New kind of memory"),
+    tag: list[str] | None = typer.Option(
+        None, "--tag", help="New tags, replacing the old ones (repeatable)"
+    ),
     local: bool = LocalOpt,
     as_json: bool = JsonOpt,
 ) -> None:
@@ -398,17 +470,31 @@ def update(
         for k, v in (("content", content), ("source_type", source_type), ("tags", tag))
         if v is not None
     }
-    result = _run(local, "PATCH", f"/memory/{memory_id}", json=body)
+    result = _run(local, "PATCH", f"/memory/{_resolve(local, memory_id)}", json=body)
     if as_json:
         return _print_json(result)
     out.print(f"updated: {result['id']}")
 
 
 @memory_app.command("delete")
-def delete(memory_id: str, local: bool = LocalOpt) -> None:
+def delete(memory_id: str = typer.Argument(..., help=IdHelp), local: bool = LocalOpt) -> None:
     """Delete a memory with its relationships and trust history."""
+    memory_id = _resolve(local, memory_id)
     _run(local, "DELETE", f"/memory/{memory_id}")
     out.print(f"deleted: {memory_id}")
+
+
+@memory_app.command("unrelate")
+def unrelate(
+    relationship_id: str = typer.Argument(
+        ..., help="The relationship's id, or its start as `memory get` prints it"
+    ),
+    local: bool = LocalOpt,
+) -> None:
+    """Remove one relationship between two memories (the memories stay)."""
+    relationship_id = _resolve(local, relationship_id, "relationship")
+    _run(local, "DELETE", f"/memory/relationship/{relationship_id}")
+    out.print(f"unrelated: {relationship_id}")
 
 
 def register(app: typer.Typer) -> None:

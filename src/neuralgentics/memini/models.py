@@ -207,6 +207,11 @@ class QueryResponse(BaseModel):
     hits: list[HitOut]
 
 
+class ResolvedId(BaseModel):
+    id: str
+    kind: str
+
+
 class MemoryDetailOut(BaseModel):
     memory: MemoryOut
     trust_history: list[TrustEventOut]

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Query, Response
 
 from neuralgentics.memini import models as m
 from neuralgentics.memini.service import MAX_OFFSET, MemoryService
-from neuralgentics.memini.store.base import MemoryFilter
+from neuralgentics.memini.store.base import IdKind, MemoryFilter
 
 
 def memory_service() -> Callable[[], MemoryService]:
@@ -96,6 +96,13 @@ def related(
     wanted = [t for part in types for t in part.split(",") if t]
     reached, edges, memories = svc().related(memory_id, depth=depth, types=wanted)
     return m.related_response(memory_id, depth, reached, edges, memories)
+
+
+@router.get("/memory/resolve/{ref}", response_model=m.ResolvedId, tags=["memory"])
+def resolve(svc: Service, ref: str, kind: IdKind = "memory") -> m.ResolvedId:
+    """The whole id a unique start of one names (at least 4 hex digits, as tables print ids):
+    404 when no id starts so, 422 `ambiguous_id` with the `candidates` when several do."""
+    return m.ResolvedId(id=svc().resolve_id(ref, kind), kind=kind)
 
 
 @router.post(

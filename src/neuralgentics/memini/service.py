@@ -9,10 +9,12 @@ from dataclasses import dataclass, field
 
 from neuralgentics import __version__
 from neuralgentics.config import Settings
+from neuralgentics.db import ids
 from neuralgentics.embeddings import Embedder, content_hash
 from neuralgentics.memini import graph, ranking, trust
 from neuralgentics.memini.errors import InvalidInput, NotFound
 from neuralgentics.memini.store.base import (
+    IdKind,
     Memory,
     MemoryFilter,
     MemoryPatch,
@@ -364,6 +366,16 @@ class MemoryService:
             raise NotFound(f"relationship {relationship_id} does not exist", field="id")
 
     # -- reading ------------------------------------------------------------------------
+
+    def resolve_id(self, ref: str, kind: IdKind = "memory") -> str:
+        """The whole id of a memory (or relationship) from the id or a unique start of it, as
+        the tables print it: NotFound when none starts so, AmbiguousId naming the candidates."""
+        return ids.resolve(
+            ref,
+            lambda low, high, limit: self.store.ids_between(kind, low, high, limit),
+            what="id",
+            noun=f"{kind} id",
+        )
 
     def _require(self, memory_id: str) -> Memory:
         memory = self.store.get_memory(memory_id)

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import typer
 
+from neuralgentics.text import plural
+
 opencode_app = typer.Typer(
     name="opencode",
     help="Install Neuralgentics into OpenCode (plugin, agents, opencode.json) or remove it.",
@@ -148,7 +150,7 @@ def doctor_cmd(
             )
     failed = [c for c in checks if c.status == "fail"]
     if not as_json:
-        typer.echo(f"{len(failed)} problem(s)" if failed else "all good")
+        typer.echo(plural(len(failed), "problem") if failed else "all good")
     raise typer.Exit(1 if failed else 0)
 
 

@@ -15,6 +15,7 @@ import httpx
 from neuralgentics import __version__
 from neuralgentics.config import Settings
 from neuralgentics.embeddings import Embedder
+from neuralgentics.text import plural
 
 Status = Literal["ok", "warn", "fail"]
 MIN_OPENCODE = (1, 18)
@@ -162,7 +163,7 @@ def check_broker_config(s: Settings) -> Check:
             "fix the file; `neuralgentics broker check` validates it",
         )
     where = str(path) if path.exists() else f"{path} (absent: no servers yet)"
-    return Check("broker config", "ok", f"{where}: {len(cfg.servers)} server(s)")
+    return Check("broker config", "ok", f"{where}: {plural(len(cfg.servers), 'server')}")
 
 
 def find_opencode() -> str | None:
@@ -590,7 +591,9 @@ def check_routing(s: Settings, project: Path | None) -> Check:
     except Exception as exc:
         return Check("routing matrix", "fail", str(exc), "fix the roster/routing YAML it names")
     return Check(
-        "routing matrix", "ok", f"{len(cfg.agents)} agents, {len(cfg.task_types)} task types"
+        "routing matrix",
+        "ok",
+        f"{plural(len(cfg.agents), 'agent')}, {plural(len(cfg.task_types), 'task type')}",
     )
 
 

@@ -48,6 +48,7 @@ from neuralgentics.opencode.jsonedit import (
     undo,
 )
 from neuralgentics.opencode.models import ModelTierError, models_file, resolve_tiers
+from neuralgentics.text import plural
 
 BrokerMode = Literal["stdio", "http"]
 MCP_NAME = "neuralgentics"
@@ -380,7 +381,7 @@ def install(
             report.written.append(f"backed up {target.config_file} to {bpath}")
         _write_atomic(target.config_file, new_bytes)
         report.written.append(
-            f"merged {len(log.set) + len(log.appended)} setting(s) into {target.config_file}: "
+            f"merged {plural(len(log.set) + len(log.appended), 'setting')} into {target.config_file}: "
             + ", ".join(sorted({".".join(e["path"][:2]) for e in log.set + log.appended}))
         )
     for k in log.kept:

@@ -8,8 +8,10 @@ from typing import Any
 
 import typer
 
+from neuralgentics.errors import NeuralgenticsError
 from neuralgentics.orchestrator.context import DEFAULT_BUDGET
 from neuralgentics.orchestrator.errors import OrchestratorError
+from neuralgentics.text import plural
 
 skills_app = typer.Typer(
     help="Markdown skills: project skills/ > user config dir > built-ins.", no_args_is_help=True
@@ -18,6 +20,7 @@ task_app = typer.Typer(help="Task records of the 8-step Boomerang protocol.", no
 
 ProjectOpt = typer.Option(None, "--project", help="Project directory (default: current directory).")
 JsonOpt = typer.Option(False, "--json", help="Machine-readable output.")
+TaskIdHelp = "The task's id, or a unique start of it (at least 4 digits)."
 
 
 def _orchestrator(project: Path | None, *, tasks: bool = False):
@@ -40,7 +43,7 @@ def _orchestrator(project: Path | None, *, tasks: bool = False):
     )
 
 
-def _fail(exc: OrchestratorError) -> None:
+def _fail(exc: NeuralgenticsError) -> None:
     typer.echo(f"error: {exc.message}", err=True)
     raise typer.Exit(2)
 
@@ -118,7 +121,7 @@ def skills_list(project: Path | None = ProjectOpt, as_json: bool = JsonOpt) -> N
 
 @skills_app.command("show")
 def skills_show(
-    skill_id: str = typer.Argument(..., metavar="ID"),
+    skill_id: str = typer.Argument(..., metavar="ID", help="The skill's id (see `skills list`)."),
     project: Path | None = ProjectOpt,
     as_json: bool = JsonOpt,
 ) -> None:
@@ -163,7 +166,8 @@ def context(
         return
     typer.echo(package.markdown)
     typer.echo(
-        f"\n<!-- {package.tokens}/{package.budget_tokens} tokens, {len(package.items)} items, {len(package.dropped)} left out -->"
+        f"\n<!-- {package.tokens}/{plural(package.budget_tokens, 'token')}, "
+        f"{plural(len(package.items), 'item')}, {len(package.dropped)} left out -->"
     )
 
 
@@ -191,19 +195,19 @@ def agents_md(
                 f"{check} is out of date: run `neuralgentics agents-md -o {check}`", err=True
             )
             raise typer.Exit(1)
-        typer.echo(f"{check} is current ({count_tokens(text)} tokens)")
+        typer.echo(f"{check} is current ({plural(count_tokens(text), 'token')})")
         return
     if output is not None:
         output.write_text(text, "utf-8")
-        typer.echo(f"wrote {output} ({count_tokens(text)} tokens)", err=True)
+        typer.echo(f"wrote {output} ({plural(count_tokens(text), 'token')})", err=True)
     else:
         typer.echo(text, nl=False)
 
 
 @task_app.command("start")
 def task_start(
-    task: str = typer.Argument(...),
-    session: str = typer.Option(..., "--session"),
+    task: str = typer.Argument(..., help="The task text."),
+    session: str = typer.Option(..., "--session", help="The agent session it belongs to."),
     project: Path | None = ProjectOpt,
 ) -> None:
     """Step 1 (intake): create a task record and print it."""
@@ -215,7 +219,7 @@ def task_start(
 
 @task_app.command("step")
 def task_step(
-    task_id: str = typer.Argument(...),
+    task_id: str = typer.Argument(..., help=TaskIdHelp),
     step: str = typer.Argument(
         ..., help="recall | classify | route | context | delegate | verify | return"
     ),
@@ -232,8 +236,9 @@ def task_step(
         typer.echo("error: --data must be a JSON object", err=True)
         raise typer.Exit(2)
     try:
-        record, output = _orchestrator(project, tasks=True).step(task_id, step, payload)
-    except OrchestratorError as exc:
+        orch = _orchestrator(project, tasks=True)
+        record, output = orch.step(orch.resolve_task_id(task_id), step, payload)
+    except NeuralgenticsError as exc:
         _fail(exc)
         return
     _print_json({"task": record.to_json(), "output": output})
@@ -241,8 +246,8 @@ def task_step(
 
 @task_app.command("list")
 def task_list(
-    session: str | None = typer.Option(None, "--session"),
-    limit: int = typer.Option(20, "--limit"),
+    session: str | None = typer.Option(None, "--session", help="Only this session's tasks."),
+    limit: int = typer.Option(20, "--limit", help="How many tasks at most."),
     project: Path | None = ProjectOpt,
 ) -> None:
     """Recent tasks (newest first): id, session, next step, agent, task."""
@@ -251,6 +256,8 @@ def task_list(
     except OrchestratorError as exc:
         _fail(exc)
         return
+    if not tasks:
+        typer.echo(f"no task in session {session!r}" if session else "no task recorded yet")
     for t in tasks:
         data = t.to_json()
         typer.echo(
@@ -259,11 +266,14 @@ def task_list(
 
 
 @task_app.command("show")
-def task_show(task_id: str = typer.Argument(...), project: Path | None = ProjectOpt) -> None:
+def task_show(
+    task_id: str = typer.Argument(..., help=TaskIdHelp), project: Path | None = ProjectOpt
+) -> None:
     """Print a task record with its steps and timestamps."""
     try:
-        _print_json(_orchestrator(project, tasks=True).get_task(task_id).to_json())
-    except OrchestratorError as exc:
+        orch = _orchestrator(project, tasks=True)
+        _print_json(orch.get_task(orch.resolve_task_id(task_id)).to_json())
+    except NeuralgenticsError as exc:
         _fail(exc)
 
 

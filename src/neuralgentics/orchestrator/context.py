@@ -27,6 +27,7 @@ from neuralgentics.orchestrator.memory_client import (
 )
 from neuralgentics.orchestrator.skills import SkillRegistry
 from neuralgentics.orchestrator.tokens import count_tokens, truncate_to_tokens
+from neuralgentics.text import plural
 
 MIN_BUDGET, MAX_BUDGET, DEFAULT_BUDGET = 50, 100_000, 2000
 # fullmatch, never match with `$`: `$` also matches before a trailing newline.
@@ -271,7 +272,9 @@ def build_context(
         if used + cost > budget:
             dropped.append(
                 DroppedItem(
-                    item.kind, item.id, f"does not fit: {cost} tokens, {budget - used} left"
+                    item.kind,
+                    item.id,
+                    f"does not fit: {plural(cost, 'token')}, {budget - used} left",
                 )
             )
             continue

@@ -9,6 +9,7 @@ import threading
 import uuid
 from pathlib import Path
 
+from neuralgentics.db import ids
 from neuralgentics.embeddings import Embedder
 from neuralgentics.orchestrator import protocol
 from neuralgentics.orchestrator.agents_md import render_agents_md
@@ -255,6 +256,11 @@ class Orchestrator:
 
     def get_task(self, task_id: str) -> TaskRecord:
         return self._store().get(task_id)
+
+    def resolve_task_id(self, ref: str) -> str:
+        """The whole id of a task from the id or a unique start of it (like git's short
+        hashes): NotFound when none starts so, AmbiguousId naming the candidates."""
+        return ids.resolve(ref, self._store().ids_between, what="id", noun="task id")
 
     def list_tasks(self, *, session: str | None = None, limit: int = 50) -> list[TaskRecord]:
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 500:

@@ -72,6 +72,18 @@ class TaskStore:
                 f"task {record.id} was changed by another call meanwhile; read it again and retry"
             )
 
+    def ids_between(self, low: str, high: str, limit: int) -> list[str]:
+        """Task ids in [low, high], in order: what a short id names (`neuralgentics.db.ids`)."""
+        rows = (
+            self.db.connection()
+            .execute(
+                "SELECT id FROM orchestrator_tasks WHERE id BETWEEN ? AND ? ORDER BY id LIMIT ?",
+                (low, high, limit),
+            )
+            .fetchall()
+        )
+        return [r[0] for r in rows]
+
     def list(self, *, session: str | None = None, limit: int = 50) -> list[TaskRecord]:
         sql = "SELECT record FROM orchestrator_tasks"
         args: tuple = ()

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from neuralgentics.broker.audit.record import AuditRecord, cut
+from neuralgentics.text import plural
 
 GATED_OUTCOMES = frozenset({"denied", "invalid"})
 # While a flood goes on, a summary is written at least this often (seconds).
@@ -118,7 +119,8 @@ class FloodGate:
                 "first": b.first,
                 "last": b.last,
             },
-            error=f"{total} refused request(s) over the flood limit were answered but not recorded one by one",
+            error=f"{plural(total, 'refused request')} over the flood limit "
+            f"{'was' if total == 1 else 'were'} answered but not recorded one by one",
         )
         b.suppressed.clear()
         b.targets.clear()

@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 
 from neuralgentics.broker.catalog.render import DEFAULT_BUDGET_TOKENS
+from neuralgentics.text import plural
 
 ConfigOpt = typer.Option(
     None, "--config", "-c", help="broker YAML (default: <config dir>/broker.yaml)"
@@ -72,15 +73,18 @@ def catalog_cmd(
     typer.echo("")
     saved = f" ({view.saved_ratio:.1%} fewer)" if view.full_schema_tokens else ""
     typer.echo(
-        f"-- catalog: {view.tokens} tokens ({view.level}, budget {view.budget_tokens}) vs "
-        f"{view.full_schema_tokens} tokens of full tools/list schemas for {view.tool_count} tools"
+        f"-- catalog: {plural(view.tokens, 'token')} ({view.level}, budget {view.budget_tokens}) vs "
+        f"{plural(view.full_schema_tokens, 'token')} of full tools/list schemas for "
+        f"{plural(view.tool_count, 'tool')}"
         f"{saved}; counted with {view.encoding}"
     )
     unlisted = [s.name for s in view.servers if s.tools is None]
     if unlisted:
         typer.echo(f"-- not listed yet: {', '.join(unlisted)} (run `neuralgentics broker refresh`)")
     if view.over_budget:
-        typer.echo(f"-- over budget: even server names alone take {view.tokens} tokens", err=True)
+        typer.echo(
+            f"-- over budget: even server names alone take {plural(view.tokens, 'token')}", err=True
+        )
 
 
 def refresh_cmd(
@@ -119,7 +123,7 @@ def refresh_cmd(
             for line in listed.stderr_tail:
                 typer.echo(f"  {name} stderr: {line}", err=True)
             continue
-        typer.echo(f"{name}: {listed.tools} tools")
+        typer.echo(f"{name}: {plural(listed.tools or 0, 'tool')}")
     if failed:
         raise typer.Exit(1)
 
@@ -131,7 +135,7 @@ def match_cmd(
         None, "--role", help="only tools this role may call (roles from --config)"
     ),
     top: int = typer.Option(5, "--top", min=1, max=50, help="candidates to return"),
-    as_json: bool = typer.Option(False, "--json", help="JSON answer(s)"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON (one object per intent)"),
     queries_file: Path | None = typer.Option(
         None, "--queries-file", help="one intent a line ('-' for stdin) -> one JSON line each"
     ),
@@ -180,7 +184,7 @@ def match_cmd(
         return
     flag = "confident" if data["confident"] else "not confident: choose among these"
     typer.echo(
-        f"confidence {data['confidence']:.2f} ({flag}); {data['considered']} tools considered"
+        f"confidence {data['confidence']:.2f} ({flag}); {plural(data['considered'], 'tool')} considered"
     )
     for i, c in enumerate(data["candidates"], 1):
         typer.echo(f"{i}. {c['server']}/{c['tool']}  {c['score']:.3f}  {c['why']}")

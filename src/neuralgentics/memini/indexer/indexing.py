@@ -41,6 +41,7 @@ from neuralgentics.memini.indexer.selection import (
     resolve_root,
     select_files,
 )
+from neuralgentics.text import plural
 
 log = logging.getLogger(__name__)
 
@@ -77,10 +78,10 @@ class IndexReport:
 
     def summary(self) -> str:
         return (
-            f"{self.project}: {self.files} files indexed ({self.new} new, {self.changed} changed,"
-            f" {self.unchanged} unchanged), {self.removed} removed, {len(self.skipped)} skipped;"
-            f" {self.chunks} chunks written ({self.embedded} embedded, {self.reused} reused)"
-            f" in {self.seconds:.2f} s"
+            f"{self.project}: {plural(self.files, 'file')} indexed ({self.new} new,"
+            f" {self.changed} changed, {self.unchanged} unchanged), {self.removed} removed,"
+            f" {len(self.skipped)} skipped; {plural(self.chunks, 'chunk')} written"
+            f" ({self.embedded} embedded, {self.reused} reused) in {self.seconds:.2f} s"
         )
 
     def as_dict(self) -> dict:

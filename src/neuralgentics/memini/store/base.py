@@ -9,11 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 
 RELATIONSHIP_TYPES = ("SUPERSEDES", "RELATED_TO", "CONTRADICTS", "DERIVED_FROM")
+# the things a short id can name, and the table each lives in (same names on both backends)
+IdKind = Literal["memory", "relationship"]
+ID_TABLES: dict[str, str] = {"memory": "memories", "relationship": "memory_relationships"}
 
 # Trust is kept in exact thousandths: scores and deltas are integers k (stored as k for
 # events, as k / 1000 for a memory's score); float deltas added one after another drifted
@@ -223,6 +226,11 @@ class Store(Protocol):
 
     def edges_of(self, ids: list[str], types: list[str] | None = None) -> list[Relationship]:
         """Every relationship with either end in `ids` (both directions)."""
+        ...
+
+    def ids_between(self, kind: IdKind, low: str, high: str, limit: int) -> list[str]:
+        """Ids of memories or relationships in [low, high] (canonical UUIDs), in order, at
+        most `limit`: what a short id prefix names (`neuralgentics.db.ids`)."""
         ...
 
     def counts(self) -> dict[str, int]:

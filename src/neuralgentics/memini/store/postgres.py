@@ -24,6 +24,8 @@ from neuralgentics.db.postgres import PostgresDatabase
 from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound
 from neuralgentics.memini.store import cycles, repair
 from neuralgentics.memini.store.base import (
+    ID_TABLES,
+    IdKind,
     Memory,
     MemoryFilter,
     MemoryPatch,
@@ -804,6 +806,17 @@ class PostgresStore:
         return [_row_to_relationship(r) for r in rows]
 
     # --- service ----------------------------------------------------------------------------
+
+    def ids_between(self, kind: IdKind, low: str, high: str, limit: int) -> list[str]:
+        table = ID_TABLES[kind]
+        rows = self._run(
+            lambda c: c.execute(
+                f"SELECT id FROM {table} WHERE id BETWEEN %s AND %s ORDER BY id LIMIT %s",
+                [uuid.UUID(low), uuid.UUID(high), limit],
+            ).fetchall(),
+            tx=False,
+        )
+        return [str(r[0]) for r in rows]
 
     def counts(self) -> dict[str, int]:
         row = self._run(

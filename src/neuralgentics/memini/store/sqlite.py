@@ -17,6 +17,8 @@ from neuralgentics.db.sqlite import SQLiteDatabase
 from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound
 from neuralgentics.memini.store import cycles, repair
 from neuralgentics.memini.store.base import (
+    ID_TABLES,
+    IdKind,
     Memory,
     MemoryFilter,
     MemoryPatch,
@@ -705,6 +707,18 @@ class SQLiteStore:
             ):
                 found[row[0]] = _relationship(row)
         return list(found.values())
+
+    def ids_between(self, kind: IdKind, low: str, high: str, limit: int) -> list[str]:
+        table = ID_TABLES[kind]
+        rows = (
+            self._conn()
+            .execute(
+                f"SELECT id FROM {table} WHERE id BETWEEN ? AND ? ORDER BY id LIMIT ?",
+                (low, high, limit),
+            )
+            .fetchall()
+        )
+        return [r[0] for r in rows]
 
     def counts(self) -> dict[str, int]:
         conn = self._conn()
