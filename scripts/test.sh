@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Installs everything the tests need, then runs every test. Extra arguments go to pytest.
-# A skip that is not an opt-in test's fails the run (tests/conftest.py); under CI=true (which
-# .ci/run sets) a missing real part (npm packages, Chromium, PostgreSQL, opencode) fails the
-# test itself instead of skipping it.
+# Installs everything the tests need, runs the checks, then every test. Extra arguments go to pytest.
+#   CI=true (what .ci/run sets) or NEURALGENTICS_TEST_FRESH=1: as on a fresh machine
+#     (scripts/fresh-home.sh): HOME and the XDG dirs in a temporary directory, and the tests
+#     start from an empty model cache, so a test that needs an artefact has to make it. pip's
+#     and npm's download caches stay usable, so the install stays fast.
+#   CI=true also turns a missing real part (npm packages, Chromium, PostgreSQL, opencode) into a
+#     failure instead of a skip. Whatever CI says, an unexpected skip makes this command fail.
 # At the end the checkout must be as it was before: nothing tracked changed, nothing new
 # outside the ignored folders.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+is_true() { case "${1:-}" in 1 | true | TRUE | True | yes) return 0 ;; *) return 1 ;; esac; }
 
 # `git status` lines, each with the file's content hash, so that a file changed further by the
 # run shows up even when it was already modified before.
@@ -20,11 +25,21 @@ in_git=0
 git rev-parse --is-inside-work-tree >/dev/null 2>&1 && in_git=1
 [ "$in_git" = 1 ] && tree_before=$(tree_state)
 
+if is_true "${CI:-}" || is_true "${NEURALGENTICS_TEST_FRESH:-}"; then
+  # shellcheck source=scripts/fresh-home.sh
+  . scripts/fresh-home.sh
+fi
+
 bash scripts/install.sh --test
 
 # Lint, formatting and types first: a change that fails them fails before the long run.
 bash scripts/check
 
+if [ -n "${scratch:-}" ]; then
+  # The install built the model's graph into its cache; the tests start from an empty one, so
+  # none of them leans on what the install (or an earlier run) left behind.
+  export NEURALGENTICS_MODEL_CACHE="$scratch/empty-model-cache"
+fi
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 set +e
 # --fail-on-skip (tests/conftest.py): a skip that is not an opt-in test's fails the run
