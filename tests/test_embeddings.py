@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _cli import CliResult, neuralgentics
 
 from neuralgentics.app.process import shared_embedder
 from neuralgentics.config import Settings
@@ -363,14 +364,8 @@ def test_the_shared_embedder_is_one_lazy_instance_per_process() -> None:
     assert shared_embedder().model_name == "all-MiniLM-L6-v2" and shared_embedder().dim == 384
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "neuralgentics.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        cwd=REPO,
-    )
+def _cli(*args: str) -> CliResult:
+    return neuralgentics(*args)
 
 
 def test_model_build_is_idempotent_and_info_reports_it(built: None) -> None:

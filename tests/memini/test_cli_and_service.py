@@ -10,14 +10,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
+from _cli import neuralgentics
 from fastapi.testclient import TestClient
 
 from neuralgentics.app.core import create_app
-from neuralgentics.config import Settings
+from neuralgentics.config import Settings, get_settings
 
 EXE = [sys.executable, "-m", "neuralgentics.cli"]
 
@@ -67,54 +67,50 @@ def server(env) -> Iterator[dict]:
 
 
 def test_cli_round_trip_against_the_running_service(server):
-    added = run(
-        ["memory", "add", "Release notes live in docs/CHANGELOG.md", "-p", "demo", "--json"], server
-    )
+    # the service is a process of its own; the commands run in-process against it
+    def run(*args: str):
+        return neuralgentics("memory", *args, env=server)
+
+    added = run("add", "Release notes live in docs/CHANGELOG.md", "-p", "demo", "--json")
     assert added.returncode == 0, added.stderr
     mid = json.loads(added.stdout)["memory"]["id"]
-    found = run(["memory", "query", "where is the changelog?", "--json"], server)
+    found = run("query", "where is the changelog?", "--json")
     assert json.loads(found.stdout)["hits"][0]["memory"]["id"] == mid
-    assert run(["memory", "trust", mid, "user_confirmed"], server).returncode == 0
-    shown = json.loads(run(["memory", "get", mid, "--json"], server).stdout)
+    assert run("trust", mid, "user_confirmed").returncode == 0
+    shown = json.loads(run("get", mid, "--json").stdout)
     assert shown["memory"]["trust_score"] == pytest.approx(0.6)
-    table = run(["memory", "list", "-p", "demo"], server)
+    table = run("list", "-p", "demo")
     assert "Release notes" in table.stdout and "1 of 1" in table.stdout
 
 
-def test_cli_local_mode_uses_the_store_directly(env):
-    assert run(["memory", "add", "-", "--local"], env, stdin="Piped from stdin").returncode == 0
-    listed = json.loads(run(["memory", "list", "--local", "--json"], env).stdout)
+def local(*args: str, input: str | None = None):
+    """A `memory` command with --local, in-process, over this test's private home."""
+    return neuralgentics("memory", *args, "--local", input=input)
+
+
+def test_cli_local_mode_uses_the_store_directly():
+    assert local("add", "-", input="Piped from stdin").returncode == 0
+    listed = json.loads(local("list", "--json").stdout)
     assert [m["content"] for m in listed["items"]] == ["Piped from stdin"]
-    assert (Path(env["NEURALGENTICS_HOME"]) / "memini.db").exists()
+    assert (get_settings().home / "memini.db").exists()
 
 
-def test_cli_query_floor_is_settable(env):
-    assert run(["memory", "add", "Deploys go out on Tuesdays.", "--local"], env).returncode == 0
-    unrelated = run(["memory", "query", "how long should bread proof?", "--local"], env)
+def test_cli_query_floor_is_settable():
+    assert local("add", "Deploys go out on Tuesdays.").returncode == 0
+    unrelated = local("query", "how long should bread proof?")
     assert unrelated.returncode == 0 and "none is relevant enough (--min-score" in unrelated.stdout
-    lowered = run(
-        [
-            "memory",
-            "query",
-            "how long should bread proof?",
-            "--min-score",
-            "-1",
-            "--local",
-            "--json",
-        ],
-        env,
-    )
+    lowered = local("query", "how long should bread proof?", "--min-score", "-1", "--json")
     assert [h["memory"]["content"] for h in json.loads(lowered.stdout)["hits"]] == [
         "Deploys go out on Tuesdays."
     ]
-    bad = run(["memory", "query", "deploys", "--min-score", "7", "--local"], env)
+    bad = local("query", "deploys", "--min-score", "7")
     assert bad.returncode == 2 and "min_score" in bad.stderr
 
 
-def test_cli_errors_exit_non_zero_with_the_reason(env):
-    bad = run(["memory", "trust", "not-a-uuid", "agent_used", "--local"], env)
+def test_cli_errors_exit_non_zero_with_the_reason():
+    bad = local("trust", "not-a-uuid", "agent_used")
     assert bad.returncode == 2 and "neither an id nor the start of one" in bad.stderr
-    down = run(["memory", "list"], {**env, "NEURALGENTICS_PORT": str(free_port())})
+    down = neuralgentics("memory", "list", env={"NEURALGENTICS_PORT": str(free_port())})
     assert down.returncode == 3 and "not reachable" in down.stderr
 
 

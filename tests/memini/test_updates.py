@@ -9,14 +9,10 @@ The facts here are invented for the tests (none is from the evaluation set)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import uuid
 
 import pytest
-
-EXE = [sys.executable, "-m", "neuralgentics.cli"]
+from _cli import CliResult, neuralgentics
 
 
 def add(client, content: str, **extra) -> dict:
@@ -190,15 +186,9 @@ def test_the_supersede_route_refuses_bad_requests(client):
     assert counts(client)["relationships"] == 1
 
 
-def test_the_cli_says_what_the_add_did_and_how_to_confirm(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")}
-    env["NEURALGENTICS_HOME"] = str(tmp_path / "home")
-    env["NEURALGENTICS_CONFIG_DIR"] = str(tmp_path / "config")
-
-    def run(*args: str) -> subprocess.CompletedProcess:
-        done = subprocess.run(
-            [*EXE, "memory", *args, "--local"], env=env, capture_output=True, text=True, timeout=120
-        )
+def test_the_cli_says_what_the_add_did_and_how_to_confirm():
+    def run(*args: str) -> CliResult:
+        done = neuralgentics("memory", *args, "--local")  # over this test's private home
         assert done.returncode == 0, done.stderr
         return done
 
