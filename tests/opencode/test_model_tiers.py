@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from _cli import neuralgentics
 from fake_llm import FakeLLM, Reply, ToolCall, system_text, tool_names, tool_results
-from oc_support import NEURALGENTICS, NODE_BIN, free_port
+from oc_support import NODE_BIN, free_port
 from tui_screen import precreate_plugin_lock
 
 from neuralgentics.config import Settings
@@ -121,9 +122,8 @@ def test_a_bad_models_yaml_is_a_clear_error(project: Path) -> None:
 
 
 def test_cli_flags(project: Path) -> None:
-    res = subprocess.run(
-        [
-            NEURALGENTICS,
+    def install_with(secondary: str):
+        return neuralgentics(
             "opencode",
             "install",
             "--project",
@@ -131,29 +131,12 @@ def test_cli_flags(project: Path) -> None:
             "--primary-model",
             "fake/big",
             "--secondary-model",
-            "nonsense",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+            secondary,
+        )
+
+    res = install_with("nonsense")
     assert res.returncode == 2 and "--secondary-model: 'nonsense'" in res.stderr
-    res = subprocess.run(
-        [
-            NEURALGENTICS,
-            "opencode",
-            "install",
-            "--project",
-            str(project),
-            "--primary-model",
-            "fake/big",
-            "--secondary-model",
-            "fake/small",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    res = install_with("fake/small")
     assert res.returncode == 0, res.stderr
     assert "secondary agents run on fake/small" in res.stdout
     uninstall(Settings(), project)
@@ -210,21 +193,15 @@ def test_the_real_opencode_sends_a_secondary_agents_requests_to_the_secondary_mo
             )
         )
         env = {**os.environ, **isolated_env, "NEURALGENTICS_PORT": str(free_port())}
-        res = subprocess.run(
-            [
-                NEURALGENTICS,
-                "opencode",
-                "install",
-                "--project",
-                str(project),
-                "--primary-model",
-                "fake/fake-big",
-                "--secondary-model",
-                "fake/fake-small",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
+        res = neuralgentics(
+            "opencode",
+            "install",
+            "--project",
+            str(project),
+            "--primary-model",
+            "fake/fake-big",
+            "--secondary-model",
+            "fake/fake-small",
             env=env,
         )
         assert res.returncode == 0, res.stderr

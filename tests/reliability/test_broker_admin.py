@@ -8,15 +8,15 @@ refused, leaves an audit record with the credential and no secret."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import httpx
 import pytest
 import yaml
+from _cli import neuralgentics
 
-from reliability.broker_proc import NEURALGENTICS, owner, probe, serving, time_server, write_config
+from reliability.broker_proc import owner, probe, serving, time_server, write_config
 from reliability.memini_proc import clean_env
 
 BROKER_SECRET = "broker-env-s3cret-9d7c1b"
@@ -36,23 +36,8 @@ def _audit(home: Path) -> list[dict]:
 
 def _token_add(config: Path, home: Path, role: str, label: str) -> str:
     env = clean_env(home / "home", NEURALGENTICS_CONFIG_DIR=str(home / "config"))
-    done = subprocess.run(
-        [
-            NEURALGENTICS,
-            "broker",
-            "token",
-            "add",
-            "--role",
-            role,
-            "--label",
-            label,
-            "--config",
-            str(config),
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = neuralgentics(
+        "broker", "token", "add", "--role", role, "--label", label, "--config", str(config), env=env
     )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()

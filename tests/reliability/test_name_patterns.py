@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from _cli import neuralgentics
 from fastapi.testclient import TestClient
 
 from neuralgentics.broker.config import ConfigError, parse_config
 from neuralgentics.config import Settings
-from reliability.broker_proc import NEURALGENTICS, time_server, write_config
+from reliability.broker_proc import time_server, write_config
 from reliability.memini_proc import clean_env
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "neuralgentics"
@@ -53,17 +54,18 @@ def test_post_servers_refuses_a_newline_name_and_changes_nothing(tmp_path: Path)
 
 
 def test_cli_and_tokens_refuse_it(tmp_path: Path) -> None:
-    import subprocess
-
     from neuralgentics.broker.tokens import add_token
 
     config = write_config(tmp_path / "broker.yaml", {"time": time_server()})
-    done = subprocess.run(
-        [NEURALGENTICS, "broker", "add", "time2\n", "--config", str(config), "--", "x"],
+    done = neuralgentics(
+        "broker",
+        "add",
+        "time2\n",
+        "--config",
+        str(config),
+        "--",
+        "x",
         env=clean_env(tmp_path / "home"),
-        capture_output=True,
-        text=True,
-        timeout=60,
     )
     assert done.returncode != 0 and "must be 1-64 letters" in done.stderr
     with pytest.raises(ConfigError, match="label"):
