@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
+from _cli import neuralgentics
 
 from neuralgentics.config import Settings
 from neuralgentics.credentials import CredentialError, client_token, ensure_token
@@ -61,20 +62,12 @@ def test_memini_core_served_without_any_setting_requires_the_token_it_made(tmp_p
             assert c.get("/memory", headers={"Authorization": f"Bearer {token}"}).status_code == 200
         assert refused >= 15
         # the CLI's HTTP client reads the same file
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "neuralgentics.cli",
-                "memory",
-                "add",
-                "kept by the CLI",
-                "--json",
-            ],
+        done = neuralgentics(
+            "memory",
+            "add",
+            "kept by the CLI",
+            "--json",
             env={**env, "NEURALGENTICS_SERVICE_URL": memini.url},
-            capture_output=True,
-            text=True,
-            timeout=120,
         )
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["memory"]["content"] == "kept by the CLI"
@@ -114,23 +107,17 @@ def test_broker_serve_requires_it_and_broker_cli_edits_reach_the_running_broker(
             NEURALGENTICS_CONFIG_DIR=str(tmp_path / "config"),
             NEURALGENTICS_BROKER_PORT=base.rsplit(":", 1)[1],
         )
-        done = subprocess.run(
-            [
-                NEURALGENTICS,
-                "broker",
-                "add",
-                "extra",
-                "--config",
-                str(config),
-                "--",
-                sys.executable,
-                "-m",
-                "mcp_server_time",
-            ],
+        done = neuralgentics(
+            "broker",
+            "add",
+            "extra",
+            "--config",
+            str(config),
+            "--",
+            sys.executable,
+            "-m",
+            "mcp_server_time",
             env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
         )
         assert done.returncode == 0 and "reloaded" in done.stdout, done.stdout + done.stderr
         names = {
