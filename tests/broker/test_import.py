@@ -250,7 +250,7 @@ def test_bad_input_is_named_and_changes_nothing(world, tmp_path: Path) -> None:
 def test_opencode_install_offers_the_import(world) -> None:
     r = cli("opencode", "install", "--project", str(world["proj"]))
     assert r.returncode == 0, r.stderr
-    assert "found 6 MCP server(s) the broker could front" in r.stdout
+    assert "found 6 MCP servers the broker could front" in r.stdout
     assert f"neuralgentics broker import --project {world['proj']}" in r.stdout
     # the hint changed nothing: the servers are still OpenCode's, the broker has none
     assert "time" in json.loads((world["proj"] / "opencode.json").read_text())["mcp"]

@@ -112,7 +112,9 @@ def check_cmd(config: Path | None = ConfigOpt) -> None:
         typer.echo(f"{where}: {p}", err=True)
     errors = [p for p in problems if p.severity == "error"]
     if errors:
-        _fail(f"{len(errors)} role rule(s) name servers or tools that do not exist")
+        _fail(
+            f"{plural(len(errors), 'role rule')} name{'s' if len(errors) == 1 else ''} servers or tools that do not exist"
+        )
     typer.echo(
         f"ok: {plural(len(cfg.servers), 'server')} ({', '.join(cfg.servers) or 'none'}), "
         f"{plural(len(cfg.roles), 'role')} ({', '.join(cfg.roles) or 'none'})"

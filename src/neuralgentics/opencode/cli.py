@@ -94,7 +94,7 @@ def import_hint(project: Path) -> str | None:
         return None
     where = ", ".join(sorted({str(c.source.path) for c in new}))
     return (
-        f"found {len(new)} MCP server(s) the broker could front ({', '.join(c.name for c in new)}"
+        f"found {plural(len(new), 'MCP server')} the broker could front ({', '.join(c.name for c in new)}"
         f" in {where}): `neuralgentics broker import --project {project}` shows the plan; "
         "add --apply --remove-from-source to move them behind the broker"
     )

@@ -16,6 +16,7 @@ import typer
 
 from neuralgentics.broker.importer.plan import Candidate, Plan
 from neuralgentics.broker.importer.run import Outcome
+from neuralgentics.text import plural
 
 SIGN = {"new": "+", "same": "=", "conflict": "!", "skipped": "-"}
 
@@ -130,14 +131,14 @@ def print_outcome(out: Outcome, path: Path, *, replace: bool, remove_from_source
     if not out.applied:
         if adding:
             typer.echo(
-                f"dry run: nothing written. `--apply` adds {len(adding)} server(s) to {path}"
+                f"dry run: nothing written. `--apply` adds {plural(len(adding), 'server')} to {path}"
                 + (" and removes them from opencode.json" if remove_from_source else "")
             )
         else:
             typer.echo("nothing to add")
         return
     if out.added:
-        typer.echo(f"added {len(out.added)} server(s) to {path}")
+        typer.echo(f"added {plural(len(out.added), 'server')} to {path}")
     for listed in out.listed:
         if listed.error is None:
             typer.echo(f"  {listed.name}: {listed.tools} tools")

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from neuralgentics.broker.config import BrokerConfig
     from neuralgentics.broker.roles import Edit, KnownTools, RoleView
 
+RoleArg = typer.Argument(..., help="the role's name (see `broker role list`)")
+
 role_app = typer.Typer(
     name="role",
     help="Roles: which servers and tools each agent may use (server/tool globs, deny wins).",
@@ -122,8 +124,8 @@ def list_cmd(
 
 @role_app.command("show")
 def show_cmd(
-    name: str,
-    as_json: bool = typer.Option(False, "--json"),
+    name: str = RoleArg,
+    as_json: bool = typer.Option(False, "--json", help="as JSON, with what it may use"),
     config: Path | None = ConfigOpt,
 ) -> None:
     """One role: rules, tokens, and the tools it may use."""
@@ -143,7 +145,7 @@ def show_cmd(
 
 @role_app.command("add")
 def add_cmd(
-    name: str,
+    name: str = RoleArg,
     allow: list[str] = typer.Option([], "--allow", help="server/tool glob it may use (repeat)"),
     deny: list[str] = typer.Option([], "--deny", help="server/tool glob it may not (repeat; wins)"),
     replace: bool = typer.Option(False, "--replace", help="overwrite an existing role"),
@@ -165,7 +167,7 @@ def add_cmd(
 
 
 @role_app.command("remove")
-def remove_cmd(name: str, config: Path | None = ConfigOpt) -> None:
+def remove_cmd(name: str = RoleArg, config: Path | None = ConfigOpt) -> None:
     """Remove a role (refused while a token is bound to it or it is the default role)."""
     from neuralgentics.broker.roles import remove_role
 
@@ -174,7 +176,7 @@ def remove_cmd(name: str, config: Path | None = ConfigOpt) -> None:
 
 @role_app.command("grant")
 def grant_cmd(
-    name: str,
+    name: str = RoleArg,
     rules: list[str] = typer.Argument(..., help="server/tool globs, e.g. 'time/*' git"),
     deny: bool = typer.Option(False, "--deny", help="add them to the deny list instead"),
     config: Path | None = ConfigOpt,
@@ -187,7 +189,7 @@ def grant_cmd(
 
 @role_app.command("revoke")
 def revoke_cmd(
-    name: str,
+    name: str = RoleArg,
     rules: list[str] = typer.Argument(..., help="rules to take out, as listed by `role show`"),
     deny: bool = typer.Option(False, "--deny", help="take them out of the deny list"),
     config: Path | None = ConfigOpt,
