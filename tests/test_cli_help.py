@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from click.testing import CliRunner
 from typer.main import get_command
-from typer.testing import CliRunner
 
 from neuralgentics.cli import build_app
 
@@ -26,7 +26,8 @@ def test_every_command_documents_every_option_and_flags_show_no_type() -> None:
     undocumented: list[str] = []
     typed_flags: list[str] = []
     for path, command in _commands(root, []):
-        shown = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "200"})
+        # the click command built once: typer's runner would rebuild the whole tree per call
+        shown = runner.invoke(root, [*path, "--help"], env={"COLUMNS": "200"})
         assert shown.exit_code == 0, (path, shown.output)
         where = " ".join(["neuralgentics", *path])
         if not (command.help or command.short_help):
