@@ -149,7 +149,9 @@ def _notify_running_broker() -> None:
 )
 def add_cmd(
     name: str = typer.Argument(..., help="server name"),
-    command: list[str] | None = typer.Argument(None, help="after --: COMMAND ARGS… (stdio)"),
+    command: list[str] | None = typer.Argument(
+        None, help="after --: COMMAND ARGS… (stdio; with --url, the command that serves it)"
+    ),
     url: str | None = typer.Option(None, "--url", help="URL of a streamable HTTP or SSE server"),
     transport: str | None = typer.Option(None, "--transport", help="stdio | streamable_http | sse"),
     summary: str = typer.Option(
@@ -160,16 +162,19 @@ def add_cmd(
     replace: bool = typer.Option(False, "--replace", help="overwrite an existing server"),
     config: Path | None = ConfigOpt,
 ) -> None:
-    """Register a server: `add NAME -- COMMAND ARGS…` or `add NAME --url URL`."""
+    """Register a server: `add NAME -- COMMAND ARGS…` (stdio), `add NAME --url URL` (HTTP or
+    SSE), or both: `add NAME --url URL -- COMMAND ARGS…` starts COMMAND and then connects to URL."""
     from neuralgentics.broker.config import ConfigError, load_config, save_config, with_server
 
-    if bool(command) == bool(url):
-        _fail("give either `-- COMMAND ARGS…` (stdio) or `--url URL`, not both or neither")
+    if not command and not url:
+        _fail("give `-- COMMAND ARGS…` (stdio), `--url URL` (HTTP/SSE), or both (launched HTTP)")
     entry: dict[str, Any] = {"summary": summary}
     if command:
-        entry.update(transport=transport or "stdio", command=command[0], args=command[1:])
-    else:
+        entry.update(command=command[0], args=command[1:])
+    if url:
         entry.update(transport=transport or "streamable_http", url=url)
+    else:
+        entry.update(transport=transport or "stdio")
     try:
         entry["env"] = dict(_pair(e, "=") for e in env)
         entry["headers"] = dict(_pair(h, ":") for h in header)

@@ -59,15 +59,30 @@ class ServerConfig(BaseModel):
             if not self.command:
                 raise ValueError("transport 'stdio' needs 'command'")
             if self.url:
+                if "transport" not in self.model_fields_set:
+                    raise ValueError(
+                        "an entry with both 'command' and 'url' is started and then reached "
+                        "over its URL: set 'transport' to streamable_http or sse"
+                    )
                 raise ValueError("transport 'stdio' takes 'command', not 'url'")
         else:
             if not self.url:
                 raise ValueError(f"transport '{self.transport}' needs 'url'")
             if not re.match(r"^https?://", self.url):
                 raise ValueError(f"'url' must start with http:// or https:// (got {self.url!r})")
-            if self.command:
-                raise ValueError(f"transport '{self.transport}' takes 'url', not 'command'")
+            # A 'command' here is launched first (client.launched); 'args', 'env' and 'cwd'
+            # are its own, as for a stdio server.
+            if not self.command and (self.args or self.env or self.cwd):
+                raise ValueError(
+                    f"transport '{self.transport}' without 'command' takes no 'args', 'env' "
+                    "or 'cwd' (they are for a server the broker starts)"
+                )
         return self
+
+    @property
+    def launched(self) -> bool:
+        """An HTTP or SSE server the broker starts itself (``command`` + ``url``)."""
+        return self.transport != "stdio" and self.command is not None
 
     def expanded_env(self) -> dict[str, str]:
         return {k: expand_env(v) for k, v in self.env.items()}

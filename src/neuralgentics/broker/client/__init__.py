@@ -1,7 +1,9 @@
 """The broker as an MCP *client* of the downstream servers (the SDK's `mcp.client` side; the
 agent-facing side is `broker.server`): one long-lived ``ClientSession`` per downstream server,
-over stdio (`client.stdio`), streamable HTTP or SSE (`client.http`). ``connect(config)`` opens the transport, initializes the session and yields
-a :class:`Connection`; the launcher keeps it open for as long as the server is warm."""
+over stdio (`client.stdio`), streamable HTTP or SSE (`client.http`); an HTTP or SSE server
+with a ``command`` is started first and reached once its URL answers (`client.launched`).
+``connect(config)`` opens the transport, initializes the session and yields a
+:class:`Connection`; the launcher keeps it open for as long as the server is warm."""
 
 from __future__ import annotations
 
@@ -19,12 +21,9 @@ from mcp.client.streamable_http import streamable_http_client
 from neuralgentics import __version__
 from neuralgentics.broker.client.errors import ConnectionClosed, RequestTimedOut, from_session_error
 from neuralgentics.broker.client.http import SESSION_HEADER, current_session_id, make_http_client
-from neuralgentics.broker.client.stdio import (
-    CommandNotFound,
-    DirectCalls,
-    StdioProcess,
-    stdio_transport,
-)
+from neuralgentics.broker.client.launched import launched_process
+from neuralgentics.broker.client.process import CommandNotFound, ServerProcess
+from neuralgentics.broker.client.stdio import DirectCalls, stdio_transport
 from neuralgentics.broker.config import ServerConfig
 
 NotificationHandler = Callable[[Any], Awaitable[None]]
@@ -36,7 +35,7 @@ CLIENT_INFO = types.Implementation(name="neuralgentics-broker", version=__versio
 class Connection:
     session: ClientSession
     init: types.InitializeResult
-    process: StdioProcess | None
+    process: ServerProcess | None
     # Plain tools/call on a stdio server's pipe, beside the session (see DirectCalls).
     direct: DirectCalls | None = None
 
@@ -45,7 +44,7 @@ class Connection:
 async def connect(
     config: ServerConfig,
     on_message: NotificationHandler | None = None,
-    on_spawn: Callable[[StdioProcess], None] | None = None,
+    on_spawn: Callable[[ServerProcess], None] | None = None,
     *,
     gateway: str | None = None,
 ) -> AsyncIterator[Connection]:
@@ -53,11 +52,12 @@ async def connect(
 
     ``gateway``: an HTTP proxy every request to an HTTP server goes through (egress gateway).
 
-    ``on_spawn`` receives a stdio server's process as soon as it exists, so a server that
-    dies during ``initialize`` can still be reported with its exit code and stderr.
+    ``on_spawn`` receives the server's process (a stdio server's, or a launched HTTP
+    server's) as soon as it exists, so a server that dies during start-up can still be
+    reported with its exit code and stderr.
     """
     async with contextlib.AsyncExitStack() as stack:
-        process: StdioProcess | None = None
+        process: ServerProcess | None = None
         direct: DirectCalls | None = None
         # the SDK's stream types differ per transport; ClientSession takes any of them
         read: Any
@@ -69,22 +69,13 @@ async def connect(
                     config.command, config.args, config.expanded_env(), config.cwd, on_spawn
                 )
             )
-        elif config.transport == "streamable_http":
-            assert config.url is not None
-            client = await stack.enter_async_context(
-                make_http_client(headers=config.expanded_headers() or None, gateway=gateway)
-            )
-            read, write = await stack.enter_async_context(
-                streamable_http_client(config.url, http_client=client)
-            )
         else:
             assert config.url is not None
+            if config.command is not None:
+                # Launched: the process first; connect once its URL answers.
+                process = await stack.enter_async_context(launched_process(config, on_spawn))
             read, write = await stack.enter_async_context(
-                sse_client(
-                    config.url,
-                    headers=config.expanded_headers() or None,
-                    httpx_client_factory=functools.partial(make_http_client, gateway=gateway),
-                )
+                _http_transport(config, config.url, gateway)
             )
 
         async def message_handler(message: Any) -> None:
@@ -96,6 +87,27 @@ async def connect(
         )
         init = await session.initialize()
         yield Connection(session=session, init=init, process=process, direct=direct)
+
+
+@contextlib.asynccontextmanager
+async def _http_transport(
+    config: ServerConfig, url: str, gateway: str | None
+) -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's streamable HTTP or SSE client streams for ``url``."""
+    headers = config.expanded_headers() or None
+    if config.transport == "streamable_http":
+        async with (
+            make_http_client(headers=headers, gateway=gateway) as client,
+            streamable_http_client(url, http_client=client) as (read, write),
+        ):
+            yield read, write
+    else:
+        async with sse_client(
+            url,
+            headers=headers,
+            httpx_client_factory=functools.partial(make_http_client, gateway=gateway),
+        ) as (read, write):
+            yield read, write
 
 
 async def list_all_tools(session: ClientSession) -> list[types.Tool]:
@@ -119,7 +131,7 @@ __all__ = [
     "Connection",
     "DirectCalls",
     "RequestTimedOut",
-    "StdioProcess",
+    "ServerProcess",
     "connect",
     "current_session_id",
     "from_session_error",

@@ -1,25 +1,19 @@
 """Stdio transport to a downstream server, with the process handle the launcher supervises.
 
 The SDK's ``stdio_client`` hides its process; the launcher needs the pid, the exit, and the
-server's stderr, and the child must die with the broker. So the process is spawned here
-(own process group; on Linux ``PR_SET_PDEATHSIG`` so a crashed broker takes it along) and
-framed as newline-delimited JSON-RPC onto the same anyio streams ``ClientSession`` reads.
+server's stderr, and the child must die with the broker. So the process is spawned by
+`client.process` (own process group; on Linux ``PR_SET_PDEATHSIG`` so a crashed broker takes
+it along) and framed here as newline-delimited JSON-RPC onto the same anyio streams
+``ClientSession`` reads.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import itertools
 import logging
-import os
-import shutil
-import signal
-import sys
-from collections import deque
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -27,28 +21,19 @@ import mcp.types as types
 import pydantic_core
 from anyio.abc import ObjectSendStream
 from anyio.streams.memory import MemoryObjectReceiveStream
-from mcp.client.stdio import get_default_environment
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
 from neuralgentics.broker.client.errors import ConnectionClosed, RequestTimedOut
+from neuralgentics.broker.client.process import (
+    ServerProcess,
+    collect_lines,
+    spawn,
+    terminate,
+    watch_exit,
+)
 
 logger = logging.getLogger(__name__)
-
-_STDERR_LINES = 200
-# One JSON-RPC message per line; tool results (images, files) can be large.
-_LINE_LIMIT = 64 * 1024 * 1024
-
-
-def _die_with_parent() -> None:
-    # Runs in the child between fork and exec: SIGKILL it when the broker dies, however.
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(Exception):
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
-class CommandNotFound(OSError):
-    pass
 
 
 class PipeSendStream(ObjectSendStream[SessionMessage]):
@@ -201,73 +186,23 @@ def _expire(fut: asyncio.Future[dict[str, Any]]) -> None:
         fut.set_exception(RequestTimedOut())
 
 
-@dataclass
-class StdioProcess:
-    """The live process of a stdio server: pid, exit, and the tail of its stderr."""
-
-    proc: asyncio.subprocess.Process
-    stderr_tail: deque[str] = field(default_factory=lambda: deque(maxlen=_STDERR_LINES))
-    exited: asyncio.Event = field(default_factory=asyncio.Event)
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
-
-    @property
-    def returncode(self) -> int | None:
-        return self.proc.returncode
-
-
-async def _terminate(sp: StdioProcess) -> None:
-    """Close stdin (the MCP way to ask a server to exit), then TERM, then KILL the group."""
-    proc = sp.proc
-    if proc.stdin is not None:
-        with contextlib.suppress(Exception):
-            proc.stdin.close()
-    for sig, wait in ((None, 2.0), (signal.SIGTERM, 2.0), (signal.SIGKILL, 2.0)):
-        if sig is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, sig)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(sp.exited.wait(), wait)
-        if proc.returncode is not None:
-            # The server is gone; anything it left in its group goes too.
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            return
-
-
 @contextlib.asynccontextmanager
 async def stdio_transport(
     command: str,
     args: list[str],
     env: dict[str, str] | None = None,
     cwd: str | None = None,
-    on_spawn: Callable[[StdioProcess], None] | None = None,
+    on_spawn: Callable[[ServerProcess], None] | None = None,
 ) -> AsyncIterator[
     tuple[
         MemoryObjectReceiveStream[SessionMessage | Exception],
         PipeSendStream,
-        StdioProcess,
+        ServerProcess,
         DirectCalls,
     ]
 ]:
-    exe = shutil.which(command) if os.sep not in command else command
-    if exe is None or not os.path.exists(exe):
-        raise CommandNotFound(f"command {command!r} not found on PATH")
-    proc = await asyncio.create_subprocess_exec(
-        exe,
-        *args,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=get_default_environment() | (env or {}),
-        cwd=cwd,
-        start_new_session=True,
-        preexec_fn=_die_with_parent,
-        limit=_LINE_LIMIT,
-    )
-    sp = StdioProcess(proc)
+    sp = await spawn(command, args, env, cwd)
+    proc = sp.proc
     if on_spawn is not None:
         on_spawn(sp)
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](16)
@@ -305,33 +240,21 @@ async def stdio_transport(
     stderr_done = anyio.Event()
 
     async def read_stderr() -> None:
-        assert proc.stderr is not None
         try:
-            while True:
-                try:
-                    line = await proc.stderr.readline()
-                except (ValueError, asyncio.LimitOverrunError):
-                    continue
-                if not line:
-                    return
-                sp.stderr_tail.append(line.decode("utf-8", "replace").rstrip())
+            await collect_lines(proc.stderr, sp)
         finally:
             stderr_done.set()
-
-    async def watch_exit() -> None:
-        await proc.wait()
-        sp.exited.set()
 
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(read_stdout)
             tg.start_soon(read_stderr)
-            tg.start_soon(watch_exit)
+            tg.start_soon(watch_exit, sp)
             try:
                 yield read_stream, write_stream, sp, direct
             finally:
                 with anyio.CancelScope(shield=True):
-                    await _terminate(sp)
+                    await terminate(sp)
                     # Its last words (why it died) are what the launcher reports.
                     with anyio.move_on_after(0.5):
                         await stderr_done.wait()

@@ -16,7 +16,7 @@ from typing import Literal
 import mcp.types as types
 from mcp import ClientSession
 
-from neuralgentics.broker.client import DirectCalls, StdioProcess
+from neuralgentics.broker.client import DirectCalls, ServerProcess
 from neuralgentics.broker.config import ServerConfig
 
 State = Literal["cold", "starting", "warm", "failed"]
@@ -36,7 +36,7 @@ class Runtime:
     """One live connection to a server; replaced wholesale on restart."""
 
     session: ClientSession
-    process: StdioProcess | None
+    process: ServerProcess | None
     generation: int
     tools: list[types.Tool]
     direct: DirectCalls | None = None

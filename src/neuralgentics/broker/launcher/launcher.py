@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import mcp.types as types
 from mcp.shared.exceptions import MCPError
 
-from neuralgentics.broker.client import CommandNotFound, StdioProcess, connect, list_all_tools
+from neuralgentics.broker.client import CommandNotFound, ServerProcess, connect, list_all_tools
 from neuralgentics.broker.config import ServerConfig
 from neuralgentics.broker.errors import NotFound, ServerUnavailable
 from neuralgentics.broker.launcher.entry import (
@@ -124,9 +124,9 @@ class Launcher:
     async def _supervise(self, entry: ServerEntry, fut: asyncio.Future[Runtime]) -> None:
         cfg, gen = entry.config, entry.generation
         rt: Runtime | None = None
-        process: StdioProcess | None = None
+        process: ServerProcess | None = None
 
-        def on_spawn(sp: StdioProcess) -> None:
+        def on_spawn(sp: ServerProcess) -> None:
             nonlocal process
             process = sp
 
