@@ -19,6 +19,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from neuralgentics.config import Settings
 
 Transport = Literal["stdio", "streamable_http", "sse"]
+# What of a server the broker lists on its own MCP surface as it is (namespaced), instead of
+# behind the meta-tools and the catalog: `expose: tools` is passthrough for its tools.
+Exposed = Literal["tools", "resources", "prompts"]
+EXPOSABLE: tuple[Exposed, ...] = ("tools", "resources", "prompts")
 
 # Server and role names. fullmatch, never match with `$`: `$` also matches before a
 # trailing newline, so "time\n" passed as a name.
@@ -46,12 +50,31 @@ class ServerConfig(BaseModel):
     summary: str = ""
     # Written straight into opencode.json by the installer instead of being brokered.
     first_class: bool = False
+    # Listed directly (namespaced `server_name`, `broker://server/URI`) rather than behind the
+    # meta-tools and in the catalog: any of tools, resources, prompts; "all"; default none.
+    expose: list[Exposed] = Field(default_factory=list)
     # Seconds without a call before the server is stopped; 0 keeps it warm forever.
     idle_timeout: float = Field(default=600.0, ge=0)
     # Seconds a single tools/call may take before the caller gets a timeout error.
     call_timeout: float = Field(default=60.0, gt=0)
     # Seconds the server has to start and answer `initialize`.
     start_timeout: float = Field(default=30.0, gt=0)
+
+    @field_validator("expose", mode="before")
+    @classmethod
+    def _expose(cls, value: Any) -> Any:
+        if value == "all":
+            return list(EXPOSABLE)
+        if value in ("none", None):
+            return []
+        if isinstance(value, str):
+            return [value]
+        return value
+
+    @field_validator("expose")
+    @classmethod
+    def _expose_once(cls, value: list[Exposed]) -> list[Exposed]:
+        return [k for k in EXPOSABLE if k in value]  # canonical order, each once
 
     @model_validator(mode="after")
     def _transport_fields(self) -> ServerConfig:
@@ -77,6 +100,8 @@ class ServerConfig(BaseModel):
                     f"transport '{self.transport}' without 'command' takes no 'args', 'env' "
                     "or 'cwd' (they are for a server the broker starts)"
                 )
+        if self.first_class and self.expose:
+            raise ValueError("a first_class server is not brokered: 'expose' has no effect on it")
         return self
 
     @property
@@ -92,7 +117,9 @@ class ServerConfig(BaseModel):
 
 
 class RoleConfig(BaseModel):
-    """What a role may see and call: ``server/tool`` globs; deny wins over allow."""
+    """What a role may see and call: ``server/tool`` globs, a server alone (everything it
+    offers), ``server:resource:URI`` and ``server:prompt:NAME`` globs (`access.patterns`);
+    deny wins over allow."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -102,9 +129,11 @@ class RoleConfig(BaseModel):
     @field_validator("allow", "deny")
     @classmethod
     def _patterns(cls, patterns: list[str]) -> list[str]:
+        # Imported here: the access package imports this module (RoleConfig).
+        from neuralgentics.broker.access.patterns import parse_pattern
+
         for p in patterns:
-            if not isinstance(p, str) or not p:
-                raise ValueError("patterns must be non-empty strings")
+            parse_pattern(p)  # PatternError is a ValueError: pydantic reports it with the field
         return patterns
 
 

@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import logging
 import time
-import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,11 +25,15 @@ import mcp.types as types
 import pydantic_core
 from mcp.shared.exceptions import MCPError
 
+from neuralgentics.broker import content
 from neuralgentics.broker.access import AccessPolicy
 from neuralgentics.broker.audit import AuditRecord, AuditSink, open_sink
 from neuralgentics.broker.audit.gate import FloodGate
 from neuralgentics.broker.audit.record import redact
 from neuralgentics.broker.catalog import ToolListCache, render_catalog
+from neuralgentics.broker.catalog.content import ServerItems, render_content
+from neuralgentics.broker.catalog.content_cache import ContentCache
+from neuralgentics.broker.catalog.tokens import count_tokens
 from neuralgentics.broker.client import (
     ConnectionClosed,
     RequestTimedOut,
@@ -57,15 +60,20 @@ from neuralgentics.broker.errors import (
     NotFound,
     ServerUnavailable,
 )
+from neuralgentics.broker.forward import Forwarder, current_peer
+from neuralgentics.broker.fronts import Fronts
 from neuralgentics.broker.intent.tools import Intents, MatcherPool
 from neuralgentics.broker.launcher import Launcher
 from neuralgentics.broker.limits import check_arguments, check_names, check_size
+from neuralgentics.broker.passthrough import Passthrough
 from neuralgentics.broker.roles import Edit, KnownTools, RoleExists, UnknownRole, check_roles
 from neuralgentics.broker.skillcatalog import SkillRecord, skills_for_role
 from neuralgentics.config import Settings
 from neuralgentics.embeddings import embedder_from_settings
 
 logger = logging.getLogger(__name__)
+
+_NONE = ServerItems()
 
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 
@@ -104,11 +112,17 @@ class Broker:
         _warn_about_rules(config)
         self.intents = intents or Intents(MatcherPool(embedder_from_settings(settings)))
         self.policy = AccessPolicy(config.roles)
+        # Sampling and elicitation requests of downstream servers, to the client whose call
+        # is in flight (forward.py).
+        self.forwarder = Forwarder(self._write_audit, self._call_timeout_of)
         self.launcher = Launcher(
             config.brokered(),
             on_tools_changed=self._tools_changed,
             tool_cache=ToolListCache(settings.home / "broker" / "tools"),
             egress_gateway=settings.egress_gateway_url,
+            content_cache=ContentCache(settings.home / "broker" / "content"),
+            on_content_changed=self._content_changed,
+            request_handlers=self.forwarder.handlers,
         )
         self.audit: AuditSink = open_sink(config.audit, settings)
         self.gate = FloodGate(config.audit.flood_burst, config.audit.flood_per_second)
@@ -116,8 +130,11 @@ class Broker:
         self._validators: dict[tuple[str, str], tuple[types.Tool, Any]] = {}
         # Bumped when what a catalog shows may have changed (a reload, a server's tools).
         self.catalog_generation = 0
-        # Front sessions to tell when a downstream server's tools change.
-        self.front_sessions: weakref.WeakSet[Any] = weakref.WeakSet()
+        # Client connections to tell when a downstream server's tools, resources or prompts
+        # change (fronts.py).
+        self.front_sessions = Fronts()
+        # Tools of servers with `expose: tools`, listed directly (passthrough.py).
+        self.passthrough = Passthrough(self)
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -203,6 +220,38 @@ class Broker:
                 out[name] = allowed
         return out
 
+    async def catalog_text(self, role: str | None, budget_tokens: int | None = None) -> str:
+        """The tools of servers in meta-tools mode and the role's skills (`render_catalog`),
+        then what is not a tool — resources, templates, prompts — and which servers are
+        passthrough (`catalog.content`, at most a third of the budget)."""
+        budget_tokens = budget_tokens or self.config.catalog.budget_tokens
+        tbs = await self.tools_by_server(role)
+        seen = await content.visible(self, role)
+        items = {
+            name: ServerItems(
+                resources=c.resources or (),
+                templates=c.templates or (),
+                prompts=c.prompts or (),
+                exposed=frozenset(self.launcher.entries[name].config.expose),
+            )
+            for name, c in seen.content.items()
+        }
+        for name in tbs:
+            expose = frozenset(self.launcher.entries[name].config.expose)
+            if "tools" in expose and name not in items:
+                items[name] = ServerItems(exposed=expose)
+        extra = render_content(items, seen.prompt_names, budget_tokens // 3)
+        meta = {n: t for n, t in tbs.items() if "tools" not in items.get(n, _NONE).exposed}
+        summaries = {n: s for n, s in self.summaries(role).items() if n in meta}
+        skills = await self.skills(role)
+        rest = max(1, budget_tokens - count_tokens(extra)) if extra else budget_tokens
+        text = (
+            render_catalog(meta, summaries, budget_tokens=rest, skills=skills).text
+            if meta or skills or not extra
+            else ""
+        )
+        return "\n".join(part for part in (text, extra) if part)
+
     async def tools_by_server_within(
         self, role: str | None, wait: float
     ) -> dict[str, list[types.Tool] | None]:
@@ -231,13 +280,6 @@ class Broker:
         """The skills ``role`` may see (read in a thread: the registry may re-read files)."""
         records = await asyncio.to_thread(self.intents.skill_records)
         return skills_for_role(records, role)
-
-    async def catalog_text(self, role: str | None, budget_tokens: int | None = None) -> str:
-        budget_tokens = budget_tokens or self.config.catalog.budget_tokens
-        tbs = await self.tools_by_server(role)
-        summaries = {n: s for n, s in self.summaries(role).items() if n in tbs}
-        skills = await self.skills(role)
-        return render_catalog(tbs, summaries, budget_tokens=budget_tokens, skills=skills).text
 
     async def describe_skill(self, role: str | None, skill: Any) -> dict[str, Any]:
         """One skill's instructions, if ``role`` may see it."""
@@ -421,8 +463,13 @@ class Broker:
             self._validate_arguments(server, t, arguments)
             cfg = self.launcher.entry(server).config
             token = current_session_id.set(session_id)
+            # The client connection of this call, when its front can forward the server's
+            # sampling/elicitation requests to it (forward.py); None on the fast paths.
+            peer = current_peer.get()
             try:
                 async with self.launcher.use(server) as rt:
+                    if peer is not None:
+                        self.forwarder.enter(server, peer)
                     try:
                         if rt.direct is not None and progress is None and not t.output_schema:
                             data = await rt.direct.call_tool(tool, arguments, cfg.call_timeout)
@@ -465,6 +512,9 @@ class Broker:
                             f"{server}/{tool} did not answer within {cfg.call_timeout:g} s "
                             "(call_timeout); the request was cancelled downstream"
                         ) from None
+                    finally:
+                        if peer is not None:
+                            self.forwarder.leave(server, peer)
             finally:
                 current_session_id.reset(token)
             rec.outcome = "tool_error" if is_error else "ok"
@@ -784,9 +834,14 @@ class Broker:
 
     async def _tools_changed(self, server: str) -> None:
         self.catalog_generation += 1
-        for s in list(self.front_sessions):
-            with contextlib.suppress(Exception):
-                await s.send_tool_list_changed()
+        await self.front_sessions.notify("tools")
+
+    async def _content_changed(self, server: str, kind: str) -> None:
+        await self.front_sessions.notify("resources" if kind == "resources" else "prompts")
+
+    def _call_timeout_of(self, server: str) -> float | None:
+        entry = self.launcher.entries.get(server)
+        return entry.config.call_timeout if entry is not None else None
 
 
 def _quiet(task: asyncio.Future[Any]) -> None:

@@ -2,7 +2,8 @@
 
 Raw newline-delimited JSON-RPC on asyncio (no SDK import, so it starts in milliseconds).
 Tools: `wait` sleeps for the given seconds, `hang` never answers, `pid` reports its pid,
-`grow` adds a tool and sends notifications/tools/list_changed, `rid` reports the JSON-RPC id
+`grow` adds a tool and sends notifications/tools/list_changed (`grow_prompt` the same for a
+prompt: it has prompts, listed by prompts/list), `rid` reports the JSON-RPC id
 of its own request, `fail` answers with a JSON-RPC error, `cancelled` lists the request ids
 the client cancelled (notifications/cancelled).
 Requests run concurrently, as a real server's would.
@@ -41,7 +42,13 @@ TOOLS = [
         "description": "Ids the client cancelled",
         "inputSchema": {"type": "object"},
     },
+    {
+        "name": "grow_prompt",
+        "description": "Add a prompt and announce it (prompts/list_changed)",
+        "inputSchema": {"type": "object"},
+    },
 ]
+PROMPTS = [{"name": "hello", "description": "Say hello"}]
 CANCELLED: list = []
 
 
@@ -58,13 +65,20 @@ async def handle(req: dict, write) -> None:
     if method == "initialize":
         result = {
             "protocolVersion": params.get("protocolVersion", "2025-06-18"),
-            "capabilities": {"tools": {}},
+            "capabilities": {"tools": {}, "prompts": {"listChanged": True}},
             "serverInfo": {"name": "slow", "version": "1"},
         }
     elif method == "tools/list":
         result = {"tools": TOOLS}
     elif method == "ping":
         result = {}
+    elif method == "prompts/list":
+        result = {"prompts": PROMPTS}
+    elif method == "prompts/get":
+        name = params.get("name")
+        result = {
+            "messages": [{"role": "user", "content": {"type": "text", "text": f"{name}, world"}}]
+        }
     elif method == "tools/call":
         name, args = params.get("name"), params.get("arguments") or {}
         if name == "wait":
@@ -91,6 +105,10 @@ async def handle(req: dict, write) -> None:
         elif name == "grow":
             TOOLS.append({"name": f"grown{len(TOOLS)}", "inputSchema": {"type": "object"}})
             write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            result = text("grown")
+        elif name == "grow_prompt":
+            PROMPTS.append({"name": f"grown{len(PROMPTS)}"})
+            write({"jsonrpc": "2.0", "method": "notifications/prompts/list_changed"})
             result = text("grown")
         else:
             write(

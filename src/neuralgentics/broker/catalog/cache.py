@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 FORMAT_VERSION = 1
 # ServerConfig fields that do not change what tools/list returns.
 _NOT_IDENTITY = frozenset(
-    {"summary", "idle_timeout", "call_timeout", "start_timeout", "first_class"}
+    {"summary", "idle_timeout", "call_timeout", "start_timeout", "first_class", "expose"}
 )
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import mcp.types as types
 from mcp import ClientSession
+from mcp.client.session import ElicitationFnT, SamplingFnT
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -47,10 +48,16 @@ async def connect(
     on_spawn: Callable[[ServerProcess], None] | None = None,
     *,
     gateway: str | None = None,
+    sampling: SamplingFnT | None = None,
+    elicitation: ElicitationFnT | None = None,
 ) -> AsyncIterator[Connection]:
     """Open the transport and an initialized session; both close when the block exits.
 
     ``gateway``: an HTTP proxy every request to an HTTP server goes through (egress gateway).
+
+    ``sampling`` / ``elicitation``: answer the server's ``sampling/createMessage`` and
+    ``elicitation/create`` requests (the broker forwards them to its own client); given, the
+    session declares those capabilities, so servers offer what needs them.
 
     ``on_spawn`` receives the server's process (a stdio server's, or a launched HTTP
     server's) as soon as it exists, so a server that dies during start-up can still be
@@ -83,7 +90,14 @@ async def connect(
                 await on_message(message)
 
         session = await stack.enter_async_context(
-            ClientSession(read, write, message_handler=message_handler, client_info=CLIENT_INFO)
+            ClientSession(
+                read,
+                write,
+                message_handler=message_handler,
+                client_info=CLIENT_INFO,
+                sampling_callback=sampling,
+                elicitation_callback=elicitation,
+            )
         )
         init = await session.initialize()
         yield Connection(session=session, init=init, process=process, direct=direct)

@@ -17,6 +17,7 @@ import mcp.types as types
 from mcp import ClientSession
 
 from neuralgentics.broker.client import DirectCalls, ServerProcess
+from neuralgentics.broker.client.content import ServerContent
 from neuralgentics.broker.config import ServerConfig
 
 State = Literal["cold", "starting", "warm", "failed"]
@@ -40,6 +41,9 @@ class Runtime:
     generation: int
     tools: list[types.Tool]
     direct: DirectCalls | None = None
+    # resources, templates, prompts (what the server declared it has)
+    content: ServerContent = field(default_factory=ServerContent)
+    capabilities: types.ServerCapabilities | None = None
     started_at: float = field(default_factory=time.monotonic)
     inflight: int = 0
     idle: asyncio.Event = field(default_factory=asyncio.Event)
@@ -77,6 +81,8 @@ class ServerEntry:
         self.starting: asyncio.Future[Runtime] | None = None
         # Last known tool list: kept across stops so the catalog needs no cold start.
         self.tools: list[types.Tool] | None = None
+        # Likewise its resources, templates and prompts.
+        self.content: ServerContent | None = None
         self.restarts = 0
         self.consecutive_failures = 0
         self.last_error: str | None = None
@@ -92,6 +98,7 @@ class ServerEntry:
                 return False
             self._runtime = rt
             self.tools = rt.tools
+            self.content = rt.content
             self.state = "warm"
             return True
 

@@ -20,6 +20,7 @@ import mcp.types as types
 from mcp.shared.exceptions import MCPError
 
 from neuralgentics.broker.client import CommandNotFound, ServerProcess, connect, list_all_tools
+from neuralgentics.broker.client.content import ContentKind, ServerContent, list_content
 from neuralgentics.broker.config import ServerConfig
 from neuralgentics.broker.errors import NotFound, ServerUnavailable
 from neuralgentics.broker.launcher.entry import (
@@ -35,11 +36,20 @@ logger = logging.getLogger(__name__)
 DRAIN_SECONDS = 5.0
 
 ToolsChanged = Callable[[str], Awaitable[None]]
+# (server, "resources" | "prompts") -> None: a server's resource or prompt list changed.
+ContentChanged = Callable[[str, ContentKind], Awaitable[None]]
+# server -> (sampling callback, elicitation callback) for its session (None: not offered).
+RequestHandlers = Callable[[str], tuple[Any, Any]]
 
 
 class ToolCache(Protocol):
     def load(self, server: str, server_config: ServerConfig) -> list[types.Tool] | None: ...
     def save(self, server: str, server_config: ServerConfig, tools: list[types.Tool]) -> object: ...
+
+
+class ContentCache(Protocol):
+    def load(self, server: str, server_config: ServerConfig) -> ServerContent | None: ...
+    def save(self, server: str, server_config: ServerConfig, content: ServerContent) -> object: ...
 
 
 def _describe(exc: BaseException) -> str:
@@ -64,8 +74,14 @@ class Launcher:
         tool_cache: ToolCache | None = None,
         *,
         egress_gateway: str | None = None,
+        content_cache: ContentCache | None = None,
+        on_content_changed: ContentChanged | None = None,
+        request_handlers: RequestHandlers | None = None,
     ) -> None:
         self.egress_gateway = egress_gateway
+        self.content_cache = content_cache
+        self._on_content_changed = on_content_changed
+        self._request_handlers = request_handlers
         self.entries: dict[str, ServerEntry] = {n: ServerEntry(n, c) for n, c in servers.items()}
         # Tool lists on disk (keyed by each server's launch config): the catalog of a cold
         # server is read from here instead of starting it.
@@ -138,15 +154,33 @@ class Launcher:
             async def on_message(message: Any) -> None:
                 if isinstance(message, types.ToolListChangedNotification):
                     self._spawn(self._refresh_tools(entry, rt))
+                elif isinstance(message, types.ResourceListChangedNotification):
+                    self._spawn(self._refresh_content(entry, rt, "resources"))
+                elif isinstance(message, types.PromptListChangedNotification):
+                    self._spawn(self._refresh_content(entry, rt, "prompts"))
 
+            sampling, elicitation = (
+                self._request_handlers(entry.name) if self._request_handlers else (None, None)
+            )
             async with asyncio.timeout(cfg.start_timeout) as start_deadline:
                 async with contextlib.AsyncExitStack() as stack:
                     conn = await stack.enter_async_context(
-                        connect(cfg, on_message, on_spawn, gateway=self.egress_gateway)
+                        connect(
+                            cfg,
+                            on_message,
+                            on_spawn,
+                            gateway=self.egress_gateway,
+                            sampling=sampling,
+                            elicitation=elicitation,
+                        )
                     )
                     tools = await list_all_tools(conn.session)
+                    content = await list_content(conn.session, conn.init.capabilities)
                     start_deadline.reschedule(None)
-                    rt = Runtime(conn.session, conn.process, gen, tools, conn.direct)
+                    rt = Runtime(
+                        conn.session, conn.process, gen, tools, conn.direct, content=content
+                    )
+                    rt.capabilities = conn.init.capabilities
                     installed = await entry.set_runtime(rt)
                     if entry.starting is fut:
                         entry.starting = None
@@ -154,6 +188,7 @@ class Launcher:
                         fut.set_result(rt)
                     if installed:
                         self._save_tools(entry.name, cfg, tools)
+                        self._save_content(entry.name, cfg, content)
                         logger.info(
                             "server %s warm (pid %s, %d tools)", entry.name, rt.pid, len(tools)
                         )
@@ -244,6 +279,22 @@ class Launcher:
         if self._on_tools_changed is not None:
             await self._on_tools_changed(entry.name)
 
+    async def _refresh_content(
+        self, entry: ServerEntry, rt: Runtime | None, kind: ContentKind
+    ) -> None:
+        if rt is None:
+            return
+        try:
+            rt.content = await list_content(rt.session, rt.capabilities, (kind,), rt.content)
+        except Exception as exc:  # noqa: BLE001
+            logger.warning("server %s: re-listing %s failed: %s", entry.name, kind, _describe(exc))
+            return
+        if await entry.get_runtime() is rt:
+            entry.content = rt.content
+            self._save_content(entry.name, entry.config, rt.content)
+        if self._on_content_changed is not None:
+            await self._on_content_changed(entry.name, kind)
+
     # -- calls -----------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
@@ -275,6 +326,31 @@ class Launcher:
         rt = await self.acquire(name)
         return rt.tools
 
+    async def content(self, name: str) -> ServerContent:
+        """The server's resources, templates and prompts: the last listing (in memory, then on
+        disk), else start it and list them."""
+        entry = self.entry(name)
+        if entry.content is not None:
+            return entry.content
+        if self.content_cache is not None:
+            try:
+                cached = self.content_cache.load(name, entry.config)
+            except Exception:  # noqa: BLE001 - a broken cache only costs a start
+                cached = None
+            if cached is not None:
+                entry.content = cached
+                return cached
+        rt = await self.acquire(name)
+        return rt.content
+
+    def _save_content(self, name: str, config: ServerConfig, content: ServerContent) -> None:
+        if self.content_cache is None:
+            return
+        try:
+            self.content_cache.save(name, config, content)
+        except Exception as exc:  # noqa: BLE001
+            logger.warning("could not cache the resources/prompts of %s: %s", name, exc)
+
     def _save_tools(self, name: str, config: ServerConfig, tools: list[types.Tool]) -> None:
         if self.tool_cache is None:
             return
@@ -303,6 +379,7 @@ class Launcher:
             entry.config = servers[name]
             entry.generation += 1
             entry.tools = None
+            entry.content = None
             entry.reset_failures()
             rt = await entry.clear_runtime()
             if rt is not None:

@@ -18,10 +18,13 @@ from typing import Any
 import mcp.types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import MCPError
 
 from neuralgentics import __version__
 from neuralgentics.broker.errors import AccessDenied, BrokerError, InvalidRequest
+from neuralgentics.broker.forward import current_peer
 from neuralgentics.broker.intent.tools import (
     IntentError,
     call_by_intent,
@@ -29,7 +32,10 @@ from neuralgentics.broker.intent.tools import (
     with_intent_tools,
 )
 from neuralgentics.broker.limits import check_session_id
+from neuralgentics.broker.server.content import content_handlers
 from neuralgentics.broker.server.instructions import BrokerServer, Instructions
+from neuralgentics.broker.server.peer import SessionPeer, track
+from neuralgentics.broker.server.rpc_errors import as_mcp_error as _as_mcp_error
 from neuralgentics.broker.service import Broker
 from neuralgentics.credentials import OWNER, Principal
 
@@ -113,14 +119,6 @@ def principal_of(request: Any) -> Principal:
 
 def _text(text: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
-
-
-def _as_mcp_error(exc: BrokerError) -> MCPError:
-    data: dict[str, Any] = {"status": exc.status}
-    rule = getattr(exc, "rule", None)
-    if rule:
-        data["rule"] = rule
-    return MCPError(code=exc.rpc_code, message=exc.message, data=data)
 
 
 def http_caller(ctx: ServerRequestContext[Any, Any]) -> Caller:
@@ -269,13 +267,30 @@ async def route_call(
             tool: Any = args.get("tool")
             info = await broker.describe_tool(role, server, tool)
             return _text(json.dumps(info, indent=1))
+        # A passthrough tool (`expose: tools`), for the connection's role.
+        role = broker.resolve_role(caller.role, None)
+        found = await broker.passthrough.resolve(role, name)
+        if found is not None:
+            direct: dict[str, Any] = {
+                "role": role,
+                "server": found[0],
+                "tool": found[1],
+                "arguments": arguments,
+                "session_id": caller.session_id,
+                "front": caller.front,
+                "credential": caller.credential,
+            }
+            if as_json and progress is None:
+                return await broker.call_json(**direct)
+            return await broker.call(**direct, progress=progress)
     except BrokerError as exc:
         raise _as_mcp_error(exc) from None
     except IntentError as exc:
         raise _as_mcp_error(InvalidRequest(str(exc))) from None
     raise MCPError(
         code=-32602,
-        message=f"unknown tool {name!r}; this broker offers {', '.join(META_NAMES)}",
+        message=f"unknown tool {name!r}; this broker offers {', '.join(META_NAMES)}"
+        + (" and the passthrough tools tools/list shows" if broker.passthrough.any() else ""),
     )
 
 
@@ -316,24 +331,66 @@ def build_server(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         if track_sessions:
-            broker.front_sessions.add(ctx.session)
-        return types.ListToolsResult(tools=META_TOOLS)
+            track(broker, ctx)
+        tools = META_TOOLS
+        if broker.passthrough.any():
+            try:
+                role = broker.resolve_role(caller_of(ctx).role, None)
+            except BrokerError as exc:
+                raise _as_mcp_error(exc) from None
+            tools = META_TOOLS + (await broker.passthrough.listing(role))[1]
+        return types.ListToolsResult(tools=tools)
 
     async def on_call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         if track_sessions:
-            broker.front_sessions.add(ctx.session)
-        result = await route_call(
-            broker, caller_of(ctx), params.name, params.arguments, _progress_fn(ctx)
+            track(broker, ctx)
+        caller = caller_of(ctx)
+        # This call's client may be asked the server's sampling/elicitation (forward.py).
+        token = current_peer.set(
+            SessionPeer(
+                ctx,
+                role=caller.role,
+                session_id=caller.session_id,
+                front=caller.front,
+                credential=caller.credential,
+            )
         )
+        try:
+            result = await route_call(
+                broker, caller, params.name, params.arguments, _progress_fn(ctx)
+            )
+        finally:
+            current_peer.reset(token)
         assert isinstance(result, types.CallToolResult)  # as_json is off
         return result
 
-    return BrokerServer(
+    return ListChangedServer(
         "neuralgentics-broker",
         version=__version__,
         instructions_source=instructions or Instructions(broker),
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
+        **content_handlers(broker, caller_of),
     )
+
+
+class ListChangedServer(BrokerServer):
+    """The broker's SDK server, declaring ``listChanged`` for tools, resources and prompts whichever
+    front runs it (the streamable HTTP manager asks with no options: it would say false)."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        return super().create_initialization_options(
+            notification_options
+            or NotificationOptions(
+                prompts_changed=True, resources_changed=True, tools_changed=True
+            ),
+            experimental_capabilities,
+            extensions,
+        )

@@ -100,7 +100,11 @@ async def serve_stdio(
             await server.run(
                 read,
                 write,
-                server.create_initialization_options(NotificationOptions(tools_changed=True)),
+                server.create_initialization_options(
+                    NotificationOptions(
+                        tools_changed=True, resources_changed=True, prompts_changed=True
+                    )
+                ),
             )
 
 

@@ -8,7 +8,8 @@ fd 1 goes to stderr — so nothing else in the process can corrupt the protocol 
 When stdin/stdout are not pipes (a file, a terminal), the SDK's transport is used.
 
 Fast path: once the handshake is done, a plain ``tools/call`` of ``mcp_router_call`` (no
-``_meta``: no progress token, no 2026 envelope) is answered here instead of going through
+``_meta``: no progress token, no 2026 envelope; from a client that declared neither sampling
+nor elicitation, which only the SDK session can ask it) is answered here instead of going through
 the SDK server's relay, dispatcher, middleware and per-version result sieve — about half
 the broker's CPU per call. It runs the same handler (``server.route_call``), maps errors
 with the SDK's own ``handler_exception_to_error_data``, and honours
@@ -90,7 +91,13 @@ class StdioFront:
         self._fast_call = fast_call
         self._refused = refused
         self._init_id: tuple[type, object] | None = None
-        self.ready = False  # the SDK answered `initialize` successfully
+        # The SDK answered `initialize` (pre-2026): notifications may be written.
+        self._initialized = False
+        # ... and the fast path is on: the client declared neither sampling nor elicitation,
+        # whose requests (forwarded from a downstream server during a call) only the SDK
+        # session can send it and match to their answers.
+        self.ready = False
+        self._fast_ok = True
         self._version = ""  # the negotiated protocol version
         self._inflight: dict[tuple[type, object], asyncio.Task[None]] = {}
         self._cancelled: set[tuple[type, object]] = set()
@@ -111,6 +118,11 @@ class StdioFront:
             self._sdk_open.add(_request_key(msg.id))
             if msg.method == "initialize":
                 self._init_id = _request_key(msg.id)
+                caps = (msg.params or {}).get("capabilities")
+                if isinstance(caps, dict) and (
+                    caps.get("sampling") is not None or caps.get("elicitation") is not None
+                ):
+                    self._fast_ok = False
         elif isinstance(msg, types.JSONRPCNotification) and msg.method == "notifications/cancelled":
             rid = (msg.params or {}).get("requestId")
             key = _request_key(rid)
@@ -131,7 +143,8 @@ class StdioFront:
             # never sends `initialize` and stays entirely on the SDK path.
             if isinstance(version, str) and version not in MODERN_PROTOCOL_VERSIONS:
                 self._version = version
-                self.ready = True
+                self._initialized = True
+                self.ready = self._fast_ok
 
     # -- the fast path ----------------------------------------------------------------
 
@@ -264,8 +277,17 @@ class StdioFront:
 
     async def send_tool_list_changed(self) -> None:
         """Registered in ``Broker.front_sessions`` in place of an SDK session."""
-        if self.ready:
-            await self._write(b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n')
+        await self._notify(b"notifications/tools/list_changed")
+
+    async def send_resource_list_changed(self) -> None:
+        await self._notify(b"notifications/resources/list_changed")
+
+    async def send_prompt_list_changed(self) -> None:
+        await self._notify(b"notifications/prompts/list_changed")
+
+    async def _notify(self, method: bytes) -> None:
+        if self._initialized:
+            await self._write(b'{"jsonrpc":"2.0","method":"' + method + b'"}\n')
 
 
 @contextlib.asynccontextmanager
