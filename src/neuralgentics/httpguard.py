@@ -17,7 +17,7 @@ a trust boundary (other users and processes of the machine reach it too). Served
 always pass one (``credentials.ensure_token``); an app built in-process without a token
 (tests, ``--local``) runs open. The caller it authenticated is put in
 ``scope["state"]["principal"]`` (``request.state.principal``): the owner, or a role-bound
-token from ``authenticate``.
+token from ``authenticate``; the request's headers, lower-cased, in ``scope["state"]["headers"]``.
 
 Pure ASGI (no BaseHTTPMiddleware), so streaming responses and /mcp pass through untouched.
 """
@@ -197,7 +197,10 @@ class HTTPGuard:
                 [(b"www-authenticate", b'Bearer realm="neuralgentics"')],
             )
             return
-        scope.setdefault("state", {})["principal"] = principal
+        state = scope.setdefault("state", {})
+        state["principal"] = principal
+        # The lower-cased headers, for an app that wants them without decoding them again.
+        state["headers"] = headers
         limit = self.body_limits.get(
             (scope.get("method", ""), scope.get("path", "")), self.max_body_bytes
         )

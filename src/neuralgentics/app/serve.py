@@ -67,4 +67,6 @@ def serve_broker(settings: Settings, config_path: Path | str | None, host: str, 
         settings=settings,
         intents=intents(settings, shared_embedder()),
     )
-    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
+    # proxy_headers off: nothing here sits behind a proxy, and a local process must not be
+    # able to rewrite the client address with X-Forwarded-For.
+    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on", proxy_headers=False)

@@ -366,7 +366,7 @@ def build_server(
         assert isinstance(result, types.CallToolResult)  # as_json is off
         return result
 
-    return ListChangedServer(
+    server = ListChangedServer(
         "neuralgentics-broker",
         version=__version__,
         instructions_source=instructions or Instructions(broker),
@@ -374,6 +374,13 @@ def build_server(
         on_call_tool=on_call_tool,
         **content_handlers(broker, caller_of),
     )
+    # The SDK's default middleware is an OpenTelemetry span per message, a no-op without an
+    # exporter (the broker has none) but not free: a span, a context, a callable's name per
+    # request on the path that is not fast already.
+    server.middleware = [
+        m for m in server.middleware if type(m).__name__ != "OpenTelemetryMiddleware"
+    ]
+    return server
 
 
 class ListChangedServer(BrokerServer):

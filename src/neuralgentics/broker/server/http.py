@@ -12,6 +12,7 @@ Every route but ``GET /health`` needs a bearer token (``HTTPGuard``): the owner'
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -21,8 +22,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.shared.exceptions import MCPError
-from starlette.routing import Route
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from neuralgentics.broker.config import BrokerConfig
 from neuralgentics.broker.errors import AccessDenied, InvalidRequest
@@ -32,11 +32,13 @@ from neuralgentics.broker.server import rest, rest_roles
 from neuralgentics.broker.server.handlers import (
     ROLE_HEADER,
     SESSION_HEADER,
+    Caller,
     build_server,
     http_caller,
     pinned_role,
     principal_of,
 )
+from neuralgentics.broker.server.http_fast import HttpFastPath
 from neuralgentics.broker.server.instructions import CONNECTION_ROLE, Instructions
 from neuralgentics.broker.server.stdio import install_reload_handler
 from neuralgentics.broker.service import Broker
@@ -47,6 +49,8 @@ from neuralgentics.http_errors import error as _error
 from neuralgentics.http_errors import error_response, install_error_handlers
 from neuralgentics.httpguard import HTTPGuard
 
+logger = logging.getLogger(__name__)
+
 
 def create_app(
     config_path: Path | str | None = None,
@@ -56,7 +60,7 @@ def create_app(
     *,
     settings: Settings,
     intents: Intents | None = None,
-) -> FastAPI:
+) -> BrokerApp:
     """``token``: the owner's bearer token, required on every route but ``GET /health``
     (``serve_broker`` always passes one). None: no token check, for an app run in-process.
     ``settings`` and ``intents``: as for ``Broker.open`` (``neuralgentics.app.broker``)."""
@@ -64,6 +68,14 @@ def create_app(
 
     # The MCP session manager exists only once the broker is open (inside the lifespan).
     manager_holder: dict[str, StreamableHTTPSessionManager] = {}
+
+    def broker() -> Broker:
+        return state["broker"]
+
+    def manager() -> StreamableHTTPSessionManager:
+        return manager_holder["m"]
+
+    fast = HttpFastPath(broker, manager)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -74,6 +86,8 @@ def create_app(
             install_reload_handler(broker)
             state["instructions"] = Instructions(broker)
             server = build_server(broker, http_caller, instructions=state["instructions"])
+            # Sessions the fast path may answer for are noted as their clients initialize.
+            server.middleware.append(fast.middleware)
             # Host/Origin are checked by HTTPGuard for every route, /mcp included (and without
             # regard to case: `Host: LOCALHOST` is loopback too); the SDK's own check is off.
             manager = StreamableHTTPSessionManager(app=server, security_settings=None)
@@ -83,14 +97,11 @@ def create_app(
 
     app = FastAPI(title="neuralgentics broker", lifespan=lifespan)
 
-    def broker() -> Broker:
-        return state["broker"]
-
     class _MCPEndpoint:
-        # An object, not a function: Starlette then routes every method to it as raw ASGI.
+        # Raw ASGI; reached from BrokerApp (below), not through FastAPI's stack.
         async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
             principal = principal_of(_ScopeView(scope))
-            headers = {
+            headers = (scope.get("state") or {}).get("headers") or {
                 k.decode("latin-1").lower(): v.decode("latin-1")
                 for k, v in scope.get("headers") or []
             }
@@ -104,13 +115,23 @@ def create_app(
             # session task is started from this request and inherits the variable.
             connection_role = role or broker().config.default_role
             CONNECTION_ROLE.set(connection_role)
-            if scope.get("method") == "POST":
+            method = scope.get("method")
+            if method == "POST":
                 body, receive = await _buffered(receive)
+
+                def caller_of(sid: str) -> Caller:  # as `http_caller` builds it on the SDK path
+                    session_id = headers.get(SESSION_HEADER) or sid
+                    return Caller(role, session_id, "http", principal.label, connection=sid)
+
+                if await fast.try_answer(headers, body, caller_of, send):
+                    return
                 if await _too_deep_for_the_sdk(body, principal, headers, scope, receive, send):
                     return
                 if b'"initialize"' in body:
                     await state["instructions"].prepare(connection_role)
-            await StreamableHTTPASGIApp(manager_holder["m"])(scope, receive, send)
+            await StreamableHTTPASGIApp(manager())(scope, receive, send)
+            if method == "DELETE" and (sid := headers.get("mcp-session-id")):
+                fast.forget(sid)
 
     async def _too_deep_for_the_sdk(
         body: bytes,
@@ -163,8 +184,6 @@ def create_app(
         await JSONResponse(answer, status_code=400)(scope, receive, send)
         return True
 
-    app.router.routes.append(Route("/mcp", endpoint=_MCPEndpoint()))
-
     install_error_handlers(app)
 
     @app.exception_handler(MCPError)
@@ -175,16 +194,59 @@ def create_app(
     app.include_router(rest.router)
     app.include_router(rest_roles.router)
 
-    # Outermost: Host/Origin (DNS rebinding), the bearer token and body-size checks, for REST
-    # and /mcp alike.
-    app.add_middleware(
-        HTTPGuard,
-        bind_host=host,
-        token=token,
-        authenticate=authenticator(lambda: broker().config),
-        open_paths={"/health"},
-    )
-    return app
+    # Host/Origin (DNS rebinding), the bearer token and body-size checks, for REST and /mcp
+    # alike: one HTTPGuard in front of each.
+    guard: dict[str, Any] = {
+        "bind_host": host,
+        "token": token,
+        "authenticate": authenticator(lambda: broker().config),
+        "open_paths": {"/health"},
+    }
+    app.add_middleware(HTTPGuard, **guard)
+    return BrokerApp(app, HTTPGuard(_JsonErrors(_MCPEndpoint()), **guard))
+
+
+class BrokerApp:
+    """What ``broker serve`` runs: ``/mcp`` goes straight to the MCP endpoint (behind its own
+    HTTPGuard), everything else — REST, the lifespan — to the FastAPI app. FastAPI's
+    middleware, routing and exception layers were ~5 % of the HTTP front's CPU per MCP call
+    and do nothing for it (notes/broker-http-profile.md)."""
+
+    def __init__(self, api: FastAPI, mcp: ASGIApp) -> None:
+        self.api = api
+        self.mcp = mcp
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == "/mcp":
+            await self.mcp(scope, receive, send)
+        else:
+            await self.api(scope, receive, send)
+
+
+class _JsonErrors:
+    """Outside FastAPI, an unexpected error on /mcp still gets the one error body (500)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception:
+            logger.exception("/mcp failed")
+            if started:
+                raise
+            await _error(500, "internal_error", "the broker failed to answer this request")(
+                scope, receive, send
+            )
 
 
 class _ScopeView:

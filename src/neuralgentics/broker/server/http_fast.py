@@ -1,0 +1,251 @@
+"""The HTTP front's fast path: a plain ``tools/call`` POST answered with one JSON response.
+
+Profiling ``broker serve`` (notes/broker-http-profile.md) put most of a call's CPU in the
+SDK's streamable HTTP machinery: an SSE response per POST (sse-starlette, a task group),
+the POST handling (message validation, per-request memory streams), and the SDK server's
+dispatch (a task, a cancel scope, a span) — for a call that needs none of it. So, like the
+stdio front, this one answers a plain call itself, with the same handler (``route_call``:
+the same access check, schema check, audit and downstream path) and the SDK's own result
+sieve and error mapping, as ``application/json`` (which the spec lets a server choose for
+any POST; the client's ``Accept`` must list it).
+
+A POST takes this path only when all of these hold, else the SDK answers it as before:
+
+- its ``mcp-session-id`` is a session the SDK initialized (recorded when the client's
+  ``notifications/initialized`` arrives, forgotten when the SDK ends the session) and still
+  serves; its ``mcp-protocol-version`` header is the version that session negotiated (a
+  pre-2026 one); ``Accept`` lists ``application/json`` and ``text/event-stream`` and the body
+  is ``application/json``;
+- the client declared neither sampling nor elicitation (only the SDK session can send it a
+  request during a call and match the answer; OpenCode 1.18 declares neither);
+- the body is exactly one JSON-RPC request ``tools/call`` with ``name`` and ``arguments``
+  only — no ``_meta``, hence no progress token (progress needs the SSE stream) — whose name
+  is ``mcp_router_call`` or a passthrough tool; its id is not already in flight.
+
+``notifications/cancelled`` for a call in flight here cancels it (the downstream request is
+cancelled too) and the POST of the call is answered ``-32800 Request cancelled``, as the
+SDK's streamable HTTP transport does for the handshake-era protocol. A call on this path keeps
+the SDK session from expiring as idle (its transport's idle deadline is moved on).
+``tests/broker/test_http_fast_path.py`` sends each case both ways and compares the answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import mcp.types as types
+import pydantic_core
+from mcp.server.context import ServerRequestContext
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
+from mcp_types.methods import serialize_server_result
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from starlette.types import Send
+
+from neuralgentics.broker.server.handlers import Caller, route_call
+from neuralgentics.broker.server.peer import connection_key
+from neuralgentics.broker.service import Broker
+
+logger = logging.getLogger(__name__)
+
+REQUEST_CANCELLED = -32800  # the SDK's streamable HTTP transport answers a cancelled call so
+_REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
+_PARAMS_KEYS = frozenset({"name", "arguments"})
+_CANCEL_KEYS = frozenset({"requestId", "reason"})
+
+
+def _key(rid: object) -> tuple[type, object]:
+    return (type(rid), rid)  # JSON-RPC ids 1 and "1" are different requests
+
+
+@dataclass
+class FastSession:
+    version: str  # negotiated in the handshake
+    fast: bool  # the client declared neither sampling nor elicitation
+    inflight: dict[tuple[type, object], asyncio.Task[dict[str, Any]]] = field(default_factory=dict)
+
+
+def _accepts_both(accept: str) -> bool:
+    """What the SDK requires of a POST's Accept header (with its wildcards)."""
+    types_ = [t.split(";", 1)[0].strip().lower() for t in accept.split(",")]
+    if "*/*" in types_:
+        return True
+    return any(t in ("application/json", "application/*") for t in types_) and any(
+        t in ("text/event-stream", "text/*") for t in types_
+    )
+
+
+class HttpFastPath:
+    """Sessions the fast path may answer for, and the answering."""
+
+    def __init__(
+        self,
+        broker: Callable[[], Broker],
+        manager: Callable[[], StreamableHTTPSessionManager],
+    ) -> None:
+        self._broker = broker
+        self._manager = manager
+        self.sessions: dict[str, FastSession] = {}
+
+    # -- which sessions ------------------------------------------------------------------
+
+    async def middleware(self, ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
+        """An SDK server middleware: records a session once its client is initialized."""
+        result = await call_next(ctx)
+        if ctx.method == "notifications/initialized":
+            self._record(ctx)
+        return result
+
+    def _record(self, ctx: ServerRequestContext[Any, Any]) -> None:
+        headers = getattr(ctx.request, "headers", None)
+        sid = headers.get("mcp-session-id") if headers is not None else None
+        version = ctx.session.protocol_version
+        if not sid or version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            return
+        caps = ctx.session.client_capabilities
+        fast = caps is None or (caps.sampling is None and caps.elicitation is None)
+        self.sessions[sid] = FastSession(version=version, fast=fast)
+        exit_stack = getattr(connection_key(ctx.session), "exit_stack", None)
+        if exit_stack is not None:
+            exit_stack.callback(self.sessions.pop, sid, None)
+
+    def forget(self, sid: str) -> None:
+        self.sessions.pop(sid, None)
+
+    # -- answering -----------------------------------------------------------------------
+
+    async def try_answer(
+        self, headers: dict[str, str], body: bytes, caller_of: Callable[[str], Caller], send: Send
+    ) -> bool:
+        """Answer ``body`` here if it qualifies (module docstring); False leaves it to the SDK."""
+        sid = headers.get("mcp-session-id")
+        info = self.sessions.get(sid) if sid else None
+        if info is None or not info.fast or sid is None:
+            return False
+        if headers.get("mcp-protocol-version") != info.version:
+            return False
+        if not headers.get("content-type", "").lower().startswith("application/json"):
+            return False
+        if not _accepts_both(headers.get("accept", "")):
+            return False
+        try:
+            msg = pydantic_core.from_json(body)
+        except ValueError:
+            return False  # the SDK answers its parse error
+        if not isinstance(msg, dict) or msg.keys() - _REQUEST_KEYS or msg.get("jsonrpc") != "2.0":
+            return False
+        method, params = msg.get("method"), msg.get("params")
+        if "id" not in msg:
+            if method == "notifications/cancelled":
+                return await self._cancel(info, params, send)
+            return False
+        rid = msg["id"]
+        if (
+            method != "tools/call"
+            or not isinstance(rid, str | int)
+            or isinstance(rid, bool)
+            or not isinstance(params, dict)
+            or params.keys() - _PARAMS_KEYS
+        ):
+            return False
+        name, args = params.get("name"), params.get("arguments")
+        if args is None:
+            args = {}
+        if not isinstance(name, str) or not isinstance(args, dict):
+            return False
+        broker = self._broker()
+        if name != "mcp_router_call" and not broker.passthrough.any():
+            return False
+        key = _key(rid)
+        if key in info.inflight:
+            return False  # a duplicate id: the SDK's rules answer it
+        transport = self._manager()._server_instances.get(sid)
+        if transport is None or transport.is_terminated:
+            self.sessions.pop(sid, None)
+            return False  # the SDK answers 404 for a session it no longer has
+        self._touch(transport)
+        caller = caller_of(sid)
+        task = asyncio.ensure_future(self._run(broker, caller, name, args, info.version))
+        info.inflight[key] = task
+        try:
+            try:
+                answer = await task
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if not task.cancelled() or (current is not None and current.cancelling()):
+                    task.cancel()
+                    raise  # the server is stopping (or this request's own task was cancelled)
+                # notifications/cancelled: answered as the SDK transport answers it
+                answer = {"code": REQUEST_CANCELLED, "message": "Request cancelled"}
+                body_out = {"jsonrpc": "2.0", "id": rid, "error": answer}
+            else:
+                body_out = {"jsonrpc": "2.0", "id": rid, **answer}
+        finally:
+            info.inflight.pop(key, None)
+            self._touch(transport)
+        payload = pydantic_core.to_json(body_out)
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(payload)).encode()),
+                    (b"mcp-session-id", sid.encode("latin-1")),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": payload})
+        return True
+
+    async def _run(
+        self, broker: Broker, caller: Caller, name: str, args: dict[str, Any], version: str
+    ) -> dict[str, Any]:
+        """``{"result": …}`` or ``{"error": …}`` exactly as the SDK server would answer."""
+        try:
+            result = await route_call(broker, caller, name, args, as_json=True)
+            if isinstance(result, types.CallToolResult):
+                result = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            dumped = serialize_server_result("tools/call", version, result)
+            dumped.setdefault("isError", False)  # the SDK path's model always says it
+            return {"result": dumped}
+        except Exception as exc:  # every failure is answered, as the SDK does
+            error = handler_exception_to_error_data(exc)
+            if error is None:
+                logger.exception("tools/call raised")
+                error = types.ErrorData(code=0, message=str(exc))  # the dispatcher's catch-all
+            return {"error": error.model_dump(by_alias=True, mode="json", exclude_none=True)}
+
+    async def _cancel(self, info: FastSession, params: Any, send: Send) -> bool:
+        if not isinstance(params, dict) or params.keys() - _CANCEL_KEYS:
+            return False
+        rid = params.get("requestId")
+        if not isinstance(rid, str | int) or isinstance(rid, bool):
+            return False
+        task = info.inflight.get(_key(rid))
+        if task is None:
+            return False  # not ours: the SDK applies it (or ignores an unknown id)
+        task.cancel()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 202,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", b"0")],
+            }
+        )
+        await send({"type": "http.response.body", "body": b""})
+        return True
+
+    def _touch(self, transport: Any) -> None:
+        """Move the SDK session's idle deadline on, as a request it served would (unless one
+        of its own requests is in flight: then the deadline is held at infinity)."""
+        scope = getattr(transport, "idle_scope", None)
+        timeout = self._manager().session_idle_timeout
+        if scope is not None and timeout is not None and scope.deadline != math.inf:
+            scope.deadline = anyio.current_time() + timeout

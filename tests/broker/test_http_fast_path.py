@@ -1,0 +1,274 @@
+"""The HTTP front's fast path (`broker/server/http_fast.py`) keeps the protocol and the guards.
+
+A plain `tools/call` POST on an initialized session is answered by the front itself as one
+`application/json` response; the same request with a `_meta` object goes through the SDK's
+streamable HTTP transport and is answered as an SSE stream. Both must give the client the same
+answer, and the fast path must refuse everything the SDK path refuses: no or a wrong bearer
+token, a role token asserting another role (header or argument), a foreign Host or Origin, an
+unknown session, a wrong protocol version header, an Accept without both types. Raw HTTP on a
+real `broker serve`, so the test sees exactly what is on the wire.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.broker.conftest import (
+    NEURALGENTICS,
+    base_config,
+    everything_stdio,
+    needs_node,
+    slow_server,
+)
+from tests.broker.test_http_front import _TOKENS, serve
+
+ACCEPT = "application/json, text/event-stream"
+VERSION = "2025-06-18"
+
+
+def router(server: str, tool: str, arguments: Any = None, **extra: Any) -> dict[str, Any]:
+    args: dict[str, Any] = {"server": server, "tool": tool, **extra}
+    if arguments is not None:
+        args["arguments"] = arguments
+    return {"name": "mcp_router_call", "arguments": args}
+
+
+def audit_lines(home: Path) -> list[dict[str, Any]]:
+    p = home / "home" / "broker" / "audit.jsonl"
+    return [json.loads(x) for x in p.read_text().splitlines()] if p.exists() else []
+
+
+def answer_of(r: httpx.Response) -> dict[str, Any] | None:
+    """The JSON-RPC answer in a response, JSON or SSE (None if there is none)."""
+    if r.headers.get("content-type", "").startswith("text/event-stream"):
+        for line in r.text.splitlines():
+            if line.startswith("data:") and line[5:].strip():
+                msg = json.loads(line[5:])
+                if "id" in msg:
+                    return msg
+        return None
+    try:
+        return r.json()
+    except ValueError:
+        return None
+
+
+class RawSession:
+    """One MCP session over raw HTTP against `base`/mcp."""
+
+    def __init__(self, client: httpx.AsyncClient, token: str) -> None:
+        self.c = client
+        self.headers = {
+            "Authorization": f"Bearer {token}",
+            "Accept": ACCEPT,
+            "Content-Type": "application/json",
+        }
+        self.sid = ""
+
+    async def post(self, msg: dict[str, Any], **extra: str) -> httpx.Response:
+        h = {**self.headers, **({"Mcp-Session-Id": self.sid} if self.sid else {})}
+        if self.sid:
+            h["Mcp-Protocol-Version"] = VERSION
+        h.update(extra)
+        h = {k: v for k, v in h.items() if v}  # an empty value drops the header
+        return await self.c.post("/mcp", content=json.dumps(msg).encode(), headers=h)
+
+    async def handshake(self, capabilities: dict[str, Any] | None = None) -> None:
+        r = await self.post(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": VERSION,
+                    "capabilities": capabilities or {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            }
+        )
+        assert r.status_code == 200, r.text
+        self.sid = r.headers["mcp-session-id"]
+        r = await self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert r.status_code == 202, r.text
+
+    async def call(self, rid: Any, params: dict[str, Any], **extra: str) -> httpx.Response:
+        return await self.post(
+            {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}, **extra
+        )
+
+
+def _refusal(r: httpx.Response) -> tuple[int, Any]:
+    """The status and the error's code, JSON-RPC or the broker's."""
+    msg = answer_of(r) or {}
+    error = msg.get("error") if isinstance(msg, dict) else None
+    return r.status_code, error.get("code") if isinstance(error, dict) else None
+
+
+def is_fast(r: httpx.Response) -> bool:
+    return r.headers.get("content-type", "").startswith("application/json")
+
+
+def add_token(config: Path, role: str, label: str) -> str:
+    done = subprocess.run(
+        [NEURALGENTICS, "broker", "token", "add", "--role", role, "--label", label]
+        + ["--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+@needs_node
+async def test_fast_path_and_sdk_path_give_the_same_answers(write_config, home: Path) -> None:
+    config = write_config(base_config(everything=everything_stdio(), slow=slow_server()))
+    cases = [
+        router("everything", "echo", {"message": "héllo"}),  # ok, non-ASCII text
+        router("everything", "get-tiny-image"),  # text + image content
+        router("everything", "get-env"),  # not allowed for coder
+        router("everything", "echo", {"message": 42}),  # arguments do not match the schema
+        router("nowhere", "echo", {}),  # unknown server
+        router("everything", "echo", {"message": "x"}, extra_arg=1),  # unknown router argument
+        {
+            "name": "mcp_router_call",
+            "arguments": {"server": "everything", "tool": "echo", "arguments": [1]},
+        },
+        router("slow", "pid"),
+    ]
+    with serve(config, home) as (base, _):
+        async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+            s = RawSession(client, _TOKENS[base])
+            await s.handshake()
+            rid = 100
+            for params in cases:
+                fast = await s.call(rid, params, **{"X-Neuralgentics-Role": "coder"})
+                # A `_meta` object takes the SDK's path (a progress token would need SSE).
+                via_sdk = await s.call(
+                    rid + 1, {**params, "_meta": {}}, **{"X-Neuralgentics-Role": "coder"}
+                )
+                rid += 2
+                assert is_fast(fast) and not is_fast(via_sdk), (fast.headers, via_sdk.headers)
+                assert fast.status_code == via_sdk.status_code == 200
+                a, b = answer_of(fast), answer_of(via_sdk)
+                assert a is not None and b is not None
+                assert (a.pop("id"), b.pop("id")) == (rid - 2, rid - 1)
+                assert a == b, params
+            echo = answer_of(await s.call(1, cases[0], **{"X-Neuralgentics-Role": "coder"}))
+            assert echo is not None and "héllo" in echo["result"]["content"][0]["text"]
+            denied = answer_of(await s.call(2, cases[2], **{"X-Neuralgentics-Role": "coder"}))
+            assert denied is not None
+            assert "may not use everything/get-env" in denied["error"]["message"]
+            # A client that can answer sampling/elicitation keeps the SDK path (only the SDK
+            # session can send it a request during the call).
+            s2 = RawSession(client, _TOKENS[base])
+            await s2.handshake({"sampling": {}})
+            r = await s2.call(3, cases[0], **{"X-Neuralgentics-Role": "coder"})
+            assert not is_fast(r) and "héllo" in r.text
+    outcomes = [(r["server"], r["tool"], r["outcome"]) for r in audit_lines(home)]
+    assert outcomes.count(("everything", "echo", "ok")) == 4
+    assert outcomes.count(("everything", "get-env", "denied")) == 3
+
+
+async def test_the_fast_path_refuses_what_the_sdk_path_refuses(write_config, home: Path) -> None:
+    config = write_config(base_config(slow=slow_server()))
+    coder = add_token(config, "coder", "ci-bot")
+    with serve(config, home) as (base, _):
+        port = base.rsplit(":", 1)[1]
+        async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+            s = RawSession(client, _TOKENS[base])
+            await s.handshake()
+            call = router("slow", "pid")
+            ok = await s.call(1, call, **{"X-Neuralgentics-Role": "coder"})
+            assert is_fast(ok) and "result" in ok.json(), ok.text  # the control: fast path taken
+            pinned = await s.call(2, call, Authorization=f"Bearer {coder}")
+            assert is_fast(pinned) and "result" in pinned.json(), pinned.text
+
+            refusals: dict[str, dict[str, str]] = {
+                "no credential": {"Authorization": ""},
+                "a wrong token": {"Authorization": "Bearer not-the-token"},
+                "a role token asserting another role": {
+                    "Authorization": f"Bearer {coder}",
+                    "X-Neuralgentics-Role": "reviewer",
+                },
+                "a role token asserting the owner": {
+                    "Authorization": f"Bearer {coder}",
+                    "X-Neuralgentics-Role": "owner",
+                },
+                "a foreign Host": {"Host": f"evil.example:{port}"},
+                "a foreign Origin": {"Origin": "http://evil.example"},
+                "an unknown session": {"Mcp-Session-Id": "f" * 32},
+                "another protocol version": {"Mcp-Protocol-Version": "1999-01-01"},
+                "Accept without event streams": {"Accept": "application/json"},
+                "a body that is not JSON by its type": {"Content-Type": "text/plain"},
+            }
+            rid = 10
+            for what, headers in refusals.items():
+                fast = await s.call(rid, call, **headers)
+                sdk = await s.call(rid + 1, {**call, "_meta": {}}, **headers)
+                rid += 2
+                assert fast.status_code >= 400, (what, fast.status_code, fast.text)
+                assert fast.status_code == sdk.status_code, (what, fast.text, sdk.text)
+                # the same refusal (the messages may differ: the SDK path's request has `_meta`)
+                assert _refusal(fast) == _refusal(sdk), (what, fast.text, sdk.text)
+
+            # A role token's call with another role in its arguments: denied on both paths,
+            # as a JSON-RPC error naming the pinned role, and audited with the token's label.
+            for rid, params in ((40, call), (41, {**call, "_meta": {}})):
+                params = {**params, "arguments": {**call["arguments"], "role": "reviewer"}}
+                r = await s.call(rid, params, Authorization=f"Bearer {coder}")
+                assert r.status_code == 200 and is_fast(r) == (rid == 40)
+                msg = answer_of(r)
+                assert msg is not None and "does not match" in msg["error"]["message"], r.text
+            # The owner asserting a role the rules deny is denied the same way on both paths.
+            for rid, params in ((50, router("slow", "pid")), (51, {**call, "_meta": {}})):
+                r = await s.call(rid, params, **{"X-Neuralgentics-Role": "reviewer"})
+                msg = answer_of(r)
+                assert msg is not None and "may not use slow/pid" in msg["error"]["message"], r.text
+    calls = [x for x in audit_lines(home) if x["kind"] == "call"]
+    by_token = [x for x in calls if x["credential"] == "token:ci-bot"]
+    assert [x["outcome"] for x in by_token] == ["ok", "denied", "denied"]
+    assert {x["role"] for x in by_token} == {"coder"}
+    # the refused requests never reached a handler: two calls ran, four were denied
+    assert [x["outcome"] for x in calls].count("ok") == 2
+    assert [(x["role"], x["outcome"]) for x in calls if x["credential"] == "owner"][-2:] == [
+        ("reviewer", "denied"),
+        ("reviewer", "denied"),
+    ]
+
+
+async def test_a_cancelled_fast_path_call_is_stopped_and_answered_cancelled(
+    write_config, home: Path
+) -> None:
+    config = write_config(base_config(slow={**slow_server(), "call_timeout": 30}))
+    with serve(config, home) as (base, _):
+        async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+            s = RawSession(client, _TOKENS[base])
+            await s.handshake()
+            role = {"X-Neuralgentics-Role": "coder"}
+            pending = asyncio.ensure_future(s.call(7, router("slow", "hang"), **role))
+            await asyncio.sleep(0.5)
+            note = await s.post(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": {"requestId": 7, "reason": "user pressed stop"},
+                }
+            )
+            assert note.status_code == 202
+            r = await asyncio.wait_for(pending, 20)
+            assert is_fast(r) and r.json()["error"]["code"] == -32800, r.text
+            again = await s.call(8, router("slow", "pid"), **role)
+            assert "result" in again.json()  # the session goes on
+    for _ in range(50):
+        recs = [r for r in audit_lines(home) if r["tool"] == "hang"]
+        if recs:
+            break
+        await asyncio.sleep(0.1)
+    assert [r["outcome"] for r in recs] == ["cancelled"]
