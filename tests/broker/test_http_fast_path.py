@@ -128,7 +128,12 @@ def add_token(config: Path, role: str, label: str) -> str:
 
 @needs_node
 async def test_fast_path_and_sdk_path_give_the_same_answers(write_config, home: Path) -> None:
-    config = write_config(base_config(everything=everything_stdio(), slow=slow_server()))
+    data = base_config(everything={**everything_stdio(), "expose": "tools"}, slow=slow_server())
+    data["roles"]["coder"]["allow"] += [
+        "everything/trigger-sampling-request",
+        "everything/trigger-elicitation-request",
+    ]
+    config = write_config(data)
     cases = [
         router("everything", "echo", {"message": "héllo"}),  # ok, non-ASCII text
         router("everything", "get-tiny-image"),  # text + image content
@@ -141,6 +146,12 @@ async def test_fast_path_and_sdk_path_give_the_same_answers(write_config, home: 
             "arguments": {"server": "everything", "tool": "echo", "arguments": [1]},
         },
         router("slow", "pid"),
+        {"name": "everything_echo", "arguments": {"message": "passed through"}},
+        {"name": "everything_get-env", "arguments": {}},  # not listed for coder: unknown
+        # The server asks the client during the call; this client cannot take it: refused
+        # with the same reason on both paths (and the call's own answer after it).
+        router("everything", "trigger-sampling-request", {"prompt": "x"}),
+        router("everything", "trigger-elicitation-request", {}),
     ]
     with serve(config, home) as (base, _):
         async with httpx.AsyncClient(base_url=base, timeout=60) as client:
@@ -172,8 +183,10 @@ async def test_fast_path_and_sdk_path_give_the_same_answers(write_config, home: 
             r = await s2.call(3, cases[0], **{"X-Neuralgentics-Role": "coder"})
             assert not is_fast(r) and "héllo" in r.text
     outcomes = [(r["server"], r["tool"], r["outcome"]) for r in audit_lines(home)]
-    assert outcomes.count(("everything", "echo", "ok")) == 4
+    assert outcomes.count(("everything", "echo", "ok")) == 6
     assert outcomes.count(("everything", "get-env", "denied")) == 3
+    refused = [r for r in audit_lines(home) if r["kind"] == "request"]
+    assert [r["outcome"] for r in refused] == ["invalid"] * 4, refused
 
 
 async def test_the_fast_path_refuses_what_the_sdk_path_refuses(write_config, home: Path) -> None:

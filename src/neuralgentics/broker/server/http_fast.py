@@ -17,7 +17,9 @@ A POST takes this path only when all of these hold, else the SDK answers it as b
   pre-2026 one); ``Accept`` lists ``application/json`` and ``text/event-stream`` and the body
   is ``application/json``;
 - the client declared neither sampling nor elicitation (only the SDK session can send it a
-  request during a call and match the answer; OpenCode 1.18 declares neither);
+  request during a call and match the answer; OpenCode 1.18 declares neither). A server's
+  sampling or elicitation request during such a call is refused with the reason the SDK path
+  gives this client (``FastPeer``), and the call counts as in flight for the forwarder;
 - the body is exactly one JSON-RPC request ``tools/call`` with ``name`` and ``arguments``
   only — no ``_meta``, hence no progress token (progress needs the SSE stream) — whose name
   is ``mcp_router_call`` or a passthrough tool; its id is not already in flight.
@@ -48,8 +50,9 @@ from mcp_types.methods import serialize_server_result
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.types import Send
 
+from neuralgentics.broker.forward import ELICITATION, SAMPLING, current_peer
 from neuralgentics.broker.server.handlers import Caller, route_call
-from neuralgentics.broker.server.peer import connection_key
+from neuralgentics.broker.server.peer import connection_key, track
 from neuralgentics.broker.service import Broker
 
 logger = logging.getLogger(__name__)
@@ -68,7 +71,30 @@ def _key(rid: object) -> tuple[type, object]:
 class FastSession:
     version: str  # negotiated in the handshake
     fast: bool  # the client declared neither sampling nor elicitation
+    key: object  # the SDK connection behind the session (``peer.connection_key``)
     inflight: dict[tuple[type, object], asyncio.Task[dict[str, Any]]] = field(default_factory=dict)
+
+
+class FastPeer:
+    """A fast-path call's client, as the forwarder (``broker.forward``) sees it: registered
+    in flight like the SDK path's ``SessionPeer`` (so a server's request during two clients'
+    calls is refused, never sent to the other one), keyed by the same SDK connection, and
+    refusing as that client would be refused (it declared neither capability)."""
+
+    def __init__(self, key: object, caller: Caller) -> None:
+        self.key = key
+        self.role, self.session_id = caller.role, caller.session_id
+        self.front, self.credential = caller.front, caller.credential
+
+    def refusal(self, method: str, params: Any) -> str | None:
+        if method == SAMPLING:
+            return "the client did not declare the sampling capability"
+        if method == ELICITATION:
+            return "the client did not declare the elicitation capability"
+        return "this connection has no channel for requests to the client"
+
+    async def request(self, method: str, params: Any, timeout: float | None) -> Any:
+        raise AssertionError("never asked: refusal() always refuses")  # pragma: no cover
 
 
 def _accepts_both(accept: str) -> bool:
@@ -110,8 +136,11 @@ class HttpFastPath:
             return
         caps = ctx.session.client_capabilities
         fast = caps is None or (caps.sampling is None and caps.elicitation is None)
-        self.sessions[sid] = FastSession(version=version, fast=fast)
-        exit_stack = getattr(connection_key(ctx.session), "exit_stack", None)
+        key = connection_key(ctx.session)
+        self.sessions[sid] = FastSession(version=version, fast=fast, key=key)
+        # Told about list changes even if it never sends a request the SDK answers.
+        track(self._broker(), ctx)
+        exit_stack = getattr(key, "exit_stack", None)
         if exit_stack is not None:
             exit_stack.callback(self.sessions.pop, sid, None)
 
@@ -171,7 +200,9 @@ class HttpFastPath:
             return False  # the SDK answers 404 for a session it no longer has
         self._touch(transport)
         caller = caller_of(sid)
-        task = asyncio.ensure_future(self._run(broker, caller, name, args, info.version))
+        task = asyncio.ensure_future(
+            self._run(broker, caller, name, args, info.version, FastPeer(info.key, caller))
+        )
         info.inflight[key] = task
         try:
             try:
@@ -205,9 +236,16 @@ class HttpFastPath:
         return True
 
     async def _run(
-        self, broker: Broker, caller: Caller, name: str, args: dict[str, Any], version: str
+        self,
+        broker: Broker,
+        caller: Caller,
+        name: str,
+        args: dict[str, Any],
+        version: str,
+        peer: FastPeer,
     ) -> dict[str, Any]:
         """``{"result": …}`` or ``{"error": …}`` exactly as the SDK server would answer."""
+        current_peer.set(peer)  # this task's own context: nothing to reset
         try:
             result = await route_call(broker, caller, name, args, as_json=True)
             if isinstance(result, types.CallToolResult):
