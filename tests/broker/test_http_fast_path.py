@@ -239,6 +239,17 @@ async def test_the_fast_path_refuses_what_the_sdk_path_refuses(write_config, hom
                 assert r.status_code == 200 and is_fast(r) == (rid == 40)
                 msg = answer_of(r)
                 assert msg is not None and "does not match" in msg["error"]["message"], r.text
+            # A header sent twice is left to the SDK path (which reads the first value).
+            twice = [
+                *s.headers.items(),
+                ("Mcp-Session-Id", s.sid),
+                ("Mcp-Protocol-Version", VERSION),
+                ("X-Neuralgentics-Role", "coder"),
+                ("X-Neuralgentics-Role", "coder"),
+            ]
+            body = {"jsonrpc": "2.0", "id": 30, "method": "tools/call", "params": call}
+            r = await client.post("/mcp", content=json.dumps(body).encode(), headers=twice)
+            assert r.status_code == 200 and not is_fast(r), r.headers
             # The owner asserting a role the rules deny is denied the same way on both paths.
             for rid, params in ((50, router("slow", "pid")), (51, {**call, "_meta": {}})):
                 r = await s.call(rid, params, **{"X-Neuralgentics-Role": "reviewer"})
@@ -248,8 +259,8 @@ async def test_the_fast_path_refuses_what_the_sdk_path_refuses(write_config, hom
     by_token = [x for x in calls if x["credential"] == "token:ci-bot"]
     assert [x["outcome"] for x in by_token] == ["ok", "denied", "denied"]
     assert {x["role"] for x in by_token} == {"coder"}
-    # the refused requests never reached a handler: two calls ran, four were denied
-    assert [x["outcome"] for x in calls].count("ok") == 2
+    # the refused requests never reached a handler: three calls ran, four were denied
+    assert [x["outcome"] for x in calls].count("ok") == 3
     assert [(x["role"], x["outcome"]) for x in calls if x["credential"] == "owner"][-2:] == [
         ("reviewer", "denied"),
         ("reviewer", "denied"),

@@ -11,6 +11,10 @@ any POST; the client's ``Accept`` must list it).
 
 A POST takes this path only when all of these hold, else the SDK answers it as before:
 
+- HTTPGuard let it through (Host/Origin, the bearer token, the body limit) and the role the
+  credential may act as was pinned (``http._MCPEndpoint``; a refusal there is final); no
+  header is sent twice;
+
 - its ``mcp-session-id`` is a session the SDK initialized (recorded when the client's
   ``notifications/initialized`` arrives, forgotten when the SDK ends the session) and still
   serves; its ``mcp-protocol-version`` header is the version that session negotiated (a
