@@ -79,7 +79,9 @@ class RawSession:
         h = {k: v for k, v in h.items() if v}  # an empty value drops the header
         return await self.c.post("/mcp", content=json.dumps(msg).encode(), headers=h)
 
-    async def handshake(self, capabilities: dict[str, Any] | None = None) -> None:
+    async def handshake(
+        self, capabilities: dict[str, Any] | None = None, notify: bool = True
+    ) -> None:
         r = await self.post(
             {
                 "jsonrpc": "2.0",
@@ -94,8 +96,9 @@ class RawSession:
         )
         assert r.status_code == 200, r.text
         self.sid = r.headers["mcp-session-id"]
-        r = await self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        assert r.status_code == 202, r.text
+        if notify:
+            r = await self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            assert r.status_code == 202, r.text
 
     async def call(self, rid: Any, params: dict[str, Any], **extra: str) -> httpx.Response:
         return await self.post(
@@ -176,6 +179,13 @@ async def test_fast_path_and_sdk_path_give_the_same_answers(write_config, home: 
             denied = answer_of(await s.call(2, cases[2], **{"X-Neuralgentics-Role": "coder"}))
             assert denied is not None
             assert "may not use everything/get-env" in denied["error"]["message"]
+            # The SDK serves requests once `initialize` succeeded (before the client's
+            # notifications/initialized, whose 202 comes before it is handled): so does the
+            # fast path, from the first call on.
+            s3 = RawSession(client, _TOKENS[base])
+            await s3.handshake(notify=False)
+            r = await s3.call(4, cases[0], **{"X-Neuralgentics-Role": "coder"})
+            assert is_fast(r) and "héllo" in r.text, r.headers
             # A client that can answer sampling/elicitation keeps the SDK path (only the SDK
             # session can send it a request during the call).
             s2 = RawSession(client, _TOKENS[base])
@@ -183,7 +193,7 @@ async def test_fast_path_and_sdk_path_give_the_same_answers(write_config, home: 
             r = await s2.call(3, cases[0], **{"X-Neuralgentics-Role": "coder"})
             assert not is_fast(r) and "héllo" in r.text
     outcomes = [(r["server"], r["tool"], r["outcome"]) for r in audit_lines(home)]
-    assert outcomes.count(("everything", "echo", "ok")) == 6
+    assert outcomes.count(("everything", "echo", "ok")) == 7
     assert outcomes.count(("everything", "get-env", "denied")) == 3
     refused = [r for r in audit_lines(home) if r["kind"] == "request"]
     assert [r["outcome"] for r in refused] == ["invalid"] * 4, refused

@@ -14,9 +14,8 @@ A POST takes this path only when all of these hold, else the SDK answers it as b
 - HTTPGuard let it through (Host/Origin, the bearer token, the body limit) and the role the
   credential may act as was pinned (``http._MCPEndpoint``; a refusal there is final); no
   header is sent twice;
-
-- its ``mcp-session-id`` is a session the SDK initialized (recorded when the client's
-  ``notifications/initialized`` arrives, forgotten when the SDK ends the session) and still
+- its ``mcp-session-id`` is a session whose ``initialize`` the SDK committed (from then on the
+  SDK accepts requests on it too; forgotten when the SDK ends the session) and still
   serves; its ``mcp-protocol-version`` header is the version that session negotiated (a
   pre-2026 one); ``Accept`` lists ``application/json`` and ``text/event-stream`` and the body
   is ``application/json``;
@@ -122,34 +121,49 @@ class HttpFastPath:
         self._broker = broker
         self._manager = manager
         self.sessions: dict[str, FastSession] = {}
+        self._connections: dict[str, Any] = {}  # sid -> the SDK's Connection, from initialize
 
     # -- which sessions ------------------------------------------------------------------
 
     async def middleware(self, ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
-        """An SDK server middleware: records a session once its client is initialized."""
+        """An SDK server middleware: notes each session's connection as ``initialize`` passes
+        (the SDK commits the handshake just after this returns, before the client has the
+        result) and registers it for list changes once the client is initialized."""
         result = await call_next(ctx)
-        if ctx.method == "notifications/initialized":
-            self._record(ctx)
+        if ctx.method == "initialize":
+            conn = connection_key(ctx.session)
+            sid = getattr(conn, "session_id", None)
+            if sid and hasattr(conn, "initialize_accepted"):
+                self._connections[sid] = conn
+                exit_stack = getattr(conn, "exit_stack", None)
+                if exit_stack is not None:
+                    exit_stack.callback(self.forget, sid)
+        elif ctx.method == "notifications/initialized":
+            # Told about list changes even if it never sends a request the SDK answers.
+            track(self._broker(), ctx)
         return result
 
-    def _record(self, ctx: ServerRequestContext[Any, Any]) -> None:
-        headers = getattr(ctx.request, "headers", None)
-        sid = headers.get("mcp-session-id") if headers is not None else None
-        version = ctx.session.protocol_version
-        if not sid or version not in HANDSHAKE_PROTOCOL_VERSIONS:
-            return
-        caps = ctx.session.client_capabilities
+    def _session(self, sid: str) -> FastSession | None:
+        """The session ``sid`` once the SDK accepts requests on it (its ``initialize``
+        committed: the SDK's own gate, ``initialize_accepted``); None before, or if it is not
+        one this path may answer for (a 2026 version)."""
+        info = self.sessions.get(sid)
+        if info is not None:
+            return info
+        conn = self._connections.get(sid)
+        if conn is None or not conn.initialize_accepted:
+            return None
+        version = conn.protocol_version
+        if version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            return None
+        caps = conn.client_capabilities
         fast = caps is None or (caps.sampling is None and caps.elicitation is None)
-        key = connection_key(ctx.session)
-        self.sessions[sid] = FastSession(version=version, fast=fast, key=key)
-        # Told about list changes even if it never sends a request the SDK answers.
-        track(self._broker(), ctx)
-        exit_stack = getattr(key, "exit_stack", None)
-        if exit_stack is not None:
-            exit_stack.callback(self.sessions.pop, sid, None)
+        info = self.sessions[sid] = FastSession(version=version, fast=fast, key=conn)
+        return info
 
     def forget(self, sid: str) -> None:
         self.sessions.pop(sid, None)
+        self._connections.pop(sid, None)
 
     # -- answering -----------------------------------------------------------------------
 
@@ -158,7 +172,7 @@ class HttpFastPath:
     ) -> bool:
         """Answer ``body`` here if it qualifies (module docstring); False leaves it to the SDK."""
         sid = headers.get("mcp-session-id")
-        info = self.sessions.get(sid) if sid else None
+        info = self._session(sid) if sid else None
         if info is None or not info.fast or sid is None:
             return False
         if headers.get("mcp-protocol-version") != info.version:
@@ -200,7 +214,7 @@ class HttpFastPath:
             return False  # a duplicate id: the SDK's rules answer it
         transport = self._manager()._server_instances.get(sid)
         if transport is None or transport.is_terminated:
-            self.sessions.pop(sid, None)
+            self.forget(sid)
             return False  # the SDK answers 404 for a session it no longer has
         self._touch(transport)
         caller = caller_of(sid)
