@@ -107,6 +107,31 @@ def test_check_fails_on_a_rule_naming_a_missing_server_and_remove_says_what_it_l
     assert cli("broker", "check", "--config", str(fixed)).returncode == 1
 
 
+def test_resource_and_prompt_rules_are_rules_to_role_edits_and_check(write_config) -> None:
+    """The access patterns for resources and prompts (docs/broker.md) pass `role grant` and
+    `broker check`; their server part is checked like a tool rule's."""
+    path = _time_only(write_config)
+    c = ("--config", str(path))
+    assert cli("broker", "role", "add", "reader", *c).returncode == 0
+    for rule in ("time:prompt:*", "time:resource:file:///srv/*", "time:tool:get_*"):
+        r = cli("broker", "role", "grant", "reader", rule, *c)
+        assert r.returncode == 0, (rule, r.stderr)
+    assert load_config(path).roles["reader"].allow == [
+        "time:prompt:*",
+        "time:resource:file:///srv/*",
+        "time:tool:get_*",
+    ]
+    assert cli("broker", "check", *c).returncode == 0
+    before = path.read_bytes()
+    for rule, said in (
+        ("git:prompt:*", "no server named 'git'"),
+        ("time:zzz:x", "unknown kind 'zzz'"),
+    ):
+        r = cli("broker", "role", "grant", "reader", rule, *c)
+        assert r.returncode == 1 and said in r.stderr, (rule, r.stderr)
+    assert path.read_bytes() == before
+
+
 def test_roles_over_rest_need_the_owner_take_effect_at_once_and_are_audited(
     write_config, home
 ) -> None:

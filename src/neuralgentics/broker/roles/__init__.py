@@ -25,6 +25,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Literal
 
+from neuralgentics.broker.access.patterns import PatternError, parse_pattern
 from neuralgentics.broker.config import (
     NAME_PATTERN,
     BrokerConfig,
@@ -41,6 +42,8 @@ Kind = Literal["allow", "deny"]
 _GLOB = re.compile(r"[*?\[]")
 # What a rule may contain: the name characters of servers and tools, globs, one or more '/'.
 _RULE = re.compile(r"[A-Za-z0-9_.\-/:*?\[\]!]{1,200}")
+# server:resource:URI rules: any visible ASCII, no spaces or control characters
+_URI_RULE = re.compile(r"[!-~]{1,1000}")
 
 
 class UnknownRole(ConfigError):
@@ -97,18 +100,31 @@ def is_glob(text: str) -> bool:
 
 
 def split_rule(rule: str) -> tuple[str, str]:
-    server, sep, tool = rule.partition("/")
-    return server, (tool if sep else "*")
+    """The server glob and the tool glob of a rule; ``*`` for a rule about a whole server or
+    about its resources or prompts (``fs:resource:URI``), whose names are not checked here."""
+    try:
+        pattern = parse_pattern(rule)
+    except PatternError:
+        server, sep, tool = rule.partition("/")
+        return server, (tool if sep else "*")
+    return pattern.server, (pattern.name if pattern.kinds == {"tool"} else "*")
 
 
 def _syntax_error(rule: object) -> str | None:
     """Why ``rule`` is not a rule, or None."""
     if not isinstance(rule, str) or not rule.strip():
         return "a rule must be a non-empty string"
-    if not _RULE.fullmatch(rule):
+    try:
+        pattern = parse_pattern(rule)
+    except PatternError as exc:
+        return str(exc)
+    # a resource URI may hold more than a tool name can; no rule holds spaces or controls
+    plain = pattern.kinds != {"resource"}
+    if (plain and not _RULE.fullmatch(rule)) or not _URI_RULE.fullmatch(rule):
         return (
             "not a rule: use server/tool with letters, digits, '_', '-', '.', ':' and the globs "
-            "* ? [ ] (e.g. 'time/*', 'git/git_status', '*/read_*')"
+            "* ? [ ] (e.g. 'time/*', 'git/git_status', '*/read_*'), a server alone, "
+            "server:prompt:NAME or server:resource:URI"
         )
     server, tool = split_rule(rule)
     if not server or not tool:
