@@ -46,6 +46,58 @@ def config_hash(server_config: BaseModel | Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 
+def entry_path(directory: Path, server: str) -> Path:
+    """One server's file in a cache directory."""
+    # Server names are validated by the config (letters, digits, _ - .); be safe anyway.
+    return directory / f"{_SAFE.sub('_', server)}.json"
+
+
+def read_entry(
+    path: Path, server: str, server_config: BaseModel | Mapping[str, Any], what: str
+) -> dict[str, Any] | None:
+    """A cache file's JSON object, or None when absent, unreadable, of another format version,
+    of another server or stamped with another config (``what`` names the cache in the log)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        log.warning("%s %s is unreadable (%s); ignoring it", what, path, exc)
+        return None
+    if (
+        not isinstance(data, dict)
+        or data.get("version") != FORMAT_VERSION
+        or data.get("server") != server
+        or data.get("config_hash") != config_hash(server_config)
+    ):
+        return None
+    return data
+
+
+def write_entry(
+    path: Path, server: str, server_config: BaseModel | Mapping[str, Any], key: str, value: Any
+) -> Path:
+    """Write one server's stamped entry (``value`` under ``key``) atomically (temp file +
+    rename): readers see the old entry or the new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "version": FORMAT_VERSION,
+        "server": server,
+        "config_hash": config_hash(server_config),
+        "saved_at": time.time(),
+        key: value,
+    }
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(payload, f, ensure_ascii=False)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
 class ToolListCache:
     """load / save / invalidate one server's tools/list result."""
 
@@ -54,25 +106,13 @@ class ToolListCache:
         self.directory = Path(directory)
 
     def _path(self, server: str) -> Path:
-        # Server names are validated by the config (letters, digits, _ - .); be safe anyway.
-        return self.directory / f"{_SAFE.sub('_', server)}.json"
+        return entry_path(self.directory, server)
 
     def load(self, server: str, server_config: BaseModel | Mapping[str, Any]) -> list[Tool] | None:
         """The cached tools, or None when absent, stale (config changed) or unreadable."""
         path = self._path(server)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError) as exc:
-            log.warning("tool cache %s is unreadable (%s); ignoring it", path, exc)
-            return None
-        if (
-            not isinstance(data, dict)
-            or data.get("version") != FORMAT_VERSION
-            or data.get("server") != server
-            or data.get("config_hash") != config_hash(server_config)
-        ):
+        data = read_entry(path, server, server_config, "tool cache")
+        if data is None:
             return None
         try:
             return [Tool.model_validate(t) for t in data.get("tools", [])]
@@ -90,24 +130,8 @@ class ToolListCache:
         self, server: str, server_config: BaseModel | Mapping[str, Any], tools: Sequence[Tool]
     ) -> Path:
         """Write atomically (temp file + rename): readers see the old list or the new one."""
-        self.directory.mkdir(parents=True, exist_ok=True)
-        payload = {
-            "version": FORMAT_VERSION,
-            "server": server,
-            "config_hash": config_hash(server_config),
-            "saved_at": time.time(),
-            "tools": [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools],
-        }
-        path = self._path(server)
-        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(payload, f, ensure_ascii=False)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return path
+        tool_list = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
+        return write_entry(self._path(server), server, server_config, "tools", tool_list)
 
     def invalidate(self, server: str | None = None) -> None:
         """Forget one server's list (e.g. on list_changed), or every list when server is None."""
