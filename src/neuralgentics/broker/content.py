@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import mcp.types as types
-import pydantic_core
 from mcp.shared.exceptions import MCPError
 
 from neuralgentics.broker.access.patterns import Kind
@@ -239,7 +237,7 @@ async def read_resource(
         rec.bytes_out = len(result.model_dump_json(by_alias=True, exclude_none=True))
         return _namespace_contents(server, result)
 
-    return await _audited(broker, rec, run)
+    return await broker.audited(rec, run)
 
 
 async def get_prompt(
@@ -299,7 +297,7 @@ async def get_prompt(
         messages = [_namespace_message(server, m) for m in result.messages]
         return result.model_copy(update={"messages": messages})
 
-    return await _audited(broker, rec, run)
+    return await broker.audited(rec, run)
 
 
 def _check(broker: Broker, role: str | None, kind: Kind, server: str, name: str) -> None:
@@ -343,32 +341,3 @@ async def _forward(
         finally:
             if peer is not None:
                 broker.forwarder.leave(server, peer)
-
-
-async def _audited(broker: Broker, rec: AuditRecord, run: Callable[[], Awaitable[R]]) -> R:
-    """Run one request and write its record, whatever happens (as ``Broker.call`` does)."""
-    t0 = time.perf_counter()
-    rec.bytes_in = len(pydantic_core.to_json(rec.args, fallback=str))
-    try:
-        result = await run()
-        rec.outcome = "ok"
-        return result
-    except AccessDenied as exc:
-        rec.outcome, rec.error, rec.rule = "denied", exc.message, exc.rule
-        raise
-    except (InvalidRequest, NotFound) as exc:
-        rec.outcome, rec.error = "invalid", exc.message
-        raise
-    except BrokerError as exc:
-        rec.outcome = "timeout" if isinstance(exc, CallTimeout) else "error"
-        rec.error = exc.message
-        raise
-    except MCPError as exc:
-        rec.error = f"downstream error {exc.code}: {exc.message}"
-        raise
-    except asyncio.CancelledError:
-        rec.outcome, rec.error = "cancelled", "the caller cancelled the request"
-        raise
-    finally:
-        rec.latency_ms = round((time.perf_counter() - t0) * 1000, 3)
-        await broker._write_audit(rec)

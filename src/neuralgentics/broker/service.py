@@ -18,7 +18,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import jsonschema
 import mcp.types as types
@@ -76,6 +76,7 @@ logger = logging.getLogger(__name__)
 _NONE = ServerItems()
 
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
+R = TypeVar("R")
 
 
 @dataclass
@@ -91,6 +92,22 @@ class ServerStatus:
     last_error: str | None
     stderr_tail: list[str] = field(default_factory=list)
     first_class: bool = False
+
+
+def _note_failure(rec: AuditRecord, exc: BaseException) -> None:
+    """Set a failed request's outcome, error and rule on its audit record (an exception this
+    does not know leaves the record's own outcome, "error")."""
+    if isinstance(exc, AccessDenied):
+        rec.outcome, rec.error, rec.rule = "denied", exc.message, exc.rule
+    elif isinstance(exc, (InvalidRequest, NotFound)):
+        rec.outcome, rec.error = "invalid", exc.message
+    elif isinstance(exc, BrokerError):
+        rec.outcome = "timeout" if isinstance(exc, CallTimeout) else "error"
+        rec.error = exc.message
+    elif isinstance(exc, MCPError):
+        rec.error = f"downstream error {exc.code}: {exc.message}"
+    elif isinstance(exc, asyncio.CancelledError):
+        rec.outcome, rec.error = "cancelled", "the caller cancelled the request"
 
 
 class Broker:
@@ -521,26 +538,29 @@ class Broker:
             if is_error:
                 rec.error = error
             return result
-        except AccessDenied as exc:
-            rec.outcome, rec.error, rec.rule = "denied", exc.message, exc.rule
-            raise
-        except (InvalidRequest, NotFound) as exc:
-            rec.outcome, rec.error = "invalid", exc.message
-            raise
-        except BrokerError as exc:
-            rec.outcome = "timeout" if isinstance(exc, CallTimeout) else "error"
-            rec.error = exc.message
-            raise
-        except MCPError as exc:
-            rec.error = f"downstream error {exc.code}: {exc.message}"
-            raise
-        except asyncio.CancelledError:
-            rec.outcome, rec.error = "cancelled", "the caller cancelled the request"
+        except BaseException as exc:
+            _note_failure(rec, exc)
             raise
         finally:
             rec.latency_ms = round((time.perf_counter() - t0) * 1000, 3)
             # Not shielded (that costs a task per call): the record is appended before the
             # first await in write(), so even a cancelled caller's record is on file.
+            await self._write_audit(rec)
+
+    async def audited(self, rec: AuditRecord, run: Callable[[], Awaitable[R]]) -> R:
+        """Run one request (a resource read, a prompt) and write its record, whatever happens,
+        as ``_call`` does for a tool call."""
+        t0 = time.perf_counter()
+        rec.bytes_in = len(pydantic_core.to_json(rec.args, fallback=str))
+        try:
+            result = await run()
+            rec.outcome = "ok"
+            return result
+        except BaseException as exc:
+            _note_failure(rec, exc)
+            raise
+        finally:
+            rec.latency_ms = round((time.perf_counter() - t0) * 1000, 3)
             await self._write_audit(rec)
 
     async def _write_audit(self, rec: AuditRecord) -> None:
