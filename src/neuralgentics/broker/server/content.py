@@ -60,18 +60,7 @@ def content_handlers(broker: Broker, caller_of: Callable[[Ctx], Any]) -> dict[st
         ctx: Ctx, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         async def run(role: str | None, caller: Any) -> types.ReadResourceResult:
-            token = current_peer.set(_peer(ctx, role, caller))
-            try:
-                return await content.read_resource(
-                    broker,
-                    role=role,
-                    uri=params.uri,
-                    session_id=caller.session_id,
-                    front=caller.front,
-                    credential=caller.credential,
-                )
-            finally:
-                current_peer.reset(token)
+            return await _as_peer(broker, ctx, role, caller, content.read_resource, uri=params.uri)
 
         return await as_caller(ctx, run)
 
@@ -87,19 +76,15 @@ def content_handlers(broker: Broker, caller_of: Callable[[Ctx], Any]) -> dict[st
         ctx: Ctx, params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
         async def run(role: str | None, caller: Any) -> types.GetPromptResult:
-            token = current_peer.set(_peer(ctx, role, caller))
-            try:
-                return await content.get_prompt(
-                    broker,
-                    role=role,
-                    name=params.name,
-                    arguments=params.arguments,
-                    session_id=caller.session_id,
-                    front=caller.front,
-                    credential=caller.credential,
-                )
-            finally:
-                current_peer.reset(token)
+            return await _as_peer(
+                broker,
+                ctx,
+                role,
+                caller,
+                content.get_prompt,
+                name=params.name,
+                arguments=params.arguments,
+            )
 
         return await as_caller(ctx, run)
 
@@ -120,3 +105,27 @@ def _peer(ctx: Ctx, role: str | None, caller: Any) -> SessionPeer:
         front=caller.front,
         credential=caller.credential,
     )
+
+
+async def _as_peer(
+    broker: Broker,
+    ctx: Ctx,
+    role: str | None,
+    caller: Any,
+    request: Callable[..., Awaitable[T]],
+    **params: Any,
+) -> T:
+    """Run one `broker.content` request for the caller, with its session as the peer a
+    server's sampling/elicitation requests are forwarded to meanwhile."""
+    token = current_peer.set(_peer(ctx, role, caller))
+    try:
+        return await request(
+            broker,
+            role=role,
+            session_id=caller.session_id,
+            front=caller.front,
+            credential=caller.credential,
+            **params,
+        )
+    finally:
+        current_peer.reset(token)
