@@ -14,7 +14,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import mcp.types as types
 from mcp.shared.exceptions import MCPError
@@ -64,6 +64,33 @@ def _describe(exc: BaseException) -> str:
         return "timed out"
     text = str(exc) or type(exc).__name__
     return f"{type(exc).__name__}: {text}" if type(exc).__name__ not in text else text
+
+
+V = TypeVar("V")
+
+
+def _load_cached(
+    load: Callable[[str, ServerConfig], V | None], name: str, config: ServerConfig
+) -> V | None:
+    """A server's listing from its on-disk cache, or None."""
+    try:
+        return load(name, config)
+    except Exception:  # noqa: BLE001 - a broken cache only costs a start
+        return None
+
+
+def _save_cached(
+    save: Callable[[str, ServerConfig, V], object],
+    name: str,
+    config: ServerConfig,
+    value: V,
+    what: str,
+) -> None:
+    """Write a server's listing to its on-disk cache; a failure is logged, not raised."""
+    try:
+        save(name, config, value)
+    except Exception as exc:  # noqa: BLE001
+        logger.warning("could not cache the %s of %s: %s", what, name, exc)
 
 
 class Launcher:
@@ -313,16 +340,10 @@ class Launcher:
     async def tools(self, name: str) -> list[types.Tool]:
         """The server's tools: the last listing (in memory, then on disk), else start and list."""
         entry = self.entry(name)
+        if entry.tools is None and self.tool_cache is not None:
+            entry.tools = _load_cached(self.tool_cache.load, name, entry.config)
         if entry.tools is not None:
             return entry.tools
-        if self.tool_cache is not None:
-            try:
-                cached = self.tool_cache.load(name, entry.config)
-            except Exception:  # noqa: BLE001 - a broken cache only costs a start
-                cached = None
-            if cached is not None:
-                entry.tools = cached
-                return cached
         rt = await self.acquire(name)
         return rt.tools
 
@@ -330,34 +351,20 @@ class Launcher:
         """The server's resources, templates and prompts: the last listing (in memory, then on
         disk), else start it and list them."""
         entry = self.entry(name)
+        if entry.content is None and self.content_cache is not None:
+            entry.content = _load_cached(self.content_cache.load, name, entry.config)
         if entry.content is not None:
             return entry.content
-        if self.content_cache is not None:
-            try:
-                cached = self.content_cache.load(name, entry.config)
-            except Exception:  # noqa: BLE001 - a broken cache only costs a start
-                cached = None
-            if cached is not None:
-                entry.content = cached
-                return cached
         rt = await self.acquire(name)
         return rt.content
 
     def _save_content(self, name: str, config: ServerConfig, content: ServerContent) -> None:
-        if self.content_cache is None:
-            return
-        try:
-            self.content_cache.save(name, config, content)
-        except Exception as exc:  # noqa: BLE001
-            logger.warning("could not cache the resources/prompts of %s: %s", name, exc)
+        if self.content_cache is not None:
+            _save_cached(self.content_cache.save, name, config, content, "resources/prompts")
 
     def _save_tools(self, name: str, config: ServerConfig, tools: list[types.Tool]) -> None:
-        if self.tool_cache is None:
-            return
-        try:
-            self.tool_cache.save(name, config, tools)
-        except Exception as exc:  # noqa: BLE001
-            logger.warning("could not cache the tool list of %s: %s", name, exc)
+        if self.tool_cache is not None:
+            _save_cached(self.tool_cache.save, name, config, tools, "tool list")
 
     # -- reload / stop ---------------------------------------------------------------
 
