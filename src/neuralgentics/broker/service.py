@@ -731,36 +731,23 @@ class Broker:
         details: dict[str, Any] = {"after": _entry_for_audit(server)}
         if before is not None:
             details["before"] = _entry_for_audit(before)
-        try:
+
+        def change(current: BrokerConfig) -> BrokerConfig:
             if remote and (refs := env_references(server)):
                 raise InvalidRequest(
                     f"servers.{name}: an entry sent over HTTP may not reference the broker's environment "
                     f"({', '.join('${' + r + '}' for r in refs)}); put the value in the entry, or add the "
                     "server on the broker's machine with `neuralgentics broker add` (local config may use ${VAR})"
                 )
-            async with self._edit_lock:
-                if name in self.config.servers and not replace:
-                    raise InvalidRequest(f"servers.{name}: a server named {name!r} already exists")
-                try:
-                    config = with_server(self.config, name, server)
-                except ConfigError as exc:
-                    raise InvalidRequest(str(exc)) from None
-                if self.config_path is not None:
-                    save_config(config, self.config_path)
-                await self.apply_config(config)
-        except BrokerError as exc:
-            await self.record_admin(
-                action,
-                name,
-                "invalid",
-                credential=credential,
-                front=front,
-                details=details,
-                error=exc.message,
-            )
-            raise
-        await self.record_admin(
-            action, name, "ok", credential=credential, front=front, details=details
+            if name in current.servers and not replace:
+                raise InvalidRequest(f"servers.{name}: a server named {name!r} already exists")
+            try:
+                return with_server(current, name, server)
+            except ConfigError as exc:
+                raise InvalidRequest(str(exc)) from None
+
+        config = await self._admin_edit(
+            action, name, change, credential=credential, front=front, details=details
         )
         return config.servers[name]
 
@@ -769,18 +756,40 @@ class Broker:
     ) -> None:
         before = self.config.servers.get(name)
         details = {"before": _entry_for_audit(before)} if before is not None else {}
+
+        def change(current: BrokerConfig) -> BrokerConfig:
+            if name not in current.servers:
+                raise NotFound(f"no server named {name!r}")
+            return without_server(current, name)
+
+        await self._admin_edit(
+            "servers.remove", name, change, credential=credential, front=front, details=details
+        )
+
+    async def _admin_edit(
+        self,
+        action: str,
+        target: str,
+        change: Callable[[BrokerConfig], BrokerConfig],
+        *,
+        credential: str | None,
+        front: str,
+        details: dict[str, Any],
+        after: Callable[[], Any] | None = None,
+    ) -> BrokerConfig:
+        """Under the edit lock: the config ``change`` makes of the current one (a BrokerError
+        refuses it), persisted and applied; one admin record, done or refused. ``after``: what
+        the record's ``details["after"]`` says once the edit is done."""
         try:
             async with self._edit_lock:
-                if name not in self.config.servers:
-                    raise NotFound(f"no server named {name!r}")
-                config = without_server(self.config, name)
+                config = change(self.config)
                 if self.config_path is not None:
                     save_config(config, self.config_path)
                 await self.apply_config(config)
         except BrokerError as exc:
             await self.record_admin(
-                "servers.remove",
-                name,
+                action,
+                target,
                 "invalid",
                 credential=credential,
                 front=front,
@@ -788,9 +797,12 @@ class Broker:
                 error=exc.message,
             )
             raise
+        if after is not None:
+            details["after"] = after()
         await self.record_admin(
-            "servers.remove", name, "ok", credential=credential, front=front, details=details
+            action, target, "ok", credential=credential, front=front, details=details
         )
+        return config
 
     # -- roles -----------------------------------------------------------------------
 
@@ -822,34 +834,29 @@ class Broker:
         running broker: validated against its servers and their known tools, persisted, the
         policy switched at once; one admin record, done or refused."""
         details: dict[str, Any] = {"before": _role_for_audit(self.config, role)}
-        try:
-            async with self._edit_lock:
-                try:
-                    result = edit(self.config, self.known_tools())
-                except UnknownRole as exc:
-                    raise NotFound(str(exc)) from None
-                except RoleExists as exc:
-                    raise Conflict(str(exc)) from None
-                except ConfigError as exc:
-                    raise InvalidRequest(str(exc)) from None
-                if self.config_path is not None:
-                    save_config(result.config, self.config_path)
-                await self.apply_config(result.config)
-        except BrokerError as exc:
-            await self.record_admin(
-                action,
-                role,
-                "invalid",
-                credential=credential,
-                front=front,
-                details=details,
-                error=exc.message,
-            )
-            raise
-        details["after"] = result.after
-        await self.record_admin(
-            action, role, "ok", credential=credential, front=front, details=details
+        results: list[Edit] = []
+
+        def change(current: BrokerConfig) -> BrokerConfig:
+            try:
+                results.append(edit(current, self.known_tools()))
+            except UnknownRole as exc:
+                raise NotFound(str(exc)) from None
+            except RoleExists as exc:
+                raise Conflict(str(exc)) from None
+            except ConfigError as exc:
+                raise InvalidRequest(str(exc)) from None
+            return results[-1].config
+
+        await self._admin_edit(
+            action,
+            role,
+            change,
+            credential=credential,
+            front=front,
+            details=details,
+            after=lambda: results[-1].after,
         )
+        result = results[-1]
         return result
 
     async def _tools_changed(self, server: str) -> None:
