@@ -14,6 +14,7 @@ applied to the running broker by ``Broker.edit_roles``: validated, persisted, au
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -49,6 +50,21 @@ class RulesRequest(BaseModel):
     deny: bool = False
 
 
+async def _owner_edit(
+    broker: Any,
+    request: Request,
+    action: str,
+    name: str,
+    edit: Callable[[Any, roles.KnownTools], roles.Edit],
+) -> roles.Edit:
+    """One role edit on the running broker (``Broker.edit_roles``), owner credential only."""
+    principal = await require_owner(broker, request, action, name)
+    result: roles.Edit = await broker.edit_roles(
+        action, name, edit, credential=principal.label, front="rest"
+    )
+    return result
+
+
 def _answer(broker: Any, name: str, edit: roles.Edit) -> dict[str, Any]:
     view = roles.role_view(edit.config, name, broker.known_tools())
     return {"role": view.to_dict(), "notes": [str(n) for n in edit.notes]}
@@ -73,7 +89,6 @@ async def show_role(broker: CurrentBroker, request: Request, name: str) -> dict[
 @router.post("/roles", status_code=201)
 async def add_role(broker: CurrentBroker, request: Request, body: AddRoleRequest) -> dict[str, Any]:
     action = "roles.replace" if body.replace else "roles.add"
-    principal = await require_owner(broker, request, action, body.name)
 
     def edit(config: Any, known: roles.KnownTools) -> roles.Edit:
         return roles.add_role(
@@ -86,21 +101,14 @@ async def add_role(broker: CurrentBroker, request: Request, body: AddRoleRequest
             default=body.default,
         )
 
-    result = await broker.edit_roles(
-        action, body.name, edit, credential=principal.label, front="rest"
-    )
+    result = await _owner_edit(broker, request, action, body.name, edit)
     return _answer(broker, body.name, result)
 
 
 @router.delete("/roles/{name}")
 async def remove_role(broker: CurrentBroker, request: Request, name: str) -> dict[str, Any]:
-    principal = await require_owner(broker, request, "roles.remove", name)
-    await broker.edit_roles(
-        "roles.remove",
-        name,
-        lambda config, known: roles.remove_role(config, name),
-        credential=principal.label,
-        front="rest",
+    await _owner_edit(
+        broker, request, "roles.remove", name, lambda config, known: roles.remove_role(config, name)
     )
     return {"removed": name}
 
@@ -109,13 +117,12 @@ async def remove_role(broker: CurrentBroker, request: Request, name: str) -> dic
 async def grant(
     broker: CurrentBroker, request: Request, name: str, body: RulesRequest
 ) -> dict[str, Any]:
-    principal = await require_owner(broker, request, "roles.grant", name)
-    result = await broker.edit_roles(
+    result = await _owner_edit(
+        broker,
+        request,
         "roles.grant",
         name,
         lambda config, known: roles.grant(config, name, body.rules, deny=body.deny, known=known),
-        credential=principal.label,
-        front="rest",
     )
     return _answer(broker, name, result)
 
@@ -124,13 +131,12 @@ async def grant(
 async def revoke(
     broker: CurrentBroker, request: Request, name: str, body: RulesRequest
 ) -> dict[str, Any]:
-    principal = await require_owner(broker, request, "roles.revoke", name)
-    result = await broker.edit_roles(
+    result = await _owner_edit(
+        broker,
+        request,
         "roles.revoke",
         name,
         lambda config, known: roles.revoke(config, name, body.rules, deny=body.deny),
-        credential=principal.label,
-        front="rest",
     )
     return _answer(broker, name, result)
 
@@ -139,12 +145,11 @@ async def revoke(
 async def default_role(
     broker: CurrentBroker, request: Request, body: DefaultRoleRequest
 ) -> dict[str, Any]:
-    principal = await require_owner(broker, request, "roles.default", body.role or "-")
-    await broker.edit_roles(
+    await _owner_edit(
+        broker,
+        request,
         "roles.default",
         body.role or "-",
         lambda config, known: roles.set_default(config, body.role),
-        credential=principal.label,
-        front="rest",
     )
     return {"default_role": body.role}
