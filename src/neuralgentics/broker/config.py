@@ -358,17 +358,25 @@ def save_config(config: BrokerConfig, path: Path | str) -> Path:
     p.parent.mkdir(parents=True, exist_ok=True)
     text = dump_config(config)
     parse_config(text, str(p))  # what we write must load again
-    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+    write_text_atomic(p, text)
+    return p
+
+
+def write_text_atomic(path: Path, text: str, mode: int | None = None) -> None:
+    """Replace a file through a temp file + fsync + rename: a crash leaves old or new.
+    ``mode``: the new file's permissions (default: the temp file's own, 0600)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        if mode is not None:
+            os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, p)
+        os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return p
 
 
 def config_from(data: dict[str, Any], source: str = "config") -> BrokerConfig:

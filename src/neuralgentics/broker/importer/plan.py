@@ -11,8 +11,6 @@ literal secret the user has not set yet (removing it would lose the only copy).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +18,7 @@ from typing import Any, Literal
 
 import json5
 
-from neuralgentics.broker.config import BrokerConfig, config_from
+from neuralgentics.broker.config import BrokerConfig, config_from, write_text_atomic
 from neuralgentics.broker.importer.convert import Converted, SecretRef, convert
 from neuralgentics.broker.importer.sources import Source, SourceError, has_comments
 
@@ -156,15 +154,5 @@ def remove_from_opencode(path: Path, candidates: list[Candidate]) -> Removal:
 
 def _write_json(path: Path, data: Any) -> None:
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    mode = path.stat().st_mode & 0o777
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, mode)  # the user's file keeps its permissions
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    # the user's file keeps its permissions
+    write_text_atomic(path, text, mode=path.stat().st_mode & 0o777)
