@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -180,3 +180,27 @@ def tool_results(req: dict[str, Any]) -> list[str]:
             c = m.get("content")
             out.append(c if isinstance(c, str) else json.dumps(c))
     return out
+
+
+def opencode_config(
+    base_url: str, models: Mapping[str, str] | None = None, default: str | None = None
+) -> dict[str, Any]:
+    """An opencode.json whose provider ``fake`` is this endpoint: ``models`` maps model ids to
+    display names (default one ``fake-model``), ``default`` (else the first) is the model and the
+    small model; no autoupdate, no sharing."""
+    models = models or {"fake-model": "Fake"}
+    chosen = f"fake/{default or next(iter(models))}"
+    return {
+        "provider": {
+            "fake": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Fake",
+                "options": {"baseURL": base_url, "apiKey": "test"},
+                "models": {m: {"name": name, "tool_call": True} for m, name in models.items()},
+            }
+        },
+        "model": chosen,
+        "small_model": chosen,
+        "autoupdate": False,
+        "share": "disabled",
+    }

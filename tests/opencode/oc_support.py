@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -24,6 +26,23 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def opencode_run(
+    opencode: Path, project: Path, env: Mapping[str, str], *args: str, timeout: float = 300
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    """``opencode run --format json`` with the fake LLM's model in ``project``, and the JSON
+    events it printed."""
+    proc = subprocess.run(
+        [str(opencode), "run", "--format", "json", "--model", "fake/fake-model", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**env, "PWD": str(project)},
+    )
+    events = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
+    return proc, events
 
 
 def wait_http(url: str, proc: subprocess.Popen, timeout: float = 90.0) -> None:

@@ -20,8 +20,16 @@ from pathlib import Path
 
 import pytest
 import yaml
-from fake_llm import FakeLLM, Reply, ToolCall, system_text, tool_names, tool_results
-from oc_support import NODE_BIN, free_port, stop
+from fake_llm import (
+    FakeLLM,
+    Reply,
+    ToolCall,
+    opencode_config,
+    system_text,
+    tool_names,
+    tool_results,
+)
+from oc_support import NODE_BIN, free_port, opencode_run, stop
 
 from tests.broker.gateway import RecordingGateway
 
@@ -122,24 +130,7 @@ def test_opencode_session_id_reaches_the_audit_and_the_egress_gateway(
         with GatewayThread() as gateway, FakeLLM(script) as llm:
             project = tmp_path / "proj"
             project.mkdir()
-            (project / "opencode.json").write_text(
-                json.dumps(
-                    {
-                        "provider": {
-                            "fake": {
-                                "npm": "@ai-sdk/openai-compatible",
-                                "name": "Fake",
-                                "options": {"baseURL": llm.base_url, "apiKey": "test"},
-                                "models": {"fake-model": {"name": "Fake", "tool_call": True}},
-                            }
-                        },
-                        "model": "fake/fake-model",
-                        "small_model": "fake/fake-model",
-                        "autoupdate": False,
-                        "share": "disabled",
-                    }
-                )
-            )
+            (project / "opencode.json").write_text(json.dumps(opencode_config(llm.base_url)))
             env = {
                 **os.environ,
                 **isolated_env,
@@ -162,17 +153,9 @@ def test_opencode_session_id_reaches_the_audit_and_the_egress_gateway(
             _skip_plugin_install(Path(isolated_env["XDG_CONFIG_HOME"]) / "opencode")
             if (project / ".opencode").is_dir():
                 _skip_plugin_install(project / ".opencode")
-            run = subprocess.run(
-                [str(opencode), "run", "--format", "json", "--model", "fake/fake-model", "echo hi"],
-                cwd=project,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=300,
-            )
+            run, events = opencode_run(opencode, project, env, "echo hi")
             debug = f"rc={run.returncode}\nstdout:{run.stdout[-2000:]}\nstderr:{run.stderr[-2000:]}"
             assert run.returncode == 0, debug
-            events = [json.loads(x) for x in run.stdout.splitlines() if x.startswith("{")]
             session = next(e["sessionID"] for e in events if e.get("sessionID"))
             assert session.startswith("ses_")
             assert any("Echo: hi" in r for q in llm.requests for r in tool_results(q)), debug

@@ -35,8 +35,17 @@ from typing import Any
 import httpx
 import pytest
 from _token import bearer
-from fake_llm import FakeLLM, Reply, ToolCall, system_text, tool_names
-from oc_support import NEURALGENTICS, NODE_BIN, env_under, free_port, listening, start_up, stop
+from fake_llm import FakeLLM, Reply, ToolCall, opencode_config, system_text, tool_names
+from oc_support import (
+    NEURALGENTICS,
+    NODE_BIN,
+    env_under,
+    free_port,
+    listening,
+    opencode_run,
+    start_up,
+    stop,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -156,15 +165,7 @@ class Loop:
 
 def _run(opencode: Path, project: Path, env: dict, llm: FakeLLM, *args: str) -> Turn:
     start = len(llm.requests)
-    proc = subprocess.run(
-        [str(opencode), "run", "--format", "json", "--model", "fake/fake-model", *args],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**env, "PWD": str(project)},
-    )
-    events = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
+    proc, events = opencode_run(opencode, project, env, *args)
     return Turn(proc.returncode, proc.stdout, proc.stderr, llm.requests[start:], events)
 
 
@@ -206,24 +207,7 @@ def loop(tmp_path_factory: pytest.TempPathFactory, shared_models_dir: Path) -> L
         with FakeLLM(script) as llm:
             project = root / "proj"
             project.mkdir()
-            (project / "opencode.json").write_text(
-                json.dumps(
-                    {
-                        "provider": {
-                            "fake": {
-                                "npm": "@ai-sdk/openai-compatible",
-                                "name": "Fake",
-                                "options": {"baseURL": llm.base_url, "apiKey": "test"},
-                                "models": {"fake-model": {"name": "Fake", "tool_call": True}},
-                            }
-                        },
-                        "model": "fake/fake-model",
-                        "small_model": "fake/fake-model",
-                        "autoupdate": False,
-                        "share": "disabled",
-                    }
-                )
-            )
+            (project / "opencode.json").write_text(json.dumps(opencode_config(llm.base_url)))
             inst = subprocess.run(
                 [
                     NEURALGENTICS,

@@ -11,7 +11,15 @@ from pathlib import Path
 import pytest
 import yaml
 from _cli import neuralgentics
-from fake_llm import FakeLLM, Reply, ToolCall, system_text, tool_names, tool_results
+from fake_llm import (
+    FakeLLM,
+    Reply,
+    ToolCall,
+    opencode_config,
+    system_text,
+    tool_names,
+    tool_results,
+)
 from oc_support import NODE_BIN, free_port
 from tui_screen import precreate_plugin_lock
 
@@ -171,27 +179,8 @@ def test_the_real_opencode_sends_a_secondary_agents_requests_to_the_secondary_mo
         return Reply(text="all done")
 
     with FakeLLM(script) as llm:
-        models = {
-            m: {"name": m, "tool_call": True} for m in ("fake-default", "fake-big", "fake-small")
-        }
-        (project / "opencode.json").write_text(
-            json.dumps(
-                {
-                    "provider": {
-                        "fake": {
-                            "npm": "@ai-sdk/openai-compatible",
-                            "name": "Fake",
-                            "options": {"baseURL": llm.base_url, "apiKey": "test"},
-                            "models": models,
-                        }
-                    },
-                    "model": "fake/fake-default",
-                    "small_model": "fake/fake-default",
-                    "autoupdate": False,
-                    "share": "disabled",
-                }
-            )
-        )
+        models = {m: m for m in ("fake-default", "fake-big", "fake-small")}
+        (project / "opencode.json").write_text(json.dumps(opencode_config(llm.base_url, models)))
         env = {**os.environ, **isolated_env, "NEURALGENTICS_PORT": str(free_port())}
         res = neuralgentics(
             "opencode",

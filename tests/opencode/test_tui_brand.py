@@ -15,7 +15,7 @@ import httpx
 import pytest
 import yaml
 from _token import bearer
-from fake_llm import FakeLLM, Reply
+from fake_llm import FakeLLM, Reply, opencode_config
 from oc_support import NEURALGENTICS, free_port, start_up, stop
 from tui_screen import Tui, columns, precreate_plugin_lock
 
@@ -25,23 +25,7 @@ BRAND = "Neuralgentics powered by OpenCode 1.18.33"
 
 
 def user_config(llm: FakeLLM) -> str:
-    return json.dumps(
-        {
-            "provider": {
-                "fake": {
-                    "npm": "@ai-sdk/openai-compatible",
-                    "name": "Fake",
-                    "options": {"baseURL": llm.base_url, "apiKey": "test"},
-                    "models": {"fake-model": {"name": "Fake", "tool_call": True}},
-                }
-            },
-            "model": "fake/fake-model",
-            "small_model": "fake/fake-model",
-            "autoupdate": False,
-            "share": "disabled",
-        },
-        indent=2,
-    )
+    return json.dumps(opencode_config(llm.base_url), indent=2)
 
 
 def test_the_tui_shows_the_brand_with_live_status_and_offline_when_the_services_stop(
