@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -104,6 +105,20 @@ def slow_server() -> dict[str, Any]:
 
 async def no_progress(progress: float, total: float | None, message: str | None) -> None:
     """A progress callback: a call that has one goes through the SDK session, not DirectCalls."""
+
+
+def router(server: str, tool: str, arguments: Any = None, **extra: Any) -> dict[str, Any]:
+    """A ``tools/call`` of the router meta-tool (``extra``: more router arguments)."""
+    args: dict[str, Any] = {"server": server, "tool": tool, **extra}
+    if arguments is not None:
+        args["arguments"] = arguments
+    return {"name": "mcp_router_call", "arguments": args}
+
+
+def audit_lines(home: Path) -> list[dict[str, Any]]:
+    """The broker's audit records under the test home (none yet: empty)."""
+    p = home / "home" / "broker" / "audit.jsonl"
+    return [json.loads(x) for x in p.read_text().splitlines()] if p.exists() else []
 
 
 def base_config(**servers: dict[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import json
 import os
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -26,7 +25,13 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from tests.broker.conftest import NEURALGENTICS, everything_stdio, needs_node, slow_server
+from tests.broker.conftest import (
+    NEURALGENTICS,
+    audit_lines,
+    everything_stdio,
+    needs_node,
+    slow_server,
+)
 from tests.broker.test_http_front import auth, serve
 
 pytestmark = needs_node
@@ -104,11 +109,6 @@ def text(result: types.CallToolResult | types.GetPromptResult) -> str:
             m.content.text for m in result.messages if isinstance(m.content, types.TextContent)
         )
     return "".join(c.text for c in result.content if isinstance(c, types.TextContent))
-
-
-def audit_lines(home: Path) -> list[dict[str, Any]]:
-    p = home / "home" / "broker" / "audit.jsonl"
-    return [json.loads(x) for x in p.read_text().splitlines()] if p.exists() else []
 
 
 async def test_listed_read_fetched_and_called_with_namespaces(front: Any, home: Path) -> None:

@@ -21,27 +21,17 @@ import httpx
 
 from tests.broker.conftest import (
     NEURALGENTICS,
+    audit_lines,
     base_config,
     everything_stdio,
     needs_node,
+    router,
     slow_server,
 )
 from tests.broker.test_http_front import _TOKENS, serve
 
 ACCEPT = "application/json, text/event-stream"
 VERSION = "2025-06-18"
-
-
-def router(server: str, tool: str, arguments: Any = None, **extra: Any) -> dict[str, Any]:
-    args: dict[str, Any] = {"server": server, "tool": tool, **extra}
-    if arguments is not None:
-        args["arguments"] = arguments
-    return {"name": "mcp_router_call", "arguments": args}
-
-
-def audit_lines(home: Path) -> list[dict[str, Any]]:
-    p = home / "home" / "broker" / "audit.jsonl"
-    return [json.loads(x) for x in p.read_text().splitlines()] if p.exists() else []
 
 
 def answer_of(r: httpx.Response) -> dict[str, Any] | None:

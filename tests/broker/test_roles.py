@@ -11,13 +11,8 @@ import httpx
 import yaml
 
 from neuralgentics.broker.config import load_config
-from tests.broker.conftest import base_config, cli, time_server
+from tests.broker.conftest import audit_lines, base_config, cli, time_server
 from tests.broker.test_http_front import auth, serve
-
-
-def _audit(home: Path) -> list[dict]:
-    path = home / "home" / "broker" / "audit.jsonl"
-    return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
 
 
 def _time_only(write_config) -> Path:
@@ -234,7 +229,9 @@ def test_roles_over_rest_need_the_owner_take_effect_at_once_and_are_audited(
         assert httpx.delete(base + "/roles/ops", headers=auth(base), timeout=30).status_code == 200
         assert "ops" not in load_config(config).roles
 
-    admin = [r for r in _audit(home) if r["kind"] == "admin" and r["tool"].startswith("roles.")]
+    admin = [
+        r for r in audit_lines(home) if r["kind"] == "admin" and r["tool"].startswith("roles.")
+    ]
     refused = [r for r in admin if r["credential"] == "token:rv2"]
     assert [(r["tool"], r["outcome"]) for r in refused] == [("roles.grant", "denied")]
     granted = next(r for r in admin if r["tool"] == "roles.grant" and r["outcome"] == "ok")

@@ -14,9 +14,9 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from tests.broker.conftest import base_config, time_server
+from tests.broker.conftest import audit_lines, base_config, time_server
 from tests.broker.test_http_front import auth, serve
-from tests.broker.test_stdio_front import audit_lines, broker_stdio, text
+from tests.broker.test_stdio_front import broker_stdio, text
 
 NOW = {"server": "time", "tool": "get_current_time", "arguments": {"timezone": "UTC"}}
 

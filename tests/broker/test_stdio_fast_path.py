@@ -18,9 +18,11 @@ from typing import Any
 
 from tests.broker.conftest import (
     NEURALGENTICS,
+    audit_lines,
     base_config,
     everything_stdio,
     needs_node,
+    router,
     slow_server,
 )
 
@@ -120,18 +122,6 @@ async def raw_broker(config: Path, home: Path, role: str = "coder") -> AsyncIter
             except TimeoutError:
                 proc.kill()
                 await proc.wait()
-
-
-def router(server: str, tool: str, arguments: Any = None, **extra: Any) -> dict[str, Any]:
-    args: dict[str, Any] = {"server": server, "tool": tool, **extra}
-    if arguments is not None:
-        args["arguments"] = arguments
-    return {"name": "mcp_router_call", "arguments": args}
-
-
-def audit_lines(home: Path) -> list[dict[str, Any]]:
-    p = home / "home" / "broker" / "audit.jsonl"
-    return [json.loads(x) for x in p.read_text().splitlines()] if p.exists() else []
 
 
 @needs_node

@@ -16,6 +16,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.broker.conftest import (
     NEURALGENTICS,
+    audit_lines,
     base_config,
     everything_stdio,
     needs_node,
@@ -49,11 +50,6 @@ def text(result: types.CallToolResult) -> str:
 @pytest.fixture
 def config(write_config) -> Path:
     return write_config(base_config(time=time_server(), everything=everything_stdio()))
-
-
-def audit_lines(home: Path) -> list[dict]:
-    p = home / "home" / "broker" / "audit.jsonl"
-    return [json.loads(x) for x in p.read_text().splitlines()] if p.exists() else []
 
 
 async def test_meta_tools_catalog_and_calls(config: Path, home: Path) -> None:
