@@ -52,21 +52,32 @@ def test_nothing_running_nothing_installed_names_each_fix(
     )
 
 
-def test_healthy_install_passes_and_a_stale_plugin_is_flagged(
+@pytest.fixture
+def project(
     tmp_path: Path,
     isolated_env: dict[str, str],
     service: tuple[str, str, Path],
     monkeypatch: pytest.MonkeyPatch,
-) -> None:
+) -> Path:
+    """An empty project, with doctor pointed at the running service and holding its
+    credential, as a user with NEURALGENTICS_TOKEN in the shell has it."""
     from neuralgentics.config import get_settings
 
     url, _, token_file = service
     monkeypatch.setenv("NEURALGENTICS_SERVICE_URL", url)
-    # the running service's credential, as a user with NEURALGENTICS_TOKEN in the shell has it
     monkeypatch.setenv("NEURALGENTICS_TOKEN", token_file.read_text().strip())
     get_settings.cache_clear()
     project = tmp_path / "p"
     project.mkdir()
+    return project
+
+
+def test_healthy_install_passes_and_a_stale_plugin_is_flagged(
+    project: Path, service: tuple[str, str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from neuralgentics.config import get_settings
+
+    _, _, token_file = service
     install(Settings(), project)
     code, checks = doctor("--project", str(project))
     assert code == 0, checks
@@ -111,7 +122,7 @@ def test_healthy_install_passes_and_a_stale_plugin_is_flagged(
 
 
 def test_doctor_fails_when_the_plugin_or_an_agent_or_a_server_would_not_work(
-    tmp_path: Path,
+    project: Path,
     isolated_env: dict[str, str],
     service: tuple[str, str, Path],
     monkeypatch: pytest.MonkeyPatch,
@@ -123,12 +134,7 @@ def test_doctor_fails_when_the_plugin_or_an_agent_or_a_server_would_not_work(
 
     from neuralgentics.config import get_settings
 
-    url, _, token_file = service
-    monkeypatch.setenv("NEURALGENTICS_SERVICE_URL", url)
-    monkeypatch.setenv("NEURALGENTICS_TOKEN", token_file.read_text().strip())
-    get_settings.cache_clear()
-    project = tmp_path / "p"
-    project.mkdir()
+    url, _, _ = service
     broker_yaml = Path(isolated_env["NEURALGENTICS_CONFIG_DIR"]) / "broker.yaml"
     broker_yaml.write_text(
         yaml.safe_dump(
