@@ -1,3 +1,3 @@
 """Fixtures of the OpenCode-integration tests (helpers live in oc_support, a unique module name)."""
 
-from oc_support import isolated_env, service, shared_models_dir  # noqa: F401
+from oc_support import isolated_env, project, service, shared_models_dir  # noqa: F401

@@ -121,6 +121,28 @@ def isolated_env(
     get_settings.cache_clear()
 
 
+@pytest.fixture
+def project(tmp_path: Path, isolated_env: dict[str, str]) -> Path:
+    """A project directory holding one source file, in an isolated home."""
+    p = tmp_path / "proj"
+    p.mkdir()
+    (p / "main.py").write_text("print('hi')\n")
+    return p
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    """Every file's bytes and every directory under root (None marks a directory)."""
+    return {
+        str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
+        for p in sorted(root.rglob("*"))
+    }
+
+
+def opencode_json(project: Path) -> dict[str, Any]:
+    """The project's opencode.json."""
+    return json.loads((project / "opencode.json").read_text())
+
+
 @pytest.fixture(scope="session")
 def service(
     tmp_path_factory: pytest.TempPathFactory, shared_models_dir: Path

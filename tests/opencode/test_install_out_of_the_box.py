@@ -9,30 +9,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from oc_support import opencode_json, snapshot
 
 from neuralgentics.config import Settings
 from neuralgentics.opencode import locks
 from neuralgentics.opencode.broker_roles import WRITE_TOOL_GLOBS, roles_without_tools
 from neuralgentics.opencode.installer import install, uninstall
-
-
-def snapshot(root: Path) -> dict[str, bytes | None]:
-    return {
-        str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
-        for p in sorted(root.rglob("*"))
-    }
-
-
-@pytest.fixture
-def project(tmp_path: Path, isolated_env: dict[str, str]) -> Path:
-    p = tmp_path / "proj"
-    p.mkdir()
-    (p / "main.py").write_text("print('hi')\n")
-    return p
-
-
-def opencode_json(project: Path) -> dict:
-    return json.loads((project / "opencode.json").read_text())
 
 
 def our_plugin(project: Path) -> list:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import typer
 import yaml
+from oc_support import opencode_json, snapshot
 from typer.testing import CliRunner
 
 from neuralgentics.config import Settings
@@ -23,26 +24,6 @@ USER_CONFIG = """{
 """
 
 
-def snapshot(root: Path) -> dict[str, bytes | None]:
-    """Every file's bytes and every directory under root (None marks a directory)."""
-    return {
-        str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
-        for p in sorted(root.rglob("*"))
-    }
-
-
-@pytest.fixture
-def project(tmp_path: Path, isolated_env: dict[str, str]) -> Path:
-    p = tmp_path / "proj"
-    p.mkdir()
-    (p / "main.py").write_text("print('hi')\n")
-    return p
-
-
-def config_of(project: Path) -> dict:
-    return json.loads((project / "opencode.json").read_text())
-
-
 def isolated_env_config() -> str:
     import os
 
@@ -53,10 +34,10 @@ def plugin_entry(project: Path) -> list:
     """opencode.json's entry for our plugin: [file:// URL, options]."""
     entries = [
         p
-        for p in config_of(project).get("plugin", [])
+        for p in opencode_json(project).get("plugin", [])
         if isinstance(p, list) and p[0].endswith("/neuralgentics.ts")
     ]
-    assert len(entries) == 1, config_of(project).get("plugin")
+    assert len(entries) == 1, opencode_json(project).get("plugin")
     return entries[0]
 
 
@@ -95,7 +76,7 @@ def test_with_neuralgentics_token_set_the_remote_entry_names_the_variable(
     monkeypatch.setenv("NEURALGENTICS_TOKEN", "from-the-environment-123")
     get_settings.cache_clear()
     install(Settings(), project, broker="http")
-    entry = config_of(project)["mcp"]["neuralgentics"]
+    entry = opencode_json(project)["mcp"]["neuralgentics"]
     assert entry["headers"] == {"Authorization": "Bearer {env:NEURALGENTICS_TOKEN}"}
     assert "from-the-environment-123" not in (project / "opencode.json").read_text()
     assert not (Path(isolated_env_config()) / "token").exists()  # nothing made: the variable is it
@@ -124,7 +105,7 @@ def test_fresh_project_gets_plugin_agents_and_config_and_uninstall_leaves_nothin
     # OpenCode's built-in `general` is not replaced by a file of ours
     assert not (project / ".opencode/agent/general.md").exists()
 
-    cfg = config_of(project)
+    cfg = opencode_json(project)
     broker = cfg["mcp"]["neuralgentics"]
     assert broker["type"] == "local" and broker["command"][-2:] == ["broker", "stdio"]
     assert Path(broker["command"][0]).name == "neuralgentics"
@@ -150,7 +131,7 @@ def test_existing_settings_and_files_are_kept_backed_up_and_restored_byte_for_by
 
     report = install(Settings(), project)
 
-    cfg = config_of(project)
+    cfg = opencode_json(project)
     assert cfg["theme"] == "tokyonight"
     assert cfg["mcp"]["mine"] == {"type": "local", "command": ["my-server"]}
     assert "neuralgentics" in cfg["mcp"]
@@ -169,13 +150,13 @@ def test_existing_settings_and_files_are_kept_backed_up_and_restored_byte_for_by
 def test_later_user_edits_survive_uninstall(project: Path) -> None:
     (project / "opencode.json").write_text(USER_CONFIG)
     install(Settings(), project)
-    cfg = config_of(project)
+    cfg = opencode_json(project)
     cfg["model"] = "anthropic/claude-sonnet"
     (project / "opencode.json").write_text(json.dumps(cfg))
 
     report = uninstall(Settings(), project)
 
-    cfg = config_of(project)
+    cfg = opencode_json(project)
     assert cfg["model"] == "anthropic/claude-sonnet"
     assert "neuralgentics" not in cfg["mcp"] and cfg["mcp"]["mine"]
     assert cfg["agent"]["orchestrator"]["permission"]["task"] == {"general": "allow"}
@@ -200,7 +181,7 @@ def test_http_broker_and_reinstall_switches_mode_without_duplicates(project: Pat
     before = snapshot(project)
     install(Settings(), project, broker="http")
     token_file = Path(isolated_env_config()) / "token"
-    assert config_of(project)["mcp"]["neuralgentics"] == {
+    assert opencode_json(project)["mcp"]["neuralgentics"] == {
         "type": "remote",
         "url": "http://127.0.0.1:8901/mcp",
         "enabled": True,
@@ -208,7 +189,7 @@ def test_http_broker_and_reinstall_switches_mode_without_duplicates(project: Pat
         "headers": {"Authorization": "Bearer {file:" + str(token_file) + "}"},
     }
     install(Settings(), project, broker="stdio")
-    assert config_of(project)["mcp"]["neuralgentics"]["type"] == "local"
+    assert opencode_json(project)["mcp"]["neuralgentics"]["type"] == "local"
     manifest = json.loads((project / ".opencode/neuralgentics-install.json").read_text())
     assert manifest["broker"] == "stdio"
     uninstall(Settings(), project)
@@ -239,7 +220,7 @@ def test_first_class_servers_from_the_broker_config_go_straight_into_opencode_js
         )
     )
     install(Settings(), project)
-    mcp = config_of(project)["mcp"]
+    mcp = opencode_json(project)["mcp"]
     assert mcp["memory"] == {
         "type": "local",
         "command": ["npx", "-y", "@modelcontextprotocol/server-memory"],
