@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -166,7 +167,10 @@ def write_config(home: Path):
     return write
 
 
-def _node_http(mode: str) -> Iterator[str]:
+@contextlib.contextmanager
+def everything_served(mode: str) -> Iterator[str]:
+    """server-everything over HTTP (``streamableHttp`` or ``sse``) on a free port, stopped
+    after; yields its base URL."""
     port = free_port()
     proc = subprocess.Popen(
         [str(EVERYTHING), mode],
@@ -187,7 +191,7 @@ def everything_http() -> Iterator[str]:
     """server-everything over streamable HTTP; yields its /mcp URL."""
     if not EVERYTHING.exists():
         missing(NPM_MISSING)
-    for base in _node_http("streamableHttp"):
+    with everything_served("streamableHttp") as base:
         yield base + "/mcp"
 
 
@@ -196,7 +200,7 @@ def everything_sse() -> Iterator[str]:
     """server-everything over SSE; yields its /sse URL."""
     if not EVERYTHING.exists():
         missing(NPM_MISSING)
-    for base in _node_http("sse"):
+    with everything_served("sse") as base:
         yield base + "/sse"
 
 

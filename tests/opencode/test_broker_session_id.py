@@ -29,8 +29,9 @@ from fake_llm import (
     tool_names,
     tool_results,
 )
-from oc_support import NODE_BIN, free_port, opencode_run, stop
+from oc_support import NODE_BIN, free_port, opencode_run
 
+from tests.broker.conftest import everything_served
 from tests.broker.gateway import RecordingGateway
 
 pytestmark = pytest.mark.slow
@@ -99,18 +100,7 @@ def test_opencode_session_id_reaches_the_audit_and_the_egress_gateway(
     for needed in (opencode, everything):
         if not needed.exists():
             pytest.fail(f"{needed} is missing: run `npm install` (scripts/install.sh --test)")
-    http_port = free_port()
-    server = subprocess.Popen(
-        [str(everything), "streamableHttp"],
-        env={**os.environ, "PORT": str(http_port)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        from tests.broker.conftest import wait_port
-
-        wait_port(http_port, proc=server)
+    with everything_served("streamableHttp") as everything_url:
         cfg_dir = Path(isolated_env["NEURALGENTICS_CONFIG_DIR"])
         (cfg_dir / "broker.yaml").write_text(
             yaml.safe_dump(
@@ -118,7 +108,7 @@ def test_opencode_session_id_reaches_the_audit_and_the_egress_gateway(
                     "servers": {
                         "everything": {
                             "transport": "streamable_http",
-                            "url": f"http://127.0.0.1:{http_port}/mcp",
+                            "url": f"{everything_url}/mcp",
                         }
                     },
                     "roles": {"build": {"allow": ["everything/echo"]}},
@@ -168,8 +158,6 @@ def test_opencode_session_id_reaches_the_audit_and_the_egress_gateway(
             system = system_text(first)
             assert "<mcp_instructions>" in system and "Role build may use:" in system, system
             assert "- everything:" in system and "echo" in system
-    finally:
-        stop(server)
 
     audit = Path(isolated_env["NEURALGENTICS_HOME"]) / "broker" / "audit.jsonl"
     records = [json.loads(x) for x in audit.read_text().splitlines()]
