@@ -206,17 +206,23 @@ def broker_yaml(
 def list_tools(sandbox: Sandbox) -> None:
     """`neuralgentics broker refresh`: what `broker add` / `broker import` do for a new server
     (start it once, cache its tools/list), so the first session's catalog names every tool."""
+    _cli(sandbox, ["broker", "refresh"], timeout=300)
+
+
+def _cli(sandbox: Sandbox, args: list[str], timeout: float) -> None:
+    """`neuralgentics ARGS` in the sandbox's environment; a failure ends the run with its output."""
     res = subprocess.run(
-        [str(NEURALGENTICS), "broker", "refresh"],
+        [str(NEURALGENTICS), *args],
         env=sandbox.full_env(),
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=timeout,
         check=False,
     )
     if res.returncode != 0:
         raise HarnessError(
-            f"`neuralgentics broker refresh` failed: {(res.stderr or res.stdout)[-1500:]}"
+            f"`neuralgentics {' '.join(args[:2])}` failed (exit {res.returncode}): "
+            f"{(res.stderr or res.stdout)[-1500:]}"
         )
 
 
@@ -335,19 +341,7 @@ def set_up(config: str, sandbox: Sandbox, llm_url: str) -> set[str]:
         return {BROKER_NAME}
     # broker+plugin: the user's opencode.json (their model), then our installer merges into it.
     sandbox.write_opencode_json(llm_url)
-    res = subprocess.run(
-        [str(NEURALGENTICS), "opencode", "install", "--project", str(sandbox.project)],
-        env=sandbox.full_env(),
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
-    if res.returncode != 0:
-        raise HarnessError(
-            f"`neuralgentics opencode install` failed (exit {res.returncode}): "
-            f"{(res.stderr or res.stdout)[-1500:]}"
-        )
+    _cli(sandbox, ["opencode", "install", "--project", str(sandbox.project)], timeout=180)
     # The plugin stamps each call with the calling agent's name as its role: grant the agents
     # the installer wrote too (a refused delegation may name one of them).
     agents = sorted(p.stem for p in (sandbox.project / ".opencode").glob("agent*/*.md"))
