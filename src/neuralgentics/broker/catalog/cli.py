@@ -12,11 +12,9 @@ from pathlib import Path
 import typer
 
 from neuralgentics.broker.catalog.render import DEFAULT_BUDGET_TOKENS
+from neuralgentics.broker.cli import ConfigOpt
 from neuralgentics.text import plural
 
-ConfigOpt = typer.Option(
-    None, "--config", "-c", help="broker YAML (default: <config dir>/broker.yaml)"
-)
 ToolsFileOpt = typer.Option(
     None,
     "--tools-file",

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
+from neuralgentics.broker.cli import ConfigOpt
+
 if TYPE_CHECKING:
     from neuralgentics.broker.config import BrokerConfig
     from neuralgentics.broker.roles import Edit, KnownTools, RoleView
@@ -24,10 +26,6 @@ role_app = typer.Typer(
     name="role",
     help="Roles: which servers and tools each agent may use (server/tool globs, deny wins).",
     no_args_is_help=True,
-)
-
-ConfigOpt = typer.Option(
-    None, "--config", "-c", help="broker YAML (default: <config dir>/broker.yaml)"
 )
 
 
