@@ -212,3 +212,19 @@ def start_up(
             return proc, lines
     stop(proc)
     pytest.fail(f"`neuralgentics up` did not get ready: {lines}\n{log.read_text()[-3000:]}")
+
+
+def opencode_install(
+    project: Path, env: Mapping[str, str], *options: str
+) -> subprocess.CompletedProcess[str]:
+    """``neuralgentics opencode install --project PROJECT OPTIONS`` in its own process, as a
+    user runs it; it must succeed."""
+    res = subprocess.run(
+        [NEURALGENTICS, "opencode", "install", "--project", str(project), *options],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert res.returncode == 0, res.stderr
+    return res

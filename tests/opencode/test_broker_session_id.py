@@ -13,8 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -29,7 +27,7 @@ from fake_llm import (
     tool_names,
     tool_results,
 )
-from oc_support import NODE_BIN, free_port, opencode_run
+from oc_support import NODE_BIN, free_port, opencode_install, opencode_run
 
 from tests.broker.conftest import everything_served
 from tests.broker.gateway import RecordingGateway
@@ -131,15 +129,7 @@ def test_opencode_session_id_reaches_the_audit_and_the_egress_gateway(
                 "OPENCODE_DISABLE_AUTOUPDATE": "1",
                 "PWD": str(project),
             }
-            neuralgentics = str(Path(sys.executable).parent / "neuralgentics")
-            res = subprocess.run(
-                [neuralgentics, "opencode", "install", "--project", str(project)],
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
-            assert res.returncode == 0, res.stderr
+            opencode_install(project, env)
             _skip_plugin_install(Path(isolated_env["XDG_CONFIG_HOME"]) / "opencode")
             if (project / ".opencode").is_dir():
                 _skip_plugin_install(project / ".opencode")

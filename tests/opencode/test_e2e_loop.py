@@ -42,6 +42,7 @@ from oc_support import (
     env_under,
     free_port,
     listening,
+    opencode_install,
     opencode_run,
     start_up,
     stop,
@@ -208,22 +209,7 @@ def loop(tmp_path_factory: pytest.TempPathFactory, shared_models_dir: Path) -> L
             project = root / "proj"
             project.mkdir()
             (project / "opencode.json").write_text(json.dumps(opencode_config(llm.base_url)))
-            inst = subprocess.run(
-                [
-                    NEURALGENTICS,
-                    "opencode",
-                    "install",
-                    "--project",
-                    str(project),
-                    "--broker",
-                    "http",
-                ],
-                capture_output=True,
-                text=True,
-                env=env,
-                timeout=120,
-            )
-            assert inst.returncode == 0, inst.stderr
+            inst = opencode_install(project, env, "--broker", "http")
             opencode_json = json.loads((project / "opencode.json").read_text())
             options = next(p[1] for p in opencode_json["plugin"] if isinstance(p, list))
 

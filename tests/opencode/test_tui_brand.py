@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import pytest
 import yaml
 from _token import bearer
 from fake_llm import FakeLLM, Reply, opencode_config
-from oc_support import NEURALGENTICS, free_port, start_up, stop
+from oc_support import free_port, opencode_install, start_up, stop
 from tui_screen import Tui, columns, precreate_plugin_lock
 
 pytestmark = pytest.mark.slow
@@ -89,22 +88,7 @@ def test_the_tui_shows_the_brand_with_live_status_and_offline_when_the_services_
             project = tmp_path / "proj"
             project.mkdir()
             (project / "opencode.json").write_text(user_config(llm))
-            res = subprocess.run(
-                [
-                    NEURALGENTICS,
-                    "opencode",
-                    "install",
-                    "--project",
-                    str(project),
-                    "--broker",
-                    "http",
-                ],
-                capture_output=True,
-                text=True,
-                timeout=120,
-                env={**os.environ, **env},
-            )
-            assert res.returncode == 0, res.stderr
+            opencode_install(project, {**os.environ, **env}, "--broker", "http")
             tui_json = json.loads((project / ".opencode" / "tui.json").read_text())
             assert tui_json["plugin"][0][0] == "./neuralgentics-tui/neuralgentics-brand.tsx"
             for d in (Path(env["XDG_CONFIG_HOME"]) / "opencode", project / ".opencode"):
@@ -170,14 +154,7 @@ def test_the_tui_says_offline_when_the_services_were_never_started(
     project.mkdir()
     with FakeLLM(lambda req: Reply(text="hi")) as llm:
         (project / "opencode.json").write_text(user_config(llm))
-        res = subprocess.run(
-            [NEURALGENTICS, "opencode", "install", "--project", str(project)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env={**os.environ, **env},
-        )
-        assert res.returncode == 0, res.stderr
+        opencode_install(project, {**os.environ, **env})
         for d in (Path(env["XDG_CONFIG_HOME"]) / "opencode", project / ".opencode"):
             precreate_plugin_lock(d)
         tui = Tui(project, env)
