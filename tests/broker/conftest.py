@@ -116,6 +116,24 @@ def router(server: str, tool: str, arguments: Any = None, **extra: Any) -> dict[
     return {"name": "mcp_router_call", "arguments": args}
 
 
+def same_answer_cases() -> list[dict[str, Any]]:
+    """``tools/call`` params a front's fast path must answer exactly as the SDK path does
+    (with base_config's coder role, servers everything and slow)."""
+    return [
+        router("everything", "echo", {"message": "héllo"}),  # ok, non-ASCII text
+        router("everything", "get-tiny-image"),  # text + image content
+        router("everything", "get-env"),  # not allowed for coder
+        router("everything", "echo", {"message": 42}),  # arguments do not match the schema
+        router("nowhere", "echo", {}),  # unknown server
+        router("everything", "echo", {"message": "x"}, extra_arg=1),  # unknown router argument
+        {
+            "name": "mcp_router_call",
+            "arguments": {"server": "everything", "tool": "echo", "arguments": [1]},
+        },
+        router("slow", "pid"),
+    ]
+
+
 def audit_lines(home: Path) -> list[dict[str, Any]]:
     """The broker's audit records under the test home (none yet: empty)."""
     p = home / "home" / "broker" / "audit.jsonl"

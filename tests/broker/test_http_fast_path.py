@@ -26,6 +26,7 @@ from tests.broker.conftest import (
     everything_stdio,
     needs_node,
     router,
+    same_answer_cases,
     slow_server,
 )
 from tests.broker.test_http_front import _TOKENS, serve
@@ -128,17 +129,7 @@ async def test_fast_path_and_sdk_path_give_the_same_answers(write_config, home: 
     ]
     config = write_config(data)
     cases = [
-        router("everything", "echo", {"message": "héllo"}),  # ok, non-ASCII text
-        router("everything", "get-tiny-image"),  # text + image content
-        router("everything", "get-env"),  # not allowed for coder
-        router("everything", "echo", {"message": 42}),  # arguments do not match the schema
-        router("nowhere", "echo", {}),  # unknown server
-        router("everything", "echo", {"message": "x"}, extra_arg=1),  # unknown router argument
-        {
-            "name": "mcp_router_call",
-            "arguments": {"server": "everything", "tool": "echo", "arguments": [1]},
-        },
-        router("slow", "pid"),
+        *same_answer_cases(),
         {"name": "everything_echo", "arguments": {"message": "passed through"}},
         {"name": "everything_get-env", "arguments": {}},  # not listed for coder: unknown
         # The server asks the client during the call; this client cannot take it: refused

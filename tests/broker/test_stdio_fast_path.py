@@ -23,6 +23,7 @@ from tests.broker.conftest import (
     everything_stdio,
     needs_node,
     router,
+    same_answer_cases,
     slow_server,
 )
 
@@ -127,19 +128,7 @@ async def raw_broker(config: Path, home: Path, role: str = "coder") -> AsyncIter
 @needs_node
 async def test_fast_path_and_sdk_path_give_the_same_answers(write_config, home: Path) -> None:
     config = write_config(base_config(everything=everything_stdio(), slow=slow_server()))
-    cases = [
-        router("everything", "echo", {"message": "héllo"}),  # ok, non-ASCII text
-        router("everything", "get-tiny-image"),  # text + image content
-        router("everything", "get-env"),  # not allowed for coder
-        router("everything", "echo", {"message": 42}),  # arguments do not match the schema
-        router("nowhere", "echo", {}),  # unknown server
-        router("everything", "echo", {"message": "x"}, extra_arg=1),  # unknown router argument
-        {
-            "name": "mcp_router_call",
-            "arguments": {"server": "everything", "tool": "echo", "arguments": [1]},
-        },
-        router("slow", "pid"),
-    ]
+    cases = same_answer_cases()
     async with raw_broker(config, home) as c:
         await c.handshake()
         rid = 100
