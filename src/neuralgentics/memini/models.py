@@ -11,11 +11,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from neuralgentics.memini import graph, ranking, service
+from neuralgentics.memini import graph, ranking, scopes, service
 from neuralgentics.memini.store.base import Memory, MemoryFilter, Relationship, TrustEvent
 from neuralgentics.memini.updates import detect
 
 _strict = ConfigDict(extra="forbid")
+ScopeName = Literal["user", "project", "agent", "session"]
 
 
 class AddRequest(BaseModel):
@@ -40,6 +41,13 @@ class AddRequest(BaseModel):
         description="Update detection: auto supersedes/links when confident and reports"
         " likely updates; report only reports; off skips it (default: the server's setting)",
     )
+    scope: ScopeName = Field(
+        "project",
+        description="Whose memory: the project's, the user's (all projects), one agent's or"
+        " one session's (docs/memini.md, Scopes)",
+    )
+    agent: str | None = Field(None, max_length=200, description="The agent (scope agent)")
+    session: str | None = Field(None, max_length=200, description="The session (scope session)")
 
 
 class SupersedeRequest(BaseModel):
@@ -78,6 +86,23 @@ class Filters(BaseModel):
 
 class QueryRequest(Filters):
     query: str = Field(min_length=1, description="What to look for, in words")
+    agent: str | None = Field(
+        None, max_length=200, description="The asking agent: its agent memories join the search"
+    )
+    session: str | None = Field(
+        None, max_length=200, description="The current session: its memories join the search"
+    )
+    scopes: list[ScopeName] | None = Field(
+        None,
+        max_length=4,
+        description="Search only these scopes (default with agent or session: all four)",
+    )
+
+    def to_filter(self) -> MemoryFilter:
+        flt = super().to_filter()
+        flt.owners = scopes.search_owners(self.project, self.agent, self.session, self.scopes)
+        return flt
+
     top_k: int = Field(10, ge=1, le=service.MAX_TOP_K)
     min_score: float | None = Field(
         None,
@@ -118,6 +143,9 @@ class MemoryOut(BaseModel):
     created_at: datetime
     updated_at: datetime
     superseded_by: str | None
+    scope: str = Field(description="user | project | agent | session")
+    agent: str
+    session: str
 
 
 class TrustEventOut(BaseModel):

@@ -142,6 +142,9 @@ class Candidate:
     score: float = 0.0
     # a newer memory about the same subject that this one was placed under
     newer: str | None = None
+    # scope precedence (memini/scopes.py): among near-restatements the higher ranks first,
+    # then the newer; all equal (project scope) leaves recency alone
+    precedence: int = 0
     memory: Any = None  # whatever the caller wants back with it (the service: the Memory)
     extra: dict = field(default_factory=dict)
 
@@ -173,7 +176,9 @@ def order(
 
 def newer_first(ranked: list[Candidate], recency: Recency = RECENCY) -> list[Candidate]:
     """Place an older memory under a newer one about the same subject among the top
-    `recency.window`, unless the older one's relevance leads by more than the margin."""
+    `recency.window`, unless the older one's relevance leads by more than the margin. A memory
+    of a higher-precedence scope counts as newer than one of a lower (session > project =
+    agent > user), so scope orders only near-restatements."""
     top = [c for c in ranked[: recency.window] if c.vector is not None]
     if len(top) < 2:
         return ranked
@@ -181,14 +186,14 @@ def newer_first(ranked: list[Candidate], recency: Recency = RECENCY) -> list[Can
     same = matrix @ matrix.T
     position = {id(c): i for i, c in enumerate(top)}
     # newest first, so a chain (A < B < C, one subject) ends newest on top
-    by_age = sorted(top, key=lambda c: c.created_at, reverse=True)
+    by_age = sorted(top, key=lambda c: (c.precedence, c.created_at), reverse=True)
     adjusted: dict[int, float] = {}
     for c in by_age:
         i = position[id(c)]
         value = c.score
         for other in top:
             j = position[id(other)]
-            if other.created_at <= c.created_at or j == i:
+            if (other.precedence, other.created_at) <= (c.precedence, c.created_at) or j == i:
                 continue
             if same[i, j] < recency.same_subject or c.relevance - other.relevance > recency.margin:
                 continue

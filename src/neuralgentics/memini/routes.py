@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Response
 
 from neuralgentics.memini import models as m
+from neuralgentics.memini import scopes
 from neuralgentics.memini.service import MAX_OFFSET, MemoryService
 from neuralgentics.memini.store.base import IdKind, MemoryFilter
 
@@ -58,6 +59,9 @@ def add(svc: Service, body: m.AddRequest, response: Response) -> m.AddResponse:
         similar_threshold=body.similar_threshold,
         supersedes=body.supersedes,
         detection=body.detection,
+        scope=body.scope,
+        agent=body.agent,
+        session=body.session,
     )
     if not result.created:
         response.status_code = 200
@@ -74,9 +78,14 @@ def list_memories(
     include_superseded: bool = False,
     limit: int = Query(50, ge=1, le=1000),
     offset: int = Query(0, ge=0, le=MAX_OFFSET),
+    scope: m.ScopeName | None = None,
+    agent: str | None = None,
+    session: str | None = None,
 ) -> m.ListResponse:
-    """Newest first, with filters and pagination."""
+    """Newest first, with filters and pagination; `scope` (with `project`, `agent` or
+    `session` naming whose) lists one scope's memories."""
     flt = MemoryFilter(project, source_type, tag, min_trust, include_superseded)
+    flt.owners = scopes.list_owners(scope, project, agent, session)
     items, total = svc().list(flt, limit=limit, offset=offset)
     return m.ListResponse(
         items=[m.memory_out(x) for x in items], total=total, limit=limit, offset=offset

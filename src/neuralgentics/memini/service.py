@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from neuralgentics import __version__
 from neuralgentics.config import Settings
 from neuralgentics.db import ids
-from neuralgentics.embeddings import Embedder, content_hash
-from neuralgentics.memini import graph, ranking, trust
+from neuralgentics.embeddings import Embedder
+from neuralgentics.memini import graph, ranking, scopes, trust
 from neuralgentics.memini.errors import InvalidInput, NotFound
 from neuralgentics.memini.store.base import (
     IdKind,
@@ -144,6 +144,9 @@ class MemoryService:
         similar_threshold: float | None = None,
         supersedes: list[str] | None = None,
         detection: str | None = None,
+        scope: str | None = None,
+        agent: str | None = None,
+        session: str | None = None,
     ) -> AddResult:
         """Store a memory, or return the identical one already stored (an agent_used event).
 
@@ -152,11 +155,22 @@ class MemoryService:
         supersedes the one memory the new fact confidently replaces (or links it as
         contradicted) in the same transaction and reports likely updates; `report` only
         reports; `off` does neither. `supersedes` names memories to supersede explicitly.
+
+        `scope` (memini/scopes.py, default project) with `agent` / `session` says whose the
+        memory is; de-duplication, similar memories and update detection stay within that
+        owner (an explicit `supersedes` may cross owners).
         """
         content = self._check_content(content)
         check_fields(
-            project=project, source_type=source_type, tags=tags, metadata=metadata, actor=actor
+            project=project,
+            source_type=source_type,
+            tags=tags,
+            metadata=metadata,
+            actor=actor,
+            agent=agent,
+            session=session,
         )
+        place = scopes.placement(scope, project, agent, session)
         mode = detection or detect.default_mode(source_type, self.settings.update_detection)
         if mode not in detect.MODES:
             raise InvalidInput(
@@ -164,13 +178,13 @@ class MemoryService:
                 field="detection",
             )
         explicit = list(dict.fromkeys(check_id(i, "supersedes") for i in supersedes or []))
-        digest = content_hash(content)
+        digest = scopes.dedup_key(content, place)
         reuse = trust.trust_change("", "agent_used", actor=actor, note="added again")
         existing = self.store.find_by_hash(project, digest)
         if existing is not None:
             return self._readded(existing, actor, explicit)
         embedding = self.embedder.embed_one(content)
-        flt = MemoryFilter(project=project)
+        flt = MemoryFilter(owners=[place.owner])
         near = self.store.vector_search(embedding, flt, detect.VECTOR_CANDIDATES)
         threshold = (
             self.settings.similar_threshold if similar_threshold is None else similar_threshold
@@ -178,7 +192,9 @@ class MemoryService:
         similar_ids = [(mid, sim) for mid, sim in near[:SIMILAR_MAX] if sim >= threshold]
         found = self.store.get_memories([mid for mid, _ in similar_ids])
         similar = [Similar(found[mid], sim) for mid, sim in similar_ids if mid in found]
-        found_updates = detect.detect(self.store, content, embedding, project, mode=mode, near=near)
+        found_updates = detect.detect(
+            self.store, content, embedding, project, mode=mode, near=near, owner=place.owner
+        )
         links: dict[str, tuple[NewLink, detect.Finding]] = {}
         for finding in found_updates.act:
             links[finding.memory.id] = (self._link(finding, "auto", actor), finding)
@@ -207,6 +223,9 @@ class MemoryService:
                 project=project,
                 tags=tags or [],
                 metadata=metadata or {},
+                scope=place.scope,
+                agent=place.agent,
+                session=place.session,
             ),
             on_duplicate=reuse,
             links=[link for link, _ in links.values()],
@@ -313,7 +332,7 @@ class MemoryService:
         if content is not None:
             current = self._require(memory_id)
             patch.content = self._check_content(content)
-            patch.content_hash = content_hash(content)
+            patch.content_hash = scopes.dedup_key(content, scopes.placed(current))
             if patch.content_hash == current.content_hash:
                 patch.content = patch.content_hash = None
             else:
@@ -479,6 +498,7 @@ class MemoryService:
                 trust_score=memory.trust_score,
                 vector=vec,
                 similarity=similarity[mid] if mid in similarity else float(vec @ query_vector),
+                precedence=scopes.PRECEDENCE.get(memory.scope, 0),
                 memory=memory,
             )
         for rank, (mid, _) in enumerate(vector, 1):

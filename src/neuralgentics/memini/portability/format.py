@@ -24,7 +24,7 @@ from uuid import UUID
 import numpy as np
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from neuralgentics.embeddings import content_hash
+from neuralgentics.memini import scopes
 from neuralgentics.memini.errors import InvalidInput
 from neuralgentics.memini.store import validate
 from neuralgentics.memini.store.base import (
@@ -100,6 +100,9 @@ def memory_record(
         "id": m.id,
         "content": m.content,
         "project": m.project,
+        "scope": m.scope,
+        "agent": m.agent,
+        "session": m.session,
         "source_type": m.source_type,
         "tags": m.tags,
         "metadata": m.metadata,
@@ -165,6 +168,10 @@ class MemoryLine(_Line):
     id: UUID
     content: str
     project: str = ""
+    # memini/scopes.py; the defaults read a file written before scopes as project memories
+    scope: str = "project"
+    agent: str = ""
+    session: str = ""
     source_type: str | None = None
     tags: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -257,17 +264,27 @@ def to_memory(line: MemoryLine) -> tuple[Memory, list[TrustEvent]]:
         score = _milli(validate.check_unit(e.score_after, f"{where}.score_after"))
         delta = _milli(e.delta)
         events.append(TrustEvent(0, mid, e.event, delta, e.actor, score, utc(e.created_at), e.note))
+    project = validate.check_text(line.project, "project", allow_empty=True)
+    place = scopes.placement(
+        line.scope,
+        project,
+        validate.check_text(line.agent, "agent", allow_empty=True),
+        validate.check_text(line.session, "session", allow_empty=True),
+    )
     memory = Memory(
         id=mid,
         content=content,
         trust_score=_milli(validate.check_unit(line.trust_score, "trust_score")),
         source_type=source_type,
-        project=validate.check_text(line.project, "project", allow_empty=True),
+        project=project,
         tags=validate.check_tags(line.tags),
         metadata=validate.check_metadata(line.metadata),
-        content_hash=content_hash(content),
+        content_hash=scopes.dedup_key(content, place),
         created_at=utc(line.created_at),
         updated_at=utc(line.updated_at),
+        scope=place.scope,
+        agent=place.agent,
+        session=place.session,
     )
     return memory, events
 

@@ -13,6 +13,8 @@ from typing import Literal, Protocol
 
 import numpy as np
 
+from neuralgentics.memini.scopes import Owner
+
 RELATIONSHIP_TYPES = ("SUPERSEDES", "RELATED_TO", "CONTRADICTS", "DERIVED_FROM")
 # the things a short id can name, and the table each lives in (same names on both backends)
 IdKind = Literal["memory", "relationship"]
@@ -48,6 +50,10 @@ class Memory:
     updated_at: datetime
     # id of the memory that SUPERSEDES this one, if any (kept in step with the relationships)
     superseded_by: str | None = None
+    # whose it is (memini/scopes.py): project (default), user, agent, session
+    scope: str = "project"
+    agent: str = ""
+    session: str = ""
 
 
 @dataclass
@@ -60,6 +66,9 @@ class NewMemory:
     tags: list[str] = field(default_factory=list)
     metadata: dict = field(default_factory=dict)
     trust_score: float = 0.5
+    scope: str = "project"
+    agent: str = ""
+    session: str = ""
 
 
 @dataclass
@@ -134,6 +143,9 @@ class MemoryFilter:
     tags: list[str] = field(default_factory=list)  # a memory must carry all of them
     min_trust: float | None = None
     include_superseded: bool = False
+    # memini/scopes.py: the owners whose memories match (any of them); None: `project` alone
+    # decides, matching that project's project-scope memories (what it meant before scopes)
+    owners: list[Owner] | None = None
 
 
 class Store(Protocol):

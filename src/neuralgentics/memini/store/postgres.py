@@ -21,6 +21,7 @@ from psycopg import errors as pg_errors
 from psycopg.types.json import Jsonb
 
 from neuralgentics.db.postgres import PostgresDatabase
+from neuralgentics.memini import scopes
 from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound
 from neuralgentics.memini.store import cycles, repair
 from neuralgentics.memini.store.base import (
@@ -59,7 +60,7 @@ _MAX_LIST_LIMIT = 1000
 
 _MEMORY_COLUMNS = (
     "id, content, trust_score, source_type, project, tags, metadata, content_hash, "
-    "created_at, updated_at, superseded_by"
+    "created_at, updated_at, superseded_by, scope, agent, session"
 )
 _REL_COLUMNS = "id, source_id, target_id, relationship_type, confidence, created_at, metadata"
 _EVENT_COLUMNS = "id, memory_id, event, delta_milli, actor, score_after_milli, created_at, note"
@@ -101,6 +102,9 @@ def _row_to_memory(row: tuple) -> Memory:
         created_at=row[8],
         updated_at=row[9],
         superseded_by=str(row[10]) if row[10] is not None else None,
+        scope=row[11],
+        agent=row[12],
+        session=row[13],
     )
     fix.report()
     return memory
@@ -139,8 +143,12 @@ def _where(flt: MemoryFilter) -> tuple[str, list[Any]]:
     check_filter(flt)
     clauses: list[str] = []
     params: list[Any] = []
-    if flt.project is not None:
-        clauses.append("project = %s")
+    if flt.owners is not None:
+        owned, owner_params = scopes.owner_sql(flt.owners, "%s")
+        clauses.append(owned)
+        params += owner_params
+    elif flt.project is not None:
+        clauses.append("project = %s AND scope = 'project'")
         params.append(flt.project)
     if flt.source_type is not None:
         clauses.append("source_type = %s")
@@ -272,7 +280,8 @@ class PostgresStore:
         def op(conn: psycopg.Connection) -> tuple[Memory, bool]:
             row = conn.execute(
                 "INSERT INTO memories (id, content, embedding, trust_score, source_type, project,"
-                " tags, metadata, content_hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                " tags, metadata, content_hash, scope, agent, session)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
                 " ON CONFLICT (project, content_hash) DO NOTHING"
                 f" RETURNING {_MEMORY_COLUMNS}",
                 [
@@ -285,6 +294,9 @@ class PostgresStore:
                     tags,
                     Jsonb(metadata),
                     content_hash,
+                    new.scope,
+                    new.agent,
+                    new.session,
                 ],
             ).fetchone()
             if row is not None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from neuralgentics.db.sqlite import SQLiteDatabase
+from neuralgentics.memini import scopes
 from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound
 from neuralgentics.memini.store import cycles, repair
 from neuralgentics.memini.store.base import (
@@ -45,7 +46,7 @@ from neuralgentics.text import MEMORY_STOPWORDS, stemmer
 
 _MEMORY_COLUMNS = (
     "m.id, m.content, m.trust_score, m.source_type, m.project, m.tags, m.metadata, "
-    "m.content_hash, m.created_at, m.updated_at, m.superseded_by"
+    "m.content_hash, m.created_at, m.updated_at, m.superseded_by, m.scope, m.agent, m.session"
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Filters that leave at most this many rows are searched exactly (measured: ~5 ms here).
@@ -90,6 +91,9 @@ def _memory(row: tuple) -> Memory:
                     created,
                     updated,
                     row[10],
+                    row[11],
+                    row[12],
+                    row[13],
                 )
     return _repaired_memory(row)
 
@@ -108,6 +112,9 @@ def _repaired_memory(row: tuple) -> Memory:
         created_at=repair.timestamp(row[8], fix, "created_at"),
         updated_at=repair.timestamp(row[9], fix, "updated_at"),
         superseded_by=row[10],
+        scope=row[11],
+        agent=row[12],
+        session=row[13],
     )
     fix.report()
     return memory
@@ -188,8 +195,12 @@ def _where(flt: MemoryFilter, alias: str = "m") -> tuple[str, list]:
     check_filter(flt)
     clauses: list[str] = []
     params: list = []
-    if flt.project is not None:
-        clauses.append(f"{alias}.project = ?")
+    if flt.owners is not None:
+        owned, owner_params = scopes.owner_sql(flt.owners, "?", alias)
+        clauses.append(owned)
+        params += owner_params
+    elif flt.project is not None:
+        clauses.append(f"{alias}.project = ? AND {alias}.scope = 'project'")
         params.append(flt.project)
     if flt.source_type is not None:
         clauses.append(f"{alias}.source_type = ?")
@@ -290,7 +301,8 @@ class SQLiteStore:
             tags = new.tags
             cur = conn.execute(
                 "INSERT INTO memories (id, content, embedding, trust_score, source_type, created_at,"
-                " updated_at, metadata, project, tags, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                " updated_at, metadata, project, tags, content_hash, scope, agent, session)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     memory_id,
                     new.content,
@@ -303,6 +315,9 @@ class SQLiteStore:
                     new.project,
                     json.dumps(tags),
                     new.content_hash,
+                    new.scope,
+                    new.agent,
+                    new.session,
                 ),
             )
             conn.executemany(
@@ -443,6 +458,7 @@ class SQLiteStore:
         wanted = k
         if (
             flt.project is not None
+            or flt.owners is not None
             or flt.source_type is not None
             or flt.tags
             or flt.min_trust is not None

@@ -159,8 +159,8 @@ def _sqlite_page(
     events = _sqlite_events(conn, [r[0] for r in fetched])
     return [
         Row(
-            _memory(r[:11]),
-            from_blob(r[11]).copy() if vectors else None,
+            _memory(r[:14]),
+            from_blob(r[14]).copy() if vectors else None,
             events.get(r[0], []),
             (r[8], r[0]),
         )
@@ -278,7 +278,8 @@ class _SQLiteWriter:
         m = row.memory
         cur = self.conn.execute(
             "INSERT INTO memories (id, content, embedding, trust_score, source_type, created_at,"
-            " updated_at, metadata, project, tags, content_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            " updated_at, metadata, project, tags, content_hash, scope, agent, session)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 m.id,
                 m.content,
@@ -291,6 +292,9 @@ class _SQLiteWriter:
                 m.project,
                 json.dumps(m.tags),
                 m.content_hash,
+                m.scope,
+                m.agent,
+                m.session,
             ),
         )
         self.conn.executemany(
@@ -358,8 +362,8 @@ def _pg_page(
         events = _pg_events(conn, [r[0] for r in fetched])
         return [
             Row(
-                _row_to_memory(r[:11]),
-                _pg_vector(r[11]) if vectors else None,
+                _row_to_memory(r[:14]),
+                _pg_vector(r[14]) if vectors else None,
                 events.get(str(r[0]), []),
                 (r[8], str(r[0])),
             )
@@ -506,8 +510,8 @@ class _PgWriter:
         with self.conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO memories (id, content, embedding, trust_score, source_type, project,"
-                " tags, metadata, content_hash, created_at, updated_at)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                " tags, metadata, content_hash, created_at, updated_at, scope, agent, session)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 [
                     (
                         uuid.UUID(r.memory.id),
@@ -521,6 +525,9 @@ class _PgWriter:
                         r.memory.content_hash,
                         r.memory.created_at,
                         r.memory.updated_at,
+                        r.memory.scope,
+                        r.memory.agent,
+                        r.memory.session,
                     )
                     for r in rows
                 ],

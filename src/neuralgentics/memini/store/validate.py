@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from neuralgentics import jsonsafe
+from neuralgentics.memini import scopes
 from neuralgentics.memini.errors import InvalidInput
 from neuralgentics.memini.store.base import (
     RELATIONSHIP_TYPES,
@@ -104,6 +105,10 @@ def check_filter(flt: MemoryFilter) -> MemoryFilter:
         )
     for tag in distinct:
         check_text(tag, "tags", allow_empty=True)
+    for owner in flt.owners or []:
+        scopes.check_scope(owner.scope)
+        if owner.key is not None:
+            check_text(owner.key, owner.scope, allow_empty=True)
     return flt
 
 
@@ -146,6 +151,9 @@ def check_new_memory(new: NewMemory) -> NewMemory:
         tags=check_tags(new.tags),
         metadata=check_metadata(new.metadata),
         trust_score=check_unit(new.trust_score, "trust_score"),
+        scope=scopes.check_scope(new.scope),
+        agent=check_text(new.agent, "agent", allow_empty=True),
+        session=check_text(new.session, "session", allow_empty=True),
     )
 
 

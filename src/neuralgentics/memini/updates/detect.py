@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from neuralgentics.memini.scopes import Owner
 from neuralgentics.memini.store.base import Memory, MemoryFilter, Store
 from neuralgentics.memini.updates import scorer
 from neuralgentics.memini.updates.text import read
@@ -61,10 +62,13 @@ def candidates(
     embedding: np.ndarray,
     project: str,
     near: list[tuple[str, float]] | None = None,
+    owner: Owner | None = None,
 ) -> list[tuple[Memory, float]]:
-    """Live memories of `project` worth judging, each with its cosine to the new fact.
-    `near` is a vector search the caller already made (id, cosine), best first."""
-    flt = MemoryFilter(project=project)
+    """Live memories of `project` (or of `owner`, memini/scopes.py) worth judging, each with
+    its cosine to the new fact. `near` is a vector search the caller already made (id,
+    cosine), best first, with the same filter. Only the same owner's memories are judged: a
+    user fact is never superseded by a project fact, nor a session's by another session's."""
+    flt = MemoryFilter(project=project) if owner is None else MemoryFilter(owners=[owner])
     if near is None:
         near = store.vector_search(embedding, flt, VECTOR_CANDIDATES)
     cosines = dict(near[:VECTOR_CANDIDATES])
@@ -119,7 +123,8 @@ def detect(
     *,
     mode: str = "auto",
     near: list[tuple[str, float]] | None = None,
+    owner: Owner | None = None,
 ) -> Detection:
     if mode == "off":
         return Detection()
-    return decide(text, candidates(store, text, embedding, project, near), mode=mode)
+    return decide(text, candidates(store, text, embedding, project, near, owner), mode=mode)
