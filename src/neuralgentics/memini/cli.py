@@ -118,6 +118,7 @@ def _memory_table(rows: list[dict], extra: dict[str, Any] | None = None) -> None
     table.add_column("id", no_wrap=True)
     table.add_column("trust", justify="right")
     table.add_column("project")
+    table.add_column("scope")
     table.add_column("content")
     for name in extra or {}:
         table.add_column(name, justify="right")
@@ -126,11 +127,19 @@ def _memory_table(rows: list[dict], extra: dict[str, Any] | None = None) -> None
             row["id"][:8],
             f"{row['trust_score']:.2f}",
             row["project"] or "-",
+            _scope(row),
             _short(row["content"]),
         ]
         cells += [str(col[i]) for col in (extra or {}).values()]
         table.add_row(*cells)
     out.print(table)
+
+
+def _scope(row: dict) -> str:
+    """project, user, agent:NAME or session:ID (memini/scopes.py)."""
+    scope = row.get("scope", "project")
+    who = row.get("agent") if scope == "agent" else row.get("session") if scope == "session" else ""
+    return f"{scope}:{who}" if who else scope
 
 
 def _metadata(pairs: list[str]) -> dict:
@@ -165,6 +174,16 @@ def add(
         "--detection",
         help="Update detection: auto (supersede when sure, report when unsure), report, off",
     ),
+    scope: str = typer.Option(
+        "project",
+        "--scope",
+        help="Whose memory: project (default), user (all projects), agent (--agent), session"
+        " (--session)",
+    ),
+    agent: str | None = typer.Option(None, "--agent", help="The agent (with --scope agent)"),
+    session: str | None = typer.Option(
+        None, "--session", help="The session id (with --scope session)"
+    ),
     local: bool = LocalOpt,
     as_json: bool = JsonOpt,
 ) -> None:
@@ -182,6 +201,9 @@ def add(
         "supersede_similar": supersede_similar,
         "supersedes": [_resolve(local, old) for old in supersedes],
         "detection": detection,
+        "scope": scope,
+        "agent": agent,
+        "session": session,
     }
     result = _run(local, "POST", "/memory/add", json=body)
     if as_json:
@@ -251,10 +273,23 @@ def query(
         "--min-score",
         help="Leave out memories less relevant than this (default 0.1; -1 returns everything)",
     ),
+    agent: str | None = typer.Option(
+        None, "--agent", help="The asking agent: its agent memories join the search"
+    ),
+    session: str | None = typer.Option(
+        None, "--session", help="The current session: its memories join the search"
+    ),
+    scope: list[str] = typer.Option(
+        [],
+        "--scope",
+        help="Search only this scope: user, project, agent, session (repeatable; default with"
+        " --agent or --session: all four)",
+    ),
     local: bool = LocalOpt,
     as_json: bool = JsonOpt,
 ) -> None:
-    """Search memories by meaning and by keyword."""
+    """Search memories by meaning and by keyword. With --agent, --session or --scope it
+    searches the session's, the project's, the agent's and the user's memories together."""
     body = {
         "query": text,
         "top_k": top_k,
@@ -264,6 +299,9 @@ def query(
         "tags": tag,
         "min_trust": min_trust,
         "include_superseded": include_superseded,
+        "agent": agent,
+        "session": session,
+        "scopes": scope or None,
     }
     result = _run(local, "POST", "/memory/query", json=body)
     if as_json:
@@ -305,6 +343,7 @@ def get(
 
     out.print(f"[bold]{mem['id']}[/bold]  trust {mem['trust_score']:.2f}", highlight=False)
     line(f"project:    {mem['project'] or '-'}")
+    line(f"scope:      {_scope(mem)}")
     line(f"source:     {mem['source_type'] or '-'}")
     line(f"tags:       {', '.join(mem['tags']) or '-'}")
     meta = mem["metadata"]
@@ -341,6 +380,16 @@ def list_(
     ),
     limit: int = typer.Option(50, "--limit", help="How many memories at most"),
     offset: int = typer.Option(0, "--offset", help="Skip this many first (for paging)"),
+    scope: str | None = typer.Option(
+        None,
+        "--scope",
+        help="Only this scope: user, project, agent, session (--project, --agent, --session"
+        " name whose)",
+    ),
+    agent: str | None = typer.Option(None, "--agent", help="With --scope agent: this agent's"),
+    session: str | None = typer.Option(
+        None, "--session", help="With --scope session: this session's"
+    ),
     local: bool = LocalOpt,
     as_json: bool = JsonOpt,
 ) -> None:
@@ -354,6 +403,9 @@ def list_(
         ("project", project),
         ("source_type", source_type),
         ("min_trust", min_trust),
+        ("scope", scope),
+        ("agent", agent),
+        ("session", session),
     ):
         if value is not None:
             params[key] = value
@@ -363,7 +415,7 @@ def list_(
     if as_json:
         return _print_json(result)
     if not result["items"]:
-        filtered = any(v is not None for v in (project, source_type, min_trust)) or tag
+        filtered = any(v is not None for v in (project, source_type, min_trust, scope)) or tag
         if result["total"]:
             out.print(f"no memory past the first {result['total']} (--offset {offset})")
         else:
