@@ -107,6 +107,35 @@ def test_cli_query_floor_is_settable():
     assert bad.returncode == 2 and "min_score" in bad.stderr
 
 
+def test_cli_scopes_add_query_and_list():
+    def add(*args: str) -> dict:
+        done = local("add", *args, "--detection", "off", "--json")
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)["memory"]
+
+    add("Tests run with pytest -q.", "-p", "web")
+    add("I want answers in British English.", "--scope", "user")
+    add("Here we are fixing the login test.", "-p", "web", "--scope", "session", "--session", "s1")
+    add("The build agent caches wheels.", "--scope", "agent", "--agent", "build")
+    found = local("query", "tests", "-p", "web", "--session", "s1", "--min-score", "-1", "--json")
+    assert {h["memory"]["scope"] for h in json.loads(found.stdout)["hits"]} == {
+        "project",
+        "user",
+        "session",
+    }
+    only = local(
+        "query", "tests", "--scope", "agent", "--agent", "build", "--min-score", "-1", "--json"
+    )
+    assert [
+        (h["memory"]["scope"], h["memory"]["agent"]) for h in json.loads(only.stdout)["hits"]
+    ] == [("agent", "build")]
+    listed = json.loads(local("list", "--scope", "user", "--json").stdout)
+    assert [m["content"] for m in listed["items"]] == ["I want answers in British English."]
+    bad = local("add", "No agent named.", "--scope", "agent")
+    assert bad.returncode == 2 and "agent" in bad.stderr
+    assert json.loads(local("list", "--json").stdout)["total"] == 4
+
+
 def test_cli_errors_exit_non_zero_with_the_reason():
     bad = local("trust", "not-a-uuid", "agent_used")
     assert bad.returncode == 2 and "neither an id nor the start of one" in bad.stderr
