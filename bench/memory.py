@@ -40,11 +40,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from neuralgentics.memini import scopes  # noqa: E402
 from neuralgentics.memini.store.base import MemoryFilter, NewMemory, Store  # noqa: E402
 
 K = 10
 DIM = 384
 PROJECTS = 10  # memories spread over 10 projects: a project filter keeps ~10%
+SESSIONS = 20  # the session memories' sessions
 
 _SUBJECTS = [
     "the retry policy",
@@ -310,6 +312,7 @@ class Result:
     query_embed_p50_ms: float = 0.0
     query_embed_p99_ms: float = 0.0
     filtered_p50_ms: float = 0.0
+    scoped_p50_ms: float = 0.0  # project + user + one session (scopes)
     keyword_p50_ms: float = 0.0
     brute_force_p50_ms: float = 0.0
     recall_at_10: float = 0.0
@@ -384,6 +387,31 @@ def run_one(
         ids.append(m.id)
     res.add_per_s_with_embed = sample / (time.perf_counter() - t)
     res.notes.append(f"add with embedding: {sample} memories, embed_one + add_memory each")
+    # scopes (issue 17 item 6): 1% user memories and 1% session memories (SESSIONS sessions,
+    # in the projects), so the scoped query below has rows of each kind to find
+    scoped = max(n // 100, 1)
+    for j in range(2 * scoped):
+        i = j % n
+        text = memory_text(i) + f" (scoped copy {j})"
+        place = (
+            scopes.placement("user", "", None, None)
+            if j < scoped
+            else scopes.placement("session", projects[i], None, f"s{j % SESSIONS}")
+        )
+        m, _ = store.add_memory(
+            NewMemory(
+                text,
+                vecs[i],
+                scopes.dedup_key(text, place),
+                source_type="bench",
+                project=place.project,
+                scope=place.scope,
+                session=place.session,
+            )
+        )
+        extra.append(vecs[i])
+        ids.append(m.id)
+    res.notes.append(f"scoped rows: {scoped} user and {scoped} session memories")
     # the truth covers every stored vector (the embedded adds are in project p-embed, outside
     # the project filters)
     vecs = np.vstack([vecs, *extra]) if extra else vecs
@@ -417,7 +445,7 @@ def run_one(
     per_round: dict[str, list[tuple[float, float]]] = {}
     recall_hits = filtered_hits = 0
     for rnd in range(args.rounds):
-        lat, flat, klat, elat, blat = [], [], [], [], []
+        lat, flat, slat, klat, elat, blat = [], [], [], [], [], []
         for qi, q in enumerate(queries):
             out: list = []
             lat.append(timed(lambda: out.extend(store.vector_search(q, unfiltered, K))))
@@ -428,6 +456,11 @@ def run_one(
             flat.append(timed(lambda: out.extend(store.vector_search(q, flt, K))))
             if rnd == 0:
                 filtered_hits += found(out, exact_in_project[qi])
+            # the same project's memories plus the user's and one session's (memini/scopes.py)
+            sflt = MemoryFilter(
+                owners=scopes.search_owners(f"p{qi % PROJECTS}", None, f"s{qi % SESSIONS}", None)
+            )
+            slat.append(timed(lambda: store.vector_search(q, sflt, K)))
             text = data.query_texts[qi]
             klat.append(timed(lambda: store.keyword_search(text, unfiltered, K)))
             blat.append(timed(lambda: brute(q)))
@@ -439,7 +472,14 @@ def run_one(
             elat.append(
                 timed(lambda: store.vector_search(embedder.embed_one(fresh), unfiltered, K))
             )
-        for name, values in (("q", lat), ("f", flat), ("k", klat), ("e", elat), ("b", blat)):
+        for name, values in (
+            ("q", lat),
+            ("f", flat),
+            ("s", slat),
+            ("k", klat),
+            ("e", elat),
+            ("b", blat),
+        ):
             per_round.setdefault(name, []).append((pct(values, 50), pct(values, 99)))
 
     def med(name: str, i: int) -> float:
@@ -448,6 +488,7 @@ def run_one(
     res.query_p50_ms, res.query_p99_ms = med("q", 0), med("q", 1)
     res.query_embed_p50_ms, res.query_embed_p99_ms = med("e", 0), med("e", 1)
     res.filtered_p50_ms = med("f", 0)
+    res.scoped_p50_ms = med("s", 0)
     res.keyword_p50_ms = med("k", 0)
     res.brute_force_p50_ms = med("b", 0)
     res.recall_at_10 = recall_hits / (K * len(queries))
@@ -549,10 +590,11 @@ def table(results: list[Result]) -> str:
     head = (
         "| store | memories | add/s durable | add/s bulk (settings) | add/s with embedding"
         " | query p50 / p99 ms | query+embed p50 / p99 ms | project filter p50 ms"
+        " | scoped (project+user+session) p50 ms (vs project)"
         " | keyword p50 ms | numpy brute force p50 ms | speed-up vs brute force"
         " | recall@10 | filtered recall@10 |"
     )
-    lines = [head, "|" + "---|" * 13]
+    lines = [head, "|" + "---|" * 14]
     for r in results:
         ratio = r.brute_force_p50_ms / r.query_p50_ms if r.query_p50_ms else float("nan")
         lines.append(
@@ -560,7 +602,9 @@ def table(results: list[Result]) -> str:
             f" | {r.add_per_s_no_embed:,.0f} ({r.bulk_settings}) | {r.add_per_s_with_embed:,.0f}"
             f" | {r.query_p50_ms:.2f} / {r.query_p99_ms:.2f}"
             f" | {r.query_embed_p50_ms:.2f} / {r.query_embed_p99_ms:.2f}"
-            f" | {r.filtered_p50_ms:.2f} | {r.keyword_p50_ms:.2f} | {r.brute_force_p50_ms:.2f}"
+            f" | {r.filtered_p50_ms:.2f}"
+            f" | {r.scoped_p50_ms:.2f} ({r.scoped_p50_ms / r.filtered_p50_ms:.2f}x)"
+            f" | {r.keyword_p50_ms:.2f} | {r.brute_force_p50_ms:.2f}"
             f" | {ratio:.2f}x | {r.recall_at_10:.3f} | {r.filtered_recall_at_10:.3f} |"
         )
     return "\n".join(lines)

@@ -159,6 +159,7 @@ class Store(Protocol):
         links: Sequence[NewLink] = (),
     ) -> tuple[Memory, bool]:
         """Insert, or return the existing memory with the same (project, content_hash).
+        content_hash is the per-owner de-duplication key (`scopes.dedup_key`).
 
         Returns (memory, created). When not created and `on_duplicate` is given, that trust
         change (its memory_id is ignored) is applied to the existing memory in the same transaction.
