@@ -141,16 +141,18 @@ def list_owners(
 
 
 def owner_sql(owners: list[Owner], mark: str, alias: str = "") -> tuple[str, list]:
-    """The WHERE clause matching any of `owners` (`mark` is the driver's placeholder)."""
+    """The WHERE clause matching any of `owners` (`mark` is the driver's placeholder). The
+    scope is written as a literal (it is one of SCOPES, checked), so the planners can use the
+    partial indexes `WHERE scope = 'session'` etc. (migration sqlite 005 / postgres 0004)."""
     col = f"{alias}." if alias else ""
     parts: list[str] = []
     params: list = []
     for owner in owners:
-        column = _KEY_COLUMN[owner.scope]
+        scope = check_scope(owner.scope)
+        column = _KEY_COLUMN[scope]
         if column is None or owner.key is None:
-            parts.append(f"{col}scope = {mark}")
-            params.append(owner.scope)
+            parts.append(f"{col}scope = '{scope}'")
         else:
-            parts.append(f"({col}scope = {mark} AND {col}{column} = {mark})")
-            params += [owner.scope, owner.key]
+            parts.append(f"({col}scope = '{scope}' AND {col}{column} = {mark})")
+            params.append(owner.key)
     return ("(" + " OR ".join(parts) + ")") if parts else "FALSE", params

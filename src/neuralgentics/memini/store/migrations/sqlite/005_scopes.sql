@@ -7,8 +7,9 @@ ALTER TABLE memories ADD COLUMN scope TEXT NOT NULL DEFAULT 'project'
     CHECK (scope IN ('user', 'project', 'agent', 'session'));
 ALTER TABLE memories ADD COLUMN agent TEXT NOT NULL DEFAULT '';
 ALTER TABLE memories ADD COLUMN session TEXT NOT NULL DEFAULT '';
--- each branch of a scoped filter's OR is indexable (SQLite's multi-index OR)
+-- each branch of a scoped filter's OR is indexable (SQLite's multi-index OR); the filter
+-- names the scope as a literal (scopes.owner_sql) so the partial indexes apply
 CREATE INDEX memories_scope_project ON memories (scope, project, superseded_by);
-CREATE INDEX memories_agent ON memories (agent) WHERE agent <> '';
-CREATE INDEX memories_session ON memories (session) WHERE session <> '';
+CREATE INDEX memories_agent ON memories (agent) WHERE scope = 'agent';
+CREATE INDEX memories_session ON memories (session) WHERE scope = 'session';
 CREATE INDEX memories_user_scope ON memories (scope) WHERE scope = 'user';
