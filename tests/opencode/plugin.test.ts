@@ -126,6 +126,27 @@ test("memory_save stores the fact in the project with who saved it; memory_searc
   assert.equal(await tool(hooks, "memory_save", { fact: "  " }), "Give the fact to save.")
 })
 
+test("memory_save scope: a user fact joins every search, a session fact only its session's, an agent fact only its agent's", async () => {
+  const hooks = await load()
+  const user = (await memory(idOf(await tool(hooks, "memory_save", { fact: "I prefer tabs in the okapi scripts.", scope: "user" })))).memory
+  assert.equal(user.scope, "user")
+  assert.equal(user.project, "")
+  const session = (await memory(idOf(await tool(hooks, "memory_save", { fact: "The okapi tests are flaky today.", scope: "session" }, "build", "s-one")))).memory
+  assert.equal(session.scope, "session")
+  assert.equal(session.session, "s-one")
+  assert.equal(session.project, PROJECT)
+  const mine = (await memory(idOf(await tool(hooks, "memory_save", { fact: "Okapi reviews: check the migrations first.", scope: "agent" }, "reviewer")))).memory
+  assert.equal(mine.scope, "agent")
+  assert.equal(mine.agent, "reviewer")
+  const here = await tool(hooks, "memory_search", { query: "okapi" }, "reviewer", "s-one")
+  for (const m of [user, session, mine]) assert.match(here, new RegExp(m.id))
+  const elsewhere = await tool(hooks, "memory_search", { query: "okapi" }, "build", "s-two")
+  assert.match(elsewhere, new RegExp(user.id))
+  assert.doesNotMatch(elsewhere, new RegExp(session.id))
+  assert.doesNotMatch(elsewhere, new RegExp(mine.id))
+  assert.match(await tool(hooks, "memory_save", { fact: "x", scope: "team" }), /scope must be one of project, user, agent, session/)
+})
+
 test("memory_feedback moves trust by the documented events", async () => {
   const hooks = await load()
   const ids = []

@@ -20,9 +20,22 @@ const schema = (properties: Record<string, Json>, required: string[]): Schema =>
   additionalProperties: false,
 })
 
+const SCOPES = ["project", "user", "agent", "session"]
+
 export const SCHEMAS: Record<string, Schema> = {
   memory_search: schema({ query: { type: "string" }, limit: { type: "integer", minimum: 1, maximum: 20 } }, ["query"]),
-  memory_save: schema({ fact: { type: "string" }, replaces: { type: "array", items: { type: "string" } } }, ["fact"]),
+  memory_save: schema(
+    {
+      fact: { type: "string" },
+      replaces: { type: "array", items: { type: "string" } },
+      scope: {
+        type: "string",
+        enum: SCOPES,
+        description: "project (default); user: all the user's projects; agent: you only; session: this one",
+      },
+    },
+    ["fact"],
+  ),
   memory_feedback: schema(
     {
       id: { type: "string" },
@@ -37,7 +50,7 @@ export const SCHEMAS: Record<string, Schema> = {
 export const DESCRIPTIONS: Record<string, string> = {
   memory_search: "Search project memory (facts, decisions, past task results). Returns id, trust, text.",
   memory_save:
-    "Save a fact or decision to project memory. Says what it replaced, contradicts or probably replaces. replaces: ids it replaces.",
+    "Save a fact or decision to memory; says what it replaced, contradicts or probably replaces. replaces: ids it replaces.",
   memory_feedback:
     "Mark a memory: confirmed, rejected (user says it is wrong), wrong (you found it false), or outdated (by: id of the newer one).",
   project_search: "Search this project's indexed code by meaning and keywords. Returns file:lines and snippets.",
@@ -77,10 +90,14 @@ export const memoryTools = (svc: Service, project: string, directory: string): R
   memory_search: {
     description: DESCRIPTIONS.memory_search,
     args: SCHEMAS.memory_search.properties,
-    async execute(args) {
+    async execute(args, ctx) {
       const query = typeof args?.query === "string" ? args.query.trim() : ""
       if (!query) return "Give a query (what to look for, in words)."
-      const res = await svc.call("POST", "/memory/query", { query: query.slice(0, 4000), project, top_k: limitOf(args?.limit, 8) })
+      const body: Json = { query: query.slice(0, 4000), project, top_k: limitOf(args?.limit, 8) }
+      // the user's, this agent's and this session's memories join the project's (docs/memini.md, Scopes)
+      if (ctx?.agent) body.agent = ctx.agent
+      if (ctx?.sessionID) body.session = ctx.sessionID
+      const res = await svc.call("POST", "/memory/query", body)
       if (!res.ok) return res.down ? unavailable(svc, res.error) : refused(res)
       const hits: any[] = Array.isArray(res.body?.hits) ? res.body.hits : []
       if (!hits.length) return "No memory matches."
@@ -100,13 +117,21 @@ export const memoryTools = (svc: Service, project: string, directory: string): R
       const fact = typeof args?.fact === "string" ? args.fact.trim() : ""
       if (!fact) return "Give the fact to save."
       const replaces = Array.isArray(args?.replaces) ? args.replaces.filter((x: unknown) => typeof x === "string" && x) : []
+      const scope = args?.scope ?? "project"
+      if (!SCOPES.includes(scope)) return `scope must be one of ${SCOPES.join(", ")}.`
+      if (scope === "agent" && !ctx?.agent) return "scope agent needs to know which agent you are; save it to the project instead."
+      if (scope === "session" && !ctx?.sessionID) return "scope session needs a session; save it to the project instead."
       const body: Json = {
         content: fact.slice(0, MAX_FACT_CHARS),
         source_type: "agent",
-        project,
+        scope,
         actor: ctx?.agent ?? null,
         metadata: { session_id: ctx?.sessionID ?? null, agent: ctx?.agent ?? null },
       }
+      // user and agent memories belong to no project; a session memory stays in its project
+      if (scope === "project" || scope === "session") body.project = project
+      if (scope === "agent") body.agent = ctx?.agent
+      if (scope === "session") body.session = ctx?.sessionID
       if (replaces.length) body.supersedes = replaces
       const res = await svc.call("POST", "/memory/add", body, svc.writeTimeoutMs)
       if (!res.ok) return res.down ? unavailable(svc, res.error) : refused(res)
