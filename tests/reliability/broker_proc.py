@@ -92,6 +92,37 @@ def owner(base: str, **headers: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {TOKENS[base]}", **headers}
 
 
+def mcp_session(base: str, headers: dict[str, str]) -> dict[str, str]:
+    """`headers` (with the MCP content types) plus the Mcp-Session-Id of a session opened on
+    /mcp the way a streamable-HTTP client does: initialize, then notifications/initialized."""
+    h = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    h |= headers
+    init = httpx.post(
+        base + "/mcp",
+        headers=h,
+        timeout=30,
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+    )
+    assert init.status_code == 200, init.text
+    h["Mcp-Session-Id"] = init.headers["mcp-session-id"]
+    httpx.post(
+        base + "/mcp",
+        headers=h,
+        json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+        timeout=30,
+    )
+    return h
+
+
 @contextlib.contextmanager
 def serving(
     config: Path, home: Path, env_extra: dict[str, str] | None = None

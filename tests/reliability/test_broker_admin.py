@@ -16,7 +16,7 @@ import pytest
 import yaml
 from _cli import neuralgentics
 
-from reliability.broker_proc import owner, probe, serving, time_server, write_config
+from reliability.broker_proc import mcp_session, owner, probe, serving, time_server, write_config
 from reliability.memini_proc import clean_env
 
 BROKER_SECRET = "broker-env-s3cret-9d7c1b"
@@ -199,32 +199,10 @@ def test_a_role_token_acts_only_as_its_role_on_every_front(broker) -> None:
         timeout=30,
     )
     assert r.status_code == 403
-    init = httpx.post(
-        base + "/mcp",
-        headers=h,
-        timeout=30,
-        json={
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        },
-    )
-    assert init.status_code == 200, init.text
-    sid = {"Mcp-Session-Id": init.headers["mcp-session-id"]}
-    httpx.post(
-        base + "/mcp",
-        headers={**h, **sid},
-        json={"jsonrpc": "2.0", "method": "notifications/initialized"},
-        timeout=30,
-    )
+    session = mcp_session(base, h)
     r = httpx.post(
         base + "/mcp",
-        headers={**h, **sid},
+        headers=session,
         timeout=60,
         json={
             "jsonrpc": "2.0",

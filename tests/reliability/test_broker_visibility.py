@@ -8,7 +8,7 @@ import json
 import httpx
 import pytest
 
-from reliability.broker_proc import owner, probe, serving, time_server, write_config
+from reliability.broker_proc import mcp_session, owner, probe, serving, time_server, write_config
 
 PROBE_TOOLS = {"echo", "pid", "env", "wait", "garbage", "flood", "fail"}
 ROLES = {
@@ -101,28 +101,7 @@ def test_mcp_errors_name_only_what_the_role_may_use(broker) -> None:
             "X-Neuralgentics-Role": "ops",
         },
     )
-    init = httpx.post(
-        broker + "/mcp",
-        headers=h,
-        timeout=30,
-        json={
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        },
-    )
-    h["Mcp-Session-Id"] = init.headers["mcp-session-id"]
-    httpx.post(
-        broker + "/mcp",
-        headers=h,
-        json={"jsonrpc": "2.0", "method": "notifications/initialized"},
-        timeout=30,
-    )
+    h = mcp_session(broker, h)
     texts = []
     for n, (server, tool) in enumerate(
         [("probe", "nope"), ("nope", "x"), ("payroll", "pid")], start=2

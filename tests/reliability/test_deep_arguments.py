@@ -13,7 +13,15 @@ import pytest
 
 from neuralgentics.broker.limits import MAX_ARGUMENT_BYTES, MAX_DEPTH
 from neuralgentics.config import Settings
-from reliability.broker_proc import NEURALGENTICS, owner, probe, serving, time_server, write_config
+from reliability.broker_proc import (
+    NEURALGENTICS,
+    mcp_session,
+    owner,
+    probe,
+    serving,
+    time_server,
+    write_config,
+)
 from reliability.memini_proc import clean_env
 
 # Past our limit (32), past the SDK parser's (200), past Python's recursion limit.
@@ -87,28 +95,7 @@ async def test_streamable_http_answers_with_the_request_id_and_records_it(tmp_pa
                 "X-Neuralgentics-Role": "coder",
             },
         )
-        init = httpx.post(
-            base + "/mcp",
-            headers=h,
-            timeout=30,
-            json={
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"},
-                },
-            },
-        )
-        h["Mcp-Session-Id"] = init.headers["mcp-session-id"]
-        httpx.post(
-            base + "/mcp",
-            headers=h,
-            json={"jsonrpc": "2.0", "method": "notifications/initialized"},
-            timeout=30,
-        )
+        h = mcp_session(base, h)
         for n, depth in enumerate(DEPTHS, start=10):
             r = httpx.post(base + "/mcp", headers=h, content=call_json(n, depth), timeout=60)
             text = r.text
