@@ -313,61 +313,29 @@ def build_paths(
         print(f"  (fastmcp skipped: {FASTMCP_PY} not found; see the module docstring to create it)")
     if opts.no_http:
         return paths
-    token = secrets.token_urlsafe(24)
-    port = free_port()
-    paths.append(
-        Path_(
-            "broker-http",
+
+    def broker_http(name: str, log: str, extra_env: dict[str, str]) -> Path_:
+        token = secrets.token_urlsafe(24)
+        port = free_port()
+        argv = [NEURALGENTICS, "broker", "serve", "--config", str(cfg_path), "--port", str(port)]
+        return Path_(
+            name,
             None,
             "mcp_router_call",
             True,
             http=HttpFront(
-                argv=[
-                    NEURALGENTICS,
-                    "broker",
-                    "serve",
-                    "--config",
-                    str(cfg_path),
-                    "--port",
-                    str(port),
-                ],
-                env={**env, "NEURALGENTICS_TOKEN": token},
+                argv=argv,
+                env={**env, "NEURALGENTICS_TOKEN": token, **extra_env},
                 port=port,
                 headers={"Authorization": f"Bearer {token}", "X-Neuralgentics-Role": "bench"},
-                log=workdir / f"serve-{label}.log",
+                log=workdir / log,
             ),
         )
-    )
+
+    paths.append(broker_http("broker-http", f"serve-{label}.log", {}))
     if opts.compare_src:
-        token = secrets.token_urlsafe(24)
-        port = free_port()
-        paths.append(
-            Path_(
-                "broker-http@ref",
-                None,
-                "mcp_router_call",
-                True,
-                http=HttpFront(
-                    argv=[
-                        NEURALGENTICS,
-                        "broker",
-                        "serve",
-                        "--config",
-                        str(cfg_path),
-                        "--port",
-                        str(port),
-                    ],
-                    env={
-                        **env,
-                        "NEURALGENTICS_TOKEN": token,
-                        "PYTHONPATH": str(Path(opts.compare_src).resolve()),
-                    },
-                    port=port,
-                    headers={"Authorization": f"Bearer {token}", "X-Neuralgentics-Role": "bench"},
-                    log=workdir / f"serve-ref-{label}.log",
-                ),
-            )
-        )
+        ref = {"PYTHONPATH": str(Path(opts.compare_src).resolve())}
+        paths.append(broker_http("broker-http@ref", f"serve-ref-{label}.log", ref))
     if MCP_PROXY.exists():
         port = free_port()
         # --log-level WARNING: the broker's uvicorn logs at warning too, so neither pays for
