@@ -5,20 +5,19 @@ from __future__ import annotations
 
 import io
 import json
-import sqlite3
 import uuid
 
 import numpy as np
 import psycopg
 import pytest
 from _postgres import drop_database, fresh_database
+from _schema import postgres_before, sqlite_before
 
 from neuralgentics.memini.errors import InvalidInput
 from neuralgentics.memini.portability import export_lines, import_file
 from neuralgentics.memini.portability.importer import model_id
 from neuralgentics.memini.service import MemoryService
 from neuralgentics.memini.store.base import MemoryFilter
-from neuralgentics.memini.store.migrations import migrations
 from neuralgentics.memini.store.sqlite import SQLiteStore
 
 DIM = 384
@@ -218,17 +217,7 @@ def _check_migrated(store, ids: list[str]) -> None:
 
 def test_sqlite_migration_makes_existing_rows_project_memories(tmp_path) -> None:
     path = tmp_path / "memini.db"
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.executescript(
-        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);"
-        "CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-    )
-    for m in migrations("sqlite"):
-        if m.version < 5:
-            conn.executescript(m.sql)
-            conn.execute(
-                "INSERT INTO schema_migrations VALUES (?, ?, '2025-01-01')", (m.version, m.name)
-            )
+    conn = sqlite_before(path, 5)
     blob = (np.ones(DIM, dtype="<f4") / np.sqrt(DIM)).astype("<f4").tobytes()
     stamp = "2025-01-01T00:00:00.000000+00:00"
     ids = [str(uuid.uuid4()) for _ in range(3)]
@@ -253,17 +242,7 @@ def test_postgres_migration_makes_existing_rows_project_memories(pg_server) -> N
     url = fresh_database(pg_server, "scopemig")
     try:
         with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute(
-                "CREATE TABLE schema_migrations (version INT PRIMARY KEY, name TEXT NOT NULL,"
-                " checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-            )
-            for m in migrations("postgres"):
-                if m.version < 4:
-                    conn.execute(m.sql)
-                    conn.execute(
-                        "INSERT INTO schema_migrations (version, name, checksum) VALUES (%s, %s, %s)",
-                        [m.version, m.name, m.checksum],
-                    )
+            postgres_before(conn, 4)
             vec = "[" + ",".join([str(1 / np.sqrt(DIM))] * DIM) + "]"
             ids = [str(uuid.uuid4()) for _ in range(3)]
             for i, mid in enumerate(ids):

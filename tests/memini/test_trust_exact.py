@@ -5,17 +5,16 @@ decimal after any sequence of events, and the migration converts rows written be
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 import uuid
 
 import numpy as np
 import psycopg
 from _postgres import drop_database, fresh_database
+from _schema import postgres_before, sqlite_before
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from neuralgentics.memini.store.base import MemoryFilter, NewMemory, TrustChange
-from neuralgentics.memini.store.migrations import migrations
 from neuralgentics.memini.trust import EVENTS, EVENTS_MILLI
 
 DIM = 384
@@ -107,17 +106,7 @@ def test_sqlite_migration_converts_existing_rows(tmp_path) -> None:
     from neuralgentics.memini.store.sqlite import SQLiteStore
 
     path = tmp_path / "memini.db"
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.executescript(
-        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);"
-        "CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-    )
-    for m in migrations("sqlite"):
-        if m.version < 4:
-            conn.executescript(m.sql)
-            conn.execute(
-                "INSERT INTO schema_migrations VALUES (?, ?, '2025-01-01')", (m.version, m.name)
-            )
+    conn = sqlite_before(path, 4)
     blob = np.ones(DIM, dtype="<f4").tobytes()
     stamp = "2025-01-01T00:00:00.000000+00:00"
     ids = _old_rows(
@@ -147,17 +136,7 @@ def test_postgres_migration_converts_existing_rows(pg_server) -> None:
     url = fresh_database(pg_server, "trustmig")
     try:
         with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute(
-                "CREATE TABLE schema_migrations (version INT PRIMARY KEY, name TEXT NOT NULL,"
-                " checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-            )
-            for m in migrations("postgres"):
-                if m.version < 3:
-                    conn.execute(m.sql)
-                    conn.execute(
-                        "INSERT INTO schema_migrations (version, name, checksum) VALUES (%s, %s, %s)",
-                        [m.version, m.name, m.checksum],
-                    )
+            postgres_before(conn, 3)
             vec = "[" + ",".join(["0.05"] * DIM) + "]"
             ids = _old_rows(
                 lambda mid, text, score: conn.execute(
