@@ -107,6 +107,18 @@ def test_cli_query_floor_is_settable():
     assert bad.returncode == 2 and "min_score" in bad.stderr
 
 
+def test_cli_query_table_keeps_the_content_readable_at_80_columns():
+    fact = "The CI moved to Buildkite; GitHub Actions is no longer used."
+    assert local("add", fact, "--detection", "off").returncode == 0
+    shown = local("query", "where does CI run")
+    assert shown.returncode == 0
+    lines = shown.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert "score" in lines[1] and "contradicted by" not in shown.stdout  # nothing contradicted
+    cells = " ".join(line.split("│")[5] for line in lines if line.count("│") > 5)
+    assert " ".join(cells.split()) == fact  # the whole fact, a few words a line, not one
+
+
 def test_cli_scopes_add_query_and_list():
     def add(*args: str) -> dict:
         done = local("add", *args, "--detection", "off", "--json")

@@ -114,13 +114,16 @@ def _short(text: str, width: int = 70) -> str:
 
 
 def _memory_table(rows: list[dict], extra: dict[str, Any] | None = None) -> None:
+    # A column whose every cell is "-" says nothing and, in an 80-column terminal, squeezes the
+    # content (the one column a reader came for) down to a word per line.
+    extra = {name: col for name, col in (extra or {}).items() if any(c != "-" for c in col)}
     table = Table(show_lines=False)
     table.add_column("id", no_wrap=True)
-    table.add_column("trust", justify="right")
+    table.add_column("trust", justify="right", no_wrap=True)
     table.add_column("project")
-    table.add_column("scope")
-    table.add_column("content")
-    for name in extra or {}:
+    table.add_column("scope", no_wrap=True)
+    table.add_column("content", min_width=24)
+    for name in extra:
         table.add_column(name, justify="right")
     for i, row in enumerate(rows):
         cells = [
@@ -130,7 +133,7 @@ def _memory_table(rows: list[dict], extra: dict[str, Any] | None = None) -> None
             _scope(row),
             _short(row["content"]),
         ]
-        cells += [str(col[i]) for col in (extra or {}).values()]
+        cells += [str(col[i]) for col in extra.values()]
         table.add_row(*cells)
     out.print(table)
 
@@ -318,9 +321,8 @@ def query(
     _memory_table(
         [h["memory"] for h in hits],
         {
+            # the score's parts (similarity, exact match, recency…) are in --json's "why"
             "score": [f"{h['score']:.3f}" for h in hits],
-            "sim": [f"{h['why']['similarity']:.3f}" for h in hits],
-            "exact": [f"{h['why']['exact_match']:.2f}" for h in hits],
             "contradicted by": [", ".join(i[:8] for i in h["contradicts"]) or "-" for h in hits],
         },
     )
