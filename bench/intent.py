@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/intent.py [--json] [--sweep] [--latency-tools 500] [--show-misses]
     .venv/bin/python bench/intent.py --fit-rerank   # refit the re-ranker's weights (training sets)
+    .venv/bin/python bench/intent.py --choose-k     # candidates shown vs tokens (training sets)
 
 Catalog: the real servers' tools/list (tests/broker_catalog/data/real_servers.json, from
 ``bench/catalog.py --snapshot``) plus tool lists written for common services
@@ -13,7 +14,9 @@ on a catalog of at least ``--latency-tools`` tools after warm-up. Issue 18 item 
 tool among the first K candidates an unsure answer shows (over all intents and over the unsure
 ones) with the list's tokens in both shapes (every candidate on a numbered line; the first
 few and the rest grouped by server, as shipped), and the auto-dispatch share and precision
-per threshold by the confidence alone and with the margin rule.
+per threshold by the confidence alone and with the margin rule, and how often the agent ends
+up with the right tool (called when confident, shown when not). ``--choose-k`` puts the number
+of candidates against their tokens on the training intents, matched out of fold.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from neuralgentics.broker.catalog.tokens import count_tokens  # noqa: E402
 from neuralgentics.broker.intent import IntentMatcher, rerank  # noqa: E402
 from neuralgentics.broker.intent.embedcache import EmbeddingCache  # noqa: E402
 from neuralgentics.broker.intent.tools import (  # noqa: E402
+    UNSURE_CANDIDATES,
     UNSURE_DETAILED,
     candidate_lines,
 )
@@ -126,7 +130,18 @@ def candidates_shown(matcher: IntentMatcher, intents) -> dict:
             "margin_share": round(len(kept) / n, 4),
             "margin_precision": round(sum(kept) / len(kept), 4) if kept else None,
         }
-    return {"unsure": len(unsure), "shown": shown, "dispatch": dispatch}
+    # What the agent ends up with: the right tool called, or shown among the
+    # UNSURE_CANDIDATES of an unsure answer (a wrong call is a failure).
+    reached = sum(
+        (ranked[:1] == [want]) if r.confident else (want in ranked[:UNSURE_CANDIDATES])
+        for ranked, want, r, _ in rows
+    )
+    return {
+        "unsure": len(unsure),
+        "shown": shown,
+        "dispatch": dispatch,
+        "reached": round(reached / n, 4),
+    }
 
 
 def calibration(matcher: IntentMatcher, intents) -> list[dict]:
@@ -283,6 +298,67 @@ def fit_rerank(tools, summaries, cache) -> None:
         print(f"    {value:+.4f},  # {name}")
 
 
+# A miss (the right tool not among those shown) costs a new request to find it: ~7,500
+# tokens per main request in the OpenCode session bench (docs/benchmarks-opencode.md).
+MISS_TOKENS = 7500
+
+
+def out_of_fold_matches(tools, summaries, cache, intents, top_k: int = 60) -> list:
+    """Each training intent matched with the re-ranker's weights refitted without its
+    server's intents (leave-one-server-out), so nothing is read off in-sample re-ranking:
+    (intent, (server, tool), MatchResult) in input order."""
+    zero = np.zeros(len(rerank.FEATURES), dtype=np.float32)
+    matcher = IntentMatcher(
+        tools, summaries, cache=cache, rerank_weights=zero, embedder=shared_embedder()
+    )
+    groups = rerank_groups(matcher, intents)
+    out: list = [None] * len(intents)
+    for server in sorted({s for _, s, _ in intents}):
+        w = rerank.fit(
+            [g for g, (_, s, _) in zip(groups, intents, strict=True) if s != server],
+            l2=rerank.RERANK_L2,
+        )
+        matcher._rerank_weights = w
+        for i, (intent, s, t) in enumerate(intents):
+            if s == server:
+                out[i] = (intent, (s, t), matcher.match(intent, top_k=top_k))
+    return out
+
+
+def choose_k(tools, summaries, cache) -> None:
+    """How many candidates an unsure answer should show, from the training intents only
+    (tuning set + intents_train2.tsv) matched out of fold: over those the dispatch rule leaves
+    unsure, the right tool among the first K and the expected tokens (the list in each of 1 /
+    2 later requests that carry it, plus P(miss) x MISS_TOKENS); and the rule's out-of-fold
+    dispatch share and precision."""
+    intents = evalset.intents(evalset.TUNING) + evalset.intents(evalset.TRAIN_2)
+    rows = out_of_fold_matches(tools, summaries, cache, intents)
+    sent = [
+        r.best is not None and (r.best.server, r.best.tool) == w for _, w, r in rows if r.confident
+    ]
+    print(
+        f"{len(rows)} training intents, out of fold: dispatched {len(sent) / len(rows):.3f}, "
+        f"precision {sum(sent) / len(sent):.3f}"
+    )
+    unsure = [(w, r) for _, w, r in rows if not r.confident]
+    print(f"choosing K over the {len(unsure)} unsure training intents:")
+    ranks = []
+    for w, r in unsure:
+        ranked = [(c.server, c.tool) for c in r.candidates]
+        ranks.append(ranked.index(w) if w in ranked else 10**6)
+    at = np.array(ranks)
+    for k in (10, 15, 20, 25, 30, 35, 40, 50, 60):
+        tokens = float(np.mean([count_tokens(candidate_lines(r, k)) for _, r in unsure]))
+        miss = float((at >= k).mean())
+        print(
+            f"  K={k:<3} shown {1 - miss:.3f} ({int((at >= k).sum())} missed), "
+            f"list {tokens:.0f} tokens; expected tokens carried by 1 request "
+            f"{tokens + miss * MISS_TOKENS:.0f}, by 2 {2 * tokens + miss * MISS_TOKENS:.0f}"
+        )
+    past = [str(int(x) + 1) if x < 10**6 else "not in the first 60" for x in sorted(at[at >= 20])]
+    print(f"  its rank (1 = first) where past 20: {', '.join(past)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true")
@@ -291,11 +367,17 @@ def main() -> None:
     ap.add_argument("--no-latency", action="store_true")
     ap.add_argument("--show-misses", action="store_true")
     ap.add_argument("--fit-rerank", action="store_true", help="refit the re-ranker's weights")
+    ap.add_argument(
+        "--choose-k", action="store_true", help="candidates shown vs tokens, training intents"
+    )
     args = ap.parse_args()
 
     tools, summaries = evalset.catalog()
     if args.fit_rerank:
         fit_rerank(tools, summaries, EmbeddingCache())
+        return
+    if args.choose_k:
+        choose_k(tools, summaries, EmbeddingCache())
         return
     intents = evalset.intents(evalset.TUNING)
     held_out = evalset.intents(evalset.HELD_OUT)
@@ -408,6 +490,11 @@ def main() -> None:
                 for v in c["dispatch"].values()
             )
             print(f"  {label:<12}{cells}")
+        print(
+            "right tool reached (called when confident, among the "
+            f"{UNSURE_CANDIDATES} shown when not): "
+            + "; ".join(f"{label} {c['reached']:.3f}" for label, c in report["candidates"].items())
+        )
         print(
             f"unrelated requests answered confidently: {report['unrelated_confident']} of "
             f"{report['unrelated_total']} (default threshold {matcher.threshold})"
