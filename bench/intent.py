@@ -6,8 +6,8 @@
 
 Catalog: the real servers' tools/list (tests/broker_catalog/data/real_servers.json, from
 ``bench/catalog.py --snapshot``) plus tool lists written for common services
-(tests/broker_catalog/data/services.txt). Intents: tests/broker_catalog/data/intents.tsv (tuning) and three held-out sets
-(intents_heldout.tsv, intents_heldout_b.tsv, intents_heldout_c.tsv).
+(tests/broker_catalog/data/services.txt). Intents: tests/broker_catalog/data/intents.tsv (tuning) and four held-out sets
+(intents_heldout.tsv, intents_heldout_b.tsv, intents_heldout_c.tsv, intents_heldout_d.tsv).
 Reports top-1/top-3/top-5 accuracy per mode, the confidence calibration (how often a
 confident answer is right, how often the matcher is confident), and per-intent latency p50/p90
 on a catalog of at least ``--latency-tools`` tools after warm-up. Issue 18 item 8: the right
@@ -383,6 +383,7 @@ def main() -> None:
     held_out = evalset.intents(evalset.HELD_OUT)
     held_out_b = evalset.intents(evalset.HELD_OUT_B)
     held_out_c = evalset.intents(evalset.HELD_OUT_C)
+    held_out_d = evalset.intents(evalset.HELD_OUT_D)
     cache = EmbeddingCache()
     matcher = IntentMatcher(tools, summaries, cache=cache, embedder=shared_embedder())
     matcher.warm()
@@ -394,6 +395,7 @@ def main() -> None:
         "held_out_intents": len(held_out),
         "held_out_b_intents": len(held_out_b),
         "held_out_c_intents": len(held_out_c),
+        "held_out_d_intents": len(held_out_d),
         "modes": {
             m: evaluate(matcher, intents, m, misses if args.show_misses else None) for m in MODES
         },
@@ -401,6 +403,7 @@ def main() -> None:
         "held_out": {m: evaluate(matcher, held_out, m) for m in MODES},
         "held_out_b": {m: evaluate(matcher, held_out_b, m) for m in MODES},
         "held_out_c": {m: evaluate(matcher, held_out_c, m) for m in MODES},
+        "held_out_d": {m: evaluate(matcher, held_out_d, m) for m in MODES},
     }
     report["calibration"] = calibration(matcher, intents)
     report["held_out_calibration"] = calibration(matcher, held_out)
@@ -411,6 +414,7 @@ def main() -> None:
             ("held-out A", held_out),
             ("held-out B", held_out_b),
             ("held-out C", held_out_c),
+            ("held-out D", held_out_d),
         )
     }
     report["unrelated_confident"] = sum(matcher.match(q).confident for q in UNRELATED)
@@ -438,6 +442,7 @@ def main() -> None:
             ("held-out set A", "held_out", report["held_out_intents"]),
             ("held-out set B", "held_out_b", report["held_out_b_intents"]),
             ("held-out set C", "held_out_c", report["held_out_c_intents"]),
+            ("held-out set D", "held_out_d", report["held_out_d_intents"]),
         ):
             print(f"{label} ({count} intents)")
             print(f"{'mode':<11}{'top-1':>7}{'top-3':>7}{'top-5':>7}", end="")

@@ -10,7 +10,9 @@
   looked at for tuning: the figure that says how the matcher does on intents it was not shaped to;
 - ``data/intents_heldout_b.tsv``: a second held-out set, written after the last matcher change;
 - ``data/intents_heldout_c.tsv``: a third, written from the tool lists alone before the
-  re-ranking round, aimed at sibling tools that differ in a word.
+  re-ranking round, aimed at sibling tools that differ in a word;
+- ``data/intents_heldout_d.tsv``: a fourth, written before the fourth pass on the candidates
+  shown to the agent, without running the matcher on it (indirect needs, typos, abbreviations).
 """
 
 from __future__ import annotations
@@ -92,7 +94,10 @@ HELD_OUT = "intents_heldout.tsv"
 HELD_OUT_B = "intents_heldout_b.tsv"
 # Written before the re-ranking round changed anything, from the tool lists alone.
 HELD_OUT_C = "intents_heldout_c.tsv"
-HELD_OUT_SETS = (HELD_OUT, HELD_OUT_B, HELD_OUT_C)
+# Written 2026-12-01 before the fourth pass on issue 18 item 8 changed anything, without running
+# the matcher on it; indirect needs, typos, abbreviations.
+HELD_OUT_D = "intents_heldout_d.tsv"
+HELD_OUT_SETS = (HELD_OUT, HELD_OUT_B, HELD_OUT_C, HELD_OUT_D)
 # More training intents for the re-ranker's weights (never a measure of accuracy).
 TRAIN_2 = "intents_train2.tsv"
 

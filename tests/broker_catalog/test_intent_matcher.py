@@ -46,11 +46,13 @@ def test_evaluation_set_is_large_and_consistent(eval_catalog) -> None:
     held_out = evalset.intents(evalset.HELD_OUT)
     held_out_b = evalset.intents(evalset.HELD_OUT_B)
     held_out_c = evalset.intents(evalset.HELD_OUT_C)
+    held_out_d = evalset.intents(evalset.HELD_OUT_D)
+    train_2 = evalset.intents(evalset.TRAIN_2)
     assert sum(len(v) for v in tools.values()) >= 300
     assert len(intents) >= 150 and len(held_out) >= 60 and len(held_out_b) >= 60
-    assert len(held_out_c) >= 100
+    assert len(held_out_c) >= 100 and len(held_out_d) >= 150
     # Held out means held out: no intent is in two sets.
-    all_sets = (intents, held_out, held_out_b, held_out_c)
+    all_sets = (intents, train_2, held_out, held_out_b, held_out_c, held_out_d)
     sets = [{i.lower() for i, _, _ in x} for x in all_sets]
     for a in range(len(sets)):
         for b in range(a + 1, len(sets)):
