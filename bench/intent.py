@@ -3,6 +3,7 @@
     .venv/bin/python bench/intent.py [--json] [--sweep] [--latency-tools 500] [--show-misses]
     .venv/bin/python bench/intent.py --fit-rerank   # refit the re-ranker's weights (training sets)
     .venv/bin/python bench/intent.py --choose-k     # candidates shown vs tokens (training sets)
+    .venv/bin/python bench/intent.py --diversify    # single-view rankings in the list (training)
 
 Catalog: the real servers' tools/list (tests/broker_catalog/data/real_servers.json, from
 ``bench/catalog.py --snapshot``) plus tool lists written for common services
@@ -359,6 +360,50 @@ def choose_k(tools, summaries, cache) -> None:
     print(f"  its rank (1 = first) where past 20: {', '.join(past)}")
 
 
+def diversified(hybrid: list, lexical: list, semantic: list, k: int, n_lex: int, n_sem: int):
+    """The first k - n_lex - n_sem of the hybrid ranking, then the best n_lex of BM25 alone and
+    n_sem of embeddings alone not yet listed, then the hybrid ranking again up to k."""
+    out = list(hybrid[: k - n_lex - n_sem])
+    for ranking, n in ((lexical, n_lex), (semantic, n_sem)):
+        for key in [x for x in ranking if x not in out][:n]:
+            out.append(key)
+    out += [x for x in hybrid if x not in out][: k - len(out)]
+    return out
+
+
+def diversify(tools, summaries, cache) -> None:
+    """Issue 18 item 8, fourth pass: does filling the shown list partly from the BM25-alone and
+    embedding-alone rankings (the right tool the fusion drops is sometimes first in one of them)
+    raise the right tool shown? Training intents only, matched out of fold; per K and split,
+    the intents gained or lost against the hybrid ranking alone."""
+    intents = evalset.intents(evalset.TUNING) + evalset.intents(evalset.TRAIN_2)
+    rows = out_of_fold_matches(tools, summaries, cache, intents)
+    single = IntentMatcher(tools, summaries, cache=cache, embedder=shared_embedder())
+    views = [
+        {
+            mode: [(c.server, c.tool) for c in single.match(i, top_k=10, mode=mode).candidates]
+            for mode in ("bm25", "embedding")
+        }
+        for i, _, _ in rows
+    ]
+    n_unsure = sum(not r.confident for *_, r in rows)
+    print(f"{len(rows)} training intents, {n_unsure} unsure (out of fold)")
+    for k in (5, 10, 15, 25):
+        cells = []
+        for n_lex in range(4):
+            for n_sem in range(min(4, k - n_lex)):
+                got = unsure = 0
+                for (_, want, r), v in zip(rows, views, strict=True):
+                    hybrid = [(c.server, c.tool) for c in r.candidates]
+                    ok = want in diversified(hybrid, v["bm25"], v["embedding"], k, n_lex, n_sem)
+                    got += ok
+                    unsure += ok and not r.confident
+                cells.append((n_lex, n_sem, got, unsure))
+        base = cells[0]
+        print(f"  K={k}: hybrid alone {base[2]} of {len(rows)} ({base[3]} of {n_unsure} unsure)")
+        print("    bm25+emb: " + ", ".join(f"{a}+{b} {g - base[2]:+d}" for a, b, g, _ in cells[1:]))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true")
@@ -370,6 +415,9 @@ def main() -> None:
     ap.add_argument(
         "--choose-k", action="store_true", help="candidates shown vs tokens, training intents"
     )
+    ap.add_argument(
+        "--diversify", action="store_true", help="single-view rankings in the list, training"
+    )
     args = ap.parse_args()
 
     tools, summaries = evalset.catalog()
@@ -378,6 +426,9 @@ def main() -> None:
         return
     if args.choose_k:
         choose_k(tools, summaries, EmbeddingCache())
+        return
+    if args.diversify:
+        diversify(tools, summaries, EmbeddingCache())
         return
     intents = evalset.intents(evalset.TUNING)
     held_out = evalset.intents(evalset.HELD_OUT)
