@@ -32,7 +32,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -531,19 +531,6 @@ def rrf_query(store: Store, embedder, text: str, flt: MemoryFilter, k: int = K) 
     return sorted(memories, key=lambda mid: -fused[mid] * (0.5 + memories[mid].trust_score))[:k]
 
 
-def without_word_match(call: Callable[[], object]) -> object:
-    """The default query with the word-match step switched off (ranking.WEIGHTS.words = 0):
-    the default of the first issue-20 round, for a same-run cost of the word match."""
-    from neuralgentics.memini import ranking
-
-    saved = ranking.WEIGHTS
-    ranking.WEIGHTS = replace(saved, words=0.0)
-    try:
-        return call()
-    finally:
-        ranking.WEIGHTS = saved
-
-
 def service_latency(
     store: Store, embedder, data: Data, kind: str, n: int, rounds: int
 ) -> dict[str, tuple[float, float]]:
@@ -554,10 +541,8 @@ def service_latency(
     from neuralgentics.memini.service import MemoryService
 
     service = MemoryService(store, embedder, Settings())
-    service.query("warm up", MemoryFilter(), top_k=K)  # the word-piece table is read once (~1 s)
     runs: dict[str, Callable[[str, MemoryFilter], object]] = {
         "default": lambda t, f: service.query(t, f, top_k=K),
-        "no word match": lambda t, f: without_word_match(lambda: service.query(t, f, top_k=K)),
         "rrf (before)": lambda t, f: rrf_query(store, embedder, t, f),
     }
     per_round: dict[str, list[tuple[float, float]]] = {}
@@ -581,22 +566,14 @@ def service_latency(
 
 def service_table(results: list[Result]) -> str:
     lines = [
-        "| store | memories | default p50 / p99 ms | no word match p50 / p99 ms"
-        " | rrf (before) p50 / p99 ms | default, one project p50 / p99 ms"
-        " | no word match, one project p50 / p99 ms | rrf (before), one project p50 / p99 ms |",
-        "|---|---|---|---|---|---|---|---|",
+        "| store | memories | default p50 / p99 ms | rrf (before) p50 / p99 ms"
+        " | default, one project p50 / p99 ms | rrf (before), one project p50 / p99 ms |",
+        "|---|---|---|---|---|---|",
     ]
     for r in results:
         cells = [
             r.service.get(k, (float("nan"), float("nan")))
-            for k in (
-                "default|all",
-                "no word match|all",
-                "rrf (before)|all",
-                "default|project",
-                "no word match|project",
-                "rrf (before)|project",
-            )
+            for k in ("default|all", "rrf (before)|all", "default|project", "rrf (before)|project")
         ]
         lines.append(
             f"| {r.store} | {r.size:,} | "

@@ -31,7 +31,6 @@ the rankings run one after the other, so machine noise falls on all of them alik
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from collections.abc import Sequence
@@ -63,14 +62,13 @@ class Question:
     target: str  # key of the fact that answers it
     split: str
     part: str  # which table the question is reported in
-    group: str = ""  # entity, area or project: what cross-validation keeps together
 
 
 def corpus_paraphrase() -> tuple[list[tuple[str, str, str]], list[Question]]:
     rows = load_set("memory_paraphrase")
     facts = [("paraphrase", r["id"], r["fact"]) for r in rows]
     questions = [
-        Question("paraphrase", q, r["id"], r["split"], "paraphrase", r["group"])
+        Question("paraphrase", q, r["id"], r["split"], "paraphrase")
         for r in rows
         if r["kind"] == "fact"
         for q in r["questions"]
@@ -82,7 +80,7 @@ def corpus_keyword() -> tuple[list[tuple[str, str, str]], list[Question]]:
     rows = load_set("memory_keyword")
     facts = [("keyword", r["id"], r["fact"]) for r in rows]
     questions = [
-        Question("keyword", q, r["id"], r["split"], "keyword", r["group"])
+        Question("keyword", q, r["id"], r["split"], "keyword")
         for r in rows
         if r["kind"] == "fact"
         for q in r["questions"]
@@ -100,14 +98,7 @@ def corpus_updates() -> tuple[list[tuple[str, str, str]], list[Question]]:
         facts.append((scope, f"{scope}/new", r["new"]))
         if r["kind"] == "update":
             questions.append(
-                Question(
-                    scope,
-                    r["question"],
-                    f"{scope}/new",
-                    r["split"],
-                    "updates: update",
-                    r["project"],
-                )
+                Question(scope, r["question"], f"{scope}/new", r["split"], "updates: update")
             )
         elif r["kind"] == "non_update":
             for q in r["questions"]:
@@ -118,7 +109,6 @@ def corpus_updates() -> tuple[list[tuple[str, str, str]], list[Question]]:
                         f"{scope}/{q['answer']}",
                         r["split"],
                         "updates: non-update",
-                        r["project"],
                     )
                 )
     return facts, questions
@@ -219,98 +209,59 @@ def print_set(name: str, res: dict, splits: list[str]) -> None:
             print(f"     {ratio}")
 
 
-EXACT_GRID = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4)
-WORDS_GRID = (0.0, 0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.8)
-FOLDS = 5
-
-
 def fit(
-    questions: list[tuple[list[ranking.Candidate], str, str, str]],
+    questions: list[tuple[list[ranking.Candidate], str, str]],
     *,
-    exact_grid: Sequence[float] = EXACT_GRID,
-    words_grid: Sequence[float] = WORDS_GRID,
-) -> tuple[ranking.Weights, dict[tuple[float, float], dict[str, float]]]:
-    """Choose `exact` and `words` on labelled questions ((candidates, id of the answer, set
-    name, group)); trust stays as shipped (the sets hold no trust events).
+    exact_grid: Sequence[float] = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.8),
+) -> tuple[ranking.Weights, dict[float, dict[str, float]]]:
+    """Choose `exact` on labelled questions ((candidates, id of the answer, set name)); trust
+    stays as shipped (the sets hold no trust events).
 
-    The objective is issue 20's: never worse than cosine alone, so the pair whose *worst* set
-    gains most recall@1 over cosine (both weights 0) wins; then the mean recall@1 over the
-    sets, then the mean MRR@10; then the smaller weights. Returns the weights and, for every
-    pair, recall@1 per set, "worst_gain", "mean_r1" and "mean_mrr".
+    The objective is issue 20's: never worse than cosine alone, so the weight whose *worst*
+    set gains most recall@1 over cosine (exact = 0) wins; then the mean recall@1 over the
+    sets, then the mean MRR@10; then the smaller weight. Returns the weights and, for every
+    weight, recall@1 per set, "worst_gain", "mean_r1" and "mean_mrr".
 
-    A grid, not a gradient: two weights, a few hundred questions, the same answer on every
+    A grid, not a gradient: one weight, a few hundred questions, the same answer on every
     machine, and the table shows how flat the optimum is."""
-    sets = sorted({name for _, _, name, _ in questions})
-    table: dict[tuple[float, float], dict[str, float]] = {}
+    sets = sorted({name for _, _, name in questions})
+    table: dict[float, dict[str, float]] = {}
     for e in exact_grid:
-        for wd in words_grid:
-            w = ranking.Weights(exact=e, words=wd, trust=ranking.WEIGHTS.trust)
-            top1 = dict.fromkeys(sets, 0.0)
-            rr = dict.fromkeys(sets, 0.0)
-            count = dict.fromkeys(sets, 0)
-            for cands, answer, name, _ in questions:
-                count[name] += 1
-                ids = [c.id for c in ranking.order(list(cands), w, recency=None)[:10]]
-                if answer in ids:
-                    pos = ids.index(answer) + 1
-                    rr[name] += 1.0 / pos
-                    top1[name] += pos == 1
-            row = {name: top1[name] / count[name] for name in sets}
-            row.update({f"hits:{name}": top1[name] for name in sets})
-            row["mean_r1"] = sum(row[name] for name in sets) / len(sets)
-            row["mean_mrr"] = sum(rr[name] / count[name] for name in sets) / len(sets)
-            table[(e, wd)] = row
-    base = table.get((0.0, 0.0))
+        w = ranking.Weights(exact=e, trust=ranking.WEIGHTS.trust)
+        top1 = dict.fromkeys(sets, 0.0)
+        rr = dict.fromkeys(sets, 0.0)
+        count = dict.fromkeys(sets, 0)
+        for cands, answer, name in questions:
+            count[name] += 1
+            ids = [c.id for c in ranking.order(list(cands), w, recency=None)[:10]]
+            if answer in ids:
+                pos = ids.index(answer) + 1
+                rr[name] += 1.0 / pos
+                top1[name] += pos == 1
+        row = {name: top1[name] / count[name] for name in sets}
+        row["mean_r1"] = sum(row[name] for name in sets) / len(sets)
+        row["mean_mrr"] = sum(rr[name] / count[name] for name in sets) / len(sets)
+        table[e] = row
+    base = table.get(0.0)
     for row in table.values():
         row["worst_gain"] = min(row[n] - base[n] for n in sets) if base else 0.0
-    best = max(table, key=lambda k: objective(table[k], k))
-    return ranking.Weights(exact=best[0], words=best[1], trust=ranking.WEIGHTS.trust), table
+    best = max(table, key=lambda e: objective(table[e], e))
+    return ranking.Weights(exact=best, trust=ranking.WEIGHTS.trust), table
 
 
-def objective(row: dict[str, float], weights: tuple[float, float]) -> tuple:
-    """fit()'s ordering: worst set's gain, mean recall@1, mean MRR, then the smaller weights."""
+def objective(row: dict[str, float], weight: float) -> tuple:
+    """fit()'s ordering: worst set's gain, mean recall@1, mean MRR, then the smaller weight."""
     return (
         round(row["worst_gain"], 9),
         round(row["mean_r1"], 9),
         round(row["mean_mrr"], 9),
-        -weights[1],
-        -weights[0],
+        -weight,
     )
 
 
-def fold_of(group: str) -> int:
-    """A question's fold for cross-validation: by its group (entity, area, project), so no
-    group is ever on both sides."""
-    return int(hashlib.sha256(group.encode()).hexdigest(), 16) % FOLDS
-
-
-def cross_validate(labelled: list[tuple[list, str, str, str]]) -> dict[str, list[int]]:
-    """Group-wise k-fold on tune: weights fitted on the other folds, questions of one fold
-    ranked with them; per set [hits at rank 1, questions] added over the folds."""
-    out: dict[str, list[int]] = {}
-    for k in range(FOLDS):
-        train = [q for q in labelled if fold_of(q[3]) != k]
-        test = [q for q in labelled if fold_of(q[3]) == k]
-        if not test:
-            continue
-        chosen, _ = fit(train)
-        _, table = fit(test, exact_grid=[chosen.exact], words_grid=[chosen.words])
-        row = table[(chosen.exact, chosen.words)]
-        for name in {q[2] for q in test}:
-            n = sum(1 for q in test if q[2] == name)
-            tally = out.setdefault(name, [0, 0])
-            tally[0] += int(row[f"hits:{name}"])
-            tally[1] += n
-        print(
-            f"  fold {k}: fitted exact={chosen.exact} words={chosen.words}, {len(test)} questions"
-        )
-    return out
-
-
 def fit_weights(embedder: Embedder) -> int:
-    """Refit ranking.Weights on the tune questions; print the grid, a group-wise
-    cross-validation and the shipped weights."""
-    labelled: list[tuple[list, str, str, str]] = []
+    """Refit ranking.Weights on the tune questions; print the grid and the shipped weights."""
+    labelled: list[tuple[list, str]] = []
     for name in SETS:
         facts, questions = SETS[name]()
         asked = [q for q in questions if q.split == "tune" and q.part != "updates: update"]
@@ -320,44 +271,27 @@ def fit_weights(embedder: Embedder) -> int:
                 key_to_id[key] = ours.add(scope, text)[0].memory.id
             for q in asked:
                 cands = ours.service.candidates(q.text, MemoryFilter(project=q.scope))
-                labelled.append((cands, key_to_id[q.target], q.part, q.group))
+                labelled.append((cands, key_to_id[q.target], q.part))
         print(f"{name}: {len(asked)} tune questions")
     chosen, table = fit(labelled)
     shipped = ranking.WEIGHTS
-    sets = sorted({part for _, _, part, _ in labelled})
-    print(f"\n{len(labelled)} questions; each (exact, words) pair by the worst set's recall@1 gain")
-    print("over cosine alone (both 0), then mean recall@1, then mean MRR@10 (best 15 first):")
+    sets = sorted({part for _, _, part in labelled})
+    print(f"\n{len(labelled)} questions; each `exact` weight by the worst set's recall@1 gain over")
+    print("cosine alone (exact = 0), then mean recall@1, then mean MRR@10 (best first):")
     print(
-        f"  {'exact':>6} {'words':>6} "
+        f"  {'exact':>6} "
         + " ".join(f"{s[-12:]:>12}" for s in sets)
         + f" {'worst gain':>10} {'mean R@1':>8}"
     )
-    ordered = sorted(table, key=lambda k: objective(table[k], k), reverse=True)
-    shown = ordered[:15] + [
-        k for k in ordered[15:] if k in {(0.0, 0.0), (shipped.exact, shipped.words), (0.15, 0.0)}
-    ]
-    for key in shown:
-        row = table[key]
-        mark = "  <- shipped" if key == (shipped.exact, shipped.words) else ""
-        mark += "  (cosine alone)" if key == (0.0, 0.0) else ""
-        mark += "  (before issue 20 round 2)" if key == (0.15, 0.0) else ""
+    for e in sorted(table, key=lambda e: objective(table[e], e), reverse=True):
+        row = table[e]
+        mark = "  <- shipped" if e == shipped.exact else ""
+        mark += "  (cosine alone)" if e == 0.0 else ""
         cells = " ".join(f"{row[s]:>12.3f}" for s in sets)
-        print(
-            f"  {key[0]:>6.2f} {key[1]:>6.2f} {cells} {100 * row['worst_gain']:>+9.1f}p"
-            f" {row['mean_r1']:>8.3f}{mark}"
-        )
-    print(f"\ncross-validated ({FOLDS} folds by entity / area / project, fitted on the others):")
-    cv = cross_validate(labelled)
-    base = table[(0.0, 0.0)]
-    for name in sets:
-        hits, n = cv[name]
-        gain = 100 * (hits / n - base[name])
-        print(
-            f"  {name:<22} R@1 {hits}/{n} = {hits / n:.3f} ({gain:+.1f} points over cosine alone)"
-        )
-    print(f"fitted:  exact={chosen.exact} words={chosen.words}")
-    print(f"shipped: exact={shipped.exact} words={shipped.words} (memini/ranking.py Weights)")
-    return 0 if (chosen.exact, chosen.words) == (shipped.exact, shipped.words) else 1
+        print(f"  {e:>6.2f} {cells} {100 * row['worst_gain']:>+9.1f}p {row['mean_r1']:>8.3f}{mark}")
+    print(f"fitted:  exact={chosen.exact}")
+    print(f"shipped: exact={shipped.exact} (memini/ranking.py Weights)")
+    return 0 if chosen.exact == shipped.exact else 1
 
 
 def main() -> int:

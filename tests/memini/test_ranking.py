@@ -4,7 +4,6 @@ fact comes first, nothing irrelevant comes back, and a disputed memory says so."
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from neuralgentics.memini import ranking
@@ -40,27 +39,6 @@ def test_a_paraphrased_question_finds_its_fact_before_a_sibling_that_shares_more
     )
     assert hits[0]["memory"]["content"] == BILLING[0]
     assert hits[1]["memory"]["content"] == BILLING[1]
-
-
-STAGING = [
-    "The payments team's staging cluster sends its alerts only to a low-priority Slack channel, never to the pager.",
-    # closer to the question by cosine (0.63 against 0.59), and no answer to it
-    "The payments team's staging cluster gets every merge to main deployed automatically.",
-    "The payments team's staging cluster is rebuilt from scratch every Sunday night.",
-    "The payments team's staging cluster uses a scrubbed copy of production data.",
-]
-
-
-def test_the_one_telling_word_of_a_question_finds_its_fact_where_cosine_alone_does_not(client):
-    # "page" ~ "pager": the word the question turns on, in another form; every memory shares
-    # "the payments team's staging cluster", which therefore counts for nothing
-    for fact in STAGING:
-        add(client, fact)
-    hits = query(client, "Does the payments staging cluster page whoever is on call?")
-    assert hits[0]["memory"]["content"] == STAGING[0]
-    by_content = {h["memory"]["content"]: h["why"] for h in hits}
-    assert by_content[STAGING[0]]["similarity"] < by_content[STAGING[1]]["similarity"]
-    assert by_content[STAGING[0]]["word_match"] > by_content[STAGING[1]]["word_match"]
 
 
 def test_an_identifier_question_finds_the_memory_holding_the_identifier(client):
@@ -102,9 +80,7 @@ def test_an_unrelated_question_returns_nothing_unless_the_floor_is_lowered(clien
     everything = query(client, "How long should sourdough bread proof before baking?", min_score=-1)
     assert len(everything) == 2
     assert all(h["why"]["relevance"] < ranking.MIN_SCORE for h in everything)
-    # relevance is in cosine units plus the lexical lifts (up to +0.1 exact, +0.5 words): a
-    # floor above what the answer reaches keeps it out too
-    strict = query(client, "When do deploys go out?", min_score=1.2)
+    strict = query(client, "When do deploys go out?", min_score=0.99)
     assert strict == []
 
 
@@ -149,30 +125,3 @@ def test_exact_tokens_are_identifier_shaped_words_and_quoted_strings():
         ".nvmrc",
     } <= found
     assert not {"why", "port", "service", "loadfile", "what"} & found
-
-
-class _Table:
-    """A stand-in word-piece table: one unit vector per piece id, pieces 0 and 1 alike."""
-
-    def __init__(self) -> None:
-        rng = np.random.default_rng(7)
-        rows = rng.normal(size=(8, 16))
-        rows[1] = rows[0] + 0.2 * rows[1]
-        self.rows = rows / np.linalg.norm(rows, axis=1, keepdims=True)
-
-    def vectors(self, ids: np.ndarray) -> np.ndarray:
-        return self.rows[ids]
-
-
-def test_word_match_counts_alike_pieces_and_discounts_the_ones_every_candidate_shares():
-    table = _Table()
-    query = np.array([5, 0])  # 5: the entity's name, held by every candidate; 0: the telling word
-    memories = [np.array([5, 0, 3]), np.array([5, 1]), np.array([5, 2, 4]), np.array([], dtype=int)]
-    match = ranking.word_match(query, memories, table.vectors)
-    assert match[0] == pytest.approx(1.0)  # every piece held
-    assert match[2] < match[1] < match[0]  # a piece alike to the telling word counts part way
-    assert match[3] == 0.0  # nothing to match
-    # the entity's piece alone is worth little: the idf of a piece every candidate holds
-    only_name = ranking.word_match(np.array([5]), memories[:3], table.vectors)
-    assert only_name == pytest.approx([1.0, 1.0, 1.0])
-    assert match[2] < 0.5

@@ -211,8 +211,7 @@ class WhyOut(BaseModel):
     keyword_rank: int | None
     keyword_score: float | None = Field(description="The store's own keyword score (bm25, ts_rank)")
     relevance: float = Field(
-        description="similarity + 0.1 x exact_match + 0.5 x the word match above the "
-        "candidates' median: what min_score is compared with"
+        description="similarity + 0.15 x exact_match: what min_score is compared with"
     )
     trust: float
     score: float = Field(
@@ -220,11 +219,6 @@ class WhyOut(BaseModel):
     )
     newer: str | None = Field(
         None, description="A newer memory about the same subject, ranked right above this one"
-    )
-    word_match: float = Field(
-        0.0,
-        description="How well the memory's word pieces cover the query's content words, "
-        "near-synonyms and word forms counting part of the way (0-1; MiniLM's input table)",
     )
 
 

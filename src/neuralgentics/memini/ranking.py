@@ -2,10 +2,10 @@
 
 Pure functions over texts, vectors and numbers: the service fetches, this module scores.
 
-One relevance per memory, in cosine units, from three signals:
+One relevance per memory, in cosine units, from two signals:
 
 - `similarity`: cosine between the question and the memory (all-MiniLM-L6-v2). It carries
-  the meaning, and on questions asked in other words it is most of the story.
+  the meaning, and on questions asked in other words it is the whole story.
 - `exact_match`: the share of the question's *exact tokens* the memory holds verbatim:
   identifiers, error names and codes, versions, file names, paths, flags, config keys, quoted
   strings (`ERR_OSSL_EVP_UNSUPPORTED`, `max.poll.interval.ms`, `.nvmrc`, `--dist`, `E0502`,
@@ -13,31 +13,22 @@ One relevance per memory, in cosine units, from three signals:
   `ECONNRESET` and `ECONNREFUSED` as near twins. Each token weighs by how rare it is among
   this query's candidates (an idf over the pool the two searches returned): a token most
   candidates hold tells them apart no better than none.
-- `word_match`: how well the memory's word pieces cover the question's content words, each
-  question piece scored by its best cosine to a piece of the memory in MiniLM's *input* table
-  (embeddings/wordpieces.py: "approves" ~ "approver", "bill" ~ "invoice" part of the way) and
-  weighted by an idf over the candidates, so the entity's name that ten candidates share says
-  little. Cosine pools a whole sentence into one vector, where a question's one telling word
-  drowns; this keeps each word's vote. It needs no model call: a tokenizer pass over the best
-  `WORD_POOL` candidates and one small matrix product. What counts is the lift over the
-  candidates' median (`word_lift`), so a question that matches nothing lifts nothing.
 
-    relevance = similarity + exact * exact_match + words * word_lift
+    relevance = similarity + exact * exact_match
     score     = relevance + trust * (trust_score - 0.5)
 
-Plain shared words get no vote of their own (an exact count of shared words is what made
-reciprocal rank fusion lose to plain cosine: issue 20's "billing service" failure), and the
-word match never counts a word the other candidates share as evidence. The keyword search
-still brings candidates the vector search missed. Trust is a small prior: full trust adds
-0.05, none takes 0.05 away.
+Plain words get no say of their own: cosine already weighs them, and an extra vote for shared
+words is what made the default lose to plain cosine (issue 20's "billing service" failure,
+where reciprocal rank fusion gave a keyword ranking built on the entity's name as much say as
+the vector ranking). The keyword search still brings candidates the vector search missed.
+Trust is a small prior: full trust adds 0.05, none takes 0.05 away.
 
 Recency: among the top candidates, an older memory about the same subject as a newer one
 (cosine between the two >= `Recency.same_subject`) is placed right under the newer one,
 unless its relevance leads by more than `Recency.margin` (then the question asks for it).
 
-`exact` and `words` were chosen on the `tune` part of the evaluation sets (bench/data),
-recency's two numbers too: `bench/memory_quality.py --fit` refits the two weights, prints the
-grid and a group-wise cross-validation.
+`exact` was chosen on the `tune` part of the evaluation sets (bench/data), recency's two
+numbers too: `bench/memory_quality.py --fit` refits `exact` and prints the grid.
 docs/benchmarks-memory-quality.md tells what else was tried and dropped, and why.
 """
 
@@ -45,20 +36,17 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 
 @dataclass(frozen=True)
 class Weights:
-    exact: float = 0.1  # added by a memory holding every exact token of the question
-    # per unit of word match above the candidates' median (`word_match`): +0.1 to +0.2 for
-    # the memory that covers the question's words best
-    words: float = 0.5
+    exact: float = 0.15  # added by a memory holding every exact token of the question
     trust: float = 0.1  # per unit of trust away from 0.5: +-0.05 at the ends
 
 
@@ -75,8 +63,6 @@ class Recency:
 
 WEIGHTS = Weights()
 RECENCY = Recency()
-# How many candidates the word match is computed for (`signals`).
-WORD_POOL = 30
 # The relevance below which a memory is not returned by default (`min_score` per call).
 MIN_SCORE = 0.1
 
@@ -137,35 +123,6 @@ def exact_match(query: str, texts: Sequence[str]) -> np.ndarray:
     return _shares(wanted, held)
 
 
-def word_match(
-    query: np.ndarray, memories: Sequence[np.ndarray], vectors: Callable[[np.ndarray], np.ndarray]
-) -> np.ndarray:
-    """For each memory, how well its word pieces cover the question's: for every content piece
-    of the question (ids from embeddings/wordpieces.py), the best cosine between its row of
-    MiniLM's input table and any piece of the memory, averaged with each question piece
-    weighted by an idf over the candidates (a piece most candidates hold — the entity's name —
-    says little). 1.0 when the memory holds every piece; near-synonyms and word forms count
-    part of the way. `vectors(ids)` gives the unit rows."""
-    out = np.zeros(len(memories), dtype=np.float64)
-    if query.size == 0 or not memories:
-        return out
-    n = len(memories)
-    held = [set(m.tolist()) for m in memories]
-    idf = np.array([math.log((n + 1) / (sum(1 for h in held if q in h) + 0.5)) for q in query])
-    idf = np.maximum(idf, 0.05)  # a piece every candidate holds still counts a little
-    lengths = np.array([m.size for m in memories])
-    if not lengths.any():
-        return out
-    unique, inverse = np.unique(np.concatenate(memories), return_inverse=True)
-    best = vectors(query) @ vectors(unique).T  # (question pieces, distinct memory pieces)
-    columns = best[:, inverse]  # every memory's pieces, one after the other
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    has = lengths > 0
-    per_memory = np.maximum.reduceat(columns, starts[has], axis=1)  # (question pieces, memories)
-    out[has] = (idf @ per_memory) / idf.sum()
-    return out
-
-
 @dataclass
 class Candidate:
     """One memory the searches found, with every signal the ranking uses."""
@@ -178,11 +135,6 @@ class Candidate:
     vector: np.ndarray | None = None
     similarity: float = 0.0
     exact_match: float = 0.0
-    word_match: float = 0.0
-    # word_match above the median of this query's candidates, never below 0: what `words`
-    # weighs (a shift that is the same for every candidate changes no order, and a question
-    # that matches nothing well lifts nothing over the floor)
-    word_lift: float = 0.0
     vector_rank: int | None = None
     keyword_rank: int | None = None
     keyword_score: float | None = None
@@ -197,37 +149,15 @@ class Candidate:
     extra: dict = field(default_factory=dict)
 
 
-class Lexicon(Protocol):
-    """What `signals` needs of embeddings/wordpieces.py's WordPieces."""
-
-    def pieces(self, texts: Sequence[str]) -> list[np.ndarray]: ...
-
-    def vectors(self, ids: np.ndarray) -> np.ndarray: ...
-
-
-def signals(query: str, candidates: list[Candidate], lexicon: Lexicon | None = None) -> None:
-    """Fill each candidate's exact_match and, given the word-piece lexicon, word_match and
-    word_lift (its similarity comes from the vector search)."""
+def signals(query: str, candidates: list[Candidate]) -> None:
+    """Fill each candidate's exact_match (its similarity comes from the vector search)."""
     exact = exact_match(query, [c.content for c in candidates])
     for c, value in zip(candidates, exact):
         c.exact_match = float(value)
-    if lexicon is None or not candidates:
-        return
-    # the best WORD_POOL by cosine and exact tokens: the answer is among them when it is among
-    # the candidates at all (tune: 470 of 481 questions, all but one of those in the best 30),
-    # and the rest would only cost time
-    best = sorted(candidates, key=lambda c: -(c.similarity + WEIGHTS.exact * c.exact_match))
-    best = best[:WORD_POOL]
-    pieces = lexicon.pieces([query, *(c.content for c in best)])
-    words = word_match(pieces[0], pieces[1:], lexicon.vectors)
-    median = float(np.median(words))
-    for c, value in zip(best, words):
-        c.word_match = float(value)
-        c.word_lift = max(0.0, float(value) - median)
 
 
 def relevance(c: Candidate, weights: Weights = WEIGHTS) -> float:
-    return c.similarity + weights.exact * c.exact_match + weights.words * c.word_lift
+    return c.similarity + weights.exact * c.exact_match
 
 
 def order(

@@ -11,7 +11,6 @@ from neuralgentics import __version__
 from neuralgentics.config import Settings
 from neuralgentics.db import ids
 from neuralgentics.embeddings import Embedder
-from neuralgentics.embeddings.wordpieces import word_pieces
 from neuralgentics.memini import graph, ranking, scopes, trust
 from neuralgentics.memini.errors import InvalidInput, NotFound
 from neuralgentics.memini.store.base import (
@@ -55,7 +54,6 @@ class Why:
     trust: float
     score: float
     newer: str | None = None  # a newer memory about the same subject, ranked just above
-    word_match: float = 0.0  # ranking.word_match: the question's word pieces it covers
 
 
 @dataclass
@@ -456,7 +454,6 @@ class MemoryService:
                 trust=c.trust_score,
                 score=round(c.score, 6),
                 newer=c.newer,
-                word_match=round(c.word_match, 6),
             )
             others = builtins.list(dict.fromkeys(disputes.get(c.id, [])))
             hits.append(Hit(c.memory, why.score, why, contradicts=others))
@@ -511,7 +508,7 @@ class MemoryService:
             if mid in found:
                 found[mid].keyword_rank, found[mid].keyword_score = rank, round(score, 6)
         result = builtins.list(found.values())
-        ranking.signals(text, result, word_pieces() if ranking.WEIGHTS.words else None)
+        ranking.signals(text, result)
         return result
 
     def related(
