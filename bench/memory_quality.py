@@ -122,18 +122,25 @@ def add_figures(ms: list[float]) -> dict:
     return {"p50_ms": pct(ms, 50), "p99_ms": pct(ms, 99), "per_s": len(ms) / (sum(ms) / 1000)}
 
 
-def run_set(name: str, embedder: Embedder, mem0, splits: list[str]) -> dict:
+def run_set(
+    name: str, embedder: Embedder, mem0, splits: list[str], detection: str = "auto"
+) -> dict:
     facts, questions = SETS[name]()
     questions = [q for q in questions if "all" in splits or q.split in splits]
     result: dict = {"facts": len(facts), "questions": len(questions)}
     # -- ours
     with OurMemory(embedder) as ours:
+        ours.settings.update_detection = detection
         add_ms, key_to_id = [], {}
         for scope, key, text in facts:
             added, ms = ours.add(scope, text)
             add_ms.append(ms)
             key_to_id[key] = added.memory.id
         result["ours_add"] = add_figures(add_ms)
+        # update detection (on by default) may supersede a fact on a later add: hidden from the
+        # store's searches, still in plain cosine's matrix (every memory of the scope)
+        stored = ours.store.get_memories(list(key_to_id.values()))
+        result["superseded"] = sum(1 for m in stored.values() if m.superseded_by)
         for scope in {q.scope for q in questions}:
             ours.scope_vectors(scope)  # the "index" of plain cosine, built before timing
         scores: dict[tuple[str, str, str], Scores] = {}
@@ -184,6 +191,10 @@ def print_set(name: str, res: dict, splits: list[str]) -> None:
             f"; mem0 spends p50 {res['mem0_embed_p50_ms']:.2f} ms of a search embedding"
         )
     print(line)
+    print(
+        f"   update detection {res['detection']}: {res['superseded']} of {res['facts']} memories"
+        " superseded by a later add (the default and keyword searches no longer see them)"
+    )
     parts = sorted({k.split("|")[0] for k in res["scores"]})
     for part in parts:
         for split in splits:
@@ -310,6 +321,13 @@ def main() -> int:
         help="python of mem0's venv (default $MEM0_PYTHON or /work/venvs/mem0/bin/python)",
     )
     parser.add_argument("--no-mem0", action="store_true")
+    parser.add_argument(
+        "--detection",
+        choices=("auto", "off"),
+        default="auto",
+        help="update detection on our adds (auto: as an agent's add; off: every fact stays live, "
+        "the same memories for every ranking)",
+    )
     parser.add_argument("--json", type=str, default=None, help="write every figure here")
     parser.add_argument(
         "--fit",
@@ -340,7 +358,8 @@ def main() -> int:
     }
     try:
         for name in sets:
-            res = run_set(name, embedder, mem0, splits)
+            res = run_set(name, embedder, mem0, splits, args.detection)
+            res["detection"] = args.detection
             report["sets"][name] = res
             print_set(name, res, splits)
     finally:
