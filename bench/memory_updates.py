@@ -56,6 +56,7 @@ from memory_evalkit import (
 )
 
 from neuralgentics.embeddings import content_hash
+from neuralgentics.memini import ranking
 from neuralgentics.memini.store.base import NewMemory
 from neuralgentics.memini.updates import scorer
 from neuralgentics.memini.updates.features import FEATURES, pair_features
@@ -120,7 +121,13 @@ def service_add(ours: OurMemory, scope: str, text: str):
     return ours.add(scope, text)
 
 
-def run_ours(items: list[dict], embedder: Embedder, detection: str = "auto") -> Tally:
+def run_ours(
+    items: list[dict], embedder: Embedder, detection: str = "auto", *, agent: bool = True
+) -> Tally:
+    """Our service on every item. `agent`: after the automatic figures, each update whose old
+    fact was reported as a likely update is confirmed and asked again (the "agent" rows);
+    non-updates and contradictions get no confirmation (the oracle confirms true updates only),
+    so their figures are the same with or without it."""
     t = Tally()
     with OurMemory(embedder) as ours:
         ours.settings.update_detection = detection
@@ -174,9 +181,17 @@ def run_ours(items: list[dict], embedder: Embedder, detection: str = "auto") -> 
                 any(f.memory.id == ids["old"] for f in added.contradicts),
             )
             if kind == "update":
-                for method in ("default", "vector"):
+                for method in ("default", "vector", "agent") if agent else ("default", "vector"):
+                    # The scripted agent (an oracle, not a model): after the automatic figures
+                    # it confirms exactly the true update among the likely updates it was
+                    # shown, with the one call the plugin's save tool offers (POST
+                    # /memory/{id}/supersede), then the question is asked again.
+                    shown = any(f.memory.id == ids["old"] for f in added.likely_updates)
+                    if method == "agent" and shown:
+                        ours.service.supersede(ids["new"], [ids["old"]], actor="agent")
                     embedder.cache_clear()
-                    ranked, qms = getattr(ours, method)(scope, item["question"], K)
+                    ask = ours.default if method == "agent" else getattr(ours, method)
+                    ranked, qms = ask(scope, item["question"], K)
                     r_new, r_old = rank_of(ids["new"], ranked), rank_of(ids["old"], ranked)
                     t.count(split, f"update/{method}: new first", r_new == 1)
                     t.count(
@@ -190,8 +205,20 @@ def run_ours(items: list[dict], embedder: Embedder, detection: str = "auto") -> 
                         r_new is not None and r_new <= TOP,
                     )
                     t.count(split, f"update/{method} [{item['style']}]: new first", r_new == 1)
-                    t.time(split, f"query/{method}", qms)
+                    if method != "agent":
+                        t.time(split, f"query/{method}", qms)
             elif kind == "non_update":
+                # where the scope were larger than 5, the hide rule would push the old fact
+                # out of the top 5 (the update set's scopes hold 4-8 memories, so the "hidden"
+                # row alone cannot show it)
+                t.count(
+                    split,
+                    "non_update: old likely at the hide score",
+                    any(
+                        f.memory.id == ids["old"] and f.score >= ranking.LIKELY.hide_score
+                        for f in added.likely_updates
+                    ),
+                )
                 hidden = False
                 for q in item["questions"]:
                     embedder.cache_clear()
@@ -220,6 +247,69 @@ def run_ours(items: list[dict], embedder: Embedder, detection: str = "auto") -> 
                 )
                 t.count(split, f"contradiction: both in top {TOP}", both)
     return t
+
+
+MARGINS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, float("inf"))
+HIDE_SCORES = (0.6, 0.7, 0.75, 0.8, 1.01)
+
+
+def sweep_likely(items: list[dict], embedder: Embedder) -> None:
+    """Tune ranking.LIKELY (likely updates ranked under their newer fact) on the given items:
+    every (margin, hide_score) of the grid on the same stored memories. Printed: updates' new
+    first and old absent from the top 5; non-updates' old fact first for its own question and
+    old fact hidden from the top 5 (must stay 0: nothing true is lost)."""
+    grid = [ranking.Likely(margin=m, hide_score=h) for m in MARGINS for h in HIDE_SCORES]
+    counts: dict[ranking.Likely, dict[str, int]] = {r: defaultdict(int) for r in grid}
+    scores: dict[str, list[float]] = defaultdict(list)
+    n = defaultdict(int)
+    with OurMemory(embedder) as ours:
+        for item in items:
+            scope, kind = item["id"], item["kind"]
+            if kind == "contradiction":
+                continue
+            for text in item["context"]:
+                ours.add(scope, text)
+            old = ours.add(scope, item["old"])[0].memory.id
+            added = ours.add(scope, item["new"])[0]
+            ids = {"old": old, "new": added.memory.id}
+            scores[kind] += [f.score for f in added.likely_updates if f.memory.id == old]
+            n[kind] += 1
+            asks = (
+                [("old", item["question"])]
+                if kind == "update"
+                else [(q["answer"], q["question"]) for q in item["questions"]]
+            )
+            for answer, question in asks:
+                for rule in grid:
+                    ranking.LIKELY = rule
+                    ranked, _ = ours.default(scope, question, K)
+                    r_new, r_old = rank_of(ids["new"], ranked), rank_of(ids["old"], ranked)
+                    c = counts[rule]
+                    if kind == "update":
+                        c["new first"] += r_new == 1
+                        c["old absent"] += r_old is None or r_old > TOP
+                    elif answer == "old":
+                        c["non-update old first"] += r_old == 1
+                        c["non-update old hidden"] += r_old is None or r_old > TOP
+                    else:
+                        c["non-update new first"] += r_new == 1
+    ranking.LIKELY = ranking.Likely()
+    for kind, values in scores.items():
+        v = sorted(values)
+        print(
+            f"{kind}: old reported likely in {len(v)}/{n[kind]}, scores {[round(x, 2) for x in v]}"
+        )
+    print(
+        f"{'margin':>7} {'hide':>5}  new first  old absent  | non-upd old first  old hidden"
+        f"  new first  (of {n['update']} updates, {n['non_update']} non-updates)"
+    )
+    for rule in grid:
+        c = counts[rule]
+        print(
+            f"{rule.margin:>7} {rule.hide_score:>5}  {c['new first']:>9}  {c['old absent']:>10}"
+            f"  | {c['non-update old first']:>17}  {c['non-update old hidden']:>10}"
+            f"  {c['non-update new first']:>9}"
+        )
 
 
 def run_mem0(items: list[dict], mem0) -> Tally:
@@ -313,6 +403,16 @@ def report(ours: Tally, mem0: Tally | None, splits: list[str]) -> None:
             f"update/default: new in top {TOP}",
             f"update/mem0: new in top {TOP}",
         ),
+        (
+            "  with an agent confirming likely updates: new first",
+            "update/agent: new first",
+            None,
+        ),
+        (
+            f"  with an agent confirming likely updates: old absent from top {TOP}",
+            f"update/agent: old absent from top {TOP}",
+            None,
+        ),
         ("  plain cosine, new first", "update/vector: new first", None),
         (
             f"  plain cosine, old absent from top {TOP}",
@@ -365,6 +465,11 @@ def report(ours: Tally, mem0: Tally | None, splits: list[str]) -> None:
             f"  of which hidden from top {TOP}",
             f"non_update: old hidden from top {TOP}",
             f"non_update: old hidden from top {TOP}",
+        ),
+        (
+            "  of which at the hide score (pushed out of a top 5)",
+            "non_update: old likely at the hide score",
+            None,
         ),
         (
             "non-updates: old fact first for its question",
@@ -698,7 +803,29 @@ def main() -> int:
         default=0,
         help="only time detection in one project of this many memories, then exit",
     )
+    parser.add_argument(
+        "--sweep-likely",
+        action="store_true",
+        help="tune the likely-update ranking rule on the tune split (a grid) and exit",
+    )
+    parser.add_argument(
+        "--likely-ranking",
+        choices=("on", "off"),
+        default="on",
+        help="off: queries ignore recorded likely updates (ranking.likely_updates_first)",
+    )
+    parser.add_argument(
+        "--no-agent", action="store_true", help="leave out the confirming-agent rows"
+    )
     args = parser.parse_args()
+    if args.likely_ranking == "off":
+        ranking.likely_updates_first = lambda ranked, pairs, rule=None: ranked
+    if args.sweep_likely:
+        print(f"start: {load_note()}")
+        tune = [r for r in load_set("memory_updates") if r["split"] == "tune"]
+        sweep_likely(tune, Embedder())
+        print(f"end: {load_note()}")
+        return 0
     if args.scale:
         print(f"start: {load_note()}")
         run_scale(Embedder(), args.scale)
@@ -724,7 +851,7 @@ def main() -> int:
     )
     print(f"start: {load_note()}")
     try:
-        ours = run_ours(items, embedder, args.detection)
+        ours = run_ours(items, embedder, args.detection, agent=not args.no_agent)
         theirs = run_mem0(items, mem0) if mem0 is not None else None
     finally:
         if mem0 is not None:

@@ -483,3 +483,53 @@ def test_a_large_import_into_postgres_rebuilds_the_vector_index(embedder, pg_ser
     finally:
         pg.close()
         drop_database(url)
+
+
+def test_export_takes_the_scope_filter_of_the_query(client) -> None:
+    """`--scope` / `agent` / `session` choose what is exported as a query's scope arguments
+    choose what it searches (docs/memini.md, "Scopes")."""
+
+    def add(content: str, **where) -> str:
+        r = client.post("/memory/add", json={"content": content, "detection": "off", **where})
+        assert r.status_code == 201, r.text
+        return r.json()["memory"]["id"]
+
+    web = add("The web app is deployed with Fly.io", project="web")
+    api = add("The API is written in Go", project="api")
+    me = add("I prefer tabs over spaces", scope="user")
+    coder = add("Run the linter before handing a task back", scope="agent", agent="coder")
+    s1 = add("This session is about the login bug", scope="session", session="s1", project="web")
+
+    def exported(**params) -> set[str]:
+        r = client.get("/memory/export", params=params)
+        assert r.status_code == 200, r.text
+        return {rec["id"] for rec in _lines(r.text) if rec["type"] == "memory"}
+
+    assert exported() == {web, api, me, coder, s1}
+    assert exported(project="web") == {web}  # as before scopes: the project's own memories
+    assert exported(scope="user") == {me}
+    assert exported(scope="agent", agent="coder") == {coder}
+    assert exported(scope=["session", "user"], session="s1") == {s1, me}
+    # the query's precedence set: this session, this project, this agent, the user
+    assert exported(project="web", session="s1", agent="coder") == {s1, web, coder, me}
+    for bad in ({"scope": "team"}, {"scope": "agent"}, {"scope": "session", "project": "web"}):
+        r = client.get("/memory/export", params=bad)
+        assert r.status_code == 422, (bad, r.text)
+
+
+def test_cli_export_by_scope(tmp_path, embedder) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")}
+    env["NEURALGENTICS_CONFIG_DIR"] = str(tmp_path / "config")
+    env["NEURALGENTICS_HOME"] = str(tmp_path / "home")
+    for args in (
+        ["Releases are cut on Fridays", "-p", "x"],
+        ["I write commit messages in English", "--scope", "user"],
+    ):
+        assert run(["memory", "add", *args, "--local"], env).returncode == 0
+    out = tmp_path / "mine.jsonl"
+    r = run(["memory", "export", "--scope", "user", "-o", str(out), "--local"], env)
+    assert r.returncode == 0, r.stderr
+    assert "exported 1 memories" in r.stderr
+    assert "commit messages" in out.read_text() and "Fridays" not in out.read_text()
+    r = run(["memory", "export", "--scope", "agent", "--local"], env)
+    assert r.returncode == 2 and "agent" in r.stderr

@@ -208,3 +208,69 @@ def newer_first(ranked: list[Candidate], recency: Recency = RECENCY) -> list[Can
     # the best few with a vector take their new order in the places they held
     head = [next(reordered) if c.vector is not None else c for c in ranked[: recency.window]]
     return head + ranked[recency.window :]
+
+
+# -- likely updates (issue 17: what update detection knew but did not act on) -----------------
+
+
+@dataclass(frozen=True)
+class LikelyPair:
+    """Update detection reported `older` as a likely update of `newer` when `newer` was written
+    (a RELATED_TO edge newer -> older, metadata detected=likely_update), with its score."""
+
+    newer: str
+    older: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Likely:
+    # the older keeps its place when its relevance leads the newer's by more than this (the
+    # question asks for it: on a near-topic non-update, the older is the answer to its own
+    # question). Tune split (`bench/memory_updates.py --sweep-likely`): the most items first
+    # (updates' new fact + non-updates' own fact) from 0.3 on; 0.3 costs non-updates least.
+    margin: float = 0.3
+    # from this pair score the older goes below the first `hide_below` hits too (the newer
+    # being among them). Above every likely score of a tune non-update (at most 0.72) with
+    # room to spare: nothing true is hidden.
+    hide_score: float = 0.8
+    hide_below: int = 5
+
+
+LIKELY = Likely()
+
+
+def likely_updates_first(
+    ranked: list[Candidate], pairs: Sequence[LikelyPair], rule: Likely | None = None
+) -> list[Candidate]:
+    """Applied after scoring: for each likely pair with both memories among `ranked`, the newer
+    ranks above the older — the older is placed right under the newer — unless the older's
+    relevance leads by more than `rule.margin` or the older holds more of the question's exact
+    tokens (`ECONNREFUSED`, a port, a path: the question names the older). When the pair's score is at least
+    `rule.hide_score` the older goes below the first `rule.hide_below` instead. Kept in the
+    list either way: nothing is dropped, only ordered."""
+    rule = rule or LIKELY
+    if not pairs or len(ranked) < 2:
+        return ranked
+    by_id = {c.id: c for c in ranked}
+    out = list(ranked)
+    # strongest pair first, so a memory reported by two writes follows the surer one
+    for pair in sorted(pairs, key=lambda p: (-p.score, p.newer, p.older)):
+        new, old = by_id.get(pair.newer), by_id.get(pair.older)
+        if new is None or old is None or new is old:
+            continue
+        if old.relevance - new.relevance > rule.margin or old.exact_match > new.exact_match:
+            continue  # the question asks for the older: by meaning, or by a token it holds
+        i_new, i_old = out.index(new), out.index(old)
+        if pair.score >= rule.hide_score and i_new < rule.hide_below:
+            target = rule.hide_below
+        elif i_old < i_new:
+            target = i_new  # right under the newer, once the older is taken out above it
+        else:
+            continue
+        if target <= i_old:
+            continue
+        out.pop(i_old)
+        out.insert(min(target, len(out)), old)
+        old.newer = new.id
+    return out

@@ -39,6 +39,9 @@ SIMILAR_MAX = 5
 POOL = 50
 # SQLite integers are 64-bit; any real offset is far below this.
 MAX_OFFSET = 2**53
+# How a likely update (reported on add, not acted on) is kept: an edge new -> old.
+LIKELY_EDGE = "RELATED_TO"
+LIKELY_DETECTED = "likely_update"
 
 
 @dataclass
@@ -214,6 +217,12 @@ class MemoryService:
                     raise NotFound(f"memory {mid} does not exist", field="supersedes")
                 finding = detect.Finding(targets[mid], 1.0, "SUPERSEDES", "requested")
                 links[mid] = (self._link(finding, "explicit", actor, required=True), finding)
+        likely = [f for f in found_updates.likely if f.memory.id not in links]
+        # In auto mode each likely update is kept as a RELATED_TO edge (new -> old,
+        # detected=likely_update) so the query can rank the newer above the older
+        # (ranking.likely_updates_first) without anything being superseded; skipped if the old
+        # one is gone by then. `report` writes nothing but the memory.
+        kept = [self._likely_link(f) for f in likely] if mode == "auto" else []
         memory, created = self.store.add_memory(
             NewMemory(
                 content=content,
@@ -228,7 +237,7 @@ class MemoryService:
                 session=place.session,
             ),
             on_duplicate=reuse,
-            links=[link for link, _ in links.values()],
+            links=[*(link for link, _ in links.values()), *kept],
         )
         if not created:  # another writer stored the same text a moment ago
             return self._readded(memory, actor, explicit, counted=True)
@@ -240,7 +249,17 @@ class MemoryService:
             similar=similar,
             superseded=[f for f in done if f.relation == "SUPERSEDES"],
             contradicts=[f for f in done if f.relation == "CONTRADICTS"],
-            likely_updates=[f for f in found_updates.likely if f.memory.id not in links],
+            likely_updates=likely,
+        )
+
+    @staticmethod
+    def _likely_link(finding: detect.Finding) -> NewLink:
+        return NewLink(
+            finding.memory.id,
+            LIKELY_EDGE,
+            round(min(1.0, max(0.0, finding.score)), 6),
+            {"detected": LIKELY_DETECTED, "score": finding.score, "reason": finding.reason},
+            required=False,
         )
 
     def _link(
@@ -437,6 +456,7 @@ class MemoryService:
             if c.vector is None:
                 c.vector = stored.get(c.id)
         ranked = ranking.newer_first(ranked)
+        ranked = ranking.likely_updates_first(ranked, self._likely_pairs(window))
         kept = [c for c in ranked if c.relevance >= floor][:top_k]
         disputes: dict[str, builtins.list[str]] = {}
         for rel in self.store.edges_of([c.id for c in kept], ["CONTRADICTS"]):
@@ -458,6 +478,21 @@ class MemoryService:
             others = builtins.list(dict.fromkeys(disputes.get(c.id, [])))
             hits.append(Hit(c.memory, why.score, why, contradicts=others))
         return hits
+
+    def _likely_pairs(
+        self, among: builtins.list[ranking.Candidate]
+    ) -> builtins.list[ranking.LikelyPair]:
+        """The likely-update edges between two of `among` (the best few of a query)."""
+        ids = {c.id for c in among}
+        if len(ids) < 2:
+            return []
+        return [
+            ranking.LikelyPair(e.source_id, e.target_id, e.confidence)
+            for e in self.store.edges_of(builtins.list(ids), [LIKELY_EDGE])
+            if e.source_id in ids
+            and e.target_id in ids
+            and (e.metadata or {}).get("detected") == LIKELY_DETECTED
+        ]
 
     @staticmethod
     def _check_floor(value: float) -> float:

@@ -41,6 +41,14 @@ def _fail(response: httpx.Response) -> typer.Exit:
 @memory_app.command("export")
 def export(
     project: str | None = typer.Option(None, "--project", "-p", help="Only this project"),
+    scope: list[str] | None = typer.Option(
+        None,
+        "--scope",
+        help="Only these scopes: user, project, agent, session (repeatable; as the query's"
+        " --scope: project needs --project, agent --agent, session --session)",
+    ),
+    agent: str | None = typer.Option(None, "--agent", help="The agent (its agent memories)"),
+    session: str | None = typer.Option(None, "--session", help="The session (its memories)"),
     no_embeddings: bool = typer.Option(
         False, "--no-embeddings", help="Leave vectors out (smaller; import re-embeds)"
     ),
@@ -53,6 +61,12 @@ def export(
     params: dict[str, Any] = {"embeddings": str(not no_embeddings).lower()}
     if project is not None:
         params["project"] = project
+    if agent is not None:
+        params["agent"] = agent
+    if session is not None:
+        params["session"] = session
+    if scope:
+        params["scope"] = scope
     # a file is written beside its name and renamed when complete: no half file under the name
     partial = output.with_name(output.name + ".partial") if output is not None else None
     sink: IO[bytes] = open(partial, "wb") if partial is not None else sys.stdout.buffer  # noqa: SIM115

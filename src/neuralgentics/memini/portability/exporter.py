@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from neuralgentics.memini.portability import format as fmt
+from neuralgentics.memini.scopes import Owner
 from neuralgentics.memini.store import transfer
 from neuralgentics.memini.store.base import MemoryFilter, Store
 from neuralgentics.memini.store.validate import check_filter
@@ -14,6 +15,7 @@ def export_lines(
     store: Store,
     *,
     project: str | None = None,
+    owners: list[Owner] | None = None,
     embedding_model: str | None = None,
     with_embeddings: bool = True,
 ) -> Iterator[str]:
@@ -21,9 +23,10 @@ def export_lines(
     too) oldest first, every relationship whose two ends are both exported, the end line.
 
     The filter is checked before the first line is produced, so a bad one fails before a
-    response starts. Not a snapshot: a memory written while the export runs may or may not be
+    response starts. `owners` (memini/scopes.py, `search_owners`): only those owners'
+    memories, as a query with the same scope arguments searches them. Not a snapshot: a memory written while the export runs may or may not be
     in it, but the end line always counts exactly what was written."""
-    flt = check_filter(MemoryFilter(project=project, include_superseded=True))
+    flt = check_filter(MemoryFilter(project=project, include_superseded=True, owners=owners))
     return _lines(store, flt, embedding_model if with_embeddings else None, with_embeddings)
 
 

@@ -11,6 +11,7 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from neuralgentics.memini import models as m
+from neuralgentics.memini import scopes
 from neuralgentics.memini.portability.exporter import export_lines
 from neuralgentics.memini.portability.importer import import_file, model_id
 from neuralgentics.memini.routes import Service
@@ -28,14 +29,22 @@ router = APIRouter(tags=["memory"])
 def export(
     svc: Service,
     project: str | None = None,
+    agent: str | None = Query(None, description="The agent whose agent memories are exported"),
+    session: str | None = Query(None, description="The session whose memories are exported"),
+    scope: list[m.ScopeName] | None = Query(
+        None, description="Only these scopes (repeatable; as the query's `scopes`)"
+    ),
     embeddings: bool = Query(True, description="false: leave vectors out (import re-embeds)"),
 ) -> StreamingResponse:
     """Every memory (of `project`, when given) as JSON Lines, with trust history and the
-    relationships among them (docs/memini.md, "Export and import")."""
+    relationships among them (docs/memini.md, "Export and import"). `agent`, `session` and
+    `scope` choose memories as a query's do (docs/memini.md, "Scopes")."""
     service = svc()
+    owners = scopes.search_owners(project, agent, session, scope)
     lines = export_lines(
         service.store,
         project=project,
+        owners=owners,
         embedding_model=model_id(service.embedder),
         with_embeddings=embeddings,
     )
