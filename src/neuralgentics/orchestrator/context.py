@@ -116,6 +116,7 @@ def build_context(
     top_k: int = 10,
     project: str | None = None,
     delegable: bool = True,
+    session: str | None = None,
 ) -> ContextPackage:
     budget = validate_budget(budget_tokens)
     if not isinstance(agent, str) or not AGENT_NAME_RE.fullmatch(agent):
@@ -181,7 +182,9 @@ def build_context(
     hits: list[MemoryHit] = list(recalled) if recalled is not None else []
     if recalled is None and memory is not None:
         try:
-            hits = memory.query(task, top_k=top_k, project=project)
+            # every scope the agent works in: this session's, the project's, its own agent
+            # memories and the user's (memini's precedence: session > project = agent > user)
+            hits = memory.query(task, top_k=top_k, project=project, agent=agent, session=session)
         except MemoryUnavailable as exc:
             warnings.append(f"memories left out: {exc.message}")
     found_chunks: list[ProjectChunk] = []

@@ -54,6 +54,9 @@ class ContextRequest(BaseModel):
     project: str | None = MEMORY_PROJECT
     task: str = Field(min_length=1, max_length=20_000)
     agent: str = Field(min_length=1, max_length=64)
+    session: str | None = Field(
+        default=None, min_length=1, max_length=200, description="Its memories join the recall"
+    )
     budget_tokens: int = Field(default=DEFAULT_BUDGET, ge=MIN_BUDGET, le=MAX_BUDGET)
     task_type: str | None = None
     format: Literal["json", "markdown"] = "json"
@@ -104,7 +107,12 @@ def show_skill(skill_id: str, orch: Orch, project_dir: str | None = None) -> Any
 )
 def context(body: ContextRequest, orch: Orch) -> Any:
     package = orch.for_project(body.project_dir).context(
-        body.task, body.agent, body.budget_tokens, task_type=body.task_type, project=body.project
+        body.task,
+        body.agent,
+        body.budget_tokens,
+        task_type=body.task_type,
+        project=body.project,
+        session=body.session,
     )
     if body.format == "markdown":
         return PlainTextResponse(package.markdown, headers={"X-Token-Count": str(package.tokens)})

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from neuralgentics import errors
+from neuralgentics.memini import scopes
 from neuralgentics.memini.indexer import chunk_store_for, find_project, search_project
 from neuralgentics.memini.indexer.chunkstore import ChunkStore
 from neuralgentics.memini.service import MemoryService
@@ -52,12 +53,24 @@ class DirectMemory:
         except errors.NeuralgenticsError as exc:
             raise MemoryUnavailable(f"memory service refused: {exc.message}") from exc
 
-    def query(self, text: str, *, top_k: int = 10, project: str | None = None) -> list[MemoryHit]:
+    def query(
+        self,
+        text: str,
+        *,
+        top_k: int = 10,
+        project: str | None = None,
+        agent: str | None = None,
+        session: str | None = None,
+    ) -> list[MemoryHit]:
         svc = self._service()
-        hits = (
-            self._call(lambda: svc.query(text, MemoryFilter(project=project or None), top_k=top_k))
-            or []
-        )
+
+        def run() -> list:
+            # no project: the whole store, as before scopes (HttpMemoryClient.query)
+            owners = scopes.search_owners(project, agent, session, None) if project else None
+            flt = MemoryFilter(project=project or None, owners=owners)
+            return svc.query(text, flt, top_k=top_k)
+
+        hits = self._call(run) or []
         return [
             MemoryHit(
                 h.memory.id,

@@ -37,8 +37,19 @@ class ProjectChunk:
 
 class MemoryClient(Protocol):
     def query(
-        self, text: str, *, top_k: int = 10, project: str | None = None
-    ) -> list[MemoryHit]: ...
+        self,
+        text: str,
+        *,
+        top_k: int = 10,
+        project: str | None = None,
+        agent: str | None = None,
+        session: str | None = None,
+    ) -> list[MemoryHit]:
+        """With a project and `agent` or `session`: that session's, the project's, that
+        agent's and the user's memories, in memini's scope precedence (docs/memini.md,
+        "Scopes"); with a project alone: the project's; without a project: the whole store
+        (agent and session are then not sent: they would narrow it)."""
+        ...
 
     def add(
         self,
@@ -137,10 +148,20 @@ class HttpMemoryClient:
             raise MemoryUnavailable(f"memory service {path} answered {resp.status_code}: {detail}")
         return resp.json() if resp.content else {}
 
-    def query(self, text: str, *, top_k: int = 10, project: str | None = None) -> list[MemoryHit]:
+    def query(
+        self,
+        text: str,
+        *,
+        top_k: int = 10,
+        project: str | None = None,
+        agent: str | None = None,
+        session: str | None = None,
+    ) -> list[MemoryHit]:
         body: dict = {"query": text, "top_k": top_k}
         if project:
-            body["project"] = project
+            for name, value in (("project", project), ("agent", agent), ("session", session)):
+                if value:
+                    body[name] = value
         data = self._post("/memory/query", body)
         items = (
             data

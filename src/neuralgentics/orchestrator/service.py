@@ -151,6 +151,7 @@ class Orchestrator:
         task_type: str | None = None,
         recalled: list[MemoryHit] | None = None,
         project: str | None = None,
+        session: str | None = None,
     ) -> ContextPackage:
         """`task_type` given (a delegated task, step 5): the package for doing it. Not given:
         classified here, and a text that is not delegable (a question, or one no task type
@@ -181,6 +182,7 @@ class Orchestrator:
             embedder=self.embedder,
             project=project if project is not None else self.project,
             delegable=delegable,
+            session=session,
         )
 
     def agents_md(self) -> str:
@@ -285,7 +287,14 @@ class Orchestrator:
         entry: dict = {"memory_available": self.memory is not None}
         if self.memory is not None:
             try:
-                hits = self.memory.query(record.task, top_k=top_k, project=record.project)
+                # the task's session and (once routed) agent memories join the project's
+                hits = self.memory.query(
+                    record.task,
+                    top_k=top_k,
+                    project=record.project,
+                    agent=record.agent,
+                    session=record.session,
+                )
             except MemoryUnavailable as exc:
                 # Recall degrades: the task goes on without memories, and the record says so.
                 entry = {"memory_available": False, "warning": exc.message}
@@ -389,6 +398,7 @@ class Orchestrator:
         recall = record.last("recall")
         recalled = [MemoryHit(**m) for m in recall.data.get("memories", [])] if recall else []
         assert record.agent is not None and record.task_type is not None
+        recalled += self._agent_recall(record, recalled, len(recalled) or 10)
         package = self.context(
             record.task,
             record.agent,
@@ -411,6 +421,28 @@ class Orchestrator:
             },
         )
         return package.to_json()
+
+    def _agent_recall(
+        self, record: TaskRecord, recalled: list[MemoryHit], top_k: int
+    ) -> list[MemoryHit]:
+        """Recall ran before routing, without the agent: now that it is known, the same
+        question with the agent's own memories joining (memini's scopes), for the hits recall
+        did not have. Nothing when memory is down (recall already says so) or without a project
+        (recall read the whole store)."""
+        if self.memory is None or not record.project or record.agent is None:
+            return []
+        try:
+            hits = self.memory.query(
+                record.task,
+                top_k=top_k,
+                project=record.project,
+                agent=record.agent,
+                session=record.session,
+            )
+        except MemoryUnavailable:
+            return []
+        have = {h.id for h in recalled}
+        return [h for h in hits if h.id not in have]
 
     def _step_delegate(self, record: TaskRecord, data: dict) -> dict:
         agent = self._require_allowed(record, data.get("agent") or record.agent)
