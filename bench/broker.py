@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/broker.py [--rounds 20] [--calls 25] [--concurrency 16] [--quick]
                                      [--compare-src DIR] [--no-http] [--profile-http DIR]
+                                     [--floor]
 
 For each downstream (a minimal raw-JSON-RPC Python stdio server, and server-everything's
 `echo`), one SDK `ClientSession` per path calls a trivial tool:
@@ -12,7 +13,11 @@ For each downstream (a minimal raw-JSON-RPC Python stdio server, and server-ever
   broker-http client -> `neuralgentics broker serve` /mcp -> server       (streamable HTTP, via mcp_router_call)
   mcp-proxy   client -> `mcp-proxy` 0.13 /mcp -> server                   (streamable HTTP; own venv, skipped if absent)
 
-The two HTTP paths use the same SDK client (`streamable_http_client` over one httpx2
+`--floor` adds two more HTTP paths, `floor-canned` and `floor-forward`
+(bench/http_floor_front.py): a raw asyncio front with no checks that answers the call itself,
+or relays it on the server's pipe. They are the least any front can add with this client.
+
+The HTTP paths use the same SDK client (`streamable_http_client` over one httpx2
 connection pool, one MCP session per path), so the comparison between them is the server side.
 `broker serve` gets a bearer token (NEURALGENTICS_TOKEN) and the client sends it with the
 role header, as a real deployment does; mcp-proxy has no credential check.
@@ -78,6 +83,7 @@ PY = sys.executable
 NEURALGENTICS = str(Path(PY).parent / "neuralgentics")
 EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
 ECHO_SERVER = ROOT / "bench" / "broker_echo_server.py"
+FLOOR_FRONT = ROOT / "bench" / "http_floor_front.py"
 FASTMCP_PY = Path(
     os.environ.get(
         "FASTMCP_PYTHON", Path.home() / ".cache/neuralgentics-bench/fastmcp-venv/bin/python"
@@ -336,6 +342,24 @@ def build_paths(
     if opts.compare_src:
         ref = {"PYTHONPATH": str(Path(opts.compare_src).resolve())}
         paths.append(broker_http("broker-http@ref", f"serve-ref-{label}.log", ref))
+    if opts.floor:
+        for mode in ("canned", "forward"):
+            port = free_port()
+            paths.append(
+                Path_(
+                    f"floor-{mode}",
+                    None,
+                    "mcp_router_call",
+                    True,
+                    http=HttpFront(
+                        argv=[PY, str(FLOOR_FRONT), mode, str(port), command, *args],
+                        env=dict(os.environ),
+                        port=port,
+                        headers={},
+                        log=workdir / f"floor-{mode}-{label}.log",
+                    ),
+                )
+            )
     if MCP_PROXY.exists():
         port = free_port()
         # --log-level WARNING: the broker's uvicorn logs at warning too, so neither pays for
@@ -417,7 +441,7 @@ async def bench_target(
             p.throughput = statistics.median(p.tp_runs)
         if opts.profile_http and label == opts.first_label:
             for s, p in zip(sessions, paths, strict=True):
-                if p.http is not None:  # broker serve, and mcp-proxy for comparison
+                if p.http is not None and not p.name.startswith("floor"):  # broker, mcp-proxy
                     await profile(s, p, opts)
     return paths
 
@@ -507,7 +531,7 @@ def report(label: str, paths: list[Path_], concurrency: int) -> None:
                     f"{name} added p50 / fastmcp added p50 = {added[name] / added['fastmcp']:.2f}"
                 )
     b = "mcp-proxy"
-    for a in ("broker-http", "broker-http@ref"):
+    for a in ("broker-http", "broker-http@ref", "floor-canned", "floor-forward"):
         if a in added and b in added:
             print(
                 f"{a} / mcp-proxy: added p50 {_ratio(added[a], added[b])}, cpu per call "
@@ -531,6 +555,11 @@ async def main() -> None:
     )
     ap.add_argument(
         "--no-http", action="store_true", help="stdio paths only (no broker serve, no mcp-proxy)"
+    )
+    ap.add_argument(
+        "--floor",
+        action="store_true",
+        help="add floor-canned and floor-forward: the least an HTTP front can add (no checks)",
     )
     ap.add_argument(
         "--targets",

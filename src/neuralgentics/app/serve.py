@@ -54,6 +54,7 @@ def serve_broker(settings: Settings, config_path: Path | str | None, host: str, 
     from neuralgentics.app.broker import intents
     from neuralgentics.app.process import shared_embedder
     from neuralgentics.broker.server.http import create_app
+    from neuralgentics.broker.server.http_protocol import OneWriteHttpToolsProtocol
 
     try:
         check_bind(host, settings.token)
@@ -69,4 +70,12 @@ def serve_broker(settings: Settings, config_path: Path | str | None, host: str, 
     )
     # proxy_headers off: nothing here sits behind a proxy, and a local process must not be
     # able to rewrite the client address with X-Forwarded-For.
-    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on", proxy_headers=False)
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        proxy_headers=False,
+        http=OneWriteHttpToolsProtocol,  # a sized response goes out in one write
+    )

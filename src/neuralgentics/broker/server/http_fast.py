@@ -71,11 +71,19 @@ def _key(rid: object) -> tuple[type, object]:
 
 
 @dataclass
+class _Call:
+    """A fast-path call in flight: the request's task, and whether the client cancelled it."""
+
+    task: asyncio.Task[Any]
+    cancelled: bool = False
+
+
+@dataclass
 class FastSession:
     version: str  # negotiated in the handshake
     fast: bool  # the client declared neither sampling nor elicitation
     key: object  # the SDK connection behind the session (``peer.connection_key``)
-    inflight: dict[tuple[type, object], asyncio.Task[dict[str, Any]]] = field(default_factory=dict)
+    inflight: dict[tuple[type, object], _Call] = field(default_factory=dict)
 
 
 class FastPeer:
@@ -98,6 +106,29 @@ class FastPeer:
 
     async def request(self, method: str, params: Any, timeout: float | None) -> Any:
         raise AssertionError("never asked: refusal() always refuses")  # pragma: no cover
+
+
+_TEXT_KEYS = frozenset({"type", "text"})
+
+
+def _plain_text(result: Any) -> dict[str, Any] | None:
+    """A result of text items only, as the per-version sieve would dump it, without running
+    it (a pydantic validation and dump per call): each text item is the same in every
+    handshake-era version, and nothing in it can be dropped. None for anything else."""
+    if not isinstance(result, dict) or result.keys() - {"content", "isError"}:
+        return None
+    content, is_error = result.get("content"), result.get("isError", False)
+    if not isinstance(content, list) or not isinstance(is_error, bool):
+        return None
+    for item in content:
+        if (
+            not isinstance(item, dict)
+            or item.keys() != _TEXT_KEYS
+            or item["type"] != "text"
+            or not isinstance(item["text"], str)
+        ):
+            return None
+    return {"content": content, "isError": is_error}
 
 
 def _accepts_both(accept: str) -> bool:
@@ -218,26 +249,29 @@ class HttpFastPath:
             return False  # the SDK answers 404 for a session it no longer has
         self._touch(transport)
         caller = caller_of(sid)
-        task = asyncio.ensure_future(
-            self._run(broker, caller, name, args, info.version, FastPeer(info.key, caller))
-        )
-        info.inflight[key] = task
+        # Run in this request's own task (no task of its own: that was a task and a loop
+        # turn per call); `notifications/cancelled` cancels this task, flagged as such.
+        task = asyncio.current_task()
+        assert task is not None
+        call = _Call(task)
+        info.inflight[key] = call
+        token = current_peer.set(FastPeer(info.key, caller))
         try:
-            try:
-                answer = await task
-            except asyncio.CancelledError:
-                current = asyncio.current_task()
-                if not task.cancelled() or (current is not None and current.cancelling()):
-                    task.cancel()
-                    raise  # the server is stopping (or this request's own task was cancelled)
-                # notifications/cancelled: answered as the SDK transport answers it
-                answer = {"code": REQUEST_CANCELLED, "message": "Request cancelled"}
-                body_out = {"jsonrpc": "2.0", "id": rid, "error": answer}
-            else:
-                body_out = {"jsonrpc": "2.0", "id": rid, **answer}
+            answer = await self._run(broker, caller, name, args, info.version)
+        except asyncio.CancelledError:
+            if not call.cancelled or task.cancelling() > 1:
+                raise  # the server is stopping (or this request was cancelled otherwise)
+            task.uncancel()
+            # notifications/cancelled: answered as the SDK transport answers it
+            answer = {"error": {"code": REQUEST_CANCELLED, "message": "Request cancelled"}}
+        else:
+            if call.cancelled:  # the call swallowed the cancellation and finished
+                task.uncancel()
         finally:
+            current_peer.reset(token)
             info.inflight.pop(key, None)
             self._touch(transport)
+        body_out = {"jsonrpc": "2.0", "id": rid, **answer}
         payload = pydantic_core.to_json(body_out)
         await send(
             {
@@ -260,16 +294,16 @@ class HttpFastPath:
         name: str,
         args: dict[str, Any],
         version: str,
-        peer: FastPeer,
     ) -> dict[str, Any]:
         """``{"result": …}`` or ``{"error": …}`` exactly as the SDK server would answer."""
-        current_peer.set(peer)  # this task's own context: nothing to reset
         try:
             result = await route_call(broker, caller, name, args, as_json=True)
             if isinstance(result, types.CallToolResult):
                 result = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-            dumped = serialize_server_result("tools/call", version, result)
-            dumped.setdefault("isError", False)  # the SDK path's model always says it
+            dumped = _plain_text(result)
+            if dumped is None:
+                dumped = serialize_server_result("tools/call", version, result)
+                dumped.setdefault("isError", False)  # the SDK path's model always says it
             return {"result": dumped}
         except Exception as exc:  # every failure is answered, as the SDK does
             error = handler_exception_to_error_data(exc)
@@ -284,10 +318,12 @@ class HttpFastPath:
         rid = params.get("requestId")
         if not isinstance(rid, str | int) or isinstance(rid, bool):
             return False
-        task = info.inflight.get(_key(rid))
-        if task is None:
+        call = info.inflight.get(_key(rid))
+        if call is None:
             return False  # not ours: the SDK applies it (or ignores an unknown id)
-        task.cancel()
+        if not call.cancelled:
+            call.cancelled = True
+            call.task.cancel()
         await send(
             {
                 "type": "http.response.start",
