@@ -27,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 
 from neuralgentics.broker import content
 from neuralgentics.broker.access import AccessPolicy
+from neuralgentics.broker.argcheck import Check, quick_check
 from neuralgentics.broker.audit import AuditRecord, AuditSink, open_sink
 from neuralgentics.broker.audit.gate import FloodGate
 from neuralgentics.broker.audit.record import redact
@@ -144,7 +145,7 @@ class Broker:
         self.audit: AuditSink = open_sink(config.audit, settings)
         self.gate = FloodGate(config.audit.flood_burst, config.audit.flood_per_second)
         self._edit_lock = asyncio.Lock()
-        self._validators: dict[tuple[str, str], tuple[types.Tool, Any]] = {}
+        self._validators: dict[tuple[str, str], tuple[types.Tool, Any, Check | None]] = {}
         # Bumped when what a catalog shows may have changed (a reload, a server's tools).
         self.catalog_generation = 0
         # Client connections to tell when a downstream server's tools, resources or prompts
@@ -363,8 +364,11 @@ class Broker:
         if cached is None or cached[0] is not tool:
             schema = tool.input_schema or {"type": "object"}
             cls = jsonschema.validators.validator_for(schema)
-            cached = (tool, cls(schema))
+            cached = (tool, cls(schema), quick_check(schema))
             self._validators[key] = cached
+        quick = cached[2]
+        if quick is not None and quick(arguments):
+            return  # plainly valid (argcheck.py); anything else is jsonschema's to judge
         errors = sorted(cached[1].iter_errors(arguments), key=lambda e: list(e.path))
         if errors:
             e = errors[0]
