@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs everything the tests need, runs the checks, then every test. Extra arguments go to pytest.
+# Installs everything the tests need, runs the checks, then every test, on every core (up to 4).
+# Extra arguments go to pytest.
 #   CI=true (what .ci/run sets) or NEURALGENTICS_TEST_FRESH=1: as on a fresh machine
 #     (scripts/fresh-home.sh): HOME and the XDG dirs in a temporary directory, and the tests
 #     start from an empty model cache, so a test that needs an artefact has to make it. pip's
@@ -41,9 +42,15 @@ if [ -n "${scratch:-}" ]; then
   export NEURALGENTICS_MODEL_CACHE="$scratch/empty-model-cache"
 fi
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+# One pytest worker per core (pytest-xdist; at most 4: each holds the model and a PostgreSQL),
+# NEURALGENTICS_TEST_WORKERS=N to choose; `-n 0` among the arguments runs in one process.
+# loadfile: each test file runs whole on one worker, so a module-wide set-up runs once
+# (tests/conftest.py).
+workers=${NEURALGENTICS_TEST_WORKERS:-$(nproc 2>/dev/null || echo 2)}
+[ "$workers" -gt 4 ] 2>/dev/null && workers=4
 set +e
 # --fail-on-skip (tests/conftest.py): a skip that is not an opt-in test's fails the run
-.venv/bin/python -m pytest --fail-on-skip "$@"
+.venv/bin/python -m pytest -n "$workers" --dist loadfile --fail-on-skip "$@"
 rc=$?
 set -e
 if [ "$rc" = 5 ]; then

@@ -29,6 +29,23 @@ def _private_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     get_settings.cache_clear()
 
 
+# --- parallel runs (pytest-xdist, `--dist loadfile` in scripts/test.sh) ---
+# Each test file runs whole on one worker: a module-wide set-up (a served stack, the OpenCode
+# loop's six runs) split over two workers would run once on each. (`--dist loadgroup` with
+# xdist_group marks would be finer, but under pytest 9.2 xdist 3.8 ignores the marks: its
+# group travels in the node id, which pytest no longer lets it change.) Session fixtures (the
+# model, PostgreSQL) start once per worker; every test makes its own files, ports and
+# databases, so workers share nothing else.
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The long tests (marked slow: the OpenCode runs, the pip install, the audit flood) first, so
+    # that no worker is left with one of them while the other has run out of work. A stable
+    # sort: the same order on every worker, as xdist requires.
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 # --- skips: counted, and under --fail-on-skip (scripts/test.sh) or CI an unexpected one fails ---
 # Expected skips are the tests marked `opt_in` (they need something outside the repository that
 # only the person running them can name, e.g. a real OpenCode checkout). Anything else skipped

@@ -1,10 +1,17 @@
 """Issue 13, finding 3: no caller can flush the audit history.
 
 A real `neuralgentics broker serve` with a small audit budget (1 MB per file, 2 kept), a trail
-of legitimate calls, then 1,000 hostile calls of every kind the issue found (multi-MB tool and
+of legitimate calls, then 300 hostile calls of every kind the issue found (multi-MB tool and
 server names, refused calls, deep and huge arguments, non-JSON bodies, huge downstream errors).
 Every earlier record is still there afterwards, every line is bounded, and every hostile call
-is accounted for: one record each, or counted in a flood summary."""
+is accounted for: one record each, or counted in a flood summary.
+
+30 calls of each kind carry about 330 MB: unbounded records would rotate the 2 MB history away
+many times over (the issue's attack did it with 40 calls). The flood gate lets 20 refusals
+through at once and then 1 a second here (100 and 10 by default), so that the 240 refused calls
+outrun it however slow the machine, and the summary path is certainly taken; with 1,000 calls
+and the default budget it was taken only because the flood was fast enough (1,000 calls cost
+20-37 s of the suite)."""
 
 from __future__ import annotations
 
@@ -16,16 +23,21 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import pytest
 
 from neuralgentics.broker.audit.record import MAX_RECORD_BYTES
 from reliability.broker_proc import owner, probe, serving, time_server, write_config
 
+pytestmark = pytest.mark.slow
+
 LEGIT = 30
+HOSTILE = 300
 MAX_BYTES = 1_000_000
+BURST, PER_SECOND = 20, 1.0
 
 
 def _hostile(i: int) -> tuple[dict, bytes | dict]:
-    """(headers, body) of hostile call i: ten kinds, a hundred of each."""
+    """(headers, body) of hostile call i: ten kinds, HOSTILE / 10 of each."""
     kind = i % 10
     role = {"X-Neuralgentics-Role": "reviewer" if kind in (2, 3) else "coder"}
     if kind == 0:  # the issue's attack: a ~4 MB tool name (the body limit is 4 MiB)
@@ -56,7 +68,7 @@ def _hostile(i: int) -> tuple[dict, bytes | dict]:
     return role, {"server": "time\n", "tool": "get_current_time"}  # name with a newline
 
 
-def test_1000_hostile_calls_leave_every_earlier_record_in_place(tmp_path: Path) -> None:
+def test_hostile_calls_of_every_kind_leave_every_earlier_record_in_place(tmp_path: Path) -> None:
     config = write_config(
         tmp_path / "broker.yaml",
         {"time": time_server(), "probe": probe()},
@@ -64,7 +76,12 @@ def test_1000_hostile_calls_leave_every_earlier_record_in_place(tmp_path: Path) 
             "coder": {"allow": ["time/*", "probe/*"]},
             "reviewer": {"allow": ["time/get_current_time"]},
         },
-        audit={"max_bytes": MAX_BYTES, "keep": 2},
+        audit={
+            "max_bytes": MAX_BYTES,
+            "keep": 2,
+            "flood_burst": BURST,
+            "flood_per_second": PER_SECOND,
+        },
     )
     audit_dir = tmp_path / "home" / "broker"
     with serving(config, tmp_path) as (base, proc):
@@ -97,7 +114,7 @@ def test_1000_hostile_calls_leave_every_earlier_record_in_place(tmp_path: Path) 
 
         t0 = time.perf_counter()
         with ThreadPoolExecutor(8) as pool:
-            statuses = list(pool.map(hostile, range(1000)))
+            statuses = list(pool.map(hostile, range(HOSTILE)))
         flood_s = time.perf_counter() - t0
         assert all(s < 500 for s in statuses), sorted(set(statuses))
         os.kill(proc.pid, signal.SIGTERM)  # a clean stop writes the last flood summary
@@ -114,13 +131,14 @@ def test_1000_hostile_calls_leave_every_earlier_record_in_place(tmp_path: Path) 
     individual = sum(1 for r in records if (r.get("session_id") or "").startswith("hostile-"))
     summaries = [r for r in records if r["kind"] == "summary"]
     suppressed = sum(r["args"]["suppressed"] for r in summaries)
-    assert individual + suppressed == 1000, (individual, suppressed)
+    assert individual + suppressed == HOSTILE, (individual, suppressed)
+    assert suppressed > 0 and summaries, "the refused calls never outran the flood gate"
     assert len(files) == 1, [p.name for p in files]  # nothing rotated: the history is whole
     size_after = sum(p.stat().st_size for p in files)
     print(
         "audit-flood",
         {
-            "hostile_calls": 1000,
+            "hostile_calls": HOSTILE,
             "seconds": round(flood_s, 1),
             "records_written": individual,
             "suppressed_in_summaries": suppressed,
