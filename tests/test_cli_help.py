@@ -44,3 +44,20 @@ def test_every_command_documents_every_option_and_flags_show_no_type() -> None:
     assert seen >= 45  # every area's commands were walked (49 when this was written)
     assert undocumented == [], "options without a description"
     assert typed_flags == [], "flags shown as taking a value"
+
+
+def test_descriptions_are_wrapped_by_the_terminal_not_by_the_source() -> None:
+    # A docstring's own line breaks used to reach the screen: `memory --help` cut "add"'s
+    # description after "and which it", mid-sentence, however wide the terminal.
+    root = get_command(build_app())
+    shown = CliRunner().invoke(root, ["memory", "--help"], env={"COLUMNS": "200"}).output
+    row = next(line for line in shown.splitlines() if line.startswith("│ add "))
+    assert "and which it probably replaces" in row, row
+    ragged = []
+    for path, command in _commands(root, []):
+        first = " ".join((command.help or "").split("\n\n")[0].split())
+        if path and 20 < len(first) < 150:
+            page = CliRunner().invoke(root, [*path, "--help"], env={"COLUMNS": "200"}).output
+            if first not in page:
+                ragged.append(" ".join(path))
+    assert ragged == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import sys
 from importlib import import_module
 from typing import Any
@@ -47,6 +48,20 @@ def _flags_show_no_type() -> None:
     TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
 
 
+def _reflow_help(app: typer.Typer) -> None:
+    """typer's rich help keeps a docstring's line breaks, so a command's description came out
+    ragged (a line cut after "and which it"). Join the lines of each paragraph and let the
+    terminal's width wrap them; blank lines still separate paragraphs."""
+    for info in app.registered_commands:
+        doc = info.help or (info.callback.__doc__ if info.callback else None)
+        if doc:
+            paragraphs = inspect.cleandoc(doc).split("\n\n")
+            info.help = "\n\n".join(" ".join(p.split()) for p in paragraphs)
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            _reflow_help(group.typer_instance)
+
+
 def build_app(command: str | None = None) -> typer.Typer:
     """The app with every area, or with only the area that owns `command`."""
     _flags_show_no_type()
@@ -68,6 +83,7 @@ def build_app(command: str | None = None) -> typer.Typer:
     owners = [module for module, names in AREAS.items() if command in names]
     for module in owners or AREAS:
         import_module(module).register(app)
+    _reflow_help(app)
     return app
 
 
