@@ -287,14 +287,7 @@ class Orchestrator:
         entry: dict = {"memory_available": self.memory is not None}
         if self.memory is not None:
             try:
-                # the task's session and (once routed) agent memories join the project's
-                hits = self.memory.query(
-                    record.task,
-                    top_k=top_k,
-                    project=record.project,
-                    agent=record.agent,
-                    session=record.session,
-                )
+                hits = self._query_scopes(record, top_k)
             except MemoryUnavailable as exc:
                 # Recall degrades: the task goes on without memories, and the record says so.
                 entry = {"memory_available": False, "warning": exc.message}
@@ -312,6 +305,18 @@ class Orchestrator:
         ]
         protocol.record_step(record, "recall", entry)
         return {"memories": entry["memories"], "warning": entry.get("warning")}
+
+    def _query_scopes(self, record: TaskRecord, top_k: int) -> list[MemoryHit]:
+        """The task's question over the project's memories, with its session's and (once
+        routed) its agent's joining (memini's scopes)."""
+        assert self.memory is not None
+        return self.memory.query(
+            record.task,
+            top_k=top_k,
+            project=record.project,
+            agent=record.agent,
+            session=record.session,
+        )
 
     def _step_classify(self, record: TaskRecord, data: dict) -> dict:
         override = data.get("task_type")
@@ -432,13 +437,7 @@ class Orchestrator:
         if self.memory is None or not record.project or record.agent is None:
             return []
         try:
-            hits = self.memory.query(
-                record.task,
-                top_k=top_k,
-                project=record.project,
-                agent=record.agent,
-                session=record.session,
-            )
+            hits = self._query_scopes(record, top_k)
         except MemoryUnavailable:
             return []
         have = {h.id for h in recalled}
