@@ -152,7 +152,12 @@ FRESH: dict[str, tuple[set[str], set[str]]] = {
         {"memini", "orchestrator", "ui", "app", "opencode"},
         {"onnxruntime", "torch"},
     ),
-    "neuralgentics.ui.routes": ({"orchestrator", "app", "opencode"}, {"onnxruntime", "torch"}),
+    # the dashboard loads the MCP SDK only when a catalog is asked for (memini-core starts ~1 s
+    # sooner without it)
+    "neuralgentics.ui.routes": (
+        {"orchestrator", "app", "opencode"},
+        {"mcp", "onnxruntime", "torch"},
+    ),
     "neuralgentics.opencode.installer": (
         {"memini", "ui", "app"},
         {"mcp", "fastapi", "onnxruntime", "torch"},
@@ -175,8 +180,17 @@ FRESH: dict[str, tuple[set[str], set[str]]] = {
         {"memini", "orchestrator", "ui", "opencode"},
         {"fastapi", "onnxruntime", "torch", "psycopg"},
     ),
-    # the composed app: every area, but no model runtime until the first embedding
-    "neuralgentics.app.core": ({"opencode"}, {"onnxruntime", "torch"}),
+    # the composed app: every area, but no model runtime until the first embedding, and no
+    # MCP SDK (memini-core talks to the broker over REST)
+    "neuralgentics.app.core": ({"opencode"}, {"mcp", "onnxruntime", "torch"}),
+    # every `neuralgentics broker …` command registers these: no MCP SDK until one talks MCP
+    **{
+        f"neuralgentics.broker.{area}.cli": (
+            {"memini", "orchestrator", "ui", "app", "opencode"},
+            {"mcp", "fastapi", "onnxruntime", "torch"},
+        )
+        for area in ("catalog", "importer", "roles")
+    },
     # the command dispatcher alone loads no area (each command imports its own)
     "neuralgentics.cli": (
         {"memini", "orchestrator", "broker", "ui", "opencode", "app", "embeddings"},

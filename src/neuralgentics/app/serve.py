@@ -21,16 +21,17 @@ class ServeError(Exception):
 
 def serve_core(settings: Settings, *, echo=print) -> None:  # noqa: ANN001 - a print-like
     """memini-core (memory, project index, orchestrator, dashboard) on settings.host:port."""
-    import uvicorn
-
-    from neuralgentics.app.core import create_app
-    from neuralgentics.logredact import log_config
-
+    # the address and the credential first: a refusal comes before a second of imports
     try:
         check_bind(settings.host, settings.token)
         settings = with_token(settings)
     except (ValueError, CredentialError) as exc:
         raise ServeError(str(exc)) from None
+    import uvicorn
+
+    from neuralgentics.app.core import create_app
+    from neuralgentics.logredact import log_config
+
     # Everything this process creates (database, indexes, task records, logs) is its owner's
     # alone; the stores also create their files 0600 and tighten older ones.
     os.umask(0o077)
@@ -49,6 +50,11 @@ def serve_core(settings: Settings, *, echo=print) -> None:  # noqa: ANN001 - a p
 
 def serve_broker(settings: Settings, config_path: Path | str | None, host: str, port: int) -> None:
     """The broker's HTTP front: streamable HTTP at /mcp plus REST."""
+    try:  # before the imports, as serve_core
+        check_bind(host, settings.token)
+        token = ensure_token(settings)
+    except (ValueError, CredentialError) as exc:
+        raise SystemExit(str(exc)) from None
     import uvicorn
 
     from neuralgentics.app.broker import intents
@@ -56,11 +62,6 @@ def serve_broker(settings: Settings, config_path: Path | str | None, host: str, 
     from neuralgentics.broker.server.http import create_app
     from neuralgentics.broker.server.http_protocol import OneWriteHttpToolsProtocol
 
-    try:
-        check_bind(host, settings.token)
-        token = ensure_token(settings)
-    except (ValueError, CredentialError) as exc:
-        raise SystemExit(str(exc)) from None
     app = create_app(
         config_path,
         host=host,

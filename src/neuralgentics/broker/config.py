@@ -158,13 +158,18 @@ class AuditConfig(BaseModel):
     flood_per_second: float = Field(default=10.0, gt=0)
 
 
+# get_tool_list's token budget; here, not in broker.catalog, so that the CLI can show it
+# without loading the MCP SDK (`neuralgentics broker …` commands that do not talk MCP)
+DEFAULT_BUDGET_TOKENS = 600
+
+
 class CatalogConfig(BaseModel):
     """What the agent is shown of the tools (docs/broker.md, "The catalog without a round trip")."""
 
     model_config = ConfigDict(extra="forbid")
 
     # get_tool_list's answer
-    budget_tokens: int = Field(default=600, gt=0)
+    budget_tokens: int = Field(default=DEFAULT_BUDGET_TOKENS, gt=0)
     # The role's catalog also goes into the broker's MCP `instructions`, which OpenCode puts
     # into every agent's system prompt: the first call needs no get_tool_list round trip.
     in_instructions: bool = True

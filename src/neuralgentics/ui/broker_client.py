@@ -14,7 +14,6 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 import httpx
-from mcp.types import Tool
 
 from neuralgentics.config import Settings
 from neuralgentics.credentials import auth_headers
@@ -118,6 +117,9 @@ class BrokerClient:
 
     async def catalog(self, role: str | None) -> dict[str, Any]:
         """The role's catalog (GET /tools) with its token count next to the full schemas'."""
+        # the MCP SDK (~1 s of imports) loads only when the dashboard asks for a catalog
+        from mcp.types import Tool
+
         from neuralgentics.broker.catalog import count_tokens, tool_schema_tokens
 
         params = {"role": role} if role else None

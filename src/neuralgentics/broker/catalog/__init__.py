@@ -4,19 +4,55 @@
 - :func:`render_server`: one server in full, still without schemas
 - :class:`ToolListCache`: tools/list results on disk, keyed by each server's config
 - :func:`count_tokens`: the real BPE count every figure here uses
+
+The names below load on first use: importing ``neuralgentics.broker.catalog.cli`` (every
+``neuralgentics broker …`` command registers it) must not load the MCP SDK, about a second.
 """
 
-from neuralgentics.broker.catalog.cache import ToolListCache, config_hash
-from neuralgentics.broker.catalog.render import (
-    DEFAULT_BUDGET_TOKENS,
-    SERVER_DETAIL_HINT,
-    CatalogServer,
-    CatalogView,
-    render_catalog,
-    render_server,
-)
-from neuralgentics.broker.catalog.schemas import full_schema_tokens, tool_schema_tokens
-from neuralgentics.broker.catalog.tokens import ENCODING_NAME, count_json_tokens, count_tokens
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from neuralgentics.broker.catalog.cache import ToolListCache, config_hash
+    from neuralgentics.broker.catalog.render import (
+        DEFAULT_BUDGET_TOKENS,
+        SERVER_DETAIL_HINT,
+        CatalogServer,
+        CatalogView,
+        render_catalog,
+        render_server,
+    )
+    from neuralgentics.broker.catalog.schemas import full_schema_tokens, tool_schema_tokens
+    from neuralgentics.broker.catalog.tokens import ENCODING_NAME, count_json_tokens, count_tokens
+
+# name -> the submodule that defines it
+_WHERE = {
+    "ToolListCache": "cache",
+    "config_hash": "cache",
+    "DEFAULT_BUDGET_TOKENS": "render",
+    "SERVER_DETAIL_HINT": "render",
+    "CatalogServer": "render",
+    "CatalogView": "render",
+    "render_catalog": "render",
+    "render_server": "render",
+    "full_schema_tokens": "schemas",
+    "tool_schema_tokens": "schemas",
+    "ENCODING_NAME": "tokens",
+    "count_json_tokens": "tokens",
+    "count_tokens": "tokens",
+}
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{where}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_BUDGET_TOKENS",

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import typer
 
-from neuralgentics.broker.catalog.render import DEFAULT_BUDGET_TOKENS
 from neuralgentics.broker.cli import ConfigOpt
+from neuralgentics.broker.config import DEFAULT_BUDGET_TOKENS
 from neuralgentics.text import plural
 
 ToolsFileOpt = typer.Option(

@@ -29,12 +29,12 @@ from neuralgentics.broker.catalog.names import group_names
 from neuralgentics.broker.catalog.schemas import tool_schema_tokens
 from neuralgentics.broker.catalog.summary import derive_summary
 from neuralgentics.broker.catalog.tokens import ENCODING_NAME, count_tokens
+from neuralgentics.broker.config import DEFAULT_BUDGET_TOKENS
 from neuralgentics.broker.skillcatalog.records import SkillRecord
 
 Level = Literal["full", "grouped", "no_summaries", "truncated", "names_only"]
 LEVELS: tuple[Level, ...] = ("full", "grouped", "no_summaries", "truncated", "names_only")
 
-DEFAULT_BUDGET_TOKENS = 600
 DEFAULT_HEADER = (
     "Tools by server; call with mcp_router_call, see arguments with describe_tool, "
     "search with find_tool."

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
 from neuralgentics.broker.importer.plan import Candidate, Plan
-from neuralgentics.broker.importer.run import Outcome
 from neuralgentics.text import plural
+
+if TYPE_CHECKING:  # run.py lists tools over MCP: the SDK loads when a command needs it
+    from neuralgentics.broker.importer.run import Outcome
 
 SIGN = {"new": "+", "same": "=", "conflict": "!", "skipped": "-"}
 
