@@ -16,6 +16,7 @@ import httpx
 import yaml
 from _token import owner_token
 
+from reliability import loopback
 from reliability.memini_proc import free_port
 
 PY = sys.executable
@@ -97,7 +98,7 @@ def mcp_session(base: str, headers: dict[str, str]) -> dict[str, str]:
     /mcp the way a streamable-HTTP client does: initialize, then notifications/initialized."""
     h = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
     h |= headers
-    init = httpx.post(
+    init = loopback.post(
         base + "/mcp",
         headers=h,
         timeout=30,
@@ -114,7 +115,7 @@ def mcp_session(base: str, headers: dict[str, str]) -> dict[str, str]:
     )
     assert init.status_code == 200, init.text
     h["Mcp-Session-Id"] = init.headers["mcp-session-id"]
-    httpx.post(
+    loopback.post(
         base + "/mcp",
         headers=h,
         json={"jsonrpc": "2.0", "method": "notifications/initialized"},
@@ -147,12 +148,12 @@ def serving(
         while True:
             assert proc.poll() is None, (home / "broker.log").read_text()[-2000:]
             try:
-                if httpx.get(base + "/health", timeout=5).status_code == 200:
+                if loopback.get(base + "/health", timeout=5).status_code == 200:
                     break
             except httpx.TransportError:
                 pass
             assert time.monotonic() < deadline, "broker did not come up"
-            time.sleep(0.1)
+            time.sleep(0.05)
         # NEURALGENTICS_TOKEN when the test set one; else the file the broker created.
         TOKENS[base] = env.get("NEURALGENTICS_TOKEN") or owner_token(home / "config")
         yield base, proc

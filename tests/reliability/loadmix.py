@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import httpx
 
 from neuralgentics.memini.trust import DEFAULT_TRUST, EVENTS, EVENTS_MILLI
+from reliability import loopback
 from reliability.memini_proc import auth
 
 HOT = 8  # memories every client adjusts trust on, so trust updates contend
@@ -89,7 +90,7 @@ class Worker:
         self.rng = random.Random(n)
         self.tolerate_5xx = tolerate_5xx
         self.clients = [
-            httpx.Client(base_url=u, timeout=30, headers=headers or auth(u)) for u in urls
+            loopback.client(base_url=u, timeout=30, headers=headers or auth(u)) for u in urls
         ]
         self.mine: list[str] = []
 
@@ -212,7 +213,7 @@ def verify(
     url: str, ledger: Ledger, headers: dict[str, str] | None = None, exact_rows: bool = True
 ) -> dict:
     """Check the service holds exactly what it acknowledged. Returns counts for the report."""
-    with httpx.Client(base_url=url, timeout=60, headers=headers or auth(url)) as c:
+    with loopback.client(base_url=url, timeout=60, headers=headers or auth(url)) as c:
         stored: dict[str, dict] = {}
         offset = 0
         while True:

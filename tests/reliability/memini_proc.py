@@ -16,6 +16,8 @@ from pathlib import Path
 import httpx
 from _token import owner_token
 
+from reliability import loopback
+
 EXE = [sys.executable, "-m", "neuralgentics.cli"]
 
 
@@ -60,11 +62,11 @@ def wait_healthy(
         if proc.poll() is not None:
             raise RuntimeError(f"memini-core exited with {proc.returncode} before answering")
         try:
-            if httpx.get(url + "/health", timeout=5).status_code in ok:
+            if loopback.get(url + "/health", timeout=5).status_code in ok:
                 return
         except httpx.TransportError:
             pass
-        time.sleep(0.1)
+        time.sleep(0.05)
     raise TimeoutError(f"memini-core at {url} did not answer /health within {timeout} s")
 
 

@@ -22,10 +22,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import httpx
 import pytest
 
 from neuralgentics.broker.audit.record import MAX_RECORD_BYTES
+from reliability import loopback
 from reliability.broker_proc import owner, probe, serving, time_server, write_config
 
 pytestmark = pytest.mark.slow
@@ -86,7 +86,7 @@ def test_hostile_calls_of_every_kind_leave_every_earlier_record_in_place(tmp_pat
     audit_dir = tmp_path / "home" / "broker"
     with serving(config, tmp_path) as (base, proc):
         for i in range(LEGIT):
-            r = httpx.post(
+            r = loopback.post(
                 base + "/call",
                 timeout=60,
                 headers=owner(
@@ -110,7 +110,7 @@ def test_hostile_calls_of_every_kind_leave_every_earlier_record_in_place(tmp_pat
                 if isinstance(body, bytes)
                 else {"json": body, "headers": headers}
             )
-            return httpx.post(base + "/call", timeout=120, **kw).status_code
+            return loopback.post(base + "/call", timeout=120, **kw).status_code
 
         t0 = time.perf_counter()
         with ThreadPoolExecutor(8) as pool:

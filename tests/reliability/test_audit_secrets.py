@@ -13,10 +13,10 @@ import random
 import string
 from pathlib import Path
 
-import httpx
 import pytest
 
 from neuralgentics.config import Settings
+from reliability import loopback
 from reliability.broker_proc import owner, probe, serving, write_config
 
 rng = random.Random(13)
@@ -198,7 +198,7 @@ def test_no_planted_secret_reaches_the_jsonl_audit(tmp_path: Path) -> None:
     sent = requests()
     with serving(config, tmp_path) as (base, _):
         for n, (how, body) in enumerate(sent):
-            r = httpx.post(
+            r = loopback.post(
                 base + "/call",
                 json=body,
                 timeout=60,

@@ -11,11 +11,11 @@ import json
 import sys
 from pathlib import Path
 
-import httpx
 import pytest
 import yaml
 from _cli import neuralgentics
 
+from reliability import loopback
 from reliability.broker_proc import mcp_session, owner, probe, serving, time_server, write_config
 from reliability.memini_proc import clean_env
 
@@ -80,13 +80,13 @@ def test_admin_routes_refuse_every_caller_but_the_owner_and_record_each_attempt(
             ("DELETE", "/servers/time", None),
             ("POST", "/reload", None),
         ]:
-            r = httpx.request(method, base + path, headers=headers, json=body, timeout=30)
+            r = loopback.request(method, base + path, headers=headers, json=body, timeout=30)
             expected = 403 if who.startswith("a role token") else 401
             assert r.status_code == expected, (who, method, path, r.text)
             tried += 1
     assert config.read_text() == before
     # the legitimate call any role makes next runs the configured server, not the payload
-    r = httpx.post(
+    r = loopback.post(
         base + "/call",
         headers=owner(base, **{"X-Neuralgentics-Role": "coder"}),
         timeout=60,
@@ -102,7 +102,7 @@ def test_admin_routes_refuse_every_caller_but_the_owner_and_record_each_attempt(
 
 def test_the_owner_may_administer_and_each_change_is_audited_without_secrets(broker) -> None:
     base, config, _, home = broker
-    r = httpx.post(
+    r = loopback.post(
         base + "/servers",
         headers=owner(base),
         timeout=30,
@@ -114,8 +114,10 @@ def test_the_owner_may_administer_and_each_change_is_audited_without_secrets(bro
         },
     )
     assert r.status_code == 201, r.text
-    assert httpx.delete(base + "/servers/clock", headers=owner(base), timeout=30).status_code == 200
-    assert httpx.post(base + "/reload", headers=owner(base), timeout=30).status_code == 200
+    assert (
+        loopback.delete(base + "/servers/clock", headers=owner(base), timeout=30).status_code == 200
+    )
+    assert loopback.post(base + "/reload", headers=owner(base), timeout=30).status_code == 200
     admin = [r for r in _audit(home) if r["kind"] == "admin" and r["outcome"] == "ok"]
     assert [(r["tool"], r["server"], r["credential"]) for r in admin] == [
         ("servers.add", "clock", "owner"),
@@ -142,7 +144,7 @@ def test_env_references_sent_over_http_are_refused_naming_the_variable(broker, w
             "headers": {"Authorization": "Bearer ${SOME_SECRET}"},
         }
     )
-    r = httpx.post(base + "/servers", headers=owner(base), json=entry, timeout=30)
+    r = loopback.post(base + "/servers", headers=owner(base), json=entry, timeout=30)
     assert r.status_code == 400, r.text
     message = r.json()["error"]["message"]
     assert "${SOME_SECRET}" in message and "neuralgentics broker add" in message
@@ -156,8 +158,8 @@ def test_a_role_token_acts_only_as_its_role_on_every_front(broker) -> None:
     base, _, coder_token, home = broker
     auth = {"Authorization": f"Bearer {coder_token}"}
     call = {"server": "time", "tool": "get_current_time", "arguments": {"timezone": "UTC"}}
-    assert httpx.post(base + "/call", headers=auth, json=call, timeout=60).status_code == 200
-    ok = httpx.post(
+    assert loopback.post(base + "/call", headers=auth, json=call, timeout=60).status_code == 200
+    ok = loopback.post(
         base + "/call", headers={**auth, "X-Neuralgentics-Role": "coder"}, json=call, timeout=60
     )
     assert ok.status_code == 200
@@ -166,7 +168,7 @@ def test_a_role_token_acts_only_as_its_role_on_every_front(broker) -> None:
         (auth, {**call, "role": "reviewer"}),
         ({**auth, "X-Neuralgentics-Role": "admin"}, call),
     ]:
-        r = httpx.post(base + "/call", headers=headers, json=body, timeout=60)
+        r = loopback.post(base + "/call", headers=headers, json=body, timeout=60)
         message = r.json()["error"]["message"]
         assert r.status_code == 403, r.text
         # a header naming another role: the token is bound; a body role: the pinned role wins
@@ -174,14 +176,16 @@ def test_a_role_token_acts_only_as_its_role_on_every_front(broker) -> None:
             "bound to role 'coder'" in message
             or "does not match this connection's role 'coder'" in message
         )
-    r = httpx.get(base + "/tools", headers={**auth, "X-Neuralgentics-Role": "reviewer"}, timeout=60)
+    r = loopback.get(
+        base + "/tools", headers={**auth, "X-Neuralgentics-Role": "reviewer"}, timeout=60
+    )
     assert r.status_code == 403
-    assert set(httpx.get(base + "/tools", headers=auth, timeout=60).json()["servers"]) == {
+    assert set(loopback.get(base + "/tools", headers=auth, timeout=60).json()["servers"]) == {
         "time",
         "probe",
     }
     # the owner may assert any role
-    r = httpx.get(
+    r = loopback.get(
         base + "/tools", headers=owner(base, **{"X-Neuralgentics-Role": "reviewer"}), timeout=60
     )
     assert set(r.json()["servers"]) == {"time"}
@@ -192,7 +196,7 @@ def test_a_role_token_acts_only_as_its_role_on_every_front(broker) -> None:
         "Accept": "application/json, text/event-stream",
         "Content-Type": "application/json",
     }
-    r = httpx.post(
+    r = loopback.post(
         base + "/mcp",
         headers={**h, "X-Neuralgentics-Role": "reviewer"},
         json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
@@ -200,7 +204,7 @@ def test_a_role_token_acts_only_as_its_role_on_every_front(broker) -> None:
     )
     assert r.status_code == 403
     session = mcp_session(base, h)
-    r = httpx.post(
+    r = loopback.post(
         base + "/mcp",
         headers=session,
         timeout=60,
@@ -228,7 +232,7 @@ def test_host_names_are_matched_without_regard_to_case_on_mcp_and_rest(broker) -
             "Host": f"LOCALHOST:{port}",
         },
     )
-    r = httpx.post(
+    r = loopback.post(
         base + "/mcp",
         headers=h,
         timeout=30,
@@ -245,11 +249,11 @@ def test_host_names_are_matched_without_regard_to_case_on_mcp_and_rest(broker) -
     )
     assert r.status_code == 200, r.text
     assert (
-        httpx.get(base + "/servers", headers=owner(base, Host=f"LocalHost:{port}")).status_code
+        loopback.get(base + "/servers", headers=owner(base, Host=f"LocalHost:{port}")).status_code
         == 200
     )
     assert (
-        httpx.post(
+        loopback.post(
             base + "/mcp", headers={**h, "Host": f"evil.example:{port}"}, json={}
         ).status_code
         == 421

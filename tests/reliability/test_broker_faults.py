@@ -12,13 +12,14 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import yaml
 
+from reliability import loopback
 from reliability.broker_proc import descendants, owner, probe, serving, time_server, write_config
 
 CODER = {"X-Neuralgentics-Role": "coder"}
 
 
 def call(base: str, server: str, tool: str, timeout: float = 60, **arguments) -> httpx.Response:
-    return httpx.post(
+    return loopback.post(
         base + "/call",
         headers=owner(base, **CODER),
         timeout=timeout,
@@ -67,7 +68,7 @@ def test_sighup_during_16_in_flight_calls_loses_none(tmp_path) -> None:
             while True:  # all 16 are inside the downstream before the signal
                 inflight = [
                     s
-                    for s in httpx.get(base + "/servers", headers=owner(base)).json()
+                    for s in loopback.get(base + "/servers", headers=owner(base)).json()
                     if s["name"] == "probe"
                 ][0]["inflight"]
                 if inflight == 16 or time.monotonic() > deadline:
@@ -82,7 +83,7 @@ def test_sighup_during_16_in_flight_calls_loses_none(tmp_path) -> None:
         assert [a.status_code for a in answers] == [200] * 16
         assert [text(a) for a in answers] == ["waited 2.0"] * 16
         assert "extra" in {
-            s["name"] for s in httpx.get(base + "/servers", headers=owner(base)).json()
+            s["name"] for s in loopback.get(base + "/servers", headers=owner(base)).json()
         }
         assert text(call(base, "probe", "pid")) == pid_before  # unchanged server kept its process
         assert proc.poll() is None and descendants(proc.pid)

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import time
 
-import httpx
-
+from reliability import loopback
 from reliability.broker_proc import descendants, open_fds, owner, serving, write_config
 from reliability.brokerload import run_broker_load, three_servers
 from reliability.conftest import LOAD_SECONDS
@@ -14,7 +13,7 @@ from reliability.conftest import LOAD_SECONDS
 
 def _warm(base: str, calls) -> None:
     for server, tool, args in calls:
-        r = httpx.post(
+        r = loopback.post(
             base + "/call",
             headers=owner(base, **{"X-Neuralgentics-Role": "coder"}),
             timeout=60,

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from reliability import loopback
 from reliability.broker_proc import owner, probe, serving, time_server, write_config
 
 EXAMPLES = int(os.environ.get("NEURALGENTICS_PROPERTY_EXAMPLES", "15"))
@@ -44,7 +45,7 @@ def test_downstreams_get_only_their_named_environment_and_secrets_stay_out_of_ev
     }
     with serving(config, tmp_path, extra) as (base, proc):
         auth = {**CODER, "authorization": "Bearer broker-bearer-7b7b7b7b7b7b"}
-        r = httpx.post(
+        r = loopback.post(
             base + "/call",
             headers=auth,
             timeout=60,
@@ -57,14 +58,14 @@ def test_downstreams_get_only_their_named_environment_and_secrets_stay_out_of_ev
         assert PARENT_SECRET not in json.dumps(env)
         # calls carrying secrets: as named arguments, and as a value that looks like a key
         for args in ({"text": "plain", **ARG_SECRETS}, {"text": CONFIG_SECRET}):
-            r = httpx.post(
+            r = loopback.post(
                 base + "/call",
                 headers=auth,
                 timeout=60,
                 json={"server": "probe", "tool": "echo", "arguments": args},
             )
             assert r.status_code == 200, r.text
-        r = httpx.post(
+        r = loopback.post(
             base + "/call",
             headers={**auth, "X-Neuralgentics-Role": "nobody"},
             timeout=60,
@@ -149,9 +150,9 @@ roles = st.dictionaries(
 def test_a_role_sees_and_calls_exactly_what_its_patterns_allow(policy_broker, roles, asker) -> None:
     base, config = policy_broker
     write_config(config, {"time": time_server(), "probe": probe()}, roles)
-    assert httpx.post(base + "/reload", headers=owner(base), timeout=30).status_code == 200
+    assert loopback.post(base + "/reload", headers=owner(base), timeout=30).status_code == 200
     spec = roles.get(asker, {"allow": [], "deny": []})
-    listed = httpx.get(
+    listed = loopback.get(
         base + "/tools", headers=owner(base, **{"X-Neuralgentics-Role": asker}), timeout=60
     ).json()
     seen = {(s, t["name"]) for s, v in listed.get("servers", {}).items() for t in v["tools"]}
@@ -161,7 +162,7 @@ def test_a_role_sees_and_calls_exactly_what_its_patterns_allow(policy_broker, ro
     assert seen == expected
     for server, tool in [("time", "convert_time"), ("probe", "pid"), ("probe", "env")]:
         if (server, tool) not in expected:
-            r = httpx.post(
+            r = loopback.post(
                 base + "/call",
                 headers=owner(base, **{"X-Neuralgentics-Role": asker}),
                 timeout=60,
@@ -180,13 +181,13 @@ def test_mcp_front_refuses_a_foreign_host(policy_broker) -> None:
             "Host": "evil.example",
         },
     )
-    r = httpx.post(base + "/mcp", headers=h, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    r = loopback.post(base + "/mcp", headers=h, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert r.status_code == 421
 
 
 def test_rest_front_refuses_a_foreign_host(policy_broker) -> None:
     base, _ = policy_broker
     assert (
-        httpx.get(base + "/tools", headers=owner(base, **CODER, Host="evil.example")).status_code
+        loopback.get(base + "/tools", headers=owner(base, **CODER, Host="evil.example")).status_code
         == 421
     )

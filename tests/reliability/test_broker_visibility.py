@@ -8,6 +8,7 @@ import json
 import httpx
 import pytest
 
+from reliability import loopback
 from reliability.broker_proc import mcp_session, owner, probe, serving, time_server, write_config
 
 PROBE_TOOLS = {"echo", "pid", "env", "wait", "garbage", "flood", "fail"}
@@ -30,7 +31,7 @@ def broker(tmp_path_factory):
 
 
 def _call(base: str, role: str, server: str, tool: str) -> httpx.Response:
-    return httpx.post(
+    return loopback.post(
         base + "/call",
         headers=owner(base, **{"X-Neuralgentics-Role": role}),
         timeout=60,
@@ -63,7 +64,8 @@ def test_an_unknown_server_lists_only_the_servers_the_role_may_see(broker) -> No
 
 def test_servers_and_catalog_per_role(broker) -> None:
     everything = {
-        s["name"] for s in httpx.get(broker + "/servers", headers=owner(broker), timeout=30).json()
+        s["name"]
+        for s in loopback.get(broker + "/servers", headers=owner(broker), timeout=30).json()
     }
     assert everything == {"time", "probe", "payroll"}  # the owner, asserting no role: all of it
     for role, expected in (
@@ -71,12 +73,12 @@ def test_servers_and_catalog_per_role(broker) -> None:
         ("ops", {"time", "probe"}),
         ("nobody", set()),
     ):
-        seen = httpx.get(
+        seen = loopback.get(
             broker + "/servers", headers=owner(broker, **{"X-Neuralgentics-Role": role}), timeout=30
         ).json()
         assert {s["name"] for s in seen} == expected, role
         assert all("pid" not in s and "stderr_tail" not in s for s in seen)
-    catalog = httpx.get(
+    catalog = loopback.get(
         broker + "/tools", headers=owner(broker, **{"X-Neuralgentics-Role": "coder"}), timeout=60
     ).json()
     assert {s: {t["name"] for t in v["tools"]} for s, v in catalog["servers"].items()} == {
@@ -84,7 +86,7 @@ def test_servers_and_catalog_per_role(broker) -> None:
         "probe": {"echo"},
     }
     assert "payroll" not in catalog["text"] and "convert_time" not in catalog["text"]
-    r = httpx.get(
+    r = loopback.get(
         broker + "/tools/probe/env",
         headers=owner(broker, **{"X-Neuralgentics-Role": "ops"}),
         timeout=60,
@@ -106,7 +108,7 @@ def test_mcp_errors_name_only_what_the_role_may_use(broker) -> None:
     for n, (server, tool) in enumerate(
         [("probe", "nope"), ("nope", "x"), ("payroll", "pid")], start=2
     ):
-        r = httpx.post(
+        r = loopback.post(
             broker + "/mcp",
             headers=h,
             timeout=60,

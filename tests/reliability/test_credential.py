@@ -12,13 +12,13 @@ import sys
 import threading
 from pathlib import Path
 
-import httpx
 import pytest
 import yaml
 from _cli import neuralgentics
 
 from neuralgentics.config import Settings
 from neuralgentics.credentials import CredentialError, client_token, ensure_token
+from reliability import loopback
 from reliability.broker_proc import NEURALGENTICS, serving, time_server, write_config
 from reliability.memini_proc import clean_env, running
 
@@ -47,7 +47,7 @@ def test_memini_core_served_without_any_setting_requires_the_token_it_made(tmp_p
         token = token_file.read_text().strip()
         routes = _routes(create_app(Settings(home=tmp_path / "x")))
         refused = 0
-        with httpx.Client(base_url=memini.url, timeout=30) as c:
+        with loopback.client(base_url=memini.url, timeout=30) as c:
             assert c.get("/health").status_code == 200
             for method, url in routes:
                 if url == "/health":
@@ -80,7 +80,7 @@ def test_broker_serve_requires_it_and_broker_cli_edits_reach_the_running_broker(
     config = write_config(tmp_path / "broker.yaml", {"time": time_server()})
     with serving(config, tmp_path) as (base, _):
         token = (tmp_path / "config" / "token").read_text().strip()
-        assert httpx.get(base + "/health").status_code == 200
+        assert loopback.get(base + "/health").status_code == 200
         for method, path in [
             ("GET", "/tools"),
             ("GET", "/servers"),
@@ -95,7 +95,7 @@ def test_broker_serve_requires_it_and_broker_cli_edits_reach_the_running_broker(
             ("GET", "/docs"),
             ("GET", "/openapi.json"),
         ]:
-            r = httpx.request(method, base + path)
+            r = loopback.request(method, base + path)
             assert r.status_code == 401 and r.json()["error"]["code"] == "unauthorized", (
                 method,
                 path,
@@ -122,7 +122,7 @@ def test_broker_serve_requires_it_and_broker_cli_edits_reach_the_running_broker(
         assert done.returncode == 0 and "reloaded" in done.stdout, done.stdout + done.stderr
         names = {
             s["name"]
-            for s in httpx.get(
+            for s in loopback.get(
                 base + "/servers", headers={"Authorization": f"Bearer {token}"}
             ).json()
         }

@@ -8,11 +8,11 @@ import json
 import subprocess
 from pathlib import Path
 
-import httpx
 import pytest
 
 from neuralgentics.broker.limits import MAX_ARGUMENT_BYTES, MAX_DEPTH
 from neuralgentics.config import Settings
+from reliability import loopback
 from reliability.broker_proc import (
     NEURALGENTICS,
     mcp_session,
@@ -57,7 +57,7 @@ def test_rest_answers_400_and_records_every_deep_call_allowed_or_denied(tmp_path
         for role, tool in (("coder", "get_current_time"), ("reviewer", "convert_time")):
             for depth in DEPTHS:
                 body = '{"server":"time","tool":"%s","arguments":{"x":%s}}' % (tool, nested(depth))
-                r = httpx.post(
+                r = loopback.post(
                     base + "/call",
                     content=body,
                     timeout=60,
@@ -97,7 +97,7 @@ async def test_streamable_http_answers_with_the_request_id_and_records_it(tmp_pa
         )
         h = mcp_session(base, h)
         for n, depth in enumerate(DEPTHS, start=10):
-            r = httpx.post(base + "/mcp", headers=h, content=call_json(n, depth), timeout=60)
+            r = loopback.post(base + "/mcp", headers=h, content=call_json(n, depth), timeout=60)
             text = r.text
             assert f'"id":{n}' in text.replace(" ", ""), (depth, r.status_code, text[:300])
             assert "nested deeper than" in text and ("-32602" in text or "isError" in text), (

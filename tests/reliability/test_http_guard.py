@@ -8,7 +8,6 @@ import socket
 import time
 from urllib.parse import urlsplit
 
-import httpx
 import pytest
 from fastapi import FastAPI, Request
 from fastapi.testclient import TestClient
@@ -17,6 +16,7 @@ from neuralgentics.app.core import create_app
 from neuralgentics.config import Settings
 from neuralgentics.credentials import Principal
 from neuralgentics.httpguard import HTTPGuard
+from reliability import loopback
 from reliability.asgi_server import serving
 
 LIMIT = 256 * 1024
@@ -63,7 +63,7 @@ def _raw(url: str, head: bytes, chunks: list[bytes], wait: float = 15.0) -> tupl
 
 
 def _count(url: str) -> int:
-    return httpx.get(url + "/memory").json()["total"]
+    return loopback.get(url + "/memory").json()["total"]
 
 
 def test_a_huge_content_length_is_refused_before_any_body_is_sent(guarded) -> None:
@@ -90,7 +90,7 @@ def test_a_chunked_body_is_cut_off_at_the_limit(guarded) -> None:
 
 
 def test_a_body_under_the_limit_is_served(guarded) -> None:
-    r = httpx.post(guarded + "/memory/add", json={"content": "fits: " + "y" * 20000})
+    r = loopback.post(guarded + "/memory/add", json={"content": "fits: " + "y" * 20000})
     assert r.status_code == 201
 
 
@@ -98,23 +98,23 @@ def test_a_body_under_the_limit_is_served(guarded) -> None:
     "host", ["evil.example", "evil.example:8900", "attacker.test:80", "10.0.0.5"]
 )
 def test_a_foreign_host_header_is_refused_and_changes_nothing(guarded, host) -> None:
-    r = httpx.post(guarded + "/memory/add", json={"content": "rebound"}, headers={"host": host})
+    r = loopback.post(guarded + "/memory/add", json={"content": "rebound"}, headers={"host": host})
     assert r.status_code == 421 and "DNS rebinding" in r.json()["error"]["message"]
-    assert httpx.get(guarded + "/health", headers={"host": host}).status_code == 421
+    assert loopback.get(guarded + "/health", headers={"host": host}).status_code == 421
     assert _count(guarded) == 0
 
 
 def test_loopback_names_and_a_foreign_origin(guarded) -> None:
     port = urlsplit(guarded).port
     for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"):
-        assert httpx.get(guarded + "/memory", headers={"host": host}).status_code == 200
-    r = httpx.post(
+        assert loopback.get(guarded + "/memory", headers={"host": host}).status_code == 200
+    r = loopback.post(
         guarded + "/memory/add",
         json={"content": "cross-site"},
         headers={"origin": "https://evil.example"},
     )
     assert r.status_code == 403
-    ok = httpx.post(
+    ok = loopback.post(
         guarded + "/memory/add",
         json={"content": "same-site"},
         headers={"origin": f"http://localhost:{port}"},

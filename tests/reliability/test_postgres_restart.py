@@ -10,10 +10,10 @@ import time
 import warnings
 from pathlib import Path
 
-import httpx
 import psycopg
 import pytest
 
+from reliability import loopback
 from reliability.conftest import LOAD_SECONDS
 from reliability.loadmix import Ledger, run_load, verify
 from reliability.memini_proc import auth, clean_env, start, stop
@@ -50,7 +50,7 @@ def test_restart_under_load_fails_fast_and_recovers_on_its_own(tmp_path) -> None
 
         server.cleanup()  # pg_ctl stop, under load
         down: list[tuple[int, float, str]] = []
-        with httpx.Client(base_url=memini.url, timeout=20, headers=auth(memini.url)) as probe:
+        with loopback.client(base_url=memini.url, timeout=20, headers=auth(memini.url)) as probe:
             for _ in range(2):
                 t0 = time.perf_counter()
                 r = probe.post(
@@ -67,7 +67,7 @@ def test_restart_under_load_fails_fast_and_recovers_on_its_own(tmp_path) -> None
         recovered_at = None
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            if httpx.get(memini.url + "/health", timeout=20).status_code == 200:
+            if loopback.get(memini.url + "/health", timeout=20).status_code == 200:
                 recovered_at = time.monotonic()
                 break
             time.sleep(0.2)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import contextlib
 from concurrent.futures import ThreadPoolExecutor
 
-import httpx
 import psycopg
 import pytest
 
+from reliability import loopback
 from reliability.broker_proc import owner, serving, time_server, write_config
 from reliability.conftest import LOAD_SECONDS
 from reliability.loadmix import run_load, verify
@@ -50,7 +50,7 @@ def test_two_brokers_audit_into_one_postgres_without_duplicate_ids(pg_url, tmp_p
             bases.append(base)
 
         def call(n: int) -> int:
-            return httpx.post(
+            return loopback.post(
                 bases[n % 2] + "/call",
                 headers=owner(
                     bases[n % 2],

@@ -9,8 +9,7 @@ import os
 import stat
 from pathlib import Path
 
-import httpx
-
+from reliability import loopback
 from reliability.memini_proc import clean_env, start, stop
 
 TOKEN = "tok-" + "Zq8rW3" * 6
@@ -27,7 +26,7 @@ def test_the_token_never_reaches_the_access_log_and_the_files_are_private(tmp_pa
     finally:
         os.umask(old)
     try:
-        with httpx.Client(base_url=memini.url, timeout=60) as c:
+        with loopback.client(base_url=memini.url, timeout=60) as c:
             first = c.get("/ui", params={"token": TOKEN}, follow_redirects=False)
             assert first.status_code == 303 and TOKEN not in first.headers["location"]
             assert "HttpOnly" in first.headers["set-cookie"]
