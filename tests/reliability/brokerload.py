@@ -61,7 +61,9 @@ class BrokerLedger:
         }
 
 
-async def _caller(n: int, base: str, calls, deadline: float, ledger: BrokerLedger) -> None:
+async def _caller(
+    n: int, base: str, calls, deadline: float, ledger: BrokerLedger, min_calls: int
+) -> None:
     rng = random.Random(n)
     async with (
         httpx2.AsyncClient(
@@ -71,7 +73,10 @@ async def _caller(n: int, base: str, calls, deadline: float, ledger: BrokerLedge
         ClientSession(r, w) as session,
     ):
         await session.initialize()
-        while time.monotonic() < deadline:
+        made = 0
+        # every caller calls, however long the 32 initializes took: all sessions are in use
+        while made < min_calls or time.monotonic() < deadline:
+            made += 1
             server, tool, args = rng.choice(calls)
             t0 = time.perf_counter()
             try:
@@ -89,11 +94,14 @@ async def _caller(n: int, base: str, calls, deadline: float, ledger: BrokerLedge
                 ledger.errors.append(f"{server}/{tool}: isError {body[:200]}")
 
 
-async def run_broker_load(base: str, calls, seconds: float, callers: int = 32) -> BrokerLedger:
+async def run_broker_load(
+    base: str, calls, seconds: float, callers: int = 32, min_calls: int = 2
+) -> BrokerLedger:
+    """`callers` MCP sessions calling for `seconds`, each at least `min_calls` times."""
     ledger = BrokerLedger()
     t0 = time.monotonic()
     async with anyio.create_task_group() as tg:
         for n in range(callers):
-            tg.start_soon(_caller, n, base, calls, t0 + seconds, ledger)
+            tg.start_soon(_caller, n, base, calls, t0 + seconds, ledger, min_calls)
     ledger.elapsed = time.monotonic() - t0
     return ledger

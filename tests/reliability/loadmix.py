@@ -85,8 +85,10 @@ class Worker:
         deadline: float,
         headers: dict[str, str] | None = None,
         tolerate_5xx: bool = False,
+        min_ops: int = 0,
     ) -> None:
         self.n, self.ledger, self.deadline = n, ledger, deadline
+        self.min_ops = min_ops
         self.rng = random.Random(n)
         self.tolerate_5xx = tolerate_5xx
         self.clients = [
@@ -164,9 +166,13 @@ class Worker:
 
     def run(self) -> None:
         ops = [self.add] * 3 + [self.query] * 3 + [self.trust] * 3 + [self.relate]
+        done = 0
         try:
-            while time.monotonic() < self.deadline and not self.ledger.stop.is_set():
+            while (
+                done < self.min_ops or time.monotonic() < self.deadline
+            ) and not self.ledger.stop.is_set():
                 self.rng.choice(ops)()
+                done += 1
                 if not self.tolerate_5xx and self.ledger.failures:
                     return
         finally:
@@ -182,12 +188,17 @@ def run_load(
     headers: dict[str, str] | None = None,
     tolerate_5xx: bool = False,
     ledger: Ledger | None = None,
+    min_ops: int = 0,
 ) -> Ledger:
-    """`clients` threads for `seconds`, each picking add/query/trust/relate at random."""
+    """`clients` threads for `seconds`, each picking add/query/trust/relate at random, and
+    each making at least `min_ops` requests (the first ones wait for the model to load: a short
+    run on a busy machine still mixes every kind of request from every client)."""
     ledger = ledger or Ledger()
     t0 = time.monotonic()
     deadline = t0 + seconds
-    workers = [Worker(i, urls, ledger, deadline, headers, tolerate_5xx) for i in range(clients)]
+    workers = [
+        Worker(i, urls, ledger, deadline, headers, tolerate_5xx, min_ops) for i in range(clients)
+    ]
     threads = [threading.Thread(target=w.run, name=f"load-{i}") for i, w in enumerate(workers)]
     for t in threads:
         t.start()

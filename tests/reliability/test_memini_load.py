@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from reliability.conftest import LOAD_SECONDS
+from reliability.conftest import LOAD_SECONDS, MIN_OPS
 from reliability.loadmix import run_load, verify
 from reliability.memini_proc import clean_env, running
 
@@ -14,8 +14,9 @@ from reliability.memini_proc import clean_env, running
 def test_eight_clients_lose_nothing_and_never_see_a_5xx(store_env, tmp_path) -> None:
     env = clean_env(tmp_path / "home", **store_env)
     with running(env, tmp_path / "serve.log") as memini:
-        ledger = run_load([memini.url], LOAD_SECONDS, clients=8)
+        ledger = run_load([memini.url], LOAD_SECONDS, clients=8, min_ops=MIN_OPS)
         assert not ledger.failures, ledger.failures[:5]
+        assert ledger.requests >= 8 * MIN_OPS
         assert (
             ledger.ops["add"]
             and ledger.ops["query"]

