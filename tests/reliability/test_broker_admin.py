@@ -7,8 +7,10 @@ refused, leaves an audit record with the credential and no secret."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,9 +31,10 @@ ATTACK = {
 }
 
 
-def _audit(home: Path) -> list[dict]:
+def _audit(home: Path, since: int = 0) -> list[dict]:
+    """The broker's audit records, from the `since`-th on (a test reads only its own)."""
     path = home / "home" / "broker" / "audit.jsonl"
-    return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+    return [json.loads(x) for x in path.read_text().splitlines()[since:]] if path.exists() else []
 
 
 def _token_add(config: Path, home: Path, role: str, label: str) -> str:
@@ -43,26 +46,47 @@ def _token_add(config: Path, home: Path, role: str, label: str) -> str:
     return done.stdout.strip()
 
 
-@pytest.fixture
-def broker(tmp_path: Path):
+@contextlib.contextmanager
+def _broker(home: Path) -> Iterator[tuple[str, Path, str, Path]]:
     config = write_config(
-        tmp_path / "broker.yaml",
+        home / "broker.yaml",
         {"time": time_server(), "probe": probe()},
         {
             "coder": {"allow": ["time/*", "probe/echo"]},
             "reviewer": {"allow": ["time/get_current_time"]},
         },
     )
-    coder_token = _token_add(config, tmp_path, "coder", "ci-bot")
+    coder_token = _token_add(config, home, "coder", "ci-bot")
     stored = yaml.safe_load(config.read_text())["tokens"]
     assert stored == [{"label": "ci-bot", "role": "coder", "hash": stored[0]["hash"]}]
     assert coder_token not in config.read_text()  # only its hash is kept
-    with serving(config, tmp_path, {"SOME_SECRET": BROKER_SECRET}) as (base, proc):
-        yield base, config, coder_token, tmp_path
+    with serving(config, home, {"SOME_SECRET": BROKER_SECRET}) as (base, _):
+        yield base, config, coder_token, home
+
+
+@pytest.fixture(scope="module")
+def shared_broker(tmp_path_factory: pytest.TempPathFactory):
+    with _broker(tmp_path_factory.mktemp("admin")) as running:
+        yield running
+
+
+@pytest.fixture
+def broker(shared_broker):
+    """The module's broker, for the tests that change nothing in it (every admin attempt they
+    make is refused; their calls only read), with the audit's length at the test's start."""
+    base, config, coder_token, home = shared_broker
+    return base, config, coder_token, home, len(_audit(home))
+
+
+@pytest.fixture
+def own_broker(tmp_path: Path):
+    """A broker of its own, for the test that administers it."""
+    with _broker(tmp_path) as running:
+        yield running
 
 
 def test_admin_routes_refuse_every_caller_but_the_owner_and_record_each_attempt(broker) -> None:
-    base, config, coder_token, home = broker
+    base, config, coder_token, home, since = broker
     marker = home / "pwned"
     attack = {**ATTACK, "args": [a.format(marker=marker) for a in ATTACK["args"]]}
     before = config.read_text()
@@ -93,15 +117,15 @@ def test_admin_routes_refuse_every_caller_but_the_owner_and_record_each_attempt(
         json={"server": "time", "tool": "get_current_time", "arguments": {"timezone": "UTC"}},
     )
     assert r.status_code == 200 and not marker.exists()
-    denied = [r for r in _audit(home) if r["kind"] == "admin" and r["outcome"] == "denied"]
+    denied = [r for r in _audit(home, since) if r["kind"] == "admin" and r["outcome"] == "denied"]
     # unauthenticated attempts never reach the broker (401 at the guard); the role token's do
     assert len(denied) == 6 and {r["credential"] for r in denied} == {"token:ci-bot"}
     assert {r["tool"] for r in denied} == {"servers.replace", "servers.remove", "reload"}
     print("admin attempts refused:", tried)
 
 
-def test_the_owner_may_administer_and_each_change_is_audited_without_secrets(broker) -> None:
-    base, config, _, home = broker
+def test_the_owner_may_administer_and_each_change_is_audited_without_secrets(own_broker) -> None:
+    base, config, _, home = own_broker
     r = loopback.post(
         base + "/servers",
         headers=owner(base),
@@ -132,7 +156,7 @@ def test_the_owner_may_administer_and_each_change_is_audited_without_secrets(bro
 
 @pytest.mark.parametrize("where", ["env", "headers"])
 def test_env_references_sent_over_http_are_refused_naming_the_variable(broker, where: str) -> None:
-    base, config, _, home = broker
+    base, config, _, home, since = broker
     before = config.read_text()
     entry = (
         {"name": "leak", **probe(), "env": {"X": "${SOME_SECRET}", "Y": "a${HOME:-b}"}}
@@ -150,12 +174,12 @@ def test_env_references_sent_over_http_are_refused_naming_the_variable(broker, w
     assert "${SOME_SECRET}" in message and "neuralgentics broker add" in message
     assert config.read_text() == before
     assert BROKER_SECRET not in r.text
-    refused = [x for x in _audit(home) if x["kind"] == "admin" and x["outcome"] == "invalid"]
+    refused = [x for x in _audit(home, since) if x["kind"] == "admin" and x["outcome"] == "invalid"]
     assert refused and refused[-1]["server"] == "leak" and BROKER_SECRET not in json.dumps(refused)
 
 
 def test_a_role_token_acts_only_as_its_role_on_every_front(broker) -> None:
-    base, _, coder_token, home = broker
+    base, _, coder_token, home, since = broker
     auth = {"Authorization": f"Bearer {coder_token}"}
     call = {"server": "time", "tool": "get_current_time", "arguments": {"timezone": "UTC"}}
     assert loopback.post(base + "/call", headers=auth, json=call, timeout=60).status_code == 200
@@ -216,7 +240,9 @@ def test_a_role_token_acts_only_as_its_role_on_every_front(broker) -> None:
         },
     )
     assert "bound" in r.text or "does not match" in r.text, r.text
-    calls = [x for x in _audit(home) if x["kind"] == "call" and x["credential"] == "token:ci-bot"]
+    calls = [
+        x for x in _audit(home, since) if x["kind"] == "call" and x["credential"] == "token:ci-bot"
+    ]
     assert {x["role"] for x in calls if x["outcome"] == "ok"} == {"coder"}
     assert sum(x["outcome"] == "denied" for x in calls) >= 4
 

@@ -213,8 +213,17 @@ def test_serve_refuses_to_start_on_an_unsafe_token_file(tmp_path: Path) -> None:
     (cfg / "token").write_text("shared-with-everyone\n")
     os.chmod(cfg / "token", 0o644)
     (cfg / "broker.yaml").write_text(yaml.safe_dump({"servers": {}}))
-    for args in (["serve", "--port", "1"], ["broker", "serve", "--port", "1"]):
-        done = subprocess.run(
-            [NEURALGENTICS, *args], env=env, capture_output=True, text=True, timeout=60
+    commands = (["serve", "--port", "1"], ["broker", "serve", "--port", "1"])
+    procs = [  # both at once: each only has to refuse
+        subprocess.Popen(
+            [NEURALGENTICS, *args],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
-        assert done.returncode != 0 and "chmod 600" in done.stdout + done.stderr, args
+        for args in commands
+    ]
+    for args, proc in zip(commands, procs, strict=True):
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode != 0 and "chmod 600" in out + err, args

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,37 +45,49 @@ def call_json(rid: int, depth: int, tool: str = "get_current_time") -> str:
     )
 
 
-def _audit(home: Path) -> list[dict]:
-    return [
-        json.loads(x) for x in (home / "home" / "broker" / "audit.jsonl").read_text().splitlines()
-    ]
+def _audit(home: Path, since: int = 0) -> list[dict]:
+    """The broker's audit records, from the `since`-th on (a test reads only its own)."""
+    path = home / "home" / "broker" / "audit.jsonl"
+    return [json.loads(x) for x in path.read_text().splitlines()[since:]] if path.exists() else []
 
 
-def test_rest_answers_400_and_records_every_deep_call_allowed_or_denied(tmp_path: Path) -> None:
-    config = write_config(tmp_path / "broker.yaml", {"time": time_server()}, ROLES)
+@pytest.fixture(scope="module")
+def http_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """One `broker serve` for the REST and streamable-HTTP tests: every call they send is
+    refused before any downstream sees it, so neither changes what the other finds."""
+    home = tmp_path_factory.mktemp("deep")
+    config = write_config(home / "broker.yaml", {"time": time_server()}, ROLES)
+    with serving(config, home) as (base, _):
+        yield base, home
+
+
+def test_rest_answers_400_and_records_every_deep_call_allowed_or_denied(http_broker) -> None:
+    base, home = http_broker
+    since = len(_audit(home))
     sent = 0
-    with serving(config, tmp_path) as (base, _):
-        for role, tool in (("coder", "get_current_time"), ("reviewer", "convert_time")):
-            for depth in DEPTHS:
-                body = '{"server":"time","tool":"%s","arguments":{"x":%s}}' % (tool, nested(depth))
-                r = loopback.post(
-                    base + "/call",
-                    content=body,
-                    timeout=60,
-                    headers=owner(
-                        base,
-                        **{
-                            "X-Neuralgentics-Role": role,
-                            "X-Neuralgentics-Session": f"deep-{role}-{depth}",
-                            "content-type": "application/json",
-                        },
-                    ),
-                )
-                assert r.status_code == 400, (role, depth, r.status_code, r.text[:300])
-                assert "nested deeper than" in r.json()["error"]["message"]
-                sent += 1
+    for role, tool in (("coder", "get_current_time"), ("reviewer", "convert_time")):
+        for depth in DEPTHS:
+            body = '{"server":"time","tool":"%s","arguments":{"x":%s}}' % (tool, nested(depth))
+            r = loopback.post(
+                base + "/call",
+                content=body,
+                timeout=60,
+                headers=owner(
+                    base,
+                    **{
+                        "X-Neuralgentics-Role": role,
+                        "X-Neuralgentics-Session": f"deep-{role}-{depth}",
+                        "content-type": "application/json",
+                    },
+                ),
+            )
+            assert r.status_code == 400, (role, depth, r.status_code, r.text[:300])
+            assert "nested deeper than" in r.json()["error"]["message"]
+            sent += 1
     records = {
-        r["session_id"]: r for r in _audit(tmp_path) if (r["session_id"] or "").startswith("deep-")
+        r["session_id"]: r
+        for r in _audit(home, since)
+        if (r["session_id"] or "").startswith("deep-")
     }
     assert len(records) == sent
     assert {r["outcome"] for r in records.values()} == {"invalid"}
@@ -84,27 +97,27 @@ def test_rest_answers_400_and_records_every_deep_call_allowed_or_denied(tmp_path
     print("REST deep calls answered 400 and recorded:", sent)
 
 
-async def test_streamable_http_answers_with_the_request_id_and_records_it(tmp_path: Path) -> None:
-    config = write_config(tmp_path / "broker.yaml", {"time": time_server()}, ROLES)
-    with serving(config, tmp_path) as (base, _):
-        h = owner(
-            base,
-            **{
-                "Accept": "application/json, text/event-stream",
-                "Content-Type": "application/json",
-                "X-Neuralgentics-Role": "coder",
-            },
+async def test_streamable_http_answers_with_the_request_id_and_records_it(http_broker) -> None:
+    base, home = http_broker
+    since = len(_audit(home))
+    h = owner(
+        base,
+        **{
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+            "X-Neuralgentics-Role": "coder",
+        },
+    )
+    h = mcp_session(base, h)
+    for n, depth in enumerate(DEPTHS, start=10):
+        r = loopback.post(base + "/mcp", headers=h, content=call_json(n, depth), timeout=60)
+        text = r.text
+        assert f'"id":{n}' in text.replace(" ", ""), (depth, r.status_code, text[:300])
+        assert "nested deeper than" in text and ("-32602" in text or "isError" in text), (
+            depth,
+            text[:300],
         )
-        h = mcp_session(base, h)
-        for n, depth in enumerate(DEPTHS, start=10):
-            r = loopback.post(base + "/mcp", headers=h, content=call_json(n, depth), timeout=60)
-            text = r.text
-            assert f'"id":{n}' in text.replace(" ", ""), (depth, r.status_code, text[:300])
-            assert "nested deeper than" in text and ("-32602" in text or "isError" in text), (
-                depth,
-                text[:300],
-            )
-    records = [r for r in _audit(tmp_path) if r["front"] == "http" and r["outcome"] == "invalid"]
+    records = [r for r in _audit(home, since) if r["front"] == "http" and r["outcome"] == "invalid"]
     assert len(records) == len(DEPTHS) and {r["tool"] for r in records} == {"get_current_time"}
 
 

@@ -37,7 +37,7 @@ def test_two_memini_cores_on_one_postgres_lose_nothing(pg_url, tmp_path) -> None
 def test_two_brokers_audit_into_one_postgres_without_duplicate_ids(pg_url, tmp_path) -> None:
     calls_each = 24
     with contextlib.ExitStack() as stack:
-        bases = []
+        brokers = []
         for i in range(2):
             home = tmp_path / f"broker{i}"
             home.mkdir()
@@ -46,8 +46,9 @@ def test_two_brokers_audit_into_one_postgres_without_duplicate_ids(pg_url, tmp_p
                 {"time": time_server()},
                 audit={"sink": "postgres", "database_url": pg_url},
             )
-            base, _ = stack.enter_context(serving(config, home))
-            bases.append(base)
+            brokers.append(serving(config, home))
+        with ThreadPoolExecutor(2) as pool:  # both start (and open the sink) at once
+            bases = [base for base, _ in pool.map(stack.enter_context, brokers)]
 
         def call(n: int) -> int:
             return loopback.post(
