@@ -4,6 +4,9 @@ No error, and no process or file descriptor left behind (counted before and afte
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
 
 from reliability import loopback
 from reliability.broker_proc import descendants, open_fds, owner, serving, write_config
@@ -12,14 +15,19 @@ from reliability.conftest import LOAD_SECONDS
 
 
 def _warm(base: str, calls) -> None:
-    for server, tool, args in calls:
-        r = loopback.post(
+    """One call to each server, all at once: every downstream is started before the counts."""
+
+    def call(server: str, tool: str, args: dict) -> httpx.Response:
+        return loopback.post(
             base + "/call",
             headers=owner(base, **{"X-Neuralgentics-Role": "coder"}),
             timeout=60,
             json={"server": server, "tool": tool, "arguments": args},
         )
-        assert r.status_code == 200, r.text
+
+    with ThreadPoolExecutor(len(calls)) as pool:
+        for r in pool.map(lambda c: call(*c), calls):
+            assert r.status_code == 200, r.text
 
 
 def _settled_fds(pid: int, before: int) -> int:
