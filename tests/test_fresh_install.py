@@ -3,9 +3,9 @@
 The issue this guards (#15): the default install pulled torch (6.3 GB) and still answered 500 on
 the first add until a separate export step ran. Here a new virtualenv gets the project as a
 user would install it (a built wheel, not the editable source tree, so package data counts),
-then `neuralgentics serve` adds and finds a memory over HTTP with the credential it made in
-the new config dir. Only pip's download cache is shared with the machine; HOME, the XDG dirs,
-the config dir and the model cache are new and empty.
+with the current pip, then `neuralgentics serve` adds and finds a memory over HTTP with the
+credential it made in the new config dir. Only pip's download cache is shared with the machine;
+HOME, the XDG dirs, the config dir and the model cache are new and empty.
 """
 
 from __future__ import annotations
@@ -70,11 +70,26 @@ def _fresh_env(root: Path) -> dict[str, str]:
 def test_pip_install_without_extras_serves_and_finds_a_memory(tmp_path: Path) -> None:
     env = _fresh_env(tmp_path)
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
-    python = venv / "bin" / "python"
     pip_env = dict(env, PIP_DISABLE_PIP_VERSION_CHECK="1")
     if cache := _pip_cache():
         pip_env["PIP_CACHE_DIR"] = cache  # downloads only; nothing else of the machine's
+    # The new venv gets the current pip from the index, as `python -m venv --upgrade-deps`
+    # would, but without first unpacking the pip bundled with Python: this pip only puts pip
+    # into the venv. An old bundled pip (23.x) spends most of the install checking the wheel
+    # tags of every file on every project page (tens of seconds); the install below is the
+    # same `pip install <source>` either way.
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120
+    )
+    python = venv / "bin" / "python"
+    bootstrap = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "pip"],
+        env=pip_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert bootstrap.returncode == 0, bootstrap.stderr[-3000:]
     # a copy of the source files (tracked or new, not ignored): the build neither sees the
     # worktree's .venv, caches and egg-info nor writes into the worktree
     source = tmp_path / "source"
