@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _cli import CliResult, neuralgentics
 from _postgres import drop_database, fresh_database
 from fastapi.testclient import TestClient
 
@@ -30,14 +31,9 @@ from neuralgentics.memini.service import MemoryService
 from neuralgentics.memini.store.sqlite import SQLiteStore
 
 
-def run(args: list[str], env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "neuralgentics.cli", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+def run(args: list[str], env: dict[str, str]) -> CliResult:
+    """A command in-process (tests/_cli.py), with `env` set for it only."""
+    return neuralgentics(*args, env=env)
 
 
 def _fill(service: MemoryService) -> dict[str, str]:
@@ -269,8 +265,7 @@ def test_http_routes_behind_the_credential(store, embedder, tmp_path) -> None:
 
 
 def test_cli_export_and_import_local(tmp_path, embedder) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")}
-    env["NEURALGENTICS_CONFIG_DIR"] = str(tmp_path / "config")
+    env = {"NEURALGENTICS_CONFIG_DIR": str(tmp_path / "config")}
     one = {**env, "NEURALGENTICS_HOME": str(tmp_path / "one")}
     two = {**env, "NEURALGENTICS_HOME": str(tmp_path / "two")}
     assert (
@@ -335,8 +330,7 @@ def test_small_pages_and_chunks_and_repeated_content(
 
 
 def test_cli_export_to_a_file_leaves_nothing_when_it_fails(tmp_path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")}
-    env.update(
+    env = dict(
         NEURALGENTICS_HOME=str(tmp_path / "home"),
         NEURALGENTICS_CONFIG_DIR=str(tmp_path / "config"),
         NEURALGENTICS_TOKEN="t",
@@ -398,15 +392,16 @@ def test_cli_import_and_export_through_the_served_service(tmp_path) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")}
-    env.update(
+    ours = dict(
         NEURALGENTICS_HOME=str(tmp_path / "home"),
         NEURALGENTICS_CONFIG_DIR=str(tmp_path / "config"),
         NEURALGENTICS_PORT=str(port),
     )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")}
+    # the service is a process of its own; the commands run in-process against it
     proc = subprocess.Popen(
         [sys.executable, "-m", "neuralgentics.cli", "serve"],
-        env=env,
+        env={**env, **ours},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -420,10 +415,10 @@ def test_cli_import_and_export_through_the_served_service(tmp_path) -> None:
                 pass
             assert time.monotonic() < deadline, "memini-core did not come up"
             time.sleep(0.2)
-        r = run(["memory", "import", str(tmp_path / "in.jsonl")], env)
+        r = run(["memory", "import", str(tmp_path / "in.jsonl")], ours)
         assert r.returncode == 0, r.stderr
         assert "2500 added" in r.stdout and "0 re-embedded" in r.stdout
-        r = run(["memory", "export", "-o", str(tmp_path / "out.jsonl")], env)
+        r = run(["memory", "export", "-o", str(tmp_path / "out.jsonl")], ours)
         assert r.returncode == 0, r.stderr
         assert (tmp_path / "out.jsonl").read_text() == text
     finally:
@@ -518,9 +513,10 @@ def test_export_takes_the_scope_filter_of_the_query(client) -> None:
 
 
 def test_cli_export_by_scope(tmp_path, embedder) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")}
-    env["NEURALGENTICS_CONFIG_DIR"] = str(tmp_path / "config")
-    env["NEURALGENTICS_HOME"] = str(tmp_path / "home")
+    env = {
+        "NEURALGENTICS_CONFIG_DIR": str(tmp_path / "config"),
+        "NEURALGENTICS_HOME": str(tmp_path / "home"),
+    }
     for args in (
         ["Releases are cut on Fridays", "-p", "x"],
         ["I write commit messages in English", "--scope", "user"],
