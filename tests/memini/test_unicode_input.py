@@ -34,6 +34,36 @@ def add(client, content: str, **extra) -> str:
     return r.json()["memory"]["id"]
 
 
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def refusing_client(request, tmp_path_factory, embedder):
+    """One memini-core per store for the whole module, for the tests whose every request is
+    refused: each still checks that nothing was written, and the module ends checking it again."""
+    from _postgres import drop_database, fresh_database
+    from fastapi.testclient import TestClient
+
+    from neuralgentics.app.core import create_app
+    from neuralgentics.config import Settings
+
+    base = tmp_path_factory.mktemp("refusing")
+    if request.param == "sqlite":
+        from neuralgentics.memini.store.sqlite import SQLiteStore
+
+        store, url = SQLiteStore(base / "memini.db"), None
+    else:
+        from neuralgentics.memini.store.postgres import PostgresStore
+
+        url = fresh_database(request.getfixturevalue("pg_server"), "refusing")
+        store = PostgresStore(url)
+    # token=None as the per-test fixtures have it (tests/conftest.py unsets it per test only)
+    settings = Settings(home=base / "home", token=None)
+    with TestClient(create_app(settings, store=store, embedder=embedder)) as c:
+        yield c
+        assert counts(c)["memories"] == 0
+    store.close()
+    if url:
+        drop_database(url)
+
+
 # (body template with {s} where the surrogate escape goes, the field the error must name)
 ADD_CASES = [
     ('{{"content": "a{s}b"}}', "content"),
@@ -50,8 +80,9 @@ ADD_CASES = [
 
 @pytest.mark.parametrize("template,field", ADD_CASES)
 def test_a_lone_surrogate_anywhere_in_an_add_is_refused_and_nothing_is_written(
-    client, template, field
+    refusing_client, template, field
 ):
+    client = refusing_client
     for s in SURROGATES:
         r = raw(client, "POST", "/memory/add", template.format(s=s))
         assert r.status_code == 422, (template, s, r.text)
@@ -134,7 +165,8 @@ def test_surrogates_in_patch_relationship_trust_and_filters_are_refused(client):
         ('{"content": "n", "metadata": {"a": 1}', "body", "not valid JSON"),
     ],
 )
-def test_other_values_that_do_not_round_trip_are_refused(client, body, field, words):
+def test_other_values_that_do_not_round_trip_are_refused(refusing_client, body, field, words):
+    client = refusing_client
     r = raw(client, "POST", "/memory/add", body)
     assert r.status_code == 422, r.text
     err = r.json()["error"]
@@ -187,8 +219,8 @@ def test_stores_refuse_bad_text_on_their_own(store):
     ],
 )
 @pytest.mark.parametrize("body", ['{"task": ', "not json", '{"a": 1}}', "[" * 5000])
-def test_body_parse_errors_have_the_documented_shape(client, path, body):
-    r = raw(client, "POST", path, body)
+def test_body_parse_errors_have_the_documented_shape(refusing_client, path, body):
+    r = raw(refusing_client, "POST", path, body)
     assert r.status_code == 422, r.text
     assert set(r.json()) == {"error"} and "detail" not in r.text
     err = r.json()["error"]
