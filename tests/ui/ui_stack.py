@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +81,71 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait(timeout=5)
 
 
+class Browser:
+    """tests/ui/browser.mjs as one process: one Chromium for every plan sent to it, each plan
+    in a browser context of its own (no cookies, storage or cache shared between plans)."""
+
+    def __init__(self) -> None:
+        self._proc: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._stderr: list[str] = []
+
+    def run(self, plan: dict[str, Any], timeout: float = 150.0) -> dict[str, Any]:
+        if self._proc is None or self._proc.poll() is not None:
+            self._start()
+        assert self._proc is not None and self._proc.stdin is not None
+        self._proc.stdin.write(json.dumps(plan) + "\n")
+        self._proc.stdin.flush()
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            self.close()
+            raise AssertionError(f"the browser driver gave no answer in {timeout} s") from None
+        stderr = "".join(self._stderr)[-3000:]
+        assert line, f"browser driver printed nothing; stderr:\n{stderr}"
+        return json.loads(line)
+
+    def _start(self) -> None:
+        self._lines = queue.Queue()
+        self._stderr = []
+        proc = subprocess.Popen(
+            ["node", str(Path(__file__).with_name("browser.mjs"))],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+        )
+        lines, errs = self._lines, self._stderr
+
+        def read_out() -> None:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                lines.put(line)
+            lines.put(None)  # the driver ended
+
+        def read_err() -> None:
+            assert proc.stderr is not None
+            for line in proc.stderr:
+                errs.append(line)
+
+        threading.Thread(target=read_out, daemon=True).start()
+        threading.Thread(target=read_err, daemon=True).start()
+        self._proc = proc
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            assert proc.stdin is not None
+            proc.stdin.close()  # the driver closes Chromium and ends
+            proc.wait(timeout=15)
+        except (OSError, subprocess.TimeoutExpired):
+            proc.kill()
+            proc.wait(timeout=5)
+
+
 @dataclass
 class Stack:
     base: str
@@ -86,12 +153,14 @@ class Stack:
     home: Path
     token: str
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    browser: Browser = field(default_factory=Browser)
 
     @property
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.token}"} if self.token else {}
 
     def stop(self) -> None:
+        self.browser.close()
         for p in reversed(self.procs):
             _stop(p)
 
@@ -104,8 +173,9 @@ class Stack:
     def browse(
         self, steps: list[dict[str, Any]], *, name: str, login: bool = True
     ) -> dict[str, Any]:
-        """Run the steps in one fresh browser; the first page load carries ?token= unless
-        `login` is False. Returns {step name: step result}."""
+        """Run the steps in a fresh browser context (the stack's Chromium, nothing shared with
+        other calls); the first page load carries ?token= unless `login` is False. Returns
+        {step name: step result}."""
         require_browser()
         out_dir = ARTIFACTS / name
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -119,16 +189,7 @@ class Stack:
                 *steps,
             ]
         plan = {"base": self.base, "out_dir": str(out_dir), "chromium": CHROMIUM, "steps": steps}
-        proc = subprocess.run(
-            ["node", str(Path(__file__).with_name("browser.mjs"))],
-            input=json.dumps(plan),
-            capture_output=True,
-            text=True,
-            timeout=150,
-            cwd=REPO,
-        )
-        assert proc.stdout, f"browser driver printed nothing; stderr:\n{proc.stderr[-3000:]}"
-        result = json.loads(proc.stdout)
+        result = self.browser.run(plan)
         assert "launch_failure" not in result, result["launch_failure"]
         by_name = {s["name"]: s for s in result["steps"]}
         failed = [s for s in result["steps"] if s.get("failure")]
