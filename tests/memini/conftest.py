@@ -57,3 +57,28 @@ def service(store: Store, embedder, settings: Settings) -> MemoryService:
 def client(store: Store, embedder, settings: Settings) -> Iterator[TestClient]:
     with TestClient(create_app(settings, store=store, embedder=embedder)) as c:
         yield c
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def refusing_client(request, tmp_path_factory, embedder):
+    """One memini-core per store for a whole module, for tests whose every request is refused,
+    so that none can change what the next one sees: the module ends checking that nothing was
+    written (besides the tests that check it themselves)."""
+    base = tmp_path_factory.mktemp("refusing")
+    if request.param == "sqlite":
+        from neuralgentics.memini.store.sqlite import SQLiteStore
+
+        store, url = SQLiteStore(base / "memini.db"), None
+    else:
+        from neuralgentics.memini.store.postgres import PostgresStore
+
+        url = fresh_database(request.getfixturevalue("pg_server"), "refusing")
+        store = PostgresStore(url)
+    # token=None as the per-test fixtures have it (tests/conftest.py unsets it per test only)
+    settings = Settings(home=base / "home", token=None)
+    with TestClient(create_app(settings, store=store, embedder=embedder)) as c:
+        yield c
+        assert c.get("/health").json()["counts"]["memories"] == 0
+    store.close()
+    if url:
+        drop_database(url)

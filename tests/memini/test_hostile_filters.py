@@ -54,8 +54,10 @@ def test_the_stores_refuse_oversized_tag_filters_themselves(store):
         ("GET", "/ui/api/project/files", {"params": {"root": "/tmp/\x00"}}, "root"),
     ],
 )
-def test_a_nul_byte_anywhere_is_a_422_naming_the_field(client, method, path, kwargs, field):
-    r = client.request(method, path, **kwargs)
+def test_a_nul_byte_anywhere_is_a_422_naming_the_field(
+    refusing_client, method, path, kwargs, field
+):
+    r = refusing_client.request(method, path, **kwargs)
     assert r.status_code == 422, r.text
     assert r.json()["error"]["field"] == field and "NUL" in r.json()["error"]["message"]
 

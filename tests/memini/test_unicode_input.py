@@ -34,36 +34,6 @@ def add(client, content: str, **extra) -> str:
     return r.json()["memory"]["id"]
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def refusing_client(request, tmp_path_factory, embedder):
-    """One memini-core per store for the whole module, for the tests whose every request is
-    refused: each still checks that nothing was written, and the module ends checking it again."""
-    from _postgres import drop_database, fresh_database
-    from fastapi.testclient import TestClient
-
-    from neuralgentics.app.core import create_app
-    from neuralgentics.config import Settings
-
-    base = tmp_path_factory.mktemp("refusing")
-    if request.param == "sqlite":
-        from neuralgentics.memini.store.sqlite import SQLiteStore
-
-        store, url = SQLiteStore(base / "memini.db"), None
-    else:
-        from neuralgentics.memini.store.postgres import PostgresStore
-
-        url = fresh_database(request.getfixturevalue("pg_server"), "refusing")
-        store = PostgresStore(url)
-    # token=None as the per-test fixtures have it (tests/conftest.py unsets it per test only)
-    settings = Settings(home=base / "home", token=None)
-    with TestClient(create_app(settings, store=store, embedder=embedder)) as c:
-        yield c
-        assert counts(c)["memories"] == 0
-    store.close()
-    if url:
-        drop_database(url)
-
-
 # (body template with {s} where the surrogate escape goes, the field the error must name)
 ADD_CASES = [
     ('{{"content": "a{s}b"}}', "content"),
