@@ -365,11 +365,11 @@ def test_delete_removes_memory_and_its_edges(client):
         ({"content": "ok", "surprise": 1}, "surprise"),
     ],
 )
-def test_bad_add_is_refused_and_writes_nothing(client, body, field):
-    r = client.post("/memory/add", json=body)
+def test_bad_add_is_refused_and_writes_nothing(refusing_client, body, field):
+    r = refusing_client.post("/memory/add", json=body)
     assert r.status_code == 422
     assert r.json()["error"]["field"] == field
-    assert client.get("/health").json()["counts"]["memories"] == 0
+    assert refusing_client.get("/health").json()["counts"]["memories"] == 0
 
 
 def test_missing_and_malformed_ids(client):
