@@ -12,6 +12,7 @@ import asyncio
 import functools
 import re
 import ssl
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -97,6 +98,12 @@ def _tls() -> ssl.SSLContext:
     SSL_CERT_DIR honoured), made once: loading the bundle costs ~30 ms of CPU per client, and
     the dashboard makes a client per forwarded request."""
     return httpx.create_ssl_context()
+def _token_counting() -> tuple[Any, Callable[[str], int], Callable[[str, Any], int]]:
+    from mcp.types import Tool
+
+    from neuralgentics.broker.catalog import count_tokens, tool_schema_tokens
+
+    return Tool, count_tokens, tool_schema_tokens
 
 
 class BrokerClient:
@@ -129,11 +136,6 @@ class BrokerClient:
 
     async def catalog(self, role: str | None) -> dict[str, Any]:
         """The role's catalog (GET /tools) with its token count next to the full schemas'."""
-        # the MCP SDK (~1 s of imports) loads only when the dashboard asks for a catalog
-        from mcp.types import Tool
-
-        from neuralgentics.broker.catalog import count_tokens, tool_schema_tokens
-
         params = {"role": role} if role else None
         async with self._client() as client:
             try:
@@ -145,6 +147,9 @@ class BrokerClient:
             body = resp.json()
             servers = body.get("servers") or {}
             sem = asyncio.Semaphore(DESCRIBE_CONCURRENCY)
+            # the token counter and the MCP SDK (about a second) load with the first catalog
+            # the broker answers, not with memini-core, and off the event loop
+            Tool, count_tokens, tool_schema_tokens = await asyncio.to_thread(_token_counting)
 
             async def schema_tokens(server: str, tool: str) -> int | None:
                 # The broker's describe route returns the tool exactly as tools/list gave it.
