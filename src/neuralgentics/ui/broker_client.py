@@ -98,6 +98,8 @@ def _tls() -> ssl.SSLContext:
     SSL_CERT_DIR honoured), made once: loading the bundle costs ~30 ms of CPU per client, and
     the dashboard makes a client per forwarded request."""
     return httpx.create_ssl_context()
+
+
 def _token_counting() -> tuple[Any, Callable[[str], int], Callable[[str, Any], int]]:
     from mcp.types import Tool
 
