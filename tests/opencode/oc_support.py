@@ -21,6 +21,16 @@ REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 NODE_BIN = REPO / "node_modules" / ".bin"
 
+# What every real `opencode` of these tests runs with: no update check, no fetch of the model
+# catalog (models.dev) and an empty catalog file instead of the built-in one. The tests' only
+# provider is the scripted model their opencode.json declares in full, so the catalog is never
+# consulted; building the built-in one (thousands of models) cost about 3 s of each start.
+OPENCODE_ENV = {
+    "OPENCODE_DISABLE_AUTOUPDATE": "1",
+    "OPENCODE_DISABLE_MODELS_FETCH": "1",
+    "OPENCODE_MODELS_PATH": str(HERE / "fixtures" / "opencode-models.json"),
+}
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -31,15 +41,15 @@ def free_port() -> int:
 def opencode_run(
     opencode: Path, project: Path, env: Mapping[str, str], *args: str, timeout: float = 300
 ) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
-    """``opencode run --format json`` with the fake LLM's model in ``project``, and the JSON
-    events it printed."""
+    """``opencode run --format json`` with the fake LLM's model in ``project`` (``OPENCODE_ENV``
+    added to ``env``), and the JSON events it printed."""
     proc = subprocess.run(
         [str(opencode), "run", "--format", "json", "--model", "fake/fake-model", *args],
         cwd=project,
         capture_output=True,
         text=True,
         timeout=timeout,
-        env={**env, "PWD": str(project)},
+        env={**env, **OPENCODE_ENV, "PWD": str(project)},
     )
     events = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
     return proc, events

@@ -125,8 +125,6 @@ def test_opencode_session_id_reaches_the_audit_and_the_egress_gateway(
                 "EGRESS_GATEWAY_URL": gateway.url,
                 # memini-core is not running: the plugin degrades, the broker part is what counts
                 "NEURALGENTICS_SERVICE_URL": f"http://127.0.0.1:{free_port()}",
-                "OPENCODE_DISABLE_MODELS_FETCH": "1",
-                "OPENCODE_DISABLE_AUTOUPDATE": "1",
                 "PWD": str(project),
             }
             opencode_install(project, env)

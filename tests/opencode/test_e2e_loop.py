@@ -186,8 +186,6 @@ def loop(tmp_path_factory: pytest.TempPathFactory, shared_models_dir: Path) -> L
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")},
         **ng_env,
-        "OPENCODE_DISABLE_MODELS_FETCH": "1",
-        "OPENCODE_DISABLE_AUTOUPDATE": "1",
         # as the README's quick start: export PATH="$PWD/.venv/bin:$PATH"
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }

@@ -20,7 +20,7 @@ from fake_llm import (
     tool_names,
     tool_results,
 )
-from oc_support import NODE_BIN, free_port
+from oc_support import NODE_BIN, OPENCODE_ENV, free_port
 from tui_screen import precreate_plugin_lock
 
 from neuralgentics.config import Settings
@@ -205,8 +205,7 @@ def test_the_real_opencode_sends_a_secondary_agents_requests_to_the_secondary_mo
             env={
                 **env,
                 "PWD": str(project),
-                "OPENCODE_DISABLE_MODELS_FETCH": "1",
-                "OPENCODE_DISABLE_AUTOUPDATE": "1",
+                **OPENCODE_ENV,
             },
         )
         assert run.returncode == 0, run.stderr[-3000:]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pexpect
 import pyte
-from oc_support import NODE_BIN
+from oc_support import NODE_BIN, OPENCODE_ENV
 
 COLS, ROWS = 170, 45
 
@@ -35,8 +35,7 @@ class Tui:
             **env,
             "PWD": str(project),
             "TERM": "xterm-256color",
-            "OPENCODE_DISABLE_MODELS_FETCH": "1",
-            "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            **OPENCODE_ENV,
         }
         self.child = pexpect.spawn(
             str(NODE_BIN / "opencode"),
