@@ -145,9 +145,12 @@ def up(
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
+        # Both start at once (neither needs the other), so the broker's start-up overlaps
+        # memini-core's and its warm-up; each is then reported in order once it answers.
         for svc in services:
             # Own process group: the terminal's Ctrl-C reaches us once, and we stop the children in order.
             svc.proc = subprocess.Popen(svc.args, start_new_session=True, env=os.environ.copy())
+        for svc in services:
             _wait_healthy(svc, start_timeout)
             if svc.name == "memini-core":
                 _warm_up(svc, token)
