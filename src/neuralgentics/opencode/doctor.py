@@ -607,25 +607,32 @@ def run_checks(
 ) -> list[Check]:
     """Every check; `model`: the embedder to try (None: skip that check); `servers`: start
     each brokered stdio server once."""
-    checks = [
-        Check("neuralgentics", "ok", __version__),
-        check_memini(s.url),
-        check_credential(s, s.url),
-    ]
-    remote = remote_broker_url(s, project, global_)
-    checks.append(
-        check_broker_http(
-            s, remote or f"http://127.0.0.1:{s.broker_port}", required=remote is not None
+    from concurrent.futures import ThreadPoolExecutor
+
+    # The two checks that wait on other programs (`opencode --version`, about a second; each
+    # stdio server's start) run beside the rest; the report keeps its order.
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="doctor") as pool:
+        opencode = pool.submit(check_opencode)
+        stdio = pool.submit(check_stdio_servers, s) if servers else None
+        checks = [
+            Check("neuralgentics", "ok", __version__),
+            check_memini(s.url),
+            check_credential(s, s.url),
+        ]
+        remote = remote_broker_url(s, project, global_)
+        checks.append(
+            check_broker_http(
+                s, remote or f"http://127.0.0.1:{s.broker_port}", required=remote is not None
+            )
         )
-    )
-    checks.append(check_broker_config(s))
-    checks.append(check_routing(s, project))
-    checks.append(check_opencode())
-    checks += check_install(s, project, global_)
-    checks.append(check_agent_tools(s, project))
-    if servers:
-        checks += check_stdio_servers(s)
-    checks.append(check_model_tiers(s, project, global_))
-    if model is not None:
-        checks.append(check_model(model))
+        checks.append(check_broker_config(s))
+        checks.append(check_routing(s, project))
+        checks.append(opencode.result())
+        checks += check_install(s, project, global_)
+        checks.append(check_agent_tools(s, project))
+        if stdio is not None:
+            checks += stdio.result()
+        checks.append(check_model_tiers(s, project, global_))
+        if model is not None:
+            checks.append(check_model(model))
     return checks
