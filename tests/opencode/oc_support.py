@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+from _cli import CliResult, neuralgentics
 from _token import owner_token
 
 REPO = Path(__file__).resolve().parents[2]
@@ -224,17 +225,18 @@ def start_up(
     pytest.fail(f"`neuralgentics up` did not get ready: {lines}\n{log.read_text()[-3000:]}")
 
 
-def opencode_install(
-    project: Path, env: Mapping[str, str], *options: str
-) -> subprocess.CompletedProcess[str]:
-    """``neuralgentics opencode install --project PROJECT OPTIONS`` in its own process, as a
-    user runs it; it must succeed."""
-    res = subprocess.run(
-        [NEURALGENTICS, "opencode", "install", "--project", str(project), *options],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
+def exactly(env: Mapping[str, str]) -> dict[str, str | None]:
+    """``env`` for an in-process command (tests/_cli.py) as a process would get it: every
+    variable of this process that ``env`` lacks is unset for the command."""
+    return {**{k: None for k in os.environ if k not in env}, **env}
+
+
+def opencode_install(project: Path, env: Mapping[str, str], *options: str) -> CliResult:
+    """``neuralgentics opencode install --project PROJECT OPTIONS`` with ``env`` as its whole
+    environment, through the Typer app the console script runs (in-process, tests/_cli.py: a
+    process of its own cost ~2 s); it must succeed."""
+    res = neuralgentics(
+        "opencode", "install", "--project", str(project), *options, env=exactly(env)
     )
     assert res.returncode == 0, res.stderr
     return res

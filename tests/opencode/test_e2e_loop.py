@@ -26,7 +26,6 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,12 +33,13 @@ from typing import Any
 
 import httpx
 import pytest
+from _cli import neuralgentics
 from _token import bearer
 from fake_llm import FakeLLM, Reply, ToolCall, opencode_config, system_text, tool_names
 from oc_support import (
-    NEURALGENTICS,
     NODE_BIN,
     env_under,
+    exactly,
     free_port,
     listening,
     opencode_install,
@@ -195,13 +195,7 @@ def loop(tmp_path_factory: pytest.TempPathFactory, shared_models_dir: Path) -> L
         auth = bearer(cfg_dir)
         base = f"http://127.0.0.1:{port}"
         # the README's example, verbatim: mcp-server-time comes with the main install
-        add = subprocess.run(
-            [NEURALGENTICS, "broker", "add", "time", "--", "mcp-server-time"],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=60,
-        )
+        add = neuralgentics("broker", "add", "time", "--", "mcp-server-time", env=exactly(env))
         assert add.returncode == 0, add.stderr
         with FakeLLM(script) as llm:
             project = root / "proj"
