@@ -78,7 +78,6 @@ def import_hint(project: Path) -> str | None:
     define servers the broker does not have yet (best effort: a broken file says nothing)."""
     from neuralgentics.broker.config import default_config_path
     from neuralgentics.broker.importer import default_paths
-    from neuralgentics.broker.importer.run import run_import
     from neuralgentics.config import get_settings
 
     env = dict(os.environ)
@@ -86,6 +85,9 @@ def import_hint(project: Path) -> str | None:
         paths = default_paths(project, env)
         if not paths:
             return None
+        # only now: the import machinery loads the MCP SDK (~1.5 s of every install otherwise)
+        from neuralgentics.broker.importer.run import run_import
+
         out = run_import(default_config_path(get_settings()), paths, project=project, env=env)
     except Exception:  # noqa: BLE001 - only a hint
         return None

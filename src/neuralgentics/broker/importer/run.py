@@ -7,9 +7,8 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from neuralgentics.broker.catalog.cache import ToolListCache
-from neuralgentics.broker.catalog.fetch import Listed, refresh_one
 from neuralgentics.broker.config import ConfigError, load_config, save_config
 from neuralgentics.broker.importer.plan import (
     Candidate,
@@ -21,6 +20,10 @@ from neuralgentics.broker.importer.plan import (
 )
 from neuralgentics.broker.importer.sources import SourceError, read_source
 from neuralgentics.broker.roles import edit_file, grant
+
+if TYPE_CHECKING:  # the catalog loads the MCP SDK (~1.5 s): only an applied import lists tools
+    from neuralgentics.broker.catalog.cache import ToolListCache
+    from neuralgentics.broker.catalog.fetch import Listed
 
 
 @dataclass
@@ -70,6 +73,8 @@ def run_import(
         save_config(apply_import(cfg, plan, replace=replace), config_path)
         out.added = [c.name for c in adding]
         if tool_cache is not None:
+            from neuralgentics.broker.catalog.fetch import refresh_one
+
             servers = load_config(config_path).servers
             out.listed = [refresh_one(n, servers[n], tool_cache, list_timeout) for n in out.added]
     imported = plan.imported(replace)
