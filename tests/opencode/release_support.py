@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import shutil
 import subprocess
 import sys
 import threading
@@ -89,7 +90,10 @@ class Releases:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        # shutdown() waits for the loop to look at its flag: every 0.5 s by default
+        threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
 
     @property
     def url(self) -> str:
@@ -114,6 +118,25 @@ class Releases:
             "draft": False,
             "prerelease": False,
         }
+
+
+class Kept:
+    """A directory a module makes once (a virtualenv with a release installed, a checkout
+    installed editable into one) and each test gets afresh: ``restore()`` puts back, at the same
+    path, the copy ``keep()`` took right after it was made. The same path, because a
+    virtualenv's scripts and an editable install name it. A test that writes into it (an
+    update) leaves nothing for the next."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.copy = path.with_name(path.name + ".kept")
+
+    def keep(self) -> None:
+        shutil.copytree(self.path, self.copy, symlinks=True)
+
+    def restore(self) -> None:
+        shutil.rmtree(self.path)
+        shutil.copytree(self.copy, self.path, symlinks=True)
 
 
 def new_venv(root: Path) -> str:

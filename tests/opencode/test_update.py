@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import typer
-from release_support import Releases, make_wheel, new_venv
+from release_support import Kept, Releases, make_wheel, new_venv
 from typer.testing import CliRunner
 
 from neuralgentics import __version__
@@ -28,8 +28,8 @@ def releases(tmp_path: Path) -> Iterator[Releases]:
 
 
 @pytest.fixture(scope="module")
-def venv_python(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A throwaway virtualenv with neuralgentics 0.1.0 (a plain, non-editable install)."""
+def kept_venv(tmp_path_factory: pytest.TempPathFactory) -> Kept:
+    """A throwaway virtualenv with neuralgentics 0.1.0 (a plain, non-editable install), made once."""
     root = tmp_path_factory.mktemp("update-venv")
     py = new_venv(root / "venv")
     wheel = make_wheel(root, "0.1.0")
@@ -38,30 +38,19 @@ def venv_python(tmp_path_factory: pytest.TempPathFactory) -> str:
         check=True,
         timeout=300,
     )
-    return py
+    kept = Kept(root / "venv")
+    kept.keep()
+    return kept
 
 
-def reset(py: str) -> None:
-    wheel = make_wheel(Path(py).parents[2], "0.1.0")
-    subprocess.run(
-        [
-            py,
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--disable-pip-version-check",
-            "--no-index",
-            "--force-reinstall",
-            str(wheel),
-        ],
-        check=True,
-        timeout=300,
-    )
+@pytest.fixture
+def venv_python(kept_venv: Kept) -> str:
+    """That virtualenv as it was made (0.1.0), whatever an earlier test installed into it."""
+    kept_venv.restore()
+    return str(kept_venv.path / "bin" / "python")
 
 
 def test_update_installs_the_newer_release_in_place(venv_python: str, releases: Releases) -> None:
-    reset(venv_python)
     releases.publish("0.2.0")
     st = check(releases.url, venv_python)
     assert st.available and str(st.installed) == "0.1.0" and str(st.latest.version) == "0.2.0"
@@ -71,7 +60,6 @@ def test_update_installs_the_newer_release_in_place(venv_python: str, releases: 
 
 
 def test_update_refuses_to_downgrade(venv_python: str, releases: Releases) -> None:
-    reset(venv_python)
     releases.publish("0.0.9")
     with pytest.raises(
         UpdateError, match="refusing to downgrade: installed 0.1.0, latest release 0.0.9"
@@ -83,7 +71,6 @@ def test_update_refuses_to_downgrade(venv_python: str, releases: Releases) -> No
 def test_a_wheel_that_does_not_match_its_digest_is_not_installed(
     venv_python: str, releases: Releases
 ) -> None:
-    reset(venv_python)
     releases.publish("0.3.0", digest="0" * 64)
     with pytest.raises(UpdateError, match="sha256 does not match"):
         update(releases.url, venv_python)
@@ -93,7 +80,6 @@ def test_a_wheel_that_does_not_match_its_digest_is_not_installed(
 def test_uncommitted_local_patches_block_the_update(
     venv_python: str, releases: Releases, tmp_path: Path
 ) -> None:
-    reset(venv_python)
     repo = tmp_path / "checkout"
     (repo / "patches").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
@@ -109,7 +95,6 @@ def test_unapplied_patches_in_the_opencode_checkout_block_the_update(
 ) -> None:
     from upstream_trees import build_tree
 
-    reset(venv_python)
     checkout = build_tree("packages-tui@0d58cadd", tmp_path / "opencode")
     releases.publish("0.2.0")
     with pytest.raises(UpdateError, match="not applied to the OpenCode checkout"):

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from oc_support import REPO
-from release_support import Releases, new_venv
+from release_support import Kept, Releases, new_venv
 
 from neuralgentics.opencode.update import (
     UpdateError,
@@ -114,12 +114,32 @@ def pip_install(py: str, *args: str) -> None:
     )
 
 
-def test_a_pip_install_is_upgraded_from_the_release_feed(
-    upstream: Path, releases: Releases, tmp_path: Path, no_deps: None
-) -> None:
-    py = new_venv(tmp_path / "venv")
-    pip_install(py, str(upstream / "dist-0.9.0" / "neuralgentics-0.9.0-py3-none-any.whl"))
+@pytest.fixture(scope="module")
+def kept_wheel_venv(upstream: Path, tmp_path_factory: pytest.TempPathFactory) -> Kept:
+    """A virtualenv with the 0.9.0 wheel pip-installed, made once for the module."""
+    venv = tmp_path_factory.mktemp("wheel-venv") / "venv"
+    py = new_venv(venv)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PIP_NO_DEPS", "1")
+        pip_install(py, str(upstream / "dist-0.9.0" / "neuralgentics-0.9.0-py3-none-any.whl"))
+    kept = Kept(venv)
+    kept.keep()
+    return kept
+
+
+@pytest.fixture
+def wheel_venv(kept_wheel_venv: Kept, no_deps: None) -> str:
+    """A pip install of the 0.9.0 wheel, as made (each test its own: restored from the copy)."""
+    kept_wheel_venv.restore()
+    py = str(kept_wheel_venv.path / "bin" / "python")
     assert str(installed_version(py)) == "0.9.0" and install_kind(py) == ("wheel", None)
+    return py
+
+
+def test_a_pip_install_is_upgraded_from_the_release_feed(
+    upstream: Path, releases: Releases, wheel_venv: str, kept_wheel_venv: Kept
+) -> None:
+    py = wheel_venv
 
     releases.feed_dir = upstream / "dist-0.9.1"  # dist/ as release.sh left it, on a static server
     feed = releases.base + "/feed/release.json"
@@ -132,24 +152,20 @@ def test_a_pip_install_is_upgraded_from_the_release_feed(
     assert "Neuralgentics" in installed_file(py, "opencode/plugin/neuralgentics-brand.tsx")
     assert update(feed, py) == "already up to date (0.9.1)"
 
-    # the same feed read from a local path (a copied dist/, or a mounted share)
-    pip_install(
-        py,
-        "--force-reinstall",
-        str(upstream / "dist-0.9.0" / "neuralgentics-0.9.0-py3-none-any.whl"),
-    )
+    # the same feed read from a local path (a copied dist/, or a mounted share), from 0.9.0 again
+    kept_wheel_venv.restore()
+    assert str(installed_version(py)) == "0.9.0"
     assert update(str(upstream / "dist-0.9.1" / "release.json"), py) == "updated 0.9.0 -> 0.9.1"
 
 
 def test_a_pip_install_is_upgraded_from_the_package_index(
     upstream: Path,
     releases: Releases,
+    wheel_venv: str,
     tmp_path: Path,
-    no_deps: None,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    py = new_venv(tmp_path / "venv")
-    pip_install(py, str(upstream / "dist-0.9.0" / "neuralgentics-0.9.0-py3-none-any.whl"))
+    py = wheel_venv
     index = tmp_path / "index"
     index.mkdir()
     for v in ("0.9.0", "0.9.1"):
@@ -167,16 +183,33 @@ def test_a_pip_install_is_upgraded_from_the_package_index(
     assert update(python=py, index=True).startswith("already up to date (0.9.1")
 
 
-@pytest.fixture
-def checkout(upstream: Path, tmp_path: Path, no_deps: None) -> tuple[Path, str]:
-    """A user's git checkout of upstream at v0.9.0 on its main branch, installed editable."""
-    user = tmp_path / "neuralgentics"
+@pytest.fixture(scope="module")
+def kept_checkout(upstream: Path, tmp_path_factory: pytest.TempPathFactory) -> Kept:
+    """A user's git checkout of upstream at v0.9.0 on its main branch (neuralgentics/), installed
+    editable into a virtualenv beside it (venv/), made once for the module."""
+    home = tmp_path_factory.mktemp("checkout") / "user"
+    user = home / "neuralgentics"
     subprocess.run(["git", "clone", "-q", str(upstream), str(user)], check=True, timeout=120)
     git(user, "reset", "-q", "--hard", "v0.9.0")
     git(user, "config", "user.email", "u@example.invalid")
     git(user, "config", "user.name", "u")
-    py = new_venv(tmp_path / "venv")
-    pip_install(py, "-e", str(user))
+    py = new_venv(home / "venv")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PIP_NO_DEPS", "1")
+        pip_install(py, "-e", str(user))
+    kept = Kept(home)
+    kept.keep()
+    return kept
+
+
+@pytest.fixture
+def checkout(kept_checkout: Kept, no_deps: None) -> tuple[Path, str]:
+    """That checkout and its virtualenv as made (each test its own: restored from the copy)."""
+    kept_checkout.restore()
+    user, py = (
+        kept_checkout.path / "neuralgentics",
+        str(kept_checkout.path / "venv" / "bin" / "python"),
+    )
     assert str(installed_version(py)) == "0.9.0" and install_kind(py) == ("git", user)
     return user, py
 
