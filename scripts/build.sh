@@ -28,7 +28,9 @@ from packaging.version import Version
 sys.exit(Version(setuptools.__version__) < Version("70.1"))
 PY
 version="$(bash scripts/version.sh)"
-"$py" -m pip wheel --disable-pip-version-check -q --no-deps --no-build-isolation -w "$dist" .
+# The backend's own hooks, as `pip wheel --no-build-isolation` calls them: the same wheel,
+# without pip's start-up and its separate metadata pass (~3 s less).
+"$py" -c 'import sys; from setuptools import build_meta; build_meta.build_wheel(sys.argv[1])' "$dist" >/dev/null
 "$py" -c 'import sys; from setuptools import build_meta; build_meta.build_sdist(sys.argv[1])' "$dist" >/dev/null
 wheel="$dist/neuralgentics-$version-py3-none-any.whl"
 sdist="$dist/neuralgentics-$version.tar.gz"
