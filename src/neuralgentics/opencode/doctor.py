@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
@@ -174,6 +175,14 @@ def find_opencode() -> str | None:
     return str(local) if local.exists() else None
 
 
+@functools.lru_cache(maxsize=8)
+def _version_output(exe: str, identity: tuple[int, int, int]) -> str:
+    """`exe --version`, once per program file and process (``identity``: the file's inode,
+    size and mtime, so a replaced binary is asked again): a process that runs the checks more
+    than once (the test suite does, dozens of times) starts it once."""
+    return subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30).stdout
+
+
 def check_opencode() -> Check:
     exe = find_opencode()
     if exe is None:
@@ -184,9 +193,8 @@ def check_opencode() -> Check:
             "npm install -g opencode-ai (1.18 or newer)",
         )
     try:
-        out = subprocess.run(
-            [exe, "--version"], capture_output=True, text=True, timeout=30
-        ).stdout.strip()
+        st = Path(exe).stat()
+        out = _version_output(exe, (st.st_ino, st.st_size, st.st_mtime_ns)).strip()
     except (OSError, subprocess.TimeoutExpired) as exc:
         return Check(
             "opencode",
