@@ -77,9 +77,14 @@ def _builtin_text(name: str) -> str:
     )
 
 
+# libyaml's parser when PyYAML has it: the same documents, about ten times faster to read
+# (routing.yaml: ~25 ms in pure Python, read by every command and doctor check that routes)
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _read_layer(text: str, source: str, top_key: str) -> dict[str, dict]:
     try:
-        data = yaml.safe_load(text) or {}
+        data = yaml.load(text, Loader=_SafeLoader) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""
