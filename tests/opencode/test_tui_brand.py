@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -59,82 +61,102 @@ def test_the_tui_shows_the_brand_with_live_status_and_offline_when_the_services_
 
     get_settings.cache_clear()
     memini = f"http://127.0.0.1:{port}"
-    up_proc, _ = start_up(env, port, broker_port)
     tui: Tui | None = None
-    try:
-        auth = bearer(cfg_dir)
-        for text in ("the export writes a header row", "dates are stored in UTC"):
-            httpx.post(
-                memini + "/memory/add",
-                headers=auth,
-                timeout=60,
-                json={"content": text, "project": "proj", "source_type": "note"},
-            ).raise_for_status()
-        httpx.post(
-            memini + "/memory/add",
-            headers=auth,
-            timeout=60,  # another project's: not counted
-            json={"content": "unrelated", "project": "other", "source_type": "note"},
-        ).raise_for_status()
-        # a brokered call starts the server: the broker then reports it warm
-        httpx.post(
-            f"http://127.0.0.1:{broker_port}/call",
-            timeout=60,
-            headers={**auth, "X-Neuralgentics-Role": "orchestrator"},
-            json={"server": "time", "tool": "get_current_time", "arguments": {"timezone": "UTC"}},
-        ).raise_for_status()
+    up_proc: subprocess.Popen[str] | None = None
+    with FakeLLM(lambda req: Reply(text="Hello from the fake model.")) as llm:
+        project = tmp_path / "proj"
+        project.mkdir()
+        (project / "opencode.json").write_text(user_config(llm))
+        # installed first: it makes the credential `up` then serves with
+        opencode_install(project, {**os.environ, **env}, "--broker", "http")
+        tui_json = json.loads((project / ".opencode" / "tui.json").read_text())
+        assert tui_json["plugin"][0][0] == "./neuralgentics-tui/neuralgentics-brand.tsx"
+        for d in (Path(env["XDG_CONFIG_HOME"]) / "opencode", project / ".opencode"):
+            precreate_plugin_lock(d)
 
-        with FakeLLM(lambda req: Reply(text="Hello from the fake model.")) as llm:
-            project = tmp_path / "proj"
-            project.mkdir()
-            (project / "opencode.json").write_text(user_config(llm))
-            opencode_install(project, {**os.environ, **env}, "--broker", "http")
-            tui_json = json.loads((project / ".opencode" / "tui.json").read_text())
-            assert tui_json["plugin"][0][0] == "./neuralgentics-tui/neuralgentics-brand.tsx"
-            for d in (Path(env["XDG_CONFIG_HOME"]) / "opencode", project / ".opencode"):
-                precreate_plugin_lock(d)
+        # `up` and the TUI start side by side (each takes seconds): the plugin asks the
+        # services on every poll, so what it shows follows them once they answer
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            starting = pool.submit(start_up, env, port, broker_port)
+            try:
+                tui = Tui(project, env)
+                up_proc, _ = starting.result()
+                auth = bearer(cfg_dir)
+                for text in ("the export writes a header row", "dates are stored in UTC"):
+                    httpx.post(
+                        memini + "/memory/add",
+                        headers=auth,
+                        timeout=60,
+                        json={"content": text, "project": "proj", "source_type": "note"},
+                    ).raise_for_status()
+                httpx.post(
+                    memini + "/memory/add",
+                    headers=auth,
+                    timeout=60,  # another project's: not counted
+                    json={"content": "unrelated", "project": "other", "source_type": "note"},
+                ).raise_for_status()
+                # a brokered call starts the server: the broker then reports it warm
+                httpx.post(
+                    f"http://127.0.0.1:{broker_port}/call",
+                    timeout=60,
+                    headers={**auth, "X-Neuralgentics-Role": "orchestrator"},
+                    json={
+                        "server": "time",
+                        "tool": "get_current_time",
+                        "arguments": {"timezone": "UTC"},
+                    },
+                ).raise_for_status()
 
-            tui = Tui(project, env)
-            # home screen: the built-in footer is replaced by ours, with the live status
-            screen = tui.wait_for(
-                lambda t: BRAND in t and "2 memories in proj" in t,
-                90,
-                f"{BRAND!r} with '2 memories in proj'",
-            )
-            assert "services up" in screen and "broker 1/1 warm" in screen
-            assert "• OpenCode" not in screen  # the stock footer's line is gone
-            assert str(project).replace(env["HOME"], "~") in screen  # the directory is still shown
+                # home screen: the built-in footer is replaced by ours, with the live status
+                screen = tui.wait_for(
+                    lambda t: BRAND in t and "2 memories in proj" in t and "broker 1/1 warm" in t,
+                    90,
+                    f"{BRAND!r} with '2 memories in proj' and 'broker 1/1 warm'",
+                )
+                assert "services up" in screen
+                assert "• OpenCode" not in screen  # the stock footer's line is gone
+                # the directory is still shown
+                assert str(project).replace(env["HOME"], "~") in screen
 
-            # live: a memory stored now shows up without a restart
-            httpx.post(
-                memini + "/memory/add",
-                headers=auth,
-                timeout=60,
-                json={"content": "the CLI takes --csv", "project": "proj", "source_type": "note"},
-            ).raise_for_status()
-            tui.wait_for(lambda t: "3 memories in proj" in t, 30, "'3 memories in proj'")
+                # live: a memory stored now shows up without a restart
+                httpx.post(
+                    memini + "/memory/add",
+                    headers=auth,
+                    timeout=60,
+                    json={
+                        "content": "the CLI takes --csv",
+                        "project": "proj",
+                        "source_type": "note",
+                    },
+                ).raise_for_status()
+                tui.wait_for(lambda t: "3 memories in proj" in t, 30, "'3 memories in proj'")
 
-            # a session: the sidebar's footer carries the brand and the status too
-            tui.type("say hello")
-            screen = tui.wait_for(
-                lambda t: "Hello from the fake model." in t and "Neuralgentics" in columns(t, 128),
-                60,
-                "the session with the brand in the sidebar",
-            )
-            sidebar = " ".join(columns(screen, 128).split())
-            assert "Neuralgentics powered by OpenCode 1.18.33" in sidebar, sidebar
-            assert "3 memories in proj" in sidebar
+                # a session: the sidebar's footer carries the brand and the status too
+                tui.type("say hello")
+                screen = tui.wait_for(
+                    lambda t: (
+                        "Hello from the fake model." in t and "Neuralgentics" in columns(t, 128)
+                    ),
+                    60,
+                    "the session with the brand in the sidebar",
+                )
+                sidebar = " ".join(columns(screen, 128).split())
+                assert "Neuralgentics powered by OpenCode 1.18.33" in sidebar, sidebar
+                assert "3 memories in proj" in sidebar
 
-            # the services stop: the TUI keeps running and says so
-            stop(up_proc)
-            screen = tui.wait_for(lambda t: "services offline" in t, 30, "'services offline'")
-            assert "Neuralgentics powered by OpenCode" in " ".join(columns(screen, 128).split())
-            assert tui.child.isalive()
-    finally:
-        if tui is not None:
-            tui.close()
-        stop(up_proc)
-        get_settings.cache_clear()
+                # the services stop: the TUI keeps running and says so
+                stop(up_proc)
+                screen = tui.wait_for(lambda t: "services offline" in t, 30, "'services offline'")
+                assert "Neuralgentics powered by OpenCode" in " ".join(columns(screen, 128).split())
+                assert tui.child.isalive()
+            finally:
+                if tui is not None:
+                    tui.close()
+                if up_proc is None and starting.exception() is None:
+                    up_proc = starting.result()[0]
+                if up_proc is not None:
+                    stop(up_proc)
+                get_settings.cache_clear()
 
 
 def test_the_tui_says_offline_when_the_services_were_never_started(
