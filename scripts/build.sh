@@ -2,7 +2,7 @@
 # Build the release artefacts: the neuralgentics wheel and sdist (with the OpenCode plugins
 # inside) and a type check of the plugin. Output goes to dist/ (DIST_DIR overrides).
 #   scripts/build.sh
-# Offline: no build isolation, so the environment needs setuptools>=70.1 (scripts/install.sh
+# Offline: no build isolation, so the environment needs setuptools>=77 (scripts/install.sh
 # --test installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,10 +22,10 @@ fi
 echo "== wheel, sdist"
 # No build isolation: the build backend (setuptools) is already in the environment, and
 # building must work without reaching a package index.
-"$py" - <<'PY' || { echo "error: building needs setuptools>=70.1 in $py: $py -m pip install 'setuptools>=70.1'" >&2; exit 1; }
+"$py" - <<'PY' || { echo "error: building needs setuptools>=77 in $py: $py -m pip install 'setuptools>=77'" >&2; exit 1; }
 import setuptools, sys
 from packaging.version import Version
-sys.exit(Version(setuptools.__version__) < Version("70.1"))
+sys.exit(Version(setuptools.__version__) < Version("77"))
 PY
 version="$(bash scripts/version.sh)"
 # The backend's own hooks, as `pip wheel --no-build-isolation` calls them: the same wheel,
