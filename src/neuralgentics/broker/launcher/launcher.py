@@ -114,6 +114,8 @@ class Launcher:
         # server is read from here instead of starting it.
         self.tool_cache = tool_cache
         self._tasks: set[asyncio.Task[Any]] = set()
+        # Supervisors still starting their server (no runtime yet): nothing of theirs to drain.
+        self._starting: set[asyncio.Task[Any]] = set()
         self._on_tools_changed = on_tools_changed
         self._closed = False
 
@@ -173,6 +175,9 @@ class Launcher:
             nonlocal process
             process = sp
 
+        me = asyncio.current_task()
+        if me is not None:
+            self._starting.add(me)
         try:
             delay = entry.not_before - time.monotonic()
             if delay > 0:
@@ -209,6 +214,7 @@ class Launcher:
                     )
                     rt.capabilities = conn.init.capabilities
                     installed = await entry.set_runtime(rt)
+                    self._starting.discard(me)
                     if entry.starting is fut:
                         entry.starting = None
                     if not fut.done():
@@ -243,6 +249,7 @@ class Launcher:
             else:
                 logger.warning("server %s connection ended: %s", entry.name, reason)
         finally:
+            self._starting.discard(me)
             if entry.starting is fut:
                 entry.starting = None
             if rt is not None:
@@ -411,6 +418,10 @@ class Launcher:
             rt = entry.peek_runtime()
             if rt is not None:
                 rt.stop.set()
+        # A server still starting has no call to drain: stop waiting for it at once (its
+        # process is terminated as its connection closes) rather than for the drain timeout.
+        for task in self._starting:
+            task.cancel()
         tasks = list(self._tasks)
         if tasks:
             _, pending = await asyncio.wait(tasks, timeout=DRAIN_SECONDS + 8)
