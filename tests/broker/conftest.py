@@ -228,13 +228,12 @@ class CliResult:
 
 
 def cli(*args: str) -> CliResult:
-    """Run `neuralgentics ARGS…` in-process (the same Typer app the console script runs)."""
+    """Run `neuralgentics ARGS…` in-process (the same Typer app the console script runs: with
+    only the area that owns the command, as `main()` builds it — the whole app took typer a
+    quarter of a second to convert on every call)."""
     from typer.testing import CliRunner
 
-    from neuralgentics import cli as cli_module
+    from neuralgentics.cli import build_app
 
-    # The CLI builds its app on demand now (`build_app`); older trees had a module-level `app`.
-    build = getattr(cli_module, "build_app", None)
-    app = build() if build is not None else cli_module.app
-    r = CliRunner().invoke(app, list(args))
+    r = CliRunner().invoke(build_app(args[0] if args else None), list(args))
     return CliResult(r.exit_code, r.stdout, r.stderr)

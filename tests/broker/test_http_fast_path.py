@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 from tests.broker.conftest import (
-    NEURALGENTICS,
     audit_lines,
     base_config,
+    cli,
     everything_stdio,
     needs_node,
     router,
@@ -109,13 +108,7 @@ def is_fast(r: httpx.Response) -> bool:
 
 
 def add_token(config: Path, role: str, label: str) -> str:
-    done = subprocess.run(
-        [NEURALGENTICS, "broker", "token", "add", "--role", role, "--label", label]
-        + ["--config", str(config)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = cli("broker", "token", "add", "--role", role, "--label", label, "--config", str(config))
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 
