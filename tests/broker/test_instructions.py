@@ -13,7 +13,14 @@ from mcp.client.streamable_http import streamable_http_client
 
 from neuralgentics.broker.catalog import count_tokens
 from neuralgentics.broker.server.instructions import GUIDE, NO_ROLE
-from tests.broker.conftest import base_config, cli, everything_stdio, needs_node, time_server
+from tests.broker.conftest import (
+    base_config,
+    cli,
+    everything_stdio,
+    needs_node,
+    slow_server,
+    time_server,
+)
 from tests.broker.test_http_front import auth, serve
 from tests.broker.test_stdio_front import broker_stdio
 
@@ -28,8 +35,34 @@ async def _instructions(config, home, role, extra=None) -> str:
 
 async def test_stdio_instructions_carry_the_roles_catalog(write_config, home) -> None:
     cfg = base_config(time=time_server(), everything=everything_stdio())
-    config = write_config(cfg)
-    text = await _instructions(config, home, "coder")
+    # time enough for both servers to list on a loaded machine (the default is 3 s; the wait
+    # ends as soon as they have)
+    cfg["catalog"] = {"list_wait": 30}
+    # five brokers, each its own process and config: the first lists the servers (and leaves
+    # their tool lists in the home's cache, as a user's first broker does), the others start
+    # side by side
+    cases = {
+        "coder": (write_config(cfg, "coder.yaml"), "coder"),
+        "reviewer": (write_config(cfg, "reviewer.yaml"), "reviewer"),
+        # no --role: the default role's catalog; none: the guide and how to see one's tools
+        "default": (write_config({**cfg, "default_role": "reviewer"}, "default.yaml"), None),
+        "none": (write_config(cfg, "none.yaml"), None),
+        # switched off: the guide alone
+        "off": (write_config({**cfg, "catalog": {"in_instructions": False}}, "off.yaml"), "coder"),
+    }
+    texts: dict[str, str] = {}
+
+    async def one(case: str) -> None:
+        config, role = cases[case]
+        texts[case] = await _instructions(config, home, role)
+
+    await one("coder")
+    async with anyio.create_task_group() as tg:
+        for case in cases:
+            if case != "coder":
+                tg.start_soon(one, case)
+
+    text = texts["coder"]
     assert text.startswith(GUIDE)
     assert "Role coder may use:" in text
     assert "get_current_time" in text and "echo" in text
@@ -37,36 +70,31 @@ async def test_stdio_instructions_carry_the_roles_catalog(write_config, home) ->
     assert count_tokens(text) <= 400  # catalog.instructions_budget_tokens
     assert "Skills" in text and "reviewer" in text and "Reviews changes" not in text  # names only
 
-    reviewer = await _instructions(config, home, "reviewer")
+    reviewer = texts["reviewer"]
     assert "Role reviewer may use:" in reviewer and "everything" not in reviewer
     assert "convert_time" not in reviewer and "get_current_time" in reviewer
 
-    # no --role: the default role's catalog; none: the guide and how to see one's tools
-    config = write_config({**cfg, "default_role": "reviewer"})
-    assert "Role reviewer may use:" in await _instructions(config, home, None)
-    config = write_config(cfg)
-    assert await _instructions(config, home, None) == GUIDE + NO_ROLE
-
-    # switched off: the guide alone
-    config = write_config({**cfg, "catalog": {"in_instructions": False}})
-    assert await _instructions(config, home, "coder") == GUIDE
+    assert "Role reviewer may use:" in texts["default"]
+    assert texts["none"] == GUIDE + NO_ROLE
+    assert texts["off"] == GUIDE
 
 
 async def test_a_server_that_is_slow_to_list_does_not_hold_initialize(write_config, home) -> None:
-    slow_start = {
-        "command": "sh",
-        "args": ["-c", f"sleep 10; exec {time_server()['command']} -m mcp_server_time"],
-    }
+    # `quick` lists its tools in milliseconds; `lazy` answers nothing for its first 10 s (and,
+    # unlike a shell sleeping, exits when the broker closes its stdin: no 2 s wait for a TERM)
+    quick = {"command": slow_server()["command"], "args": slow_server()["args"]}
+    lazy = {**quick, "args": [*quick["args"], "--start-delay", "10"]}
     config = write_config(
         {
-            "servers": {"time": time_server(), "lazy": slow_start},
-            "roles": {"coder": {"allow": ["time", "lazy"]}},
-            "catalog": {"list_wait": 4},
+            "servers": {"quick": quick, "lazy": lazy},
+            "roles": {"coder": {"allow": ["quick", "lazy"]}},
+            "catalog": {"list_wait": 2},
         }
     )
     with anyio.fail_after(30):
         text = await _instructions(config, home, "coder")
-    assert "- lazy: tools not listed yet" in text and "get_current_time" in text, text
+    assert "- lazy: tools not listed yet" in text, text
+    assert "Tools: wait, hang, pid" in text, text
 
 
 def test_http_instructions_follow_the_sessions_role(write_config, home) -> None:

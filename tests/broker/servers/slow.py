@@ -7,6 +7,8 @@ prompt: it has prompts, listed by prompts/list), `rid` reports the JSON-RPC id
 of its own request, `fail` answers with a JSON-RPC error, `cancelled` lists the request ids
 the client cancelled (notifications/cancelled).
 Requests run concurrently, as a real server's would.
+`--start-delay S`: a server slow to start, which answers nothing (initialize included) for its
+first S seconds; like any stdio server it exits as soon as its stdin is closed.
 """
 
 import asyncio
@@ -56,7 +58,14 @@ def text(t: str) -> dict:
     return {"content": [{"type": "text", "text": t}], "isError": False}
 
 
+START_DELAY = (
+    float(sys.argv[sys.argv.index("--start-delay") + 1]) if "--start-delay" in sys.argv else 0
+)
+
+
 async def handle(req: dict, write) -> None:
+    if START_DELAY:
+        await asyncio.sleep(START_DELAY - asyncio.get_running_loop().time() + STARTED)
     method, rid, params = req.get("method"), req.get("id"), req.get("params") or {}
     if method == "notifications/cancelled":
         CANCELLED.append(params.get("requestId"))
@@ -131,8 +140,13 @@ async def handle(req: dict, write) -> None:
     write({"jsonrpc": "2.0", "id": rid, "result": result})
 
 
+STARTED = 0.0
+
+
 async def main() -> None:
+    global STARTED
     loop = asyncio.get_running_loop()
+    STARTED = loop.time()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
 
