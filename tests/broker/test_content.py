@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ import anyio
 import httpx2
 import mcp.types as types
 import pytest
+import yaml
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -62,45 +63,80 @@ def config_data() -> dict[str, Any]:
 Connect = Callable[..., contextlib.AbstractAsyncContextManager[ClientSession]]
 
 
-@pytest.fixture(params=["stdio", "http"])
-def front(request: pytest.FixtureRequest, write_config, home: Path) -> Any:
-    """(name, connect(role, **session kwargs) -> an initialized ClientSession)."""
-    config = write_config(config_data())
+def connect_over_stdio(config: Path, home: Path) -> Connect:
+    """connect(role, **session kwargs) -> an initialized ClientSession of its own `broker
+    stdio` process."""
     env = {
         **os.environ,
         "NEURALGENTICS_HOME": str(home / "home"),
         "NEURALGENTICS_CONFIG_DIR": str(home / "config"),
     }
-    if request.param == "stdio":
 
-        @contextlib.asynccontextmanager
-        async def connect_stdio(role: str, **kw: Any) -> AsyncIterator[ClientSession]:
-            params = StdioServerParameters(
-                command=NEURALGENTICS,
-                args=["broker", "stdio", "--config", str(config), "--role", role],
-                env=env,
-            )
-            async with stdio_client(params) as (r, w), ClientSession(r, w, **kw) as s:
-                await s.initialize()
-                yield s
+    @contextlib.asynccontextmanager
+    async def connect_stdio(role: str, **kw: Any) -> AsyncIterator[ClientSession]:
+        params = StdioServerParameters(
+            command=NEURALGENTICS,
+            args=["broker", "stdio", "--config", str(config), "--role", role],
+            env=env,
+        )
+        async with stdio_client(params) as (r, w), ClientSession(r, w, **kw) as s:
+            await s.initialize()
+            yield s
 
-        yield "stdio", connect_stdio
-        return
+    return connect_stdio
 
+
+def connect_over_http(base: str) -> Connect:
+    """connect(role, **session kwargs) -> an initialized ClientSession on `broker serve`."""
+
+    @contextlib.asynccontextmanager
+    async def connect_http(role: str, **kw: Any) -> AsyncIterator[ClientSession]:
+        headers = auth(base, **{"X-Neuralgentics-Role": role})
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=60) as http,
+            streamable_http_client(base + "/mcp", http_client=http) as (r, w),
+            ClientSession(r, w, **kw) as s,
+        ):
+            await s.initialize()
+            yield s
+
+    return connect_http
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """One `broker serve` for the tests that change nothing on it (they only add audit
+    records, and each reads its own): (base URL, its home)."""
+    home = tmp_path_factory.mktemp("content-http")
+    config = home / "broker.yaml"
+    config.write_text(yaml.safe_dump(config_data(), sort_keys=False))
     with serve(config, home) as (base, _):
+        yield base, home
 
-        @contextlib.asynccontextmanager
-        async def connect_http(role: str, **kw: Any) -> AsyncIterator[ClientSession]:
-            headers = auth(base, **{"X-Neuralgentics-Role": role})
-            async with (
-                httpx2.AsyncClient(headers=headers, timeout=60) as http,
-                streamable_http_client(base + "/mcp", http_client=http) as (r, w),
-                ClientSession(r, w, **kw) as s,
-            ):
-                await s.initialize()
-                yield s
 
-        yield "http", connect_http
+@pytest.fixture(params=["stdio", "http"])
+def front(request: pytest.FixtureRequest, write_config, home: Path) -> Any:
+    """(name, connect(role, **session kwargs) -> an initialized ClientSession, audit() -> the
+    audit records written since the test began). Over HTTP the broker is the module's."""
+    if request.param == "stdio":
+        config = write_config(config_data())
+        yield "stdio", connect_over_stdio(config, home), lambda: audit_lines(home)
+        return
+    base, served_home = request.getfixturevalue("served")
+    before = len(audit_lines(served_home))
+    yield "http", connect_over_http(base), lambda: audit_lines(served_home)[before:]
+
+
+@pytest.fixture(params=["stdio", "http"])
+def own_front(request: pytest.FixtureRequest, write_config, home: Path) -> Any:
+    """(name, connect) on a broker of the test's own: for a test that changes what the servers
+    list."""
+    config = write_config(config_data())
+    if request.param == "stdio":
+        yield "stdio", connect_over_stdio(config, home)
+        return
+    with serve(config, home) as (base, _):
+        yield "http", connect_over_http(base)
 
 
 def text(result: types.CallToolResult | types.GetPromptResult) -> str:
@@ -111,8 +147,8 @@ def text(result: types.CallToolResult | types.GetPromptResult) -> str:
     return "".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
 
-async def test_listed_read_fetched_and_called_with_namespaces(front: Any, home: Path) -> None:
-    name, connect = front
+async def test_listed_read_fetched_and_called_with_namespaces(front: Any) -> None:
+    name, connect, audit = front
     async with connect("coder") as s:
         # Listed directly: what `everything` exposes, namespaced; nothing of `meta`.
         resources = (await s.list_resources()).resources
@@ -167,7 +203,7 @@ async def test_listed_read_fetched_and_called_with_namespaces(front: Any, home: 
         assert "meta_args-prompt(city, state?)" in catalog
         assert "- everything: listed by resources/list" in catalog
 
-    records = audit_lines(home)
+    records = audit()
     kinds = {(r["kind"], r["server"], r["tool"], r["outcome"]) for r in records}
     assert ("resource", "everything", "resources/read", "ok") in kinds
     assert ("resource", "meta", "resources/read", "ok") in kinds
@@ -177,10 +213,8 @@ async def test_listed_read_fetched_and_called_with_namespaces(front: Any, home: 
     assert {r["front"] for r in records} == {name}
 
 
-async def test_a_roles_rules_apply_to_resources_prompts_and_passthrough(
-    front: Any, home: Path
-) -> None:
-    _, connect = front
+async def test_a_roles_rules_apply_to_resources_prompts_and_passthrough(front: Any) -> None:
+    _, connect, audit = front
     async with connect("reader") as s:
         uris = {r.uri for r in (await s.list_resources()).resources}
         assert uris and all(u.startswith(f"broker://everything/{STATIC}/") for u in uris)
@@ -198,17 +232,15 @@ async def test_a_roles_rules_apply_to_resources_prompts_and_passthrough(
             await s.call_tool("everything_get-env", {})
         assert "unknown tool 'everything_get-env'" in str(unknown.value)
 
-    denied_records = [r for r in audit_lines(home) if r["outcome"] == "denied"]
+    denied_records = [r for r in audit() if r["outcome"] == "denied"]
     assert any(
         r["kind"] == "resource" and r["rule"].startswith("no pattern in roles.reader.allow")
         for r in denied_records
     )
 
 
-async def test_sampling_and_elicitation_reach_the_client_and_come_back(
-    front: Any, home: Path
-) -> None:
-    name, connect = front
+async def test_sampling_and_elicitation_reach_the_client_and_come_back(front: Any) -> None:
+    name, connect, audit = front
     asked: list[Any] = []
 
     async def sampling(ctx: Any, params: types.CreateMessageRequestParams) -> Any:
@@ -235,7 +267,7 @@ async def test_sampling_and_elicitation_reach_the_client_and_come_back(
         assert "Ada" in text(out) and not out.is_error
     sampled = [a for a in asked if isinstance(a, types.CreateMessageRequestParams)]
     assert "say hi" in sampled[0].messages[0].content.text
-    forwarded = [r for r in audit_lines(home) if r["kind"] == "request"]
+    forwarded = [r for r in audit() if r["kind"] == "request"]
     assert [(r["server"], r["tool"], r["outcome"]) for r in forwarded] == [
         ("everything", "sampling/createMessage", "ok"),
         ("meta", "sampling/createMessage", "ok"),
@@ -244,10 +276,8 @@ async def test_sampling_and_elicitation_reach_the_client_and_come_back(
     assert {r["role"] for r in forwarded} == {"coder"} and {r["front"] for r in forwarded} == {name}
 
 
-async def test_a_client_without_sampling_gets_the_servers_error_naming_why(
-    front: Any, home: Path
-) -> None:
-    _, connect = front
+async def test_a_client_without_sampling_gets_the_servers_error_naming_why(front: Any) -> None:
+    _, connect, audit = front
     async with connect("coder") as s:
         for call in (
             ("everything_trigger-sampling-request", {"prompt": "x"}),
@@ -263,12 +293,12 @@ async def test_a_client_without_sampling_gets_the_servers_error_naming_why(
             out = await s.call_tool(*call)
             assert out.is_error
             assert "sampling/createMessage from server" in text(out)
-    refused = [r for r in audit_lines(home) if r["kind"] == "request"]
+    refused = [r for r in audit() if r["kind"] == "request"]
     assert len(refused) == 2 and {r["outcome"] for r in refused} == {"invalid"}
 
 
-async def test_list_changed_of_tools_resources_and_prompts_is_passed_on(front: Any) -> None:
-    _, connect = front
+async def test_list_changed_of_tools_resources_and_prompts_is_passed_on(own_front: Any) -> None:
+    _, connect = own_front
     seen: list[str] = []
     changed = anyio.Event()
 

@@ -75,75 +75,82 @@ def config(write_config) -> Path:
     return write_config(base_config(time=time_server(), slow=slow_server()))
 
 
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """One `broker serve` (servers time and slow) for the tests that change nothing on it:
+    (base URL, its home)."""
+    home = tmp_path_factory.mktemp("http-front")
+    config = home / "broker.yaml"
+    config.write_text(yaml.safe_dump(base_config(time=time_server(), slow=slow_server())))
+    with serve(config, home) as (base, _):
+        yield base, home
+
+
 def text(result: types.CallToolResult) -> str:
     return "".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
 
 async def test_mcp_clients_over_streamable_http_share_warm_servers(
-    config: Path, home: Path
+    served: tuple[str, Path],
 ) -> None:
-    with serve(config, home) as (base, _):
-        pids = set()
-        for role in ("coder", "coder"):
-            async with (
-                httpx2.AsyncClient(
-                    headers=auth(base, **{"X-Neuralgentics-Role": role}), timeout=60
-                ) as http,
-                streamable_http_client(base + "/mcp", http_client=http) as (r, w),
-                ClientSession(r, w) as s,
-            ):
-                await s.initialize()
-                assert [t.name for t in (await s.list_tools()).tools] == [
-                    "get_tool_list",
-                    "mcp_router_call",
-                    "describe_tool",
-                    "find_tool",
-                ]
-                assert "slow:" in text(await s.call_tool("get_tool_list", {}))
-                pids.add(
-                    text(await s.call_tool("mcp_router_call", {"server": "slow", "tool": "pid"}))
-                )
-        assert len(pids) == 1  # the second client reused the first one's warm server
+    base, home = served
+    pids = set()
+    for role in ("coder", "coder"):
+        async with (
+            httpx2.AsyncClient(
+                headers=auth(base, **{"X-Neuralgentics-Role": role}), timeout=60
+            ) as http,
+            streamable_http_client(base + "/mcp", http_client=http) as (r, w),
+            ClientSession(r, w) as s,
+        ):
+            await s.initialize()
+            assert [t.name for t in (await s.list_tools()).tools] == [
+                "get_tool_list",
+                "mcp_router_call",
+                "describe_tool",
+                "find_tool",
+            ]
+            assert "slow:" in text(await s.call_tool("get_tool_list", {}))
+            pids.add(text(await s.call_tool("mcp_router_call", {"server": "slow", "tool": "pid"})))
+    assert len(pids) == 1  # the second client reused the first one's warm server
 
-        # A caller that gives up cancels the downstream call too (nothing left in flight).
-        async with (
-            httpx2.AsyncClient(
-                headers=auth(base, **{"X-Neuralgentics-Role": "coder"}), timeout=60
-            ) as http,
-            streamable_http_client(base + "/mcp", http_client=http) as (r, w),
-            ClientSession(r, w) as s,
-        ):
-            await s.initialize()
-            with anyio.move_on_after(1.0):
-                await s.call_tool(
-                    "mcp_router_call",
-                    {"server": "slow", "tool": "wait", "arguments": {"seconds": 30}},
-                )
-            async with httpx2.AsyncClient(base_url=base, headers=auth(base)) as rest:
-                with anyio.fail_after(10):
-                    while True:
-                        slow = [
-                            x for x in (await rest.get("/servers")).json() if x["name"] == "slow"
-                        ][0]
-                        if slow["inflight"] == 0:
-                            break
-                        await anyio.sleep(0.1)
-        audit = (home / "home" / "broker" / "audit.jsonl").read_text()
-        assert '"tool":"wait","outcome":"cancelled"' in audit
-        async with (
-            httpx2.AsyncClient(
-                headers=auth(base, **{"X-Neuralgentics-Role": "reviewer"}), timeout=60
-            ) as http,
-            streamable_http_client(base + "/mcp", http_client=http) as (r, w),
-            ClientSession(r, w) as s,
-        ):
-            await s.initialize()
-            with pytest.raises(MCPError) as exc:
-                await s.call_tool("mcp_router_call", {"server": "slow", "tool": "pid"})
-            assert (
-                exc.value.code == -32003
-                and "no pattern in roles.reviewer.allow" in exc.value.message
+    # A caller that gives up cancels the downstream call too (nothing left in flight).
+    async with (
+        httpx2.AsyncClient(
+            headers=auth(base, **{"X-Neuralgentics-Role": "coder"}), timeout=60
+        ) as http,
+        streamable_http_client(base + "/mcp", http_client=http) as (r, w),
+        ClientSession(r, w) as s,
+    ):
+        await s.initialize()
+        with anyio.move_on_after(1.0):
+            await s.call_tool(
+                "mcp_router_call",
+                {"server": "slow", "tool": "wait", "arguments": {"seconds": 30}},
             )
+        async with httpx2.AsyncClient(base_url=base, headers=auth(base)) as rest:
+            with anyio.fail_after(10):
+                while True:
+                    servers = (await rest.get("/servers")).json()
+                    slow = next(x for x in servers if x["name"] == "slow")
+                    if slow["inflight"] == 0:
+                        break
+                    await anyio.sleep(0.1)
+    audit = (home / "home" / "broker" / "audit.jsonl").read_text()
+    assert '"tool":"wait","outcome":"cancelled"' in audit
+    async with (
+        httpx2.AsyncClient(
+            headers=auth(base, **{"X-Neuralgentics-Role": "reviewer"}), timeout=60
+        ) as http,
+        streamable_http_client(base + "/mcp", http_client=http) as (r, w),
+        ClientSession(r, w) as s,
+    ):
+        await s.initialize()
+        with pytest.raises(MCPError) as exc:
+            await s.call_tool("mcp_router_call", {"server": "slow", "tool": "pid"})
+        assert (
+            exc.value.code == -32003 and "no pattern in roles.reviewer.allow" in exc.value.message
+        )
 
 
 def test_rest_routes(write_config, home: Path) -> None:
@@ -220,11 +227,11 @@ def test_rest_routes(write_config, home: Path) -> None:
         assert '"session_id":"opencode-s1"' in audit and '"front":"rest"' in audit
 
 
-def test_malformed_json_rpc_gets_an_error_and_the_broker_survives(config: Path, home: Path) -> None:
-    with (
-        serve(config, home) as (base, _),
-        httpx.Client(base_url=base, timeout=30, headers=auth(base)) as c,
-    ):
+def test_malformed_json_rpc_gets_an_error_and_the_broker_survives(
+    served: tuple[str, Path],
+) -> None:
+    base, _ = served
+    with httpx.Client(base_url=base, timeout=30, headers=auth(base)) as c:
         h = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
         r = c.post("/mcp", content=b"{not json", headers=h)
         assert r.status_code == 400 and "Parse error" in r.text
@@ -291,7 +298,7 @@ CONFORMANCE_EXPECTED = {
 
 
 @needs_node
-def test_mcp_conformance_suite(config: Path, home: Path) -> None:
+def test_mcp_conformance_suite(served: tuple[str, Path]) -> None:
     from reliability.asgi_server import serving
 
     from tests.broker.auth_proxy import auth_proxy
@@ -299,7 +306,8 @@ def test_mcp_conformance_suite(config: Path, home: Path) -> None:
     suite = ROOT / "node_modules" / ".bin" / "conformance"
     # The suite sends no credentials: a proxy adds the owner token and changes nothing else
     # (the DNS-rebinding scenario's Host reaches the broker as sent).
-    with serve(config, home) as (base, _), serving(auth_proxy(base, _TOKENS[base])) as proxied:
+    base, _ = served
+    with serving(auth_proxy(base, _TOKENS[base])) as proxied:
         out = subprocess.run(
             [str(suite), "server", "--url", f"{proxied}/mcp"],
             capture_output=True,
