@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-import jsonschema
 import mcp.types as types
 import pydantic_core
 from mcp.shared.exceptions import MCPError
@@ -145,7 +144,8 @@ class Broker:
         self.audit: AuditSink = open_sink(config.audit, settings)
         self.gate = FloodGate(config.audit.flood_burst, config.audit.flood_per_second)
         self._edit_lock = asyncio.Lock()
-        self._validators: dict[tuple[str, str], tuple[types.Tool, Any, Check | None]] = {}
+        # (server, tool) -> [the tool, its quick check, its jsonschema validator once needed]
+        self._validators: dict[tuple[str, str], list[Any]] = {}
         # Bumped when what a catalog shows may have changed (a reload, a server's tools).
         self.catalog_generation = 0
         # Client connections to tell when a downstream server's tools, resources or prompts
@@ -361,15 +361,20 @@ class Broker:
     def _validate_arguments(self, server: str, tool: types.Tool, arguments: dict[str, Any]) -> None:
         key = (server, tool.name)
         cached = self._validators.get(key)
+        schema = tool.input_schema or {"type": "object"}
         if cached is None or cached[0] is not tool:
-            schema = tool.input_schema or {"type": "object"}
-            cls = jsonschema.validators.validator_for(schema)
-            cached = (tool, cls(schema), quick_check(schema))
+            cached = [tool, quick_check(schema), None]
             self._validators[key] = cached
-        quick = cached[2]
+        quick: Check | None = cached[1]
         if quick is not None and quick(arguments):
             return  # plainly valid (argcheck.py); anything else is jsonschema's to judge
-        errors = sorted(cached[1].iter_errors(arguments), key=lambda e: list(e.path))
+        if cached[2] is None:
+            # imported on the first call the quick check cannot pass: ~0.15 s of a broker's
+            # start that most sessions never need
+            import jsonschema
+
+            cached[2] = jsonschema.validators.validator_for(schema)(schema)
+        errors = sorted(cached[2].iter_errors(arguments), key=lambda e: list(e.path))
         if errors:
             e = errors[0]
             where = "/".join(str(p) for p in e.path) or "(arguments)"
