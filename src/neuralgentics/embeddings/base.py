@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is loaded by what embeds, not by what only names an Embedder
+    import numpy as np
 
 DIM = 384
 

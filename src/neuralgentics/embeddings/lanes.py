@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class Encoder(Protocol):

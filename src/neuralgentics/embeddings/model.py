@@ -24,13 +24,16 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Protocol
 
 from neuralgentics.embeddings.base import DIM, content_hash
 from neuralgentics.embeddings.lanes import Lanes
 from neuralgentics.embeddings.onnx_cache import MODEL_NAME, ModelUnavailable
+
+# numpy is imported where vectors are made: a process that only names an embedder (`broker
+# stdio` until its first find_tool) does not load it (~0.1 s of its start).
+if TYPE_CHECKING:
+    import numpy as np
 
 BACKENDS = ("auto", "onnx", "onnx-int8", "onnx-reference", "torch")
 # Texts per model call, after sorting by length so a batch pads little. On this 2-core machine
@@ -81,6 +84,8 @@ class _TorchEncoder:
         vectors = self._model.encode(
             texts, batch_size=len(texts), normalize_embeddings=True, convert_to_numpy=True
         )
+        import numpy as np
+
         return np.asarray(vectors, dtype=np.float32)
 
     def spare(self) -> None:
@@ -231,6 +236,8 @@ class MiniLMEmbedder:
         for i, text in enumerate(texts):
             if not isinstance(text, str):
                 raise TypeError(f"embed() texts[{i}] is {type(text).__name__}, not str")
+        import numpy as np
+
         out = np.empty((len(texts), DIM), dtype=np.float32)
         if not texts:
             return out

@@ -15,10 +15,12 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from neuralgentics.embeddings import Embedder
+
+if TYPE_CHECKING:  # imported where vectors are read or made (not by a broker that never is)
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +52,8 @@ class EmbeddingCache:
         self._loaded = True
         if self.path is None or not self.path.exists():
             return
+        import numpy as np
+
         try:
             with np.load(self.path, allow_pickle=False) as data:
                 keys, vecs = data["keys"], data["vectors"]
@@ -62,6 +66,8 @@ class EmbeddingCache:
 
     def embed(self, texts: Sequence[str], embedder: Embedder) -> np.ndarray:
         """Vectors for ``texts`` in order; only texts never seen before reach the model."""
+        import numpy as np
+
         dim = int(getattr(embedder, "dim", 384))
         if not texts:
             return np.zeros((0, dim), dtype=np.float32)
@@ -85,6 +91,8 @@ class EmbeddingCache:
         """Persist atomically when there is a path and something new."""
         if self.path is None:
             return
+        import numpy as np
+
         with self._lock:
             if not self._dirty:
                 return

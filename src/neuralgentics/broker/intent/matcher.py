@@ -30,6 +30,7 @@ import numpy as np
 from mcp.types import Tool
 
 from neuralgentics.broker.intent.actions import intent_action, tool_action
+from neuralgentics.broker.intent.defaults import DEFAULT_THRESHOLD, DEFAULT_TOP_K
 from neuralgentics.broker.intent.documents import Document, skill_document, tool_document
 from neuralgentics.broker.intent.embedcache import Embedder, EmbeddingCache
 from neuralgentics.broker.intent.rerank import (
@@ -46,10 +47,6 @@ from neuralgentics.broker.skillcatalog.records import skill_records
 Mode = Literal["hybrid", "bm25", "embedding"]
 Allowed = Callable[[str, str], bool]
 
-DEFAULT_TOP_K = 5
-# Chosen on the bench's calibration table: at 0.7 about nine in ten confident answers are right;
-# below it a caller asks the agent to choose rather than guess.
-DEFAULT_THRESHOLD = 0.7
 # Auto-dispatch also needs the winner ahead of the runner-up by this much in the final
 # (re-ranked) score. The confidence reads the first stage; the margin reads the order the
 # re-ranker settled on, so two close siblings after re-ranking are not called blind. Chosen on

@@ -19,21 +19,20 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 from mcp.types import CallToolResult, TextContent, Tool
 
 from neuralgentics.broker.catalog.names import group_names
+from neuralgentics.broker.intent.defaults import DEFAULT_THRESHOLD, DEFAULT_TOP_K
 from neuralgentics.broker.intent.embedcache import EmbeddingCache
-from neuralgentics.broker.intent.matcher import (
-    DEFAULT_THRESHOLD,
-    DEFAULT_TOP_K,
-    IntentMatcher,
-    MatchResult,
-)
 from neuralgentics.broker.skillcatalog.records import SkillRecord, skill_records, skills_for_role
 from neuralgentics.embeddings import Embedder
+
+if TYPE_CHECKING:
+    # imported where a matcher is built (numpy, bm25s): not at a broker's start
+    from neuralgentics.broker.intent.matcher import IntentMatcher, MatchResult
 
 log = logging.getLogger(__name__)
 
@@ -160,6 +159,8 @@ class MatcherPool:
             if matcher is not None:
                 self._matchers.move_to_end(key)
                 return matcher
+        from neuralgentics.broker.intent.matcher import IntentMatcher
+
         matcher = IntentMatcher(
             tools_by_server,
             summaries,
