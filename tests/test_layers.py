@@ -175,10 +175,11 @@ FRESH: dict[str, tuple[set[str], set[str]]] = {
         {"memini", "orchestrator", "broker", "ui", "opencode", "app"},
         {"numpy", "fastapi", "mcp"},
     ),
-    # what `neuralgentics broker stdio` (spawned by OpenCode) loads before it serves
+    # what `neuralgentics broker stdio` (spawned by OpenCode) loads before it serves: not the
+    # intent matcher (numpy, bm25s) until a find_tool, nor jsonschema until a call needs it
     "neuralgentics.app.broker": (
         {"memini", "orchestrator", "ui", "opencode"},
-        {"fastapi", "onnxruntime", "torch", "psycopg"},
+        {"fastapi", "onnxruntime", "torch", "psycopg", "numpy", "bm25s", "jsonschema"},
     ),
     # the composed app: every area, but no model runtime until the first embedding, and no
     # MCP SDK (memini-core talks to the broker over REST)
