@@ -83,10 +83,16 @@ def pid_alive(pid: int) -> bool:
         return False
 
 
+def python_server(module: str, *args: str) -> list[str]:
+    """The arguments of `python -m MODULE ARGS…` for a real Python MCP server, run through
+    servers/frozen_exit.py: the same server, half a second quicker to stop."""
+    return [str(SERVERS / "frozen_exit.py"), module, *args]
+
+
 def time_server() -> dict[str, Any]:
     return {
         "command": PY,
-        "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"],
+        "args": python_server("mcp_server_time", "--local-timezone", "UTC"),
         "summary": "Current time and time-zone conversion",
     }
 

@@ -25,6 +25,7 @@ from tests.broker.conftest import (
     needs_node,
     no_progress,
     pid_alive,
+    python_server,
     slow_server,
     time_server,
 )
@@ -95,8 +96,10 @@ async def test_killed_mid_call_gives_a_clear_error_and_the_next_call_restarts(
 async def test_a_server_that_never_answers_times_out_and_stays_usable(
     write_config, home, via: str
 ) -> None:
-    async with running(write_config, base_config(slow=slow_server())) as broker:
-        with pytest.raises(CallTimeout, match="did not answer within 2 s"):
+    # the subject is the timeout, so a short one (slow_server's is 2 s, for calls that wait)
+    srv = {**slow_server(), "call_timeout": 0.8}
+    async with running(write_config, base_config(slow=srv)) as broker:
+        with pytest.raises(CallTimeout, match="did not answer within 0.8 s"):
             await call(broker, "slow", "hang", via)
         assert text(await call(broker, "slow", "wait", via, seconds=0)) == "waited 0.0"
         records = list(broker.audit.read())
@@ -204,7 +207,7 @@ async def test_mcp_server_git(write_config, tmp_path: Path) -> None:
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     (repo / "hello.txt").write_text("hi")
-    git = {"command": PY, "args": ["-m", "mcp_server_git", "--repository", str(repo)]}
+    git = {"command": PY, "args": python_server("mcp_server_git", "--repository", str(repo))}
     async with running(write_config, base_config(git=git)) as broker:
         out = text(await call(broker, "git", "git_status", repo_path=str(repo)))
         assert "hello.txt" in out

@@ -13,6 +13,9 @@ from neuralgentics.app.process import shared_embedder
 sys.path.insert(0, str(Path(__file__).parent))
 
 PY = sys.executable
+# `python -m MODULE` for a real Python MCP server, through tests/broker/servers/frozen_exit.py:
+# the same server, without the half second its interpreter's last collections take at exit
+FROZEN_EXIT = str(Path(__file__).resolve().parents[1] / "broker" / "servers" / "frozen_exit.py")
 
 
 @pytest.fixture(scope="session")
@@ -43,13 +46,13 @@ def eval_matcher(eval_catalog, shared_embeddings):
 def time_server() -> dict[str, Any]:
     return {
         "command": PY,
-        "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"],
+        "args": [FROZEN_EXIT, "mcp_server_time", "--local-timezone", "UTC"],
         "summary": "Current time and time-zone conversion",
     }
 
 
 def git_server(repo: Path) -> dict[str, Any]:
-    return {"command": PY, "args": ["-m", "mcp_server_git", "--repository", str(repo)]}
+    return {"command": PY, "args": [FROZEN_EXIT, "mcp_server_git", "--repository", str(repo)]}
 
 
 @pytest.fixture

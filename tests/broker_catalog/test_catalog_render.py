@@ -10,6 +10,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from catalog_support import FROZEN_EXIT
 from mcp.types import Tool
 
 from neuralgentics.broker.catalog import (
@@ -31,15 +32,23 @@ def real_tools(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Tool]
     repo = tmp_path_factory.mktemp("repo")
     subprocess.run(["git", "init", "-q", str(repo)], check=True, timeout=30)
     servers = {
-        "time": ServerConfig(command=sys.executable, args=["-m", "mcp_server_time"]),
+        "time": ServerConfig(command=sys.executable, args=[FROZEN_EXIT, "mcp_server_time"]),
         "git": ServerConfig(
-            command=sys.executable, args=["-m", "mcp_server_git", "--repository", str(repo)]
+            command=sys.executable, args=[FROZEN_EXIT, "mcp_server_git", "--repository", str(repo)]
         ),
     }
 
     async def main() -> dict[str, list[Tool]]:
+        tools: dict[str, list[Tool]] = {}
+
+        async def fetch(name: str, config: ServerConfig) -> None:
+            tools[name] = await fetch_tools(config, timeout=60, errlog=devnull)
+
         with open(os.devnull, "w") as devnull:
-            return {n: await fetch_tools(c, timeout=60, errlog=devnull) for n, c in servers.items()}
+            async with anyio.create_task_group() as tg:  # both servers start side by side
+                for name, config in servers.items():
+                    tg.start_soon(fetch, name, config)
+        return {name: tools[name] for name in servers}
 
     return anyio.run(main)
 
