@@ -162,7 +162,7 @@ async def test_cancelled_fast_path_call_is_stopped_and_not_answered(
                 "jsonrpc": "2.0",
                 "id": 7,
                 "method": "tools/call",
-                "params": router("slow", "wait", {"seconds": 1.5}),
+                "params": router("slow", "wait", {"seconds": 1.0}),
             }
         )
         await asyncio.sleep(0.3)
@@ -176,7 +176,7 @@ async def test_cancelled_fast_path_call_is_stopped_and_not_answered(
         # Later requests are served; the cancelled one never gets an answer, even after the
         # downstream wait would have finished.
         assert "result" in await c.request(8, "tools/call", router("slow", "pid"))
-        await asyncio.sleep(2.0)
+        await asyncio.sleep(1.2)  # past the end of the 1 s wait downstream
         assert "result" in await c.request(9, "tools/list")
         assert 7 not in {k[1] for k in c.answers}
     for _ in range(50):
