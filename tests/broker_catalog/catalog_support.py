@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,12 +20,23 @@ PY = sys.executable
 FROZEN_EXIT = str(Path(__file__).resolve().parents[1] / "broker" / "servers" / "frozen_exit.py")
 
 
+def _run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
+    """Under pytest-xdist, the folder this run's workers share (each has its own basetemp in
+    it; a new run gets a new one); None in a run of one process."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return None
+    return tmp_path_factory.getbasetemp().parent
+
+
 @pytest.fixture(scope="session")
-def shared_embeddings():
-    """One in-memory embedding cache for the session: each tool text is embedded once."""
+def shared_embeddings(tmp_path_factory: pytest.TempPathFactory):
+    """One embedding cache for the session: each tool text is embedded once — once per run,
+    not once per worker, under pytest-xdist: the workers keep it in one file of this run's
+    shared folder (written atomically; made empty by each new run)."""
     from neuralgentics.broker.intent.embedcache import EmbeddingCache
 
-    return EmbeddingCache()
+    run_dir = _run_dir(tmp_path_factory)
+    return EmbeddingCache(None if run_dir is None else run_dir / "intent-embeddings.npz")
 
 
 @pytest.fixture(scope="session")
@@ -39,7 +52,14 @@ def eval_matcher(eval_catalog, shared_embeddings):
 
     tools, summaries = eval_catalog
     matcher = IntentMatcher(tools, summaries, cache=shared_embeddings, embedder=shared_embedder())
-    matcher.warm()
+    if shared_embeddings.path is None:
+        matcher.warm()
+    else:
+        # the first worker to get here embeds the catalog (~8 s) and saves it; another waits
+        # for it, then reads the vectors instead of computing them again
+        with open(f"{shared_embeddings.path}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # let go when the file closes
+            matcher.warm()
     return matcher
 
 
