@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import anyio
 import httpx
 import pytest
 from mcp import ClientSession
@@ -33,19 +34,35 @@ def config(write_config) -> Path:
 async def test_stdio_takes_the_session_from_the_call_or_the_command_line(
     config: Path, home: Path
 ) -> None:
-    async with broker_stdio(config, home, "coder") as s:
-        # no session named: the broker process's own, as before
-        assert "UTC" in text(await s.call_tool("mcp_router_call", NOW))
-        # stamped on the call (what the plugin does), on the fast path and on the SDK path
-        await s.call_tool("mcp_router_call", {**NOW, "session_id": "ses_agent1"})
-        await s.call_tool(
-            "mcp_router_call", {**NOW, "session_id": "ses_agent2"}, meta={"progressToken": 7}
-        )
-        # accepted (and ignored) by the other meta-tools, as the plugin stamps them all
-        assert "time" in text(await s.call_tool("get_tool_list", {"session_id": "ses_agent1"}))
-        with pytest.raises(MCPError) as bad:
-            await s.call_tool("mcp_router_call", {**NOW, "session_id": "ses 1\nX-Evil: 1"})
-        assert bad.value.error.code == -32602 and "session_id" in bad.value.error.message
+    # two brokers side by side, each with a home (and audit file) of its own
+    named_home = home / "named"
+
+    async def unnamed() -> None:
+        async with broker_stdio(config, home, "coder") as s:
+            # no session named: the broker process's own, as before
+            assert "UTC" in text(await s.call_tool("mcp_router_call", NOW))
+            # stamped on the call (what the plugin does), on the fast path and on the SDK path
+            await s.call_tool("mcp_router_call", {**NOW, "session_id": "ses_agent1"})
+            await s.call_tool(
+                "mcp_router_call", {**NOW, "session_id": "ses_agent2"}, meta={"progressToken": 7}
+            )
+            # accepted (and ignored) by the other meta-tools, as the plugin stamps them all
+            catalog = await s.call_tool("get_tool_list", {"session_id": "ses_agent1"})
+            assert "time" in text(catalog)
+            with pytest.raises(MCPError) as bad:
+                await s.call_tool("mcp_router_call", {**NOW, "session_id": "ses 1\nX-Evil: 1"})
+            assert bad.value.error.code == -32602 and "session_id" in bad.value.error.message
+
+    async def named() -> None:
+        args = ["--session-id", "ci-run-17"]
+        async with broker_stdio(config, named_home, "coder", extra=args) as s:
+            await s.call_tool("mcp_router_call", NOW)
+            await s.call_tool("mcp_router_call", {**NOW, "session_id": "ses_sub"})
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(unnamed)
+        tg.start_soon(named)
+
     calls = _calls(home)
     own = calls[0]["session_id"]
     assert own.startswith("stdio-") and calls[0]["connection"] is None
@@ -55,11 +72,7 @@ async def test_stdio_takes_the_session_from_the_call_or_the_command_line(
     ]
     assert calls[3]["outcome"] == "invalid" and "session_id" in calls[3]["error"]
 
-    args = ["--session-id", "ci-run-17"]
-    async with broker_stdio(config, home, "coder", extra=args) as s:
-        await s.call_tool("mcp_router_call", NOW)
-        await s.call_tool("mcp_router_call", {**NOW, "session_id": "ses_sub"})
-    last = _calls(home)[-2:]
+    last = _calls(named_home)
     assert [c["session_id"] for c in last] == ["ci-run-17", "ses_sub"]
     assert all(c["connection"].startswith("stdio-") for c in last)
 
@@ -86,8 +99,6 @@ def test_http_fronts_take_the_session_header_and_refuse_a_malformed_one(
             json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
         )
         assert r.status_code == 400 and "X-Neuralgentics-Session" in r.text
-
-        import anyio
 
         async def over_mcp() -> None:
             headers = {**as_coder, "X-Neuralgentics-Session": "ses_mcp"}
