@@ -13,17 +13,25 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
+import yaml
+from _parts import missing
 
+from neuralgentics.config import get_settings
 from tests.broker.conftest import (
+    EVERYTHING,
+    NPM_MISSING,
     audit_lines,
     base_config,
     cli,
     everything_stdio,
-    needs_node,
+    free_port,
     router,
     same_answer_cases,
     slow_server,
@@ -113,14 +121,55 @@ def add_token(config: Path, role: str, label: str) -> str:
     return done.stdout.strip()
 
 
-@needs_node
-async def test_fast_path_and_sdk_path_give_the_same_answers(write_config, home: Path) -> None:
-    data = base_config(everything={**everything_stdio(), "expose": "tools"}, slow=slow_server())
+@dataclass
+class Served:
+    base: str
+    home: Path
+    coder: str  # a role token for coder, labelled ci-bot
+    before: int = 0  # audit records written before the current test
+
+    def audit(self) -> list[dict[str, Any]]:
+        """The audit records the current test's requests wrote."""
+        return audit_lines(self.home)[self.before :]
+
+
+@pytest.fixture(scope="module")
+def module_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """One `broker serve` for the module: everything (its tools passed through) and slow (a
+    30 s call timeout: a hung call ends by cancellation, not by the timeout). The tests send
+    requests and read what came back and what was audited; none changes the broker."""
+    if not EVERYTHING.exists():
+        missing(NPM_MISSING)
+    home = tmp_path_factory.mktemp("http-fast-path")
+    data = base_config(
+        everything={**everything_stdio(), "expose": "tools"},
+        slow={**slow_server(), "call_timeout": 30},
+    )
     data["roles"]["coder"]["allow"] += [
         "everything/trigger-sampling-request",
         "everything/trigger-elicitation-request",
     ]
-    config = write_config(data)
+    config = home / "broker.yaml"
+    config.write_text(yaml.safe_dump(data, sort_keys=False))
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("NEURALGENTICS_HOME", str(home / "home"))
+        env.setenv("NEURALGENTICS_CONFIG_DIR", str(home / "config"))
+        env.setenv("NEURALGENTICS_BROKER_PORT", str(free_port()))  # no broker to nudge
+        get_settings.cache_clear()
+        coder = add_token(config, "coder", "ci-bot")
+    get_settings.cache_clear()
+    with serve(config, home) as (base, _):
+        yield Served(base, home, coder)
+
+
+@pytest.fixture
+def served(module_broker: Served) -> Served:
+    module_broker.before = len(audit_lines(module_broker.home))
+    return module_broker
+
+
+async def test_fast_path_and_sdk_path_give_the_same_answers(served: Served) -> None:
+    base = served.base
     cases = [
         *same_answer_cases(),
         {"name": "everything_echo", "arguments": {"message": "passed through"}},
@@ -130,116 +179,113 @@ async def test_fast_path_and_sdk_path_give_the_same_answers(write_config, home: 
         router("everything", "trigger-sampling-request", {"prompt": "x"}),
         router("everything", "trigger-elicitation-request", {}),
     ]
-    with serve(config, home) as (base, _):
-        async with httpx.AsyncClient(base_url=base, timeout=60) as client:
-            s = RawSession(client, _TOKENS[base])
-            await s.handshake()
-            rid = 100
-            for params in cases:
-                fast = await s.call(rid, params, **{"X-Neuralgentics-Role": "coder"})
-                # A `_meta` object takes the SDK's path (a progress token would need SSE).
-                via_sdk = await s.call(
-                    rid + 1, {**params, "_meta": {}}, **{"X-Neuralgentics-Role": "coder"}
-                )
-                rid += 2
-                assert is_fast(fast) and not is_fast(via_sdk), (fast.headers, via_sdk.headers)
-                assert fast.status_code == via_sdk.status_code == 200
-                a, b = answer_of(fast), answer_of(via_sdk)
-                assert a is not None and b is not None
-                assert (a.pop("id"), b.pop("id")) == (rid - 2, rid - 1)
-                assert a == b, params
-            echo = answer_of(await s.call(1, cases[0], **{"X-Neuralgentics-Role": "coder"}))
-            assert echo is not None and "héllo" in echo["result"]["content"][0]["text"]
-            denied = answer_of(await s.call(2, cases[2], **{"X-Neuralgentics-Role": "coder"}))
-            assert denied is not None
-            assert "may not use everything/get-env" in denied["error"]["message"]
-            # The SDK serves requests once `initialize` succeeded (before the client's
-            # notifications/initialized, whose 202 comes before it is handled): so does the
-            # fast path, from the first call on.
-            s3 = RawSession(client, _TOKENS[base])
-            await s3.handshake(notify=False)
-            r = await s3.call(4, cases[0], **{"X-Neuralgentics-Role": "coder"})
-            assert is_fast(r) and "héllo" in r.text, r.headers
-            # A client that can answer sampling/elicitation keeps the SDK path (only the SDK
-            # session can send it a request during the call).
-            s2 = RawSession(client, _TOKENS[base])
-            await s2.handshake({"sampling": {}})
-            r = await s2.call(3, cases[0], **{"X-Neuralgentics-Role": "coder"})
-            assert not is_fast(r) and "héllo" in r.text
-    outcomes = [(r["server"], r["tool"], r["outcome"]) for r in audit_lines(home)]
+    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+        s = RawSession(client, _TOKENS[base])
+        await s.handshake()
+        rid = 100
+        for params in cases:
+            fast = await s.call(rid, params, **{"X-Neuralgentics-Role": "coder"})
+            # A `_meta` object takes the SDK's path (a progress token would need SSE).
+            via_sdk = await s.call(
+                rid + 1, {**params, "_meta": {}}, **{"X-Neuralgentics-Role": "coder"}
+            )
+            rid += 2
+            assert is_fast(fast) and not is_fast(via_sdk), (fast.headers, via_sdk.headers)
+            assert fast.status_code == via_sdk.status_code == 200
+            a, b = answer_of(fast), answer_of(via_sdk)
+            assert a is not None and b is not None
+            assert (a.pop("id"), b.pop("id")) == (rid - 2, rid - 1)
+            assert a == b, params
+        echo = answer_of(await s.call(1, cases[0], **{"X-Neuralgentics-Role": "coder"}))
+        assert echo is not None and "héllo" in echo["result"]["content"][0]["text"]
+        denied = answer_of(await s.call(2, cases[2], **{"X-Neuralgentics-Role": "coder"}))
+        assert denied is not None
+        assert "may not use everything/get-env" in denied["error"]["message"]
+        # The SDK serves requests once `initialize` succeeded (before the client's
+        # notifications/initialized, whose 202 comes before it is handled): so does the
+        # fast path, from the first call on.
+        s3 = RawSession(client, _TOKENS[base])
+        await s3.handshake(notify=False)
+        r = await s3.call(4, cases[0], **{"X-Neuralgentics-Role": "coder"})
+        assert is_fast(r) and "héllo" in r.text, r.headers
+        # A client that can answer sampling/elicitation keeps the SDK path (only the SDK
+        # session can send it a request during the call).
+        s2 = RawSession(client, _TOKENS[base])
+        await s2.handshake({"sampling": {}})
+        r = await s2.call(3, cases[0], **{"X-Neuralgentics-Role": "coder"})
+        assert not is_fast(r) and "héllo" in r.text
+    outcomes = [(r["server"], r["tool"], r["outcome"]) for r in served.audit()]
     assert outcomes.count(("everything", "echo", "ok")) == 7
     assert outcomes.count(("everything", "get-env", "denied")) == 3
-    refused = [r for r in audit_lines(home) if r["kind"] == "request"]
+    refused = [r for r in served.audit() if r["kind"] == "request"]
     assert [r["outcome"] for r in refused] == ["invalid"] * 4, refused
 
 
-async def test_the_fast_path_refuses_what_the_sdk_path_refuses(write_config, home: Path) -> None:
-    config = write_config(base_config(slow=slow_server()))
-    coder = add_token(config, "coder", "ci-bot")
-    with serve(config, home) as (base, _):
-        port = base.rsplit(":", 1)[1]
-        async with httpx.AsyncClient(base_url=base, timeout=60) as client:
-            s = RawSession(client, _TOKENS[base])
-            await s.handshake()
-            call = router("slow", "pid")
-            ok = await s.call(1, call, **{"X-Neuralgentics-Role": "coder"})
-            assert is_fast(ok) and "result" in ok.json(), ok.text  # the control: fast path taken
-            pinned = await s.call(2, call, Authorization=f"Bearer {coder}")
-            assert is_fast(pinned) and "result" in pinned.json(), pinned.text
+async def test_the_fast_path_refuses_what_the_sdk_path_refuses(served: Served) -> None:
+    base, coder = served.base, served.coder
+    port = base.rsplit(":", 1)[1]
+    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+        s = RawSession(client, _TOKENS[base])
+        await s.handshake()
+        call = router("slow", "pid")
+        ok = await s.call(1, call, **{"X-Neuralgentics-Role": "coder"})
+        assert is_fast(ok) and "result" in ok.json(), ok.text  # the control: fast path taken
+        pinned = await s.call(2, call, Authorization=f"Bearer {coder}")
+        assert is_fast(pinned) and "result" in pinned.json(), pinned.text
 
-            refusals: dict[str, dict[str, str]] = {
-                "no credential": {"Authorization": ""},
-                "a wrong token": {"Authorization": "Bearer not-the-token"},
-                "a role token asserting another role": {
-                    "Authorization": f"Bearer {coder}",
-                    "X-Neuralgentics-Role": "reviewer",
-                },
-                "a role token asserting the owner": {
-                    "Authorization": f"Bearer {coder}",
-                    "X-Neuralgentics-Role": "owner",
-                },
-                "a foreign Host": {"Host": f"evil.example:{port}"},
-                "a foreign Origin": {"Origin": "http://evil.example"},
-                "an unknown session": {"Mcp-Session-Id": "f" * 32},
-                "another protocol version": {"Mcp-Protocol-Version": "1999-01-01"},
-                "Accept without event streams": {"Accept": "application/json"},
-                "a body that is not JSON by its type": {"Content-Type": "text/plain"},
-            }
-            rid = 10
-            for what, headers in refusals.items():
-                fast = await s.call(rid, call, **headers)
-                sdk = await s.call(rid + 1, {**call, "_meta": {}}, **headers)
-                rid += 2
-                assert fast.status_code >= 400, (what, fast.status_code, fast.text)
-                assert fast.status_code == sdk.status_code, (what, fast.text, sdk.text)
-                # the same refusal (the messages may differ: the SDK path's request has `_meta`)
-                assert _refusal(fast) == _refusal(sdk), (what, fast.text, sdk.text)
+        refusals: dict[str, dict[str, str]] = {
+            "no credential": {"Authorization": ""},
+            "a wrong token": {"Authorization": "Bearer not-the-token"},
+            "a role token asserting another role": {
+                "Authorization": f"Bearer {coder}",
+                "X-Neuralgentics-Role": "reviewer",
+            },
+            "a role token asserting the owner": {
+                "Authorization": f"Bearer {coder}",
+                "X-Neuralgentics-Role": "owner",
+            },
+            "a foreign Host": {"Host": f"evil.example:{port}"},
+            "a foreign Origin": {"Origin": "http://evil.example"},
+            "an unknown session": {"Mcp-Session-Id": "f" * 32},
+            "another protocol version": {"Mcp-Protocol-Version": "1999-01-01"},
+            "Accept without event streams": {"Accept": "application/json"},
+            "a body that is not JSON by its type": {"Content-Type": "text/plain"},
+        }
+        rid = 10
+        for what, headers in refusals.items():
+            fast = await s.call(rid, call, **headers)
+            sdk = await s.call(rid + 1, {**call, "_meta": {}}, **headers)
+            rid += 2
+            assert fast.status_code >= 400, (what, fast.status_code, fast.text)
+            assert fast.status_code == sdk.status_code, (what, fast.text, sdk.text)
+            # the same refusal (the messages may differ: the SDK path's request has `_meta`)
+            assert _refusal(fast) == _refusal(sdk), (what, fast.text, sdk.text)
 
-            # A role token's call with another role in its arguments: denied on both paths,
-            # as a JSON-RPC error naming the pinned role, and audited with the token's label.
-            for rid, params in ((40, call), (41, {**call, "_meta": {}})):
-                params = {**params, "arguments": {**call["arguments"], "role": "reviewer"}}
-                r = await s.call(rid, params, Authorization=f"Bearer {coder}")
-                assert r.status_code == 200 and is_fast(r) == (rid == 40)
-                msg = answer_of(r)
-                assert msg is not None and "does not match" in msg["error"]["message"], r.text
-            # A header sent twice is left to the SDK path (which reads the first value).
-            twice = [
-                *s.headers.items(),
-                ("Mcp-Session-Id", s.sid),
-                ("Mcp-Protocol-Version", VERSION),
-                ("X-Neuralgentics-Role", "coder"),
-                ("X-Neuralgentics-Role", "coder"),
-            ]
-            body = {"jsonrpc": "2.0", "id": 30, "method": "tools/call", "params": call}
-            r = await client.post("/mcp", content=json.dumps(body).encode(), headers=twice)
-            assert r.status_code == 200 and not is_fast(r), r.headers
-            # The owner asserting a role the rules deny is denied the same way on both paths.
-            for rid, params in ((50, router("slow", "pid")), (51, {**call, "_meta": {}})):
-                r = await s.call(rid, params, **{"X-Neuralgentics-Role": "reviewer"})
-                msg = answer_of(r)
-                assert msg is not None and "may not use slow/pid" in msg["error"]["message"], r.text
-    calls = [x for x in audit_lines(home) if x["kind"] == "call"]
+        # A role token's call with another role in its arguments: denied on both paths,
+        # as a JSON-RPC error naming the pinned role, and audited with the token's label.
+        for rid, params in ((40, call), (41, {**call, "_meta": {}})):
+            params = {**params, "arguments": {**call["arguments"], "role": "reviewer"}}
+            r = await s.call(rid, params, Authorization=f"Bearer {coder}")
+            assert r.status_code == 200 and is_fast(r) == (rid == 40)
+            msg = answer_of(r)
+            assert msg is not None and "does not match" in msg["error"]["message"], r.text
+        # A header sent twice is left to the SDK path (which reads the first value).
+        twice = [
+            *s.headers.items(),
+            ("Mcp-Session-Id", s.sid),
+            ("Mcp-Protocol-Version", VERSION),
+            ("X-Neuralgentics-Role", "coder"),
+            ("X-Neuralgentics-Role", "coder"),
+        ]
+        body = {"jsonrpc": "2.0", "id": 30, "method": "tools/call", "params": call}
+        r = await client.post("/mcp", content=json.dumps(body).encode(), headers=twice)
+        assert r.status_code == 200 and not is_fast(r), r.headers
+        # The owner asserting a role the rules deny is denied the same way on both paths.
+        for rid, params in ((50, router("slow", "pid")), (51, {**call, "_meta": {}})):
+            r = await s.call(rid, params, **{"X-Neuralgentics-Role": "reviewer"})
+            msg = answer_of(r)
+            assert msg is not None and "may not use slow/pid" in msg["error"]["message"], r.text
+    calls = [x for x in served.audit() if x["kind"] == "call"]
     by_token = [x for x in calls if x["credential"] == "token:ci-bot"]
     assert [x["outcome"] for x in by_token] == ["ok", "denied", "denied"]
     assert {x["role"] for x in by_token} == {"coder"}
@@ -252,30 +298,29 @@ async def test_the_fast_path_refuses_what_the_sdk_path_refuses(write_config, hom
 
 
 async def test_a_cancelled_fast_path_call_is_stopped_and_answered_cancelled(
-    write_config, home: Path
+    served: Served,
 ) -> None:
-    config = write_config(base_config(slow={**slow_server(), "call_timeout": 30}))
-    with serve(config, home) as (base, _):
-        async with httpx.AsyncClient(base_url=base, timeout=60) as client:
-            s = RawSession(client, _TOKENS[base])
-            await s.handshake()
-            role = {"X-Neuralgentics-Role": "coder"}
-            pending = asyncio.ensure_future(s.call(7, router("slow", "hang"), **role))
-            await asyncio.sleep(0.5)
-            note = await s.post(
-                {
-                    "jsonrpc": "2.0",
-                    "method": "notifications/cancelled",
-                    "params": {"requestId": 7, "reason": "user pressed stop"},
-                }
-            )
-            assert note.status_code == 202
-            r = await asyncio.wait_for(pending, 20)
-            assert is_fast(r) and r.json()["error"]["code"] == -32800, r.text
-            again = await s.call(8, router("slow", "pid"), **role)
-            assert "result" in again.json()  # the session goes on
+    base = served.base
+    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+        s = RawSession(client, _TOKENS[base])
+        await s.handshake()
+        role = {"X-Neuralgentics-Role": "coder"}
+        pending = asyncio.ensure_future(s.call(7, router("slow", "hang"), **role))
+        await asyncio.sleep(0.5)
+        note = await s.post(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": 7, "reason": "user pressed stop"},
+            }
+        )
+        assert note.status_code == 202
+        r = await asyncio.wait_for(pending, 20)
+        assert is_fast(r) and r.json()["error"]["code"] == -32800, r.text
+        again = await s.call(8, router("slow", "pid"), **role)
+        assert "result" in again.json()  # the session goes on
     for _ in range(50):
-        recs = [r for r in audit_lines(home) if r["tool"] == "hang"]
+        recs = [r for r in served.audit() if r["tool"] == "hang"]
         if recs:
             break
         await asyncio.sleep(0.1)
