@@ -17,7 +17,7 @@ import yaml
 from neuralgentics.broker.config import load_config
 from neuralgentics.broker.service import Broker
 from neuralgentics.config import Settings
-from tests.broker.conftest import BIN, PY, cli, needs_node
+from tests.broker.conftest import BIN, PY, cli, needs_node, python_server
 
 pytestmark = needs_node
 
@@ -43,7 +43,7 @@ def world(tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> dict[s
         "mcp": {
             "time": {
                 "type": "local",
-                "command": [PY, "-m", "mcp_server_time", "--local-timezone", "UTC"],
+                "command": [PY, *python_server("mcp_server_time", "--local-timezone", "UTC")],
                 "environment": {"TZ": "UTC"},
             },
             "gh": {
