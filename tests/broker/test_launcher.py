@@ -120,6 +120,9 @@ async def test_a_server_that_keeps_crashing_is_marked_failed_with_its_stderr(wri
     crasher = {
         "command": PY,
         "args": ["-c", "import sys; sys.stderr.write('boom: bad flag\\n'); sys.exit(3)"],
+        # its subject is giving up, not waiting: back-offs of 0.05, 0.1 and 0.2 s (default 0.25,
+        # 0.5 and 1 s)
+        "restart_backoff": 0.05,
     }
     cfg = base_config(crash=crasher)
     cfg["roles"]["coder"]["allow"].append("crash/*")

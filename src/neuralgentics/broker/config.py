@@ -59,6 +59,9 @@ class ServerConfig(BaseModel):
     call_timeout: float = Field(default=60.0, gt=0)
     # Seconds the server has to start and answer `initialize`.
     start_timeout: float = Field(default=30.0, gt=0)
+    # After a second failure in a row, seconds before the next start; doubled on each further
+    # failure, up to 5 s (the first restart is immediate).
+    restart_backoff: float = Field(default=0.25, ge=0)
 
     @field_validator("expose", mode="before")
     @classmethod

@@ -29,7 +29,15 @@ log = logging.getLogger(__name__)
 FORMAT_VERSION = 1
 # ServerConfig fields that do not change what tools/list returns.
 _NOT_IDENTITY = frozenset(
-    {"summary", "idle_timeout", "call_timeout", "start_timeout", "first_class", "expose"}
+    {
+        "summary",
+        "idle_timeout",
+        "call_timeout",
+        "start_timeout",
+        "restart_backoff",
+        "first_class",
+        "expose",
+    }
 )
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 

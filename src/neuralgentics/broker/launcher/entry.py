@@ -22,7 +22,8 @@ from neuralgentics.broker.config import ServerConfig
 
 State = Literal["cold", "starting", "warm", "failed"]
 
-# Crash back-off: the first restart is immediate, then 0.25 s doubling up to this cap.
+# Crash back-off: the first restart is immediate, then the entry's `restart_backoff` (0.25 s by
+# default) doubling up to this cap.
 BACKOFF_CAP = 5.0
 # This many failed starts/crashes in a row mark the server failed ...
 MAX_CONSECUTIVE_FAILURES = 5
@@ -140,7 +141,8 @@ class ServerEntry:
             if idle:
                 self.state = "cold"
             n = self.consecutive_failures
-            self.not_before = now + (0.0 if n <= 1 else min(0.25 * 2 ** (n - 2), BACKOFF_CAP))
+            first = self.config.restart_backoff
+            self.not_before = now + (0.0 if n <= 1 else min(first * 2 ** (n - 2), BACKOFF_CAP))
 
     def reset_failures(self) -> None:
         self.consecutive_failures = 0
