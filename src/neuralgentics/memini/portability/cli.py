@@ -124,13 +124,15 @@ def import_(
     records already stored unchanged are left alone (importing twice changes nothing)."""
     source: IO[bytes] = sys.stdin.buffer if str(file) == "-" else open(file, "rb")  # noqa: SIM115
     try:
+        # a big file may take long to store; the in-process client takes no timeout at all
+        no_timeout: dict[str, Any] = {} if local else {"timeout": None}
         with _client(local) as client:
             r = client.post(
                 "/memory/import",
                 params={"on_conflict": on_conflict},
                 content=source.read() if local else source,
                 headers={"content-type": NDJSON},
-                timeout=None,
+                **no_timeout,
             )
     except httpx.TransportError as exc:
         raise _unreachable(exc) from None
