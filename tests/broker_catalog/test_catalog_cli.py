@@ -218,3 +218,36 @@ def test_refresh_reports_each_failure(cli, tmp_path: Path) -> None:
     assert "time: 2 tools" in r.output and "broken: failed" in r.output
     r = run(cli, "refresh", "--config", str(path), "nope")
     assert r.exit_code == 1 and "no brokered server named 'nope'" in r.output
+
+
+def test_match_keeps_the_tools_vectors_for_the_next_match(
+    cli, tools_file: Path, eval_catalog
+) -> None:
+    # `match` ranks as the broker's find_tool does, with its vectors file: a second `match` (or
+    # the broker) embeds no tool text the first one did
+    import numpy as np
+
+    from neuralgentics.config import get_settings
+
+    cache = get_settings().home / "broker" / "embeddings.npz"
+    ask = ("match", "--tools-file", str(tools_file), "--json", "scale the api deployment")
+    first = run(cli, *ask)
+    assert first.exit_code == 0, first.output
+    with np.load(cache) as saved:
+        assert len(saved["keys"]) >= sum(len(t) for t in eval_catalog[0].values())
+    stamp = cache.stat().st_mtime_ns
+    second = run(cli, *ask)
+    assert json.loads(second.output) == json.loads(first.output)
+    assert cache.stat().st_mtime_ns == stamp  # nothing new was embedded, nothing written
+
+
+def test_match_refuses_an_unknown_query_backend(
+    cli, tools_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from neuralgentics.config import get_settings
+
+    monkeypatch.setenv("NEURALGENTICS_INTENT_QUERY_BACKEND", "abacus")
+    get_settings.cache_clear()
+    r = run(cli, "match", "--tools-file", str(tools_file), "x")
+    assert r.exit_code == 1
+    assert "abacus" in r.output and "onnx" in r.output

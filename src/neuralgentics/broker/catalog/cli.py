@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import typer
 
@@ -22,7 +23,7 @@ ToolsFileOpt = typer.Option(
 )
 
 
-def _fail(message: str, code: int = 1) -> None:
+def _fail(message: str, code: int = 1) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
 
@@ -141,7 +142,7 @@ def match_cmd(
     config: Path | None = ConfigOpt,
 ) -> None:
     """Rank the tools (and skills) that fit an intent."""
-    from neuralgentics.app.broker import skill_source
+    from neuralgentics.app.broker import intent_cache, query_embedder, skill_source
     from neuralgentics.app.process import shared_embedder
     from neuralgentics.broker.intent.matcher import IntentMatcher
     from neuralgentics.broker.skillcatalog import skills_for_role
@@ -152,8 +153,23 @@ def match_cmd(
     if (intent is None) == (queries_file is None):
         _fail("give either an INTENT or --queries-file FILE")
     src = _source(tools_file, config, role)
-    skills = skills_for_role(skill_source(get_settings())(), src.role)
-    matcher = IntentMatcher(src.known(), src.summaries, skills, embedder=shared_embedder())
+    settings = get_settings()
+    skills = skills_for_role(skill_source(settings)(), src.role)
+    embedder = shared_embedder()
+    try:
+        intents_through = query_embedder(settings, embedder)
+    except ValueError as exc:
+        _fail(str(exc))
+    # as the broker's find_tool ranks: its vectors file (a tool text already embedded by the
+    # broker or an earlier `match` is not embedded again) and its query backend
+    matcher = IntentMatcher(
+        src.known(),
+        src.summaries,
+        skills,
+        embedder=embedder,
+        cache=intent_cache(settings),
+        query_embedder=intents_through,
+    )
 
     def answer(text: str) -> dict:
         data = matcher.match(text, allowed=src.allowed, top_k=top, mode=mode).to_dict()  # type: ignore[arg-type]
