@@ -88,7 +88,7 @@ async def test_a_server_that_is_slow_to_list_does_not_hold_initialize(write_conf
         {
             "servers": {"quick": quick, "lazy": lazy},
             "roles": {"coder": {"allow": ["quick", "lazy"]}},
-            "catalog": {"list_wait": 2},
+            "catalog": {"list_wait": 4},  # the quick server starts a Python process in it
         }
     )
     with anyio.fail_after(30):
