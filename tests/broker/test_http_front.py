@@ -8,7 +8,7 @@ import re
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -90,20 +90,27 @@ def text(result: types.CallToolResult) -> str:
     return "".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
 
+@contextlib.asynccontextmanager
+async def mcp_session(base: str, role: str) -> AsyncIterator[ClientSession]:
+    """An initialized MCP client session over streamable HTTP, as the owner, asking for `role`."""
+    async with (
+        httpx2.AsyncClient(
+            headers=auth(base, **{"X-Neuralgentics-Role": role}), timeout=60
+        ) as http,
+        streamable_http_client(base + "/mcp", http_client=http) as (r, w),
+        ClientSession(r, w) as s,
+    ):
+        await s.initialize()
+        yield s
+
+
 async def test_mcp_clients_over_streamable_http_share_warm_servers(
     served: tuple[str, Path],
 ) -> None:
     base, home = served
     pids = set()
     for role in ("coder", "coder"):
-        async with (
-            httpx2.AsyncClient(
-                headers=auth(base, **{"X-Neuralgentics-Role": role}), timeout=60
-            ) as http,
-            streamable_http_client(base + "/mcp", http_client=http) as (r, w),
-            ClientSession(r, w) as s,
-        ):
-            await s.initialize()
+        async with mcp_session(base, role) as s:
             assert [t.name for t in (await s.list_tools()).tools] == [
                 "get_tool_list",
                 "mcp_router_call",
@@ -115,14 +122,7 @@ async def test_mcp_clients_over_streamable_http_share_warm_servers(
     assert len(pids) == 1  # the second client reused the first one's warm server
 
     # A caller that gives up cancels the downstream call too (nothing left in flight).
-    async with (
-        httpx2.AsyncClient(
-            headers=auth(base, **{"X-Neuralgentics-Role": "coder"}), timeout=60
-        ) as http,
-        streamable_http_client(base + "/mcp", http_client=http) as (r, w),
-        ClientSession(r, w) as s,
-    ):
-        await s.initialize()
+    async with mcp_session(base, "coder") as s:
         with anyio.move_on_after(1.0):
             await s.call_tool(
                 "mcp_router_call",
@@ -138,14 +138,7 @@ async def test_mcp_clients_over_streamable_http_share_warm_servers(
                     await anyio.sleep(0.1)
     audit = (home / "home" / "broker" / "audit.jsonl").read_text()
     assert '"tool":"wait","outcome":"cancelled"' in audit
-    async with (
-        httpx2.AsyncClient(
-            headers=auth(base, **{"X-Neuralgentics-Role": "reviewer"}), timeout=60
-        ) as http,
-        streamable_http_client(base + "/mcp", http_client=http) as (r, w),
-        ClientSession(r, w) as s,
-    ):
-        await s.initialize()
+    async with mcp_session(base, "reviewer") as s:
         with pytest.raises(MCPError) as exc:
             await s.call_tool("mcp_router_call", {"server": "slow", "tool": "pid"})
         assert (
