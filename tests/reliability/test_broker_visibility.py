@@ -95,15 +95,8 @@ def test_servers_and_catalog_per_role(broker) -> None:
 
 
 def test_mcp_errors_name_only_what_the_role_may_use(broker) -> None:
-    h = owner(
-        broker,
-        **{
-            "Accept": "application/json, text/event-stream",
-            "Content-Type": "application/json",
-            "X-Neuralgentics-Role": "ops",
-        },
-    )
-    h = mcp_session(broker, h)
+    # mcp_session adds the MCP content types
+    h = mcp_session(broker, owner(broker, **{"X-Neuralgentics-Role": "ops"}))
     texts = []
     for n, (server, tool) in enumerate(
         [("probe", "nope"), ("nope", "x"), ("payroll", "pid")], start=2

@@ -100,15 +100,8 @@ def test_rest_answers_400_and_records_every_deep_call_allowed_or_denied(http_bro
 async def test_streamable_http_answers_with_the_request_id_and_records_it(http_broker) -> None:
     base, home = http_broker
     since = len(_audit(home))
-    h = owner(
-        base,
-        **{
-            "Accept": "application/json, text/event-stream",
-            "Content-Type": "application/json",
-            "X-Neuralgentics-Role": "coder",
-        },
-    )
-    h = mcp_session(base, h)
+    # mcp_session adds the MCP content types
+    h = mcp_session(base, owner(base, **{"X-Neuralgentics-Role": "coder"}))
     for n, depth in enumerate(DEPTHS, start=10):
         r = loopback.post(base + "/mcp", headers=h, content=call_json(n, depth), timeout=60)
         text = r.text
