@@ -80,6 +80,31 @@ R = TypeVar("R")
 
 
 @dataclass
+class _ArgumentCheck:
+    """How a tool's arguments are checked: the quick predicate for simple schemas, and
+    jsonschema's validator, built on the first call the quick check cannot pass (importing
+    jsonschema is ~0.15 s of a broker's start that most sessions never need)."""
+
+    tool: types.Tool
+    quick: Check | None = field(init=False)
+    _full: Any = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        self.quick = quick_check(self.schema)
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        return self.tool.input_schema or {"type": "object"}
+
+    def validator(self) -> Any:
+        if self._full is None:
+            import jsonschema
+
+            self._full = jsonschema.validators.validator_for(self.schema)(self.schema)
+        return self._full
+
+
+@dataclass
 class ServerStatus:
     name: str
     transport: str
@@ -144,8 +169,7 @@ class Broker:
         self.audit: AuditSink = open_sink(config.audit, settings)
         self.gate = FloodGate(config.audit.flood_burst, config.audit.flood_per_second)
         self._edit_lock = asyncio.Lock()
-        # (server, tool) -> [the tool, its quick check, its jsonschema validator once needed]
-        self._validators: dict[tuple[str, str], list[Any]] = {}
+        self._validators: dict[tuple[str, str], _ArgumentCheck] = {}
         # Bumped when what a catalog shows may have changed (a reload, a server's tools).
         self.catalog_generation = 0
         # Client connections to tell when a downstream server's tools, resources or prompts
@@ -360,21 +384,12 @@ class Broker:
 
     def _validate_arguments(self, server: str, tool: types.Tool, arguments: dict[str, Any]) -> None:
         key = (server, tool.name)
-        cached = self._validators.get(key)
-        schema = tool.input_schema or {"type": "object"}
-        if cached is None or cached[0] is not tool:
-            cached = [tool, quick_check(schema), None]
-            self._validators[key] = cached
-        quick: Check | None = cached[1]
-        if quick is not None and quick(arguments):
+        check = self._validators.get(key)
+        if check is None or check.tool is not tool:
+            check = self._validators[key] = _ArgumentCheck(tool)
+        if check.quick is not None and check.quick(arguments):
             return  # plainly valid (argcheck.py); anything else is jsonschema's to judge
-        if cached[2] is None:
-            # imported on the first call the quick check cannot pass: ~0.15 s of a broker's
-            # start that most sessions never need
-            import jsonschema
-
-            cached[2] = jsonschema.validators.validator_for(schema)(schema)
-        errors = sorted(cached[2].iter_errors(arguments), key=lambda e: list(e.path))
+        errors = sorted(check.validator().iter_errors(arguments), key=lambda e: list(e.path))
         if errors:
             e = errors[0]
             where = "/".join(str(p) for p in e.path) or "(arguments)"
