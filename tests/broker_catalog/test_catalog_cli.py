@@ -172,6 +172,11 @@ def test_refresh_fills_the_cache_and_catalog_reads_it_without_starting_servers(
     before = run(cli, "catalog", "--config", str(config_file))
     assert before.exit_code == 0, before.output
     assert "tools not listed yet" in before.output and "not listed yet: git, time" in before.output
+    unlisted = run(cli, "match", "--config", str(config_file), "what time is it in Paris")
+    assert unlisted.exit_code == 0, unlisted.output
+    assert "0 tools considered" in unlisted.output
+    assert "not listed yet (their tools are not ranked): git, time" in unlisted.stderr
+    assert "broker refresh" in unlisted.stderr
 
     r = run(cli, "refresh", "--config", str(config_file))
     assert r.exit_code == 0, r.output

@@ -153,6 +153,15 @@ def match_cmd(
     if (intent is None) == (queries_file is None):
         _fail("give either an INTENT or --queries-file FILE")
     src = _source(tools_file, config, role)
+    unlisted = sorted(name for name, tools in src.tools_by_server.items() if tools is None)
+    if unlisted:
+        # their tools are not known until a broker or `refresh` lists them: say why they are
+        # missing from the ranking instead of answering "0 tools considered" with no reason
+        typer.echo(
+            f"not listed yet (their tools are not ranked): {', '.join(unlisted)}; run "
+            "`neuralgentics broker refresh` or start the broker",
+            err=True,
+        )
     settings = get_settings()
     skills = skills_for_role(skill_source(settings)(), src.role)
     embedder = shared_embedder()
