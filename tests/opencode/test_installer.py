@@ -392,3 +392,17 @@ def test_doctor_says_whether_the_tui_brand_is_installed(project: Path) -> None:
     brand = home / "neuralgentics-tui" / "neuralgentics-brand.tsx"
     brand.write_text(brand.read_text() + "// mine\n")
     assert "differs" in check_tui_brand(home, "").detail
+
+
+def test_the_install_summary_lists_as_many_settings_as_it_counts(project: Path) -> None:
+    """Issue 32 item 11: 'merged 13 settings' used to list three names."""
+    import re
+
+    report = install(Settings(), project)
+    line = next(w for w in report.written if w.startswith("merged "))
+    count = int(line.split()[1])
+    listed = line.split(": ", 1)[1].split(", ")
+    total = sum(int(m.group(1)) if (m := re.search(r" \((\d+)\)$", x)) else 1 for x in listed)
+    assert count == total > 2, line
+    assert any(x.startswith("agent.orchestrator.permission.task (") for x in listed), line
+    uninstall(Settings(), project)

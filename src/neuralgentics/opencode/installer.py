@@ -279,6 +279,16 @@ def _write_atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def _settings_summary(paths: list[list[str]]) -> str:
+    """``agent.orchestrator.permission.task (11), mcp.neuralgentics, plugin``: every setting
+    counted, those under one parent grouped, so the list adds up to the number before it."""
+    groups: dict[str, int] = {}
+    for path in paths:
+        key = ".".join(path[:-1] if len(path) > 2 else path)
+        groups[key] = groups.get(key, 0) + 1
+    return ", ".join(f"{k} ({n})" if n > 1 else k for k, n in sorted(groups.items()))
+
+
 def _created_dirs(paths: list[Path]) -> list[str]:
     """Directories among ``paths`` that do not exist yet (recorded so uninstall removes them)."""
     return [str(p) for p in paths if not p.exists()]
@@ -382,7 +392,7 @@ def install(
         _write_atomic(target.config_file, new_bytes)
         report.written.append(
             f"merged {plural(len(log.set) + len(log.appended), 'setting')} into {target.config_file}: "
-            + ", ".join(sorted({".".join(e["path"][:2]) for e in log.set + log.appended}))
+            + _settings_summary([e["path"] for e in log.set + log.appended])
         )
     for k in log.kept:
         report.kept.append(
@@ -408,6 +418,8 @@ def install(
         "config_file": str(target.config_file),
         "config_original_existed": original_bytes is not None,
         "config_written_sha256": _sha(new_bytes) if log.changed else None,
+        # What install wrote, parsed: uninstall tells OpenCode's own additions from user edits.
+        "config_written": doc if log.changed else None,
         "backup": backup,
         "edits": log.to_json(),
         "files": written_files,
@@ -428,6 +440,28 @@ def install(
     return report
 
 
+# Keys OpenCode writes into opencode.json by itself on its first start ("$schema"): their
+# presence is not an edit of the user's, so it must not stop uninstall from restoring the file.
+OPENCODE_OWN_KEYS = ("$schema",)
+
+
+def _only_opencode_added(current: bytes, manifest: dict[str, Any]) -> bool:
+    """True when opencode.json differs from what install wrote only by keys OpenCode adds."""
+    written = manifest.get("config_written")
+    if not isinstance(written, dict):
+        return False
+    try:
+        doc = json.loads(current)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return False  # JSONC or hand-edited: the careful path below handles it
+    if not isinstance(doc, dict):
+        return False
+    for key in OPENCODE_OWN_KEYS:
+        if key not in written:
+            doc.pop(key, None)
+    return bool(doc == written)
+
+
 def uninstall(s: Settings, project: Path | None = None, global_: bool = False) -> Report:
     target = resolve_target(s, project, global_)
     if not target.manifest.exists():
@@ -446,7 +480,7 @@ def uninstall(s: Settings, project: Path | None = None, global_: bool = False) -
     backup = Path(manifest["backup"]) if manifest.get("backup") else None
     if written_sha and config.exists():
         current = config.read_bytes()
-        if _sha(current) == written_sha:
+        if _sha(current) == written_sha or _only_opencode_added(current, manifest):
             # Untouched since install: restore the exact bytes (formatting, key order, all).
             if manifest["config_original_existed"] and backup is not None and backup.exists():
                 _write_atomic(config, backup.read_bytes())

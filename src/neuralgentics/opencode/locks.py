@@ -165,7 +165,8 @@ def release(s: Settings, entries: list[dict[str, Any]], user: str) -> tuple[list
         if (
             mine.get("created_dir")
             and gitignore.exists()
-            and gitignore.read_text("utf-8") == OPENCODE_GITIGNORE
+            # OpenCode 1.18 writes it without the final newline
+            and gitignore.read_text("utf-8").rstrip("\n") == OPENCODE_GITIGNORE.rstrip("\n")
         ):
             gitignore.unlink()  # OpenCode wrote it because our install made the dir
         if mine.get("created_dir") and d.is_dir() and not any(d.iterdir()):
