@@ -63,6 +63,8 @@ class Settings(BaseSettings):
     xdg_config_home: Path | None = Field(
         default=None, validation_alias=AliasChoices("XDG_CONFIG_HOME")
     )
+    # OpenCode keeps `opencode auth login` credentials under it (`doctor`); None: ~/.local/share
+    xdg_data_home: Path | None = Field(default=None, validation_alias=AliasChoices("XDG_DATA_HOME"))
 
     @property
     def sqlite_path(self) -> Path:

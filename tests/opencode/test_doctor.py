@@ -180,3 +180,88 @@ def test_doctor_fails_when_the_plugin_or_an_agent_or_a_server_would_not_work(
     assert code == 1 and checks["plugin settings"]["status"] == "fail"
     assert "refuses the token the plugin sends" in checks["plugin settings"]["detail"]
     assert "not-the-token-of-this-service" not in json.dumps(checks)  # never echoed
+
+
+@pytest.fixture
+def no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    from neuralgentics.opencode.providers import PROVIDER_ENV
+
+    for names in PROVIDER_ENV.values():
+        for name in names:
+            monkeypatch.delenv(name, raising=False)
+
+
+def test_doctor_warns_when_opencode_has_no_model_provider_and_says_how_to_add_one(
+    tmp_path: Path, isolated_env: dict[str, str], no_provider_keys: None
+) -> None:
+    """Issue 32 item 2: offline and without a key, a prompt loops on 'Cannot connect to API'
+    while doctor said 'all good'."""
+    project = tmp_path / "p"
+    project.mkdir()
+    code, checks = doctor("--project", str(project), "--no-model", "--no-servers")
+    llm = checks["llm provider"]
+    assert llm["status"] == "warn" and "hosted free models" in llm["detail"]
+    assert "opencode auth login" in llm["fix"] and "provider" in llm["fix"]
+    res = CliRunner().invoke(_doctor_app(), ["doctor", "--project", str(project), "--no-model"])
+    assert "all good" not in res.stdout
+
+
+def _doctor_app() -> typer.Typer:
+    app = typer.Typer()
+    app.command("noop")(lambda: None)
+    opencode_cli.register(app)
+    return app
+
+
+def test_a_tier_model_without_access_to_its_provider_fails_and_a_key_or_endpoint_fixes_it(
+    tmp_path: Path,
+    isolated_env: dict[str, str],
+    no_provider_keys: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    cfg = Path(isolated_env["NEURALGENTICS_CONFIG_DIR"])
+    (cfg / "models.yaml").write_text(
+        "models:\n  primary: anthropic/claude-sonnet-4\n  secondary: local/qwen-coder\n"
+    )
+    code, checks = doctor("--project", str(project), "--no-model", "--no-servers")
+    llm = checks["llm provider"]
+    assert code == 1 and llm["status"] == "fail"
+    assert "primary tier runs on anthropic/claude-sonnet-4" in llm["detail"]
+    assert "'local'" in llm["detail"]
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    (project / "opencode.json").write_text(
+        json.dumps(
+            {
+                "provider": {
+                    "local": {
+                        "npm": "@ai-sdk/openai-compatible",
+                        "options": {"baseURL": "http://127.0.0.1:11434/v1"},
+                        "models": {"qwen-coder": {}},
+                    }
+                }
+            }
+        )
+    )
+    code, checks = doctor("--project", str(project), "--no-model", "--no-servers")
+    llm = checks["llm provider"]
+    assert llm["status"] == "ok", llm
+    assert "anthropic (ANTHROPIC_API_KEY)" in llm["detail"]
+    assert "http://127.0.0.1:11434/v1" in llm["detail"]
+    assert "sk-test" not in json.dumps(checks)  # the key's name, never its value
+
+
+def test_credentials_saved_by_opencode_auth_login_count(
+    tmp_path: Path, isolated_env: dict[str, str], no_provider_keys: None
+) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    auth = Path(isolated_env["XDG_DATA_HOME"]) / "opencode" / "auth.json"
+    auth.parent.mkdir(parents=True)
+    auth.write_text(json.dumps({"openai": {"type": "api", "key": "sk-secret"}}))
+    _, checks = doctor("--project", str(project), "--no-model", "--no-servers")
+    llm = checks["llm provider"]
+    assert llm["status"] == "ok" and "openai (opencode auth login)" in llm["detail"]
+    assert "sk-secret" not in json.dumps(checks)

@@ -140,6 +140,7 @@ def doctor_cmd(
         global_,
         model=None if no_model else shared_embedder(),
         servers=not no_servers,
+        environ=os.environ,
     )
     if as_json:
         typer.echo(json.dumps([c.to_json() for c in checks], indent=2))
@@ -151,8 +152,14 @@ def doctor_cmd(
                 + (f"\n     fix: {c.fix}" if c.fix and c.status != "ok" else "")
             )
     failed = [c for c in checks if c.status == "fail"]
+    warned = [c for c in checks if c.status == "warn"]
     if not as_json:
-        typer.echo(plural(len(failed), "problem") if failed else "all good")
+        if failed:
+            typer.echo(plural(len(failed), "problem"))
+        elif warned:
+            typer.echo(f"no problems; {plural(len(warned), 'warning')} (WARN above)")
+        else:
+            typer.echo("all good")
     raise typer.Exit(1 if failed else 0)
 
 

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
@@ -591,6 +592,58 @@ def check_model(embedder: Embedder) -> Check:
     )
 
 
+def check_llm_provider(
+    s: Settings, project: Path | None, global_: bool, environ: Mapping[str, str]
+) -> Check:
+    """Does OpenCode have a model to run on: a provider for each model tier (and the config's
+    `model`), or at least one provider of the user's own (else its hosted free models, which
+    need the internet)."""
+    from neuralgentics.opencode import providers
+    from neuralgentics.opencode.installer import InstallError, global_config_home, resolve_target
+    from neuralgentics.opencode.models import ModelTierError, load_tiers, models_file
+
+    try:
+        project_dir = resolve_target(s, project, global_).project_dir
+    except InstallError:
+        project_dir = None
+    data_home = s.xdg_data_home or Path.home() / ".local" / "share"
+    found = providers.find(
+        providers.config_files(global_config_home(s), project_dir),
+        data_home / "opencode" / "auth.json",
+        environ,
+    )
+    try:
+        tiers = load_tiers(models_file(s.config_dir))
+    except ModelTierError:
+        tiers = None  # the model-tiers check reports the broken file
+    wanted = {
+        f"{tier} tier": m
+        for tier in ("primary", "secondary")
+        if tiers is not None and (m := tiers.model_for(tier))
+    }
+    if found.default_model:
+        wanted["opencode.json model"] = found.default_model
+    missing = [
+        f"{what} runs on {m}, but OpenCode has no access to {providers.provider_of(m)!r}"
+        for what, m in wanted.items()
+        if not found.has(providers.provider_of(m)) and providers.provider_of(m) != "opencode"
+    ]
+    have = ", ".join(f"{p} ({how})" for p, how in sorted(found.usable.items()))
+    if missing:
+        return Check("llm provider", "fail", "; ".join(missing), providers.HOW_TO_ADD)
+    if not found.usable:
+        return Check(
+            "llm provider",
+            "warn",
+            "no model provider of yours: OpenCode falls back to its hosted free models "
+            "(opencode/…), which need the internet; offline a prompt retries "
+            "'Cannot connect to API' for ever",
+            providers.HOW_TO_ADD,
+        )
+    runs = "; ".join(f"{w} → {m}" for w, m in wanted.items()) or "OpenCode picks the model"
+    return Check("llm provider", "ok", f"{runs}; providers: {have}")
+
+
 def check_routing(s: Settings, project: Path | None) -> Check:
     try:
         from neuralgentics.orchestrator.config import load_config
@@ -612,9 +665,11 @@ def run_checks(
     *,
     model: Embedder | None = None,
     servers: bool = True,
+    environ: Mapping[str, str] | None = None,
 ) -> list[Check]:
     """Every check; `model`: the embedder to try (None: skip that check); `servers`: start
-    each brokered stdio server once."""
+    each brokered stdio server once; `environ`: the environment OpenCode will see (its
+    providers' API keys; None: none)."""
     from concurrent.futures import ThreadPoolExecutor
 
     # The two checks that wait on other programs (`opencode --version`, about a second; each
@@ -641,6 +696,7 @@ def run_checks(
         if stdio is not None:
             checks += stdio.result()
         checks.append(check_model_tiers(s, project, global_))
+        checks.append(check_llm_provider(s, project, global_, environ or {}))
         if model is not None:
             checks.append(check_model(model))
     return checks
