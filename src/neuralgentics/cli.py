@@ -17,7 +17,7 @@ from neuralgentics import __version__
 # command being run is imported: `neuralgentics broker stdio`, which OpenCode spawns, does not
 # pay for loading memini-core or the orchestrator. tests/test_cli.py keeps this map honest.
 AREAS: dict[str, tuple[str, ...]] = {
-    "neuralgentics.app.cli": ("serve", "up"),
+    "neuralgentics.app.cli": ("serve", "up", "down"),
     "neuralgentics.embeddings.cli": ("model",),
     "neuralgentics.memini.cli": ("memory",),
     "neuralgentics.memini.indexer.cli": ("index", "search"),

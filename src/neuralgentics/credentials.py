@@ -53,6 +53,17 @@ def token_path(settings: Settings) -> Path:
     return settings.config_dir / TOKEN_FILE
 
 
+def token_location(settings: Settings) -> str:
+    """Where a person finds the credential: the variable, or the file (``~/…`` when under home)."""
+    if settings.token:
+        return "NEURALGENTICS_TOKEN"
+    path = token_path(settings)
+    try:
+        return "~/" + str(path.resolve().relative_to(Path.home().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def new_token() -> str:
     return secrets.token_urlsafe(_TOKEN_BYTES)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 
 
 def is_loopback(host: str) -> bool:
@@ -19,4 +20,20 @@ def check_bind(host: str, token: str | None) -> None:
     if not is_loopback(host) and not token:
         raise ValueError(
             f"refusing to bind {host}: set NEURALGENTICS_TOKEN to expose a service beyond loopback"
+        )
+
+
+def port_in_use(host: str, port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex((host, port)) == 0
+
+
+def check_port_free(name: str, host: str, port: int) -> None:
+    """Raise ValueError, one message for `serve`, `broker serve` and `up`, when something already
+    listens on host:port (checked before a second of imports; a race past it is uvicorn's)."""
+    if port_in_use(host, port):
+        raise ValueError(
+            f"{name}: {host}:{port} is already in use (another `neuralgentics up`?); "
+            "stop it or choose another port"
         )

@@ -21,7 +21,7 @@ def serve(
     try:
         serve_core(settings, echo=lambda line: typer.echo(line, err=True))
     except ServeError as exc:
-        typer.secho(str(exc), err=True, fg="red")
+        typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
 
 
@@ -32,11 +32,29 @@ def up_cmd(
         None, "--broker-port", help="Broker HTTP port (default 8901)."
     ),
     no_broker: bool = typer.Option(False, "--no-broker", help="Start memini-core only."),
+    detach: bool = typer.Option(
+        False, "--detach", "-d", help="Run in the background; `neuralgentics down` stops it."
+    ),
 ) -> None:
     """Start memini-core and the broker's HTTP front together; Ctrl-C or SIGTERM stops both."""
     from neuralgentics.app.up import UpError, up
 
     s = get_settings()
+    if detach:
+        from neuralgentics.app.background import up_detached
+
+        args = [
+            *(["--host", host] if host else []),
+            *(["--port", str(port)] if port else []),
+            *(["--broker-port", str(broker_port)] if broker_port else []),
+            *(["--no-broker"] if no_broker else []),
+        ]
+        try:
+            up_detached(s, args, echo=typer.echo)
+        except UpError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        return
     try:
         code = up(
             s,
@@ -52,7 +70,21 @@ def up_cmd(
     raise typer.Exit(code)
 
 
+def down_cmd() -> None:
+    """Stop what `neuralgentics up --detach` started."""
+    from neuralgentics.app.background import down
+    from neuralgentics.app.up import UpError
+
+    try:
+        pid = down(get_settings())
+    except UpError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"stopped (pid {pid})" if pid else "nothing to stop: no `up --detach` is running")
+
+
 def register(app: typer.Typer) -> None:
-    """Add `serve` and `up` to the main `neuralgentics` app."""
+    """Add `serve`, `up` and `down` to the main `neuralgentics` app."""
     app.command("serve")(serve)
     app.command("up")(up_cmd)
+    app.command("down")(down_cmd)

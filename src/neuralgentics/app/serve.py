@@ -10,9 +10,9 @@ import os
 from pathlib import Path
 
 from neuralgentics.config import Settings
-from neuralgentics.credentials import CredentialError, ensure_token, with_token
+from neuralgentics.credentials import CredentialError, ensure_token, token_location, with_token
 from neuralgentics.filemodes import private_dir
-from neuralgentics.netguard import check_bind
+from neuralgentics.netguard import check_bind, check_port_free
 
 
 class ServeError(Exception):
@@ -24,6 +24,7 @@ def serve_core(settings: Settings, *, echo=print) -> None:  # noqa: ANN001 - a p
     # the address and the credential first: a refusal comes before a second of imports
     try:
         check_bind(settings.host, settings.token)
+        check_port_free("memini-core", settings.host, settings.port)
         settings = with_token(settings)
     except (ValueError, CredentialError) as exc:
         raise ServeError(str(exc)) from None
@@ -37,7 +38,9 @@ def serve_core(settings: Settings, *, echo=print) -> None:  # noqa: ANN001 - a p
     os.umask(0o077)
     private_dir(settings.home)
     store = "postgres" if settings.database_url else f"sqlite ({settings.sqlite_path})"
-    echo(f"memini-core on http://{settings.host}:{settings.port}  store: {store}")
+    base = f"http://{settings.host}:{settings.port}"
+    echo(f"memini-core on {base}  store: {store}")
+    echo(f"dashboard at {base}/ui  (its token: {token_location(settings)})")
     # the access log never shows a credential from a query string (/ui?token=…)
     uvicorn.run(
         create_app(settings),
@@ -52,9 +55,10 @@ def serve_broker(settings: Settings, config_path: Path | str | None, host: str, 
     """The broker's HTTP front: streamable HTTP at /mcp plus REST."""
     try:  # before the imports, as serve_core
         check_bind(host, settings.token)
+        check_port_free("broker", host, port)
         token = ensure_token(settings)
     except (ValueError, CredentialError) as exc:
-        raise SystemExit(str(exc)) from None
+        raise ServeError(str(exc)) from None
     import uvicorn
 
     from neuralgentics.app.broker import intents

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,7 +19,8 @@ from types import FrameType
 import httpx
 
 from neuralgentics.config import Settings
-from neuralgentics.credentials import CredentialError, ensure_token
+from neuralgentics.credentials import CredentialError, ensure_token, token_location
+from neuralgentics.netguard import check_port_free
 
 STOP_GRACE_SECONDS = 10.0
 
@@ -38,22 +38,16 @@ class Service:
     proc: subprocess.Popen[bytes] | None = None
 
 
-def _cli(*args: str) -> list[str]:
+def cli_args(*args: str) -> list[str]:
     # The same interpreter and package as this process, whatever PATH says.
     return [sys.executable, "-c", "from neuralgentics.cli import main; main()", *args]
-
-
-def port_in_use(host: str, port: int) -> bool:
-    with socket.socket() as s:
-        s.settimeout(0.5)
-        return s.connect_ex((host, port)) == 0
 
 
 def plan(host: str, port: int, broker_port: int, with_broker: bool = True) -> list[Service]:
     services = [
         Service(
             "memini-core",
-            _cli("serve", "--host", host, "--port", str(port)),
+            cli_args("serve", "--host", host, "--port", str(port)),
             f"http://{host}:{port}/health",
             f"http://{host}:{port}",
         )
@@ -62,7 +56,7 @@ def plan(host: str, port: int, broker_port: int, with_broker: bool = True) -> li
         services.append(
             Service(
                 "broker",
-                _cli("broker", "serve", "--host", host, "--port", str(broker_port)),
+                cli_args("broker", "serve", "--host", host, "--port", str(broker_port)),
                 f"http://{host}:{broker_port}/health",
                 f"http://{host}:{broker_port}/mcp",
             )
@@ -133,11 +127,10 @@ def up(
     except CredentialError as exc:
         raise UpError(str(exc)) from None
     for svc, p in zip(services, (port, broker_port)):
-        if port_in_use(host, p):
-            raise UpError(
-                f"{svc.name}: {host}:{p} is already in use (another `neuralgentics up`?); "
-                f"stop it or choose another port"
-            )
+        try:
+            check_port_free(svc.name, host, p)
+        except ValueError as exc:
+            raise UpError(str(exc)) from None
     stopping: list[int] = []
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
@@ -158,6 +151,8 @@ def up(
             if stopping:
                 break
         if not stopping:
+            echo(f"{'dashboard':<12} {services[0].shown_url}/ui")
+            echo(f"{'token':<12} {token_location(settings)}")
             echo("ready; Ctrl-C stops both")
         while not stopping:
             dead = [s for s in services if s.proc is not None and s.proc.poll() is not None]

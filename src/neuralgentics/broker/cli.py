@@ -80,7 +80,7 @@ def serve_cmd(
     ),
 ) -> None:
     """Serve streamable HTTP at /mcp plus REST (/tools, /call, /servers, /health)."""
-    from neuralgentics.app.serve import serve_broker
+    from neuralgentics.app.serve import ServeError, serve_broker
     from neuralgentics.broker.config import ConfigError
     from neuralgentics.config import get_settings
 
@@ -89,7 +89,11 @@ def serve_cmd(
     except ConfigError as exc:
         _fail(str(exc))
     settings = get_settings()
-    serve_broker(settings, config, host, port or settings.broker_port)
+    try:
+        serve_broker(settings, config, host, port or settings.broker_port)
+    except ServeError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
 
 
 @broker_app.command("check")
