@@ -204,3 +204,38 @@ def test_the_banners_token_is_exchanged_for_the_cookie(client: TestClient) -> No
     assert gone.status_code == 204
     client.cookies.clear()
     assert client.get("/memory").status_code == 401
+
+
+def test_the_broker_page_opens_on_a_role_that_has_tools(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32 item 9: after `broker add` (which writes no default role) the page opened on
+    role `default`, which sees nothing."""
+    import shutil
+    import sys
+    from pathlib import Path
+
+    from _cli import neuralgentics
+
+    from neuralgentics.app.core import create_app
+    from neuralgentics.config import get_settings
+
+    env = {"NEURALGENTICS_CONFIG_DIR": str(tmp_path / "c"), "NEURALGENTICS_HOME": str(tmp_path)}
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setenv("NEURALGENTICS_TOKEN", TOKEN)
+    server = shutil.which("mcp-server-time") or str(Path(sys.executable).parent / "mcp-server-time")
+    added = neuralgentics("broker", "add", "time", "--", server, env=env)
+    assert added.returncode == 0, added.stderr
+    get_settings.cache_clear()
+    with TestClient(create_app()) as c:
+        roles = c.get("/ui/api/roles", headers=auth()).json()
+    assert roles["default_role"] is None and "build" in roles["with_tools"]
+    assert roles["open_on"] == "build"
+
+    cfg = Path(env["NEURALGENTICS_CONFIG_DIR"]) / "broker.yaml"
+    cfg.write_text(cfg.read_text() + "default_role: coder\n")
+    get_settings.cache_clear()
+    with TestClient(create_app()) as c:
+        roles = c.get("/ui/api/roles", headers=auth()).json()
+    assert roles["default_role"] == "coder" and roles["open_on"] is None  # its own catalog

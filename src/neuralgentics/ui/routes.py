@@ -222,13 +222,33 @@ async def broker_status(settings: UISettings) -> dict[str, Any]:
 @router.get("/api/roles")
 def roles(settings: UISettings) -> dict[str, Any]:
     """Roles from the broker config memini-core sees (the catalog's role menu)."""
+    from neuralgentics.broker.access.policy import AccessPolicy
     from neuralgentics.broker.config import ConfigError, load_config
 
     try:
         cfg = load_config(audit_view.broker_config_path(settings), missing_ok=True)
     except ConfigError as exc:
-        return {"roles": [], "default_role": None, "error": str(exc)}
-    return {"roles": sorted(cfg.roles), "default_role": cfg.default_role}
+        return {"roles": [], "default_role": None, "with_tools": [], "error": str(exc)}
+    policy = AccessPolicy(cfg.roles)
+    servers = list(cfg.brokered())
+    with_tools = sorted(
+        r for r in cfg.roles if any(policy.may_see_server(r, srv) for srv in servers)
+    )
+    return {
+        "roles": sorted(cfg.roles),
+        "default_role": cfg.default_role,
+        "with_tools": with_tools,
+        "open_on": _first_role_shown(cfg.default_role, with_tools),
+    }
+
+
+def _first_role_shown(default_role: str | None, with_tools: list[str]) -> str | None:
+    """The catalog the Broker page opens on: the default role's, unless it sees no server (a
+    fresh `broker add` writes no default role, and an unknown role sees nothing); then
+    OpenCode's default agent `build`, else the first role that sees one."""
+    if default_role in with_tools or not with_tools:
+        return None  # the default role itself
+    return "build" if "build" in with_tools else with_tools[0]
 
 
 @router.get("/api/catalog")

@@ -19,7 +19,7 @@ function serversPanel(servers) {
 
 function catalogPanel(roles, role, go, query) {
   const roleSel = h('select', { name: 'role', 'aria-label': 'catalog role', onchange: () => go('broker', [], { ...Object.fromEntries(query), role: roleSel.value }) },
-    h('option', { value: '' }, roles.default_role ? `default (${roles.default_role})` : 'default'),
+    h('option', { value: '' }, `default (${roles.default_role || 'none set'})${roles.open_on ? ': no tools' : ''}`),
     (roles.roles || []).map((r) => h('option', { value: r, selected: r === role ? true : null }, r)));
   const body = h('div', { id: 'catalog-body' }, h('p', { class: 'muted' }, 'Rendering the catalog…'));
   api('/ui/api/catalog', { params: { role } }).then((cat) => {
@@ -42,6 +42,8 @@ function catalogPanel(roles, role, go, query) {
     h('h2', {}, 'Catalog per role'),
     h('div', { class: 'toolbar' }, h('label', { class: 'field' }, 'role', roleSel),
       roles.error ? h('span', { class: 'error small' }, roles.error) : null),
+    roles.open_on && role === roles.open_on ? h('p', { class: 'notice small', id: 'catalog-role-note' },
+      `The default role sees no server, so this shows role ${role}. Roles with tools: ${roles.with_tools.join(', ')}.`) : null,
     body);
 }
 
@@ -121,7 +123,6 @@ function auditPanel(audit, query, go) {
 }
 
 export async function render({ query, go }) {
-  const role = query.get('role') || '';
   const [status, roles, audit] = await all([
     api('/ui/api/broker-status'),
     api('/ui/api/roles'),
@@ -130,6 +131,8 @@ export async function render({ query, go }) {
   const st = status.ok ? status.value : { error: status.error.message, servers: [] };
   const servers = st.error ? { ok: false, error: { message: `Broker ${st.error}` } } : { ok: true, value: st.servers };
   const brokerDown = !st.reachable;
+  // no role asked for: the default one, or a role that has tools when the default has none
+  const role = query.get('role') || (roles.ok && roles.value.open_on) || '';
   return h('div', {},
     h('h1', {}, 'Broker'),
     serversPanel(servers),
