@@ -137,6 +137,9 @@ def same_answer_cases() -> list[dict[str, Any]]:
             "arguments": {"server": "everything", "tool": "echo", "arguments": [1]},
         },
         router("slow", "pid"),
+        # an outputSchema: structured content that does not match it, or none
+        router("slow", "typed_bad"),
+        router("slow", "typed_missing"),
     ]
 
 

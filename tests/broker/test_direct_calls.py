@@ -133,3 +133,36 @@ async def test_every_content_type_comes_through_as_the_session_would_give_it(
         image = next(c for c in raw["content"] if c["type"] == "image")
         assert image["mimeType"] == "image/png" and len(image["data"]) > 100
         assert {r.bytes_out > 0 for r in broker.audit.read()} == {True}
+
+
+async def test_a_tool_with_an_output_schema_takes_the_direct_path_and_is_checked_there(
+    write_config, home: Path
+) -> None:
+    async with Broker.open(
+        write_config(base_config(slow=slow_server())), settings=Settings()
+    ) as broker:
+        # The direct pipe (an `ng-` id downstream), the structured content kept, both shapes.
+        raw = await direct(broker, "slow", "typed")
+        assert raw["structuredContent"]["rid"].startswith("ng-")
+        model = await broker.call(role="coder", server="slow", tool="typed", arguments={})
+        assert model.structured_content is not None
+        assert model.structured_content["rid"].startswith("ng-")
+        # Content that does not match, or none: refused with the very error the SDK session
+        # raises for the same answer (a call with progress goes through the session).
+        said = {}
+        for tool in ("typed_bad", "typed_missing"):
+            with pytest.raises(RuntimeError) as on_direct:
+                await direct(broker, "slow", tool)
+            with pytest.raises(RuntimeError) as on_session:
+                await broker.call(
+                    role="coder", server="slow", tool=tool, arguments={}, progress=no_progress
+                )
+            said[tool] = str(on_direct.value)
+            assert said[tool] == str(on_session.value), tool
+        assert said["typed_bad"].startswith(
+            "Invalid structured content returned by tool typed_bad: None is not of type"
+        )
+        assert said["typed_missing"] == (
+            "Tool typed_missing has an output schema but did not return structured content"
+        )
+        assert [r.outcome for r in broker.audit.read()] == ["ok", "ok"] + ["error"] * 4

@@ -198,6 +198,11 @@ async def test_fast_path_and_sdk_path_give_the_same_answers(served: Served) -> N
             assert a == b, params
         echo = answer_of(await s.call(1, cases[0], **{"X-Neuralgentics-Role": "coder"}))
         assert echo is not None and "héllo" in echo["result"]["content"][0]["text"]
+        # A tool with an outputSchema: the fast front and the direct pipe (an `ng-` id).
+        r = await s.call(5, router("slow", "typed"), **{"X-Neuralgentics-Role": "coder"})
+        typed = answer_of(r)
+        assert is_fast(r) and typed is not None
+        assert typed["result"]["structuredContent"]["rid"].startswith("ng-")
         denied = answer_of(await s.call(2, cases[2], **{"X-Neuralgentics-Role": "coder"}))
         assert denied is not None
         assert "may not use everything/get-env" in denied["error"]["message"]

@@ -195,7 +195,7 @@ def test_rest_routes(write_config, home: Path) -> None:
         servers = {s["name"]: s for s in c.get("/servers").json()}
         assert servers["time"]["state"] == "warm" and servers["time"]["pid"]
         assert (
-            servers["slow"]["state"] == "warm" and servers["slow"]["tools"] == 8
+            servers["slow"]["state"] == "warm" and servers["slow"]["tools"] == 11
         )  # listed for /tools
         assert (
             servers["unused"]["state"] == "cold" and servers["unused"]["pid"] is None

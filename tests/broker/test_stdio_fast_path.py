@@ -16,6 +16,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import mcp.types as types
+
+from neuralgentics.broker.server.stdio_transport import StdioFront
 from tests.broker.conftest import (
     NEURALGENTICS,
     audit_lines,
@@ -315,3 +318,67 @@ async def test_sigterm_answers_calls_in_flight_on_both_paths_with_connection_clo
         "cancelled",
         "cancelled",
     ]
+
+
+async def test_passthrough_calls_are_answered_alike_on_both_paths(write_config, home: Path) -> None:
+    config = write_config(base_config(slow={**slow_server(), "expose": ["tools"]}))
+    async with raw_broker(config, home) as c:
+        await c.handshake()
+        listed = await c.request(1, "tools/list")
+        names = {t["name"] for t in listed["result"]["tools"]}
+        assert {"slow_pid", "slow_typed", "mcp_router_call"} <= names
+        cases: list[dict[str, Any]] = [
+            {"name": "slow_pid", "arguments": {}},
+            {"name": "slow_wait", "arguments": {"seconds": "soon"}},  # schema refusal
+            {"name": "slow_typed_bad", "arguments": {}},
+            {"name": "slow_typed_missing"},
+            {"name": "slow_nothing", "arguments": {}},  # not a tool
+            router("slow", "pid"),
+        ]
+        rid = 100
+        for params in cases:
+            fast = await c.request(rid, "tools/call", params)
+            via_sdk = await c.request(rid + 1, "tools/call", {**params, "_meta": {}})
+            rid += 2
+            fast.pop("id"), via_sdk.pop("id")
+            assert fast == via_sdk, params
+        typed = await c.request(2, "tools/call", {"name": "slow_typed", "arguments": {}})
+        assert typed["result"]["structuredContent"]["rid"].startswith("ng-")  # the direct pipe
+    outcomes = [(r["tool"], r["outcome"]) for r in audit_lines(home)]
+    assert outcomes.count(("pid", "ok")) == 4 and outcomes.count(("typed_bad", "error")) == 2
+
+
+def test_the_fast_path_answers_the_names_the_front_accepts() -> None:
+    calls: list[tuple[str, dict[str, Any]]] = []
+
+    async def fast_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        calls.append((name, arguments))
+        return {"content": [], "isError": False}
+
+    async def run() -> list[bool]:
+        front = StdioFront(None, fast_call, accepts=lambda n: n in ("mcp_router_call", "s_t"))
+        init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {}}
+        front.saw_inbound(
+            types.JSONRPCRequest(jsonrpc="2.0", id=0, method="initialize", params=init)
+        )
+        front.saw_outbound(
+            types.JSONRPCResponse(jsonrpc="2.0", id=0, result={"protocolVersion": "2025-06-18"})
+        )
+
+        ids = iter(range(1, 100))
+
+        def line(params: dict[str, Any]) -> bytes:
+            msg = {"jsonrpc": "2.0", "id": next(ids), "method": "tools/call"}
+            return json.dumps({**msg, "params": params}).encode()
+
+        taken = [
+            front.try_fast(line({"name": "s_t", "arguments": {"a": 1}})),
+            front.try_fast(line(router("s", "t"))),
+            front.try_fast(line({"name": "get_tool_list", "arguments": {}})),
+            front.try_fast(line({"name": "s_t", "arguments": {}, "_meta": {}})),
+        ]
+        await front.drain_calls()
+        return taken
+
+    assert asyncio.run(run()) == [True, True, False, False]
+    assert [name for name, _ in calls] == ["s_t", "mcp_router_call"]

@@ -65,6 +65,7 @@ from neuralgentics.broker.fronts import Fronts
 from neuralgentics.broker.intent.tools import Intents, MatcherPool
 from neuralgentics.broker.launcher import Launcher
 from neuralgentics.broker.limits import check_arguments, check_names, check_size
+from neuralgentics.broker.outputcheck import OutputCheck
 from neuralgentics.broker.passthrough import Passthrough
 from neuralgentics.broker.roles import Edit, KnownTools, RoleExists, UnknownRole, check_roles
 from neuralgentics.broker.skillcatalog import SkillRecord, skills_for_role
@@ -170,6 +171,7 @@ class Broker:
         self.gate = FloodGate(config.audit.flood_burst, config.audit.flood_per_second)
         self._edit_lock = asyncio.Lock()
         self._validators: dict[tuple[str, str], _ArgumentCheck] = {}
+        self._output_checks: dict[tuple[str, str], OutputCheck] = {}
         # Bumped when what a catalog shows may have changed (a reload, a server's tools).
         self.catalog_generation = 0
         # Client connections to tell when a downstream server's tools, resources or prompts
@@ -397,6 +399,15 @@ class Broker:
                 f"arguments for {server}/{tool.name} do not match its input schema: {where}: {e.message}"
             )
 
+    def _check_output(self, server: str, tool: types.Tool, result: dict[str, Any]) -> None:
+        """A direct call's structured content against the tool's outputSchema, refused as the
+        SDK session refuses it (outputcheck.py)."""
+        key = (server, tool.name)
+        check = self._output_checks.get(key)
+        if check is None or check.tool is not tool:
+            check = self._output_checks[key] = OutputCheck(tool)
+        check.check(result)
+
     async def call(
         self,
         *,
@@ -413,9 +424,9 @@ class Broker:
         """Check access, forward ``tools/call`` to the server, audit it.
 
         Over the server's one shared session; but a call without progress to a stdio server
-        whose tool declares no output schema (which only the SDK session checks) goes as
-        plain JSON on the same pipe (``DirectCalls``): the SDK's per-request machinery was
-        half of the broker's CPU per call.
+        goes as plain JSON on the same pipe (``DirectCalls``): the SDK's per-request machinery
+        was half of the broker's CPU per call. A tool's outputSchema is checked there as the
+        session would check it (``outputcheck``).
         """
         result = await self._call(
             role,
@@ -512,8 +523,10 @@ class Broker:
                     if peer is not None:
                         self.forwarder.enter(server, peer)
                     try:
-                        if rt.direct is not None and progress is None and not t.output_schema:
+                        if rt.direct is not None and progress is None:
                             data = await rt.direct.call_tool(tool, arguments, cfg.call_timeout)
+                            if t.output_schema is not None:
+                                self._check_output(server, t, data)
                             rec.bytes_out = len(pydantic_core.to_json(data))
                             result: types.CallToolResult | dict[str, Any] = (
                                 data
@@ -709,6 +722,7 @@ class Broker:
             config.audit.flood_per_second,
         )
         self._validators.clear()
+        self._output_checks.clear()
         return await self.launcher.reload(config.brokered())
 
     async def reload(

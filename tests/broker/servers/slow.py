@@ -4,7 +4,8 @@ Raw newline-delimited JSON-RPC on asyncio (no SDK import, so it starts in millis
 Tools: `wait` sleeps for the given seconds, `hang` never answers, `pid` reports its pid,
 `grow` adds a tool and sends notifications/tools/list_changed (`grow_prompt` the same for a
 prompt: it has prompts, listed by prompts/list), `rid` reports the JSON-RPC id
-of its own request, `fail` answers with a JSON-RPC error, `cancelled` lists the request ids
+of its own request (`typed` the same as structured content under an outputSchema;
+`typed_bad` answers content that does not match it, `typed_missing` none), `fail` answers with a JSON-RPC error, `cancelled` lists the request ids
 the client cancelled (notifications/cancelled).
 Requests run concurrently, as a real server's would.
 `--start-delay S`: a server slow to start, which answers nothing (initialize included) for its
@@ -16,6 +17,11 @@ import json
 import os
 import sys
 
+TYPED = {
+    "type": "object",
+    "properties": {"rid": {"type": ["string", "integer"]}},
+    "required": ["rid"],
+}
 TOOLS = [
     {
         "name": "wait",
@@ -48,6 +54,25 @@ TOOLS = [
         "name": "grow_prompt",
         "description": "Add a prompt and announce it (prompts/list_changed)",
         "inputSchema": {"type": "object"},
+    },
+    # Tools with an outputSchema: their structured content is checked by the client.
+    {
+        "name": "typed",
+        "description": "The id of this request, as structured content",
+        "inputSchema": {"type": "object"},
+        "outputSchema": TYPED,
+    },
+    {
+        "name": "typed_bad",
+        "description": "Structured content that does not match the outputSchema",
+        "inputSchema": {"type": "object"},
+        "outputSchema": TYPED,
+    },
+    {
+        "name": "typed_missing",
+        "description": "No structured content despite the outputSchema",
+        "inputSchema": {"type": "object"},
+        "outputSchema": TYPED,
     },
 ]
 PROMPTS = [{"name": "hello", "description": "Say hello"}]
@@ -100,6 +125,10 @@ async def handle(req: dict, write) -> None:
             result = text(str(os.getpid()))
         elif name == "rid":
             result = text(json.dumps(rid))
+        elif name in ("typed", "typed_bad", "typed_missing"):
+            result = text(json.dumps(rid))
+            if name != "typed_missing":
+                result["structuredContent"] = {"rid": rid if name == "typed" else None}
         elif name == "cancelled":
             result = text(json.dumps(CANCELLED))
         elif name == "fail":

@@ -65,8 +65,15 @@ async def serve_stdio(
         caller_of = stdio_caller(role, session_id)
         caller = caller_of(None)
 
-        async def fast_call(arguments: dict[str, Any]) -> types.CallToolResult | dict[str, Any]:
-            return await route_call(broker, caller, "mcp_router_call", arguments, as_json=True)
+        async def fast_call(
+            name: str, arguments: dict[str, Any]
+        ) -> types.CallToolResult | dict[str, Any]:
+            return await route_call(broker, caller, name, arguments, as_json=True)
+
+        def accepts(name: str) -> bool:
+            # mcp_router_call, and a passthrough tool's name (as on the HTTP front): an
+            # unknown name gets route_call's answer either way.
+            return name == "mcp_router_call" or broker.passthrough.any()
 
         async def refused(msg: dict[str, Any] | None, error: str) -> None:
             params = (msg or {}).get("params")
@@ -89,7 +96,7 @@ async def serve_stdio(
         connection_role = role or broker.config.default_role
         CONNECTION_ROLE.set(connection_role)
         await instructions.prepare(connection_role)
-        async with broker_stdio_transport(fast_call, refused) as (read, write, front):
+        async with broker_stdio_transport(fast_call, refused, accepts) as (read, write, front):
             # On pipes the front answers fast-path calls itself, so it (not an SDK
             # session) is the one told about tool-list changes.
             if front.writes:

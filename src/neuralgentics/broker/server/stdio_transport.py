@@ -7,11 +7,12 @@ Like the SDK, the real descriptors are moved aside first — fd 0 then reads /de
 fd 1 goes to stderr — so nothing else in the process can corrupt the protocol stream.
 When stdin/stdout are not pipes (a file, a terminal), the SDK's transport is used.
 
-Fast path: once the handshake is done, a plain ``tools/call`` of ``mcp_router_call`` (no
+Fast path: once the handshake is done, a plain ``tools/call`` of ``mcp_router_call`` or of a
+passthrough tool (``expose: tools``; which names qualify is the caller's ``accepts``) — no
 ``_meta``: no progress token, no 2026 envelope; from a client that declared neither sampling
-nor elicitation, which only the SDK session can ask it) is answered here instead of going through
-the SDK server's relay, dispatcher, middleware and per-version result sieve — about half
-the broker's CPU per call. It runs the same handler (``server.route_call``), maps errors
+nor elicitation, which only the SDK session can ask it — is answered here instead of going
+through the SDK server's relay, dispatcher, middleware and per-version result sieve — about
+half the broker's CPU per call. It runs the same handler (``server.route_call``), maps errors
 with the SDK's own ``handler_exception_to_error_data``, and honours
 ``notifications/cancelled`` (the request is cancelled and not answered, as the SDK does).
 Everything else (initialize, tools/list, other meta-tools, progress, pings) still goes
@@ -46,9 +47,11 @@ from neuralgentics.broker.limits import loads_pruned
 
 logger = logging.getLogger(__name__)
 
-# mcp_router_call's arguments -> its result (a model, or already the server's JSON);
-# raises MCPError like an SDK handler would.
-FastCall = Callable[[dict[str, Any]], Awaitable[types.CallToolResult | dict[str, Any]]]
+# (tool name, arguments) -> its result (a model, or already the server's JSON); raises
+# MCPError like an SDK handler would.
+FastCall = Callable[[str, dict[str, Any]], Awaitable[types.CallToolResult | dict[str, Any]]]
+# tool name -> whether the fast path answers a call of it
+Accepts = Callable[[str], bool]
 # (the message as far as it could be read, or None; the error told the client) -> None:
 # records a refused tools/call.
 Refused = Callable[[dict[str, Any] | None, str], Awaitable[None]]
@@ -86,9 +89,11 @@ class StdioFront:
         writer: asyncio.StreamWriter | None,
         fast_call: FastCall | None,
         refused: Refused | None = None,
+        accepts: Accepts | None = None,
     ) -> None:
         self._writer = writer
         self._fast_call = fast_call
+        self._accepts = accepts or _router_only
         self._refused = refused
         self._init_id: tuple[type, object] | None = None
         # The SDK answered `initialize` (pre-2026): notifications may be written.
@@ -149,8 +154,8 @@ class StdioFront:
     # -- the fast path ----------------------------------------------------------------
 
     def try_fast(self, line: bytes) -> bool:
-        """Start answering ``line`` here if it is a plain mcp_router_call; else False."""
-        if not self.ready or self._fast_call is None or b"mcp_router_call" not in line:
+        """Start answering ``line`` here if it is a plain call of a tool ``accepts``; else False."""
+        if not self.ready or self._fast_call is None or b'"tools/call"' not in line:
             return False
         try:
             req = pydantic_core.from_json(line)
@@ -166,8 +171,10 @@ class StdioFront:
             or isinstance(rid, bool)
             or not isinstance(params, dict)
             or params.keys() - _PARAMS_KEYS
-            or params.get("name") != "mcp_router_call"
         ):
+            return False
+        name = params.get("name")
+        if not isinstance(name, str) or not self._accepts(name):
             return False
         args = params.get("arguments")
         if args is None:
@@ -177,13 +184,17 @@ class StdioFront:
         key = _request_key(rid)
         if key in self._inflight:
             return False  # a duplicate id: leave the SDK's rules to answer it
-        self._inflight[key] = asyncio.get_running_loop().create_task(self._answer(rid, key, args))
+        self._inflight[key] = asyncio.get_running_loop().create_task(
+            self._answer(rid, key, name, args)
+        )
         return True
 
-    async def _answer(self, rid: str | int, key: tuple[type, object], args: dict[str, Any]) -> None:
+    async def _answer(
+        self, rid: str | int, key: tuple[type, object], name: str, args: dict[str, Any]
+    ) -> None:
         assert self._fast_call is not None
         try:
-            result = await self._fast_call(args)
+            result = await self._fast_call(name, args)
             if isinstance(result, types.CallToolResult):
                 result = result.model_dump(by_alias=True, mode="json", exclude_none=True)
             # Validated and shaped for the negotiated version exactly as the SDK server does
@@ -206,7 +217,7 @@ class StdioFront:
         except Exception as exc:  # every failure is answered, as the SDK does
             error = handler_exception_to_error_data(exc)
             if error is None:
-                logger.exception("mcp_router_call raised")
+                logger.exception("%s raised", name)
                 error = types.ErrorData(code=0, message=str(exc))  # the SDK dispatcher's catch-all
             body = {
                 "jsonrpc": "2.0",
@@ -290,10 +301,15 @@ class StdioFront:
             await self._write(b'{"jsonrpc":"2.0","method":"' + method + b'"}\n')
 
 
+def _router_only(name: str) -> bool:
+    return name == "mcp_router_call"
+
+
 @contextlib.asynccontextmanager
 async def broker_stdio_transport(
     fast_call: FastCall | None = None,
     refused: Refused | None = None,
+    accepts: Accepts | None = None,
 ) -> AsyncIterator[tuple[Any, Any, StdioFront]]:
     """(read stream, write stream) for the SDK server, and the front (fast path, notifications)."""
     if not (_is_pipe_or_socket(0) and _is_pipe_or_socket(1)):
@@ -315,7 +331,7 @@ async def broker_stdio_transport(
         asyncio.streams.FlowControlMixin, os.fdopen(out_fd, "wb", buffering=0)
     )
     writer = asyncio.StreamWriter(wtransport, wprotocol, None, loop)
-    front = StdioFront(writer, fast_call, refused)
+    front = StdioFront(writer, fast_call, refused, accepts)
 
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](16)
