@@ -4,14 +4,21 @@
                                      [--compare-src DIR] [--no-http] [--profile-http DIR]
                                      [--floor]
 
-For each downstream (a minimal raw-JSON-RPC Python stdio server, and server-everything's
-`echo`), one SDK `ClientSession` per path calls a trivial tool:
+For each downstream (`--targets`: a minimal raw-JSON-RPC Python stdio server's `echo`,
+server-everything's `echo`, and mcp-server-time's `get_current_time`, a real tool with an
+`outputSchema` whose structured content every path must return), one SDK `ClientSession`
+per path calls one tool:
 
-  direct      client -> server                                           (stdio)
-  broker      client -> `neuralgentics broker stdio` -> server            (stdio, via mcp_router_call)
-  fastmcp     client -> FastMCP 4 `create_proxy` over stdio -> server     (own venv; skipped if absent)
-  broker-http client -> `neuralgentics broker serve` /mcp -> server       (streamable HTTP, via mcp_router_call)
-  mcp-proxy   client -> `mcp-proxy` 0.13 /mcp -> server                   (streamable HTTP; own venv, skipped if absent)
+  direct          client -> server                                       (stdio)
+  broker          client -> `neuralgentics broker stdio` -> server        (stdio, via mcp_router_call)
+  broker-pt       the same, the server passed through (`expose: tools`; called as target_<tool>)
+  fastmcp         client -> FastMCP 4 `create_proxy` over stdio -> server (own venv; skipped if absent)
+  broker-http     client -> `neuralgentics broker serve` /mcp -> server   (streamable HTTP, via mcp_router_call)
+  broker-http-pt  the same, passed through
+  mcp-proxy       client -> `mcp-proxy` 0.13 /mcp -> server               (streamable HTTP; own venv, skipped if absent)
+
+The summary at the end puts every broker path against its peer from the same run: the stdio
+paths against fastmcp, the HTTP paths against mcp-proxy (added p50, CPU per call, throughput).
 
 `--floor` adds two more HTTP paths, `floor-canned` and `floor-forward`
 (bench/http_floor_front.py): a raw asyncio front with no checks that answers the call itself,
@@ -36,8 +43,7 @@ commit before a change: `git archive <ref> src/neuralgentics | tar -x -C /tmp/be
 `--compare-src /tmp/before/src`), measured interleaved with the others in the same run.
 
 FastMCP lives in its own venv so its pins cannot touch ours; create it with
-  python3 -m venv ~/.cache/neuralgentics-bench/fastmcp-venv &&
-  ~/.cache/neuralgentics-bench/fastmcp-venv/bin/pip install fastmcp==4.1.6
+  python3 -m venv /work/venvs/fastmcp && /work/venvs/fastmcp/bin/pip install fastmcp==4.2.3
 or point FASTMCP_PYTHON at a Python that has fastmcp. mcp-proxy pins mcp < 2, so it too has
 its own venv:
   python3 -m venv /work/venvs/mcp-proxy && /work/venvs/mcp-proxy/bin/pip install mcp-proxy==0.13.0
@@ -84,11 +90,7 @@ NEURALGENTICS = str(Path(PY).parent / "neuralgentics")
 EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
 ECHO_SERVER = ROOT / "bench" / "broker_echo_server.py"
 FLOOR_FRONT = ROOT / "bench" / "http_floor_front.py"
-FASTMCP_PY = Path(
-    os.environ.get(
-        "FASTMCP_PYTHON", Path.home() / ".cache/neuralgentics-bench/fastmcp-venv/bin/python"
-    )
-)
+FASTMCP_PY = Path(os.environ.get("FASTMCP_PYTHON", "/work/venvs/fastmcp/bin/python"))
 MCP_PROXY = Path(os.environ.get("MCP_PROXY", "/work/venvs/mcp-proxy/bin/mcp-proxy"))
 
 FASTMCP_PROXY = """
@@ -97,6 +99,24 @@ from fastmcp.server import create_proxy
 cfg = {"mcpServers": {"target": {"command": sys.argv[1], "args": sys.argv[2:]}}}
 create_proxy(cfg, name="fastmcp-proxy").run(show_banner=False)
 """
+
+
+@dataclass
+class Target:
+    """A downstream server and the call the bench makes to it: `tool` with `arguments(i)`,
+    whose text must contain `expect(i)` (else the call counts as an error)."""
+
+    label: str
+    command: str
+    args: list[str]
+    tool: str = "echo"
+    structured: bool = False  # the tool declares an outputSchema
+
+    def arguments(self, i: int) -> dict[str, Any]:
+        return {"timezone": "UTC"} if self.tool == "get_current_time" else {"message": f"ping {i}"}
+
+    def expect(self, i: int) -> str:
+        return '"UTC"' if self.tool == "get_current_time" else f"ping {i}"
 
 
 @dataclass
@@ -121,6 +141,7 @@ class Path_:
     params: StdioServerParameters | None
     tool: str
     wrap: bool  # call through mcp_router_call
+    target: Target
     http: HttpFront | None = None
     latencies: list[float] = field(default_factory=list)
     throughput: float = 0.0
@@ -236,16 +257,18 @@ async def session(p: Path_) -> AsyncIterator[ClientSession]:
 
 
 async def one_call(s: ClientSession, p: Path_, i: int) -> float:
-    msg = f"ping {i}"
+    t = p.target
     if p.wrap:
-        args: dict[str, Any] = {"server": "target", "tool": "echo", "arguments": {"message": msg}}
+        args: dict[str, Any] = {"server": "target", "tool": t.tool, "arguments": t.arguments(i)}
         name = "mcp_router_call"
     else:
-        args, name = {"message": msg}, p.tool
+        args, name = t.arguments(i), p.tool
     t0 = time.perf_counter()
     r = await s.call_tool(name, args)
     dt = time.perf_counter() - t0
-    if r.is_error or msg not in "".join(getattr(c, "text", "") for c in r.content):
+    if r.is_error or t.expect(i) not in "".join(getattr(c, "text", "") for c in r.content):
+        p.errors += 1
+    elif t.structured and not r.structured_content:
         p.errors += 1
     return dt
 
@@ -262,48 +285,60 @@ async def in_flight(s: ClientSession, p: Path_, concurrency: int, per_task: int)
     return concurrency * per_task / (time.perf_counter() - t0)
 
 
-def build_paths(
-    label: str, command: str, args: list[str], opts: argparse.Namespace, workdir: Path
-) -> list[Path_]:
-    cfg = {
-        "servers": {"target": {"command": command, "args": args, "idle_timeout": 0}},
-        "roles": {"bench": {"allow": ["target/*"]}},
-        "audit": {"path": str(workdir / f"audit-{label}.jsonl")},
-    }
-    cfg_path = workdir / f"broker-{label}.yaml"
-    cfg_path.write_text(yaml.safe_dump(cfg))
+def build_paths(target: Target, opts: argparse.Namespace, workdir: Path) -> list[Path_]:
+    label, command, args = target.label, target.command, target.args
+
+    def broker_config(name: str, expose: list[str]) -> Path:
+        server: dict[str, Any] = {"command": command, "args": args, "idle_timeout": 0}
+        if expose:
+            server["expose"] = expose
+        cfg = {
+            "servers": {"target": server},
+            "roles": {"bench": {"allow": ["target/*"]}},
+            "audit": {"path": str(workdir / f"audit-{name}.jsonl")},
+        }
+        path = workdir / f"broker-{name}.yaml"
+        path.write_text(yaml.safe_dump(cfg))
+        return path
+
+    cfg_path = broker_config(label, [])
+    # The same server passed through (`expose: tools`): called as `target_<tool>`.
+    pt_path = broker_config(f"{label}-pt", ["tools"])
     # Own home and config dir: nothing of the user's (token, broker.yaml, audit) is read or written.
     env = {
         **os.environ,
         "NEURALGENTICS_HOME": str(workdir / "home"),
         "NEURALGENTICS_CONFIG_DIR": str(workdir / "config"),
     }
-    paths = [
-        Path_("direct", StdioServerParameters(command=command, args=args), "echo", False),
-        Path_(
-            "broker",
+
+    def broker_stdio(name: str, config: Path, wrap: bool, extra: dict[str, str]) -> Path_:
+        return Path_(
+            name,
             StdioServerParameters(
                 command=NEURALGENTICS,
-                args=["broker", "stdio", "--config", str(cfg_path), "--role", "bench"],
-                env=env,
+                args=["broker", "stdio", "--config", str(config), "--role", "bench"],
+                env={**env, **extra},
             ),
-            "mcp_router_call",
-            True,
+            "mcp_router_call" if wrap else target.tool,
+            wrap,
+            target,
+        )
+
+    paths = [
+        Path_(
+            "direct",
+            StdioServerParameters(command=command, args=args),
+            target.tool,
+            False,
+            target,
         ),
+        broker_stdio("broker", cfg_path, True, {}),
+        broker_stdio("broker-pt", pt_path, False, {}),
     ]
     if opts.compare_src:
-        paths.append(
-            Path_(
-                "broker@ref",
-                StdioServerParameters(
-                    command=NEURALGENTICS,
-                    args=["broker", "stdio", "--config", str(cfg_path), "--role", "bench"],
-                    env={**env, "PYTHONPATH": str(Path(opts.compare_src).resolve())},
-                ),
-                "mcp_router_call",
-                True,
-            )
-        )
+        ref_env = {"PYTHONPATH": str(Path(opts.compare_src).resolve())}
+        paths.append(broker_stdio("broker@ref", cfg_path, True, ref_env))
+        paths.append(broker_stdio("broker-pt@ref", pt_path, False, ref_env))
     if FASTMCP_PY.exists():
         script = workdir / "fastmcp_proxy.py"
         script.write_text(FASTMCP_PROXY)
@@ -311,8 +346,9 @@ def build_paths(
             Path_(
                 "fastmcp",
                 StdioServerParameters(command=str(FASTMCP_PY), args=[str(script), command, *args]),
-                "echo",
+                target.tool,
                 False,
+                target,
             )
         )
     elif label == opts.first_label:
@@ -320,15 +356,18 @@ def build_paths(
     if opts.no_http:
         return paths
 
-    def broker_http(name: str, log: str, extra_env: dict[str, str]) -> Path_:
+    def broker_http(
+        name: str, log: str, extra_env: dict[str, str], config: Path = cfg_path, wrap: bool = True
+    ) -> Path_:
         token = secrets.token_urlsafe(24)
         port = free_port()
-        argv = [NEURALGENTICS, "broker", "serve", "--config", str(cfg_path), "--port", str(port)]
+        argv = [NEURALGENTICS, "broker", "serve", "--config", str(config), "--port", str(port)]
         return Path_(
             name,
             None,
-            "mcp_router_call",
-            True,
+            "mcp_router_call" if wrap else target.tool,
+            wrap,
+            target,
             http=HttpFront(
                 argv=argv,
                 env={**env, "NEURALGENTICS_TOKEN": token, **extra_env},
@@ -339,9 +378,13 @@ def build_paths(
         )
 
     paths.append(broker_http("broker-http", f"serve-{label}.log", {}))
+    paths.append(broker_http("broker-http-pt", f"serve-pt-{label}.log", {}, pt_path, False))
     if opts.compare_src:
         ref = {"PYTHONPATH": str(Path(opts.compare_src).resolve())}
         paths.append(broker_http("broker-http@ref", f"serve-ref-{label}.log", ref))
+        paths.append(
+            broker_http("broker-http-pt@ref", f"serve-pt-ref-{label}.log", ref, pt_path, False)
+        )
     if opts.floor:
         for mode in ("canned", "forward"):
             port = free_port()
@@ -351,6 +394,7 @@ def build_paths(
                     None,
                     "mcp_router_call",
                     True,
+                    target,
                     http=HttpFront(
                         argv=[PY, str(FLOOR_FRONT), mode, str(port), command, *args],
                         env=dict(os.environ),
@@ -368,8 +412,9 @@ def build_paths(
             Path_(
                 "mcp-proxy",
                 None,
-                "echo",
+                target.tool,
                 False,
+                target,
                 http=HttpFront(
                     argv=[
                         str(MCP_PROXY),
@@ -400,10 +445,8 @@ def build_paths(
     return paths
 
 
-async def bench_target(
-    label: str, command: str, args: list[str], opts: argparse.Namespace, workdir: Path
-) -> list[Path_]:
-    paths = build_paths(label, command, args, opts, workdir)
+async def bench_target(target: Target, opts: argparse.Namespace, workdir: Path) -> list[Path_]:
+    paths = build_paths(target, opts, workdir)
     async with contextlib.AsyncExitStack() as stack:
         sessions = []
         for p in paths:
@@ -413,9 +456,10 @@ async def bench_target(
                 new = _children() - before
                 p.pid = min(new) if new else None
         for s, p in zip(sessions, paths, strict=True):
-            if not p.wrap:
+            if not p.wrap:  # the tool's name as this path lists it (prefixed by a proxy)
                 names = [t.name for t in (await s.list_tools()).tools]
-                p.tool = next(n for n in names if n == "echo" or n.endswith("echo"))
+                tool = p.target.tool
+                p.tool = next(n for n in names if n == tool or n.endswith(f"_{tool}"))
             for i in range(20):  # warm-up: servers started, caches filled
                 await one_call(s, p, i)
         for rnd in range(opts.rounds):
@@ -439,7 +483,7 @@ async def bench_target(
                 p.tp_calls += opts.concurrency * opts.per_task
         for p in paths:
             p.throughput = statistics.median(p.tp_runs)
-        if opts.profile_http and label == opts.first_label:
+        if opts.profile_http and target.label == opts.first_label:
             for s, p in zip(sessions, paths, strict=True):
                 if p.http is not None and not p.name.startswith("floor"):  # broker, mcp-proxy
                     await profile(s, p, opts)
@@ -503,40 +547,65 @@ def _ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}" if b > 0 else "n/a"
 
 
-def report(label: str, paths: list[Path_], concurrency: int) -> None:
+@dataclass
+class Figures:
+    """One path's figures against direct: added p50 (s), CPU per call (s), calls/s."""
+
+    added: float
+    cpu: float
+    throughput: float
+
+
+STDIO_PEER, HTTP_PEER = "fastmcp", "mcp-proxy"
+
+
+def peer_of(name: str) -> str:
+    """The peer a path is compared with: FastMCP's proxy for stdio, mcp-proxy for HTTP."""
+    return HTTP_PEER if name.startswith(("broker-http", "floor")) else STDIO_PEER
+
+
+def report(label: str, paths: list[Path_], concurrency: int) -> dict[str, Figures]:
     direct = paths[0]
     d50, d99 = statistics.median(direct.latencies), pct(direct.latencies, 99)
     print(f"\n## {label}  ({len(direct.latencies)} calls per path, interleaved)")
     print(
-        f"{'path':<15} {'p50 ms':>8} {'p99 ms':>8} {'+p50 ms':>8} {'+p99 ms':>8} "
+        f"{'path':<18} {'p50 ms':>8} {'p99 ms':>8} {'+p50 ms':>8} {'+p99 ms':>8} "
         f"{'calls/s@' + str(concurrency):>12} {'vs direct':>9} {'cpu ms/call':>11} {'cpu@' + str(concurrency):>8} "
         f"{'errors':>6}"
     )
-    added, cpu, tput = {}, {}, {}
+    out: dict[str, Figures] = {}
     for p in paths:
         p50, p99 = statistics.median(p.latencies), pct(p.latencies, 99)
-        added[p.name] = p50 - d50
-        cpu[p.name] = p.cpu / len(p.latencies)
-        tput[p.name] = p.throughput
+        out[p.name] = Figures(p50 - d50, p.cpu / len(p.latencies), p.throughput)
         tp_cpu = p.tp_cpu / p.tp_calls if p.tp_calls else 0.0
         print(
-            f"{p.name:<15} {p50 * 1e3:8.2f} {p99 * 1e3:8.2f} {(p50 - d50) * 1e3:8.2f} "
+            f"{p.name:<18} {p50 * 1e3:8.2f} {p99 * 1e3:8.2f} {(p50 - d50) * 1e3:8.2f} "
             f"{(p99 - d99) * 1e3:8.2f} {p.throughput:12.0f} {p.throughput / direct.throughput:9.2f} "
-            f"{cpu[p.name] * 1e3:11.3f} {tp_cpu * 1e3:8.3f} {p.errors:6d}"
+            f"{out[p.name].cpu * 1e3:11.3f} {tp_cpu * 1e3:8.3f} {p.errors:6d}"
         )
-    if "fastmcp" in added and added["fastmcp"] > 0:
-        for name in ("broker", "broker@ref"):
-            if name in added:
-                print(
-                    f"{name} added p50 / fastmcp added p50 = {added[name] / added['fastmcp']:.2f}"
-                )
-    b = "mcp-proxy"
-    for a in ("broker-http", "broker-http@ref", "floor-canned", "floor-forward"):
-        if a in added and b in added:
+    return out
+
+
+def summary(results: dict[str, dict[str, Figures]], concurrency: int) -> None:
+    """Every broker path against its peer, per downstream, from this one run."""
+    print(
+        f"\n## summary: each broker path / its peer in the same run "
+        f"(stdio: {STDIO_PEER}, HTTP: {HTTP_PEER}); goal for HTTP <= 0.5, <= 0.5, >= 1"
+    )
+    print(
+        f"{'downstream':<24} {'path':<20} {'peer':<10} {'added p50':>9} {'cpu/call':>9} "
+        f"{'calls/s@' + str(concurrency):>11}"
+    )
+    for label, figs in results.items():
+        for name, f in figs.items():
+            if name in ("direct", STDIO_PEER, HTTP_PEER):
+                continue
+            peer = figs.get(peer_of(name))
+            if peer is None:
+                continue
             print(
-                f"{a} / mcp-proxy: added p50 {_ratio(added[a], added[b])}, cpu per call "
-                f"{_ratio(cpu[a], cpu[b])}, throughput @{concurrency} {_ratio(tput[a], tput[b])}"
-                "   (target: <= 0.5, <= 0.5, >= 1)"
+                f"{label:<24} {name:<20} {peer_of(name):<10} {_ratio(f.added, peer.added):>9} "
+                f"{_ratio(f.cpu, peer.cpu):>9} {_ratio(f.throughput, peer.throughput):>11}"
             )
 
 
@@ -563,8 +632,9 @@ async def main() -> None:
     )
     ap.add_argument(
         "--targets",
-        default="raw,everything",
-        help="comma list of downstreams: raw (python echo), everything (server-everything)",
+        default="raw,everything,time",
+        help="comma list of downstreams: raw (python echo), everything (server-everything), "
+        "time (mcp-server-time: an outputSchema)",
     )
     ap.add_argument(
         "--profile-http", metavar="DIR", help="py-spy the HTTP fronts under load, into DIR"
@@ -581,16 +651,22 @@ async def main() -> None:
         wanted = {t.strip() for t in opts.targets.split(",")}
         targets = []
         if "raw" in wanted:
-            targets.append(("python-raw-echo", PY, [str(ECHO_SERVER)]))
+            targets.append(Target("python-raw-echo", PY, [str(ECHO_SERVER)]))
         if "everything" in wanted:
             if EVERYTHING.exists():
-                targets.append(("server-everything-echo", str(EVERYTHING), ["stdio"]))
+                targets.append(Target("server-everything-echo", str(EVERYTHING), ["stdio"]))
             else:
                 print(f"  (server-everything skipped: {EVERYTHING} not found; run `npm install`)")
-        opts.first_label = targets[0][0] if targets else ""
-        for label, cmd, args in targets:
-            paths = await bench_target(label, cmd, args, opts, work)
-            report(label, paths, opts.concurrency)
+        if "time" in wanted:
+            # A real server whose tool declares an outputSchema (structured content).
+            time_args = ["-m", "mcp_server_time", "--local-timezone", "UTC"]
+            targets.append(Target("mcp-server-time", PY, time_args, "get_current_time", True))
+        opts.first_label = targets[0].label if targets else ""
+        results = {}
+        for target in targets:
+            paths = await bench_target(target, opts, work)
+            results[target.label] = report(target.label, paths, opts.concurrency)
+        summary(results, opts.concurrency)
     print(f"\nload at the end {os.getloadavg()[0]:.2f}")
 
 
