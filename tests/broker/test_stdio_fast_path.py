@@ -334,6 +334,9 @@ async def test_passthrough_calls_are_answered_alike_on_both_paths(write_config, 
             {"name": "slow_typed_missing"},
             {"name": "slow_nothing", "arguments": {}},  # not a tool
             router("slow", "pid"),
+            # with a passthrough server every name takes the fast path: the meta-tools too
+            {"name": "describe_tool", "arguments": {"server": "slow", "tool": "wait"}},
+            {"name": "get_tool_list", "arguments": {}},
         ]
         rid = 100
         for params in cases:
