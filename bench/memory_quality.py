@@ -10,6 +10,10 @@ all-MiniLM-L6-v2 through the project's Embedder) and, in the same run, a fresh m
 (`infer=False`, the same MiniLM weights, qdrant local; bench/mem0_runner.py in mem0's venv,
 made by bench/mem0_setup.sh — without it the bench prints "mem0: skipped (...)" and goes on).
 
+Then the truth tables (bench/memory_streams.py), on every set (`--truth`): true facts hidden,
+false contradictions, the likely-update rate, recall@1/@5 against plain cosine and mem0, and
+real updates (new first, old hidden), per split.
+
 Sets (bench/data, README there): `paraphrase` — every fact in one scope, each question asks for
 one fact in other words; `keyword` — every fact and distractor in one scope, each question names
 the fact's identifier; `updates` — each item in its own scope (context, old fact, then new fact,
@@ -48,6 +52,7 @@ from memory_evalkit import (
     pct,
     rank_of,
 )
+from memory_streams import ALL_SETS, evaluate, print_truth
 
 from neuralgentics.memini import ranking  # noqa: E402  (memory_evalkit puts src/ on the path)
 from neuralgentics.memini.store.base import MemoryFilter  # noqa: E402
@@ -313,7 +318,18 @@ def main() -> int:
         default="all",
         help="which questions to ask; 'all' reports tune, heldout and both together",
     )
-    parser.add_argument("--sets", default="paraphrase,keyword,updates")
+    parser.add_argument(
+        "--sets",
+        default="paraphrase,keyword,updates",
+        help="sets of the ranking tables ('none' for none)",
+    )
+    parser.add_argument(
+        "--truth",
+        default=",".join(ALL_SETS),
+        help="sets of the truth tables (memory_streams.py: hidden true facts, false "
+        "contradictions, likely updates, recall against cosine and mem0, real updates); "
+        "'none' for none",
+    )
     parser.add_argument(
         "--mem0-python",
         type=str,
@@ -336,10 +352,11 @@ def main() -> int:
         "(exit 1 when they differ from the shipped ones)",
     )
     args = parser.parse_args()
-    sets = [s.strip() for s in args.sets.split(",") if s.strip()]
-    unknown = [s for s in sets if s not in SETS]
+    sets = [s.strip() for s in args.sets.split(",") if s.strip() and s.strip() != "none"]
+    truth = [s.strip() for s in args.truth.split(",") if s.strip() and s.strip() != "none"]
+    unknown = [s for s in sets if s not in SETS] + [s for s in truth if s not in ALL_SETS]
     if unknown:
-        parser.error(f"unknown set(s) {', '.join(unknown)}; choose from {', '.join(SETS)}")
+        parser.error(f"unknown set(s) {', '.join(unknown)}; choose from {', '.join(ALL_SETS)}")
     splits = ["tune", "heldout", "all"] if args.split == "all" else [args.split]
 
     embedder = Embedder()
@@ -362,6 +379,11 @@ def main() -> int:
             res["detection"] = args.detection
             report["sets"][name] = res
             print_set(name, res, splits)
+        report["truth"] = {}
+        for name in truth:
+            res = evaluate(name, embedder, mem0, [args.split], args.detection)
+            report["truth"][name] = res
+            print_truth(name, res)
     finally:
         if mem0 is not None:
             mem0.close()

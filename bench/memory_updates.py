@@ -6,6 +6,12 @@
     .venv/bin/python bench/memory_updates.py --detection off   # the service without detection
     .venv/bin/python bench/memory_updates.py --fit             # refit update detection (tune only)
     .venv/bin/python bench/memory_updates.py --scale 5000      # detection's cost in a big project
+    .venv/bin/python bench/memory_updates.py --streams none     # the update pairs alone
+
+After the update pairs, the stream sets of bench/memory_streams.py (parallel facts, events,
+people, a mixed stream with real updates and restatements) go through the same service, plain
+cosine and mem0 in the same run: true facts hidden, false contradictions, likely-update rate,
+recall@1/@5, and the mixed stream's real updates (new first, old hidden).
 
 For every item of bench/data/memory_updates.jsonl, in its own scope (project = the item's id) of
 one fresh memini-core (MemoryService, temporary SQLite file, real MiniLM): add the context facts
@@ -54,9 +60,9 @@ from memory_evalkit import (
     pct,
     rank_of,
 )
+from memory_streams import STREAM_SETS, evaluate, print_truth
 
 from neuralgentics.embeddings import content_hash
-from neuralgentics.memini import ranking
 from neuralgentics.memini.store.base import NewMemory
 from neuralgentics.memini.updates import scorer
 from neuralgentics.memini.updates.features import FEATURES, pair_features
@@ -208,17 +214,6 @@ def run_ours(
                     if method != "agent":
                         t.time(split, f"query/{method}", qms)
             elif kind == "non_update":
-                # where the scope were larger than 5, the hide rule would push the old fact
-                # out of the top 5 (the update set's scopes hold 4-8 memories, so the "hidden"
-                # row alone cannot show it)
-                t.count(
-                    split,
-                    "non_update: old likely at the hide score",
-                    any(
-                        f.memory.id == ids["old"] and f.score >= ranking.LIKELY.hide_score
-                        for f in added.likely_updates
-                    ),
-                )
                 hidden = False
                 for q in item["questions"]:
                     embedder.cache_clear()
@@ -247,69 +242,6 @@ def run_ours(
                 )
                 t.count(split, f"contradiction: both in top {TOP}", both)
     return t
-
-
-MARGINS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, float("inf"))
-HIDE_SCORES = (0.6, 0.7, 0.75, 0.8, 1.01)
-
-
-def sweep_likely(items: list[dict], embedder: Embedder) -> None:
-    """Tune ranking.LIKELY (likely updates ranked under their newer fact) on the given items:
-    every (margin, hide_score) of the grid on the same stored memories. Printed: updates' new
-    first and old absent from the top 5; non-updates' old fact first for its own question and
-    old fact hidden from the top 5 (must stay 0: nothing true is lost)."""
-    grid = [ranking.Likely(margin=m, hide_score=h) for m in MARGINS for h in HIDE_SCORES]
-    counts: dict[ranking.Likely, dict[str, int]] = {r: defaultdict(int) for r in grid}
-    scores: dict[str, list[float]] = defaultdict(list)
-    n = defaultdict(int)
-    with OurMemory(embedder) as ours:
-        for item in items:
-            scope, kind = item["id"], item["kind"]
-            if kind == "contradiction":
-                continue
-            for text in item["context"]:
-                ours.add(scope, text)
-            old = ours.add(scope, item["old"])[0].memory.id
-            added = ours.add(scope, item["new"])[0]
-            ids = {"old": old, "new": added.memory.id}
-            scores[kind] += [f.score for f in added.likely_updates if f.memory.id == old]
-            n[kind] += 1
-            asks = (
-                [("old", item["question"])]
-                if kind == "update"
-                else [(q["answer"], q["question"]) for q in item["questions"]]
-            )
-            for answer, question in asks:
-                for rule in grid:
-                    ranking.LIKELY = rule
-                    ranked, _ = ours.default(scope, question, K)
-                    r_new, r_old = rank_of(ids["new"], ranked), rank_of(ids["old"], ranked)
-                    c = counts[rule]
-                    if kind == "update":
-                        c["new first"] += r_new == 1
-                        c["old absent"] += r_old is None or r_old > TOP
-                    elif answer == "old":
-                        c["non-update old first"] += r_old == 1
-                        c["non-update old hidden"] += r_old is None or r_old > TOP
-                    else:
-                        c["non-update new first"] += r_new == 1
-    ranking.LIKELY = ranking.Likely()
-    for kind, values in scores.items():
-        v = sorted(values)
-        print(
-            f"{kind}: old reported likely in {len(v)}/{n[kind]}, scores {[round(x, 2) for x in v]}"
-        )
-    print(
-        f"{'margin':>7} {'hide':>5}  new first  old absent  | non-upd old first  old hidden"
-        f"  new first  (of {n['update']} updates, {n['non_update']} non-updates)"
-    )
-    for rule in grid:
-        c = counts[rule]
-        print(
-            f"{rule.margin:>7} {rule.hide_score:>5}  {c['new first']:>9}  {c['old absent']:>10}"
-            f"  | {c['non-update old first']:>17}  {c['non-update old hidden']:>10}"
-            f"  {c['non-update new first']:>9}"
-        )
 
 
 def run_mem0(items: list[dict], mem0) -> Tally:
@@ -804,28 +736,19 @@ def main() -> int:
         help="only time detection in one project of this many memories, then exit",
     )
     parser.add_argument(
-        "--sweep-likely",
-        action="store_true",
-        help="tune the likely-update ranking rule on the tune split (a grid) and exit",
-    )
-    parser.add_argument(
-        "--likely-ranking",
-        choices=("on", "off"),
-        default="on",
-        help="off: queries ignore recorded likely updates (ranking.likely_updates_first)",
+        "--streams",
+        default=",".join(STREAM_SETS),
+        help="stream sets (bench/memory_streams.py) whose real updates and true facts are "
+        "reported too, with plain cosine and mem0 in the same run; 'none' for none",
     )
     parser.add_argument(
         "--no-agent", action="store_true", help="leave out the confirming-agent rows"
     )
     args = parser.parse_args()
-    if args.likely_ranking == "off":
-        ranking.likely_updates_first = lambda ranked, pairs, rule=None: ranked
-    if args.sweep_likely:
-        print(f"start: {load_note()}")
-        tune = [r for r in load_set("memory_updates") if r["split"] == "tune"]
-        sweep_likely(tune, Embedder())
-        print(f"end: {load_note()}")
-        return 0
+    streams = [s.strip() for s in args.streams.split(",") if s.strip() and s.strip() != "none"]
+    unknown = [s for s in streams if s not in STREAM_SETS]
+    if unknown:
+        parser.error(f"unknown stream set(s) {', '.join(unknown)}; choose from {STREAM_SETS}")
     if args.scale:
         print(f"start: {load_note()}")
         run_scale(Embedder(), args.scale)
@@ -853,10 +776,15 @@ def main() -> int:
     try:
         ours = run_ours(items, embedder, args.detection, agent=not args.no_agent)
         theirs = run_mem0(items, mem0) if mem0 is not None else None
+        truth = {
+            name: evaluate(name, embedder, mem0, [args.split], args.detection) for name in streams
+        }
     finally:
         if mem0 is not None:
             mem0.close()
     report(ours, theirs, splits)
+    for name, res in truth.items():
+        print_truth(name, res)
     end = load_note()
     print(f"\nend: {end}")
     if args.json:
@@ -867,6 +795,7 @@ def main() -> int:
                     "load_end": end,
                     "ours": ours.as_dict(),
                     "mem0_figures": theirs.as_dict() if theirs else None,
+                    "streams": truth,
                 },
                 indent=1,
             )

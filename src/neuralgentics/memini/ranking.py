@@ -23,9 +23,12 @@ where reciprocal rank fusion gave a keyword ranking built on the entity's name a
 the vector ranking). The keyword search still brings candidates the vector search missed.
 Trust is a small prior: full trust adds 0.05, none takes 0.05 away.
 
-Recency: among the top candidates, an older memory about the same subject as a newer one
-(cosine between the two >= `Recency.same_subject`) is placed right under the newer one,
-unless its relevance leads by more than `Recency.margin` (then the question asks for it).
+Recency: among the top candidates, an older memory that restates or updates a newer one — the
+same entity and the same attribute (memini/updates/evidence.py), and cosine between the two
+>= `Recency.same_subject` — is placed right under the newer one, unless its relevance leads by
+more than `Recency.margin` (then the question asks for it). A newer fact about the same
+entity's other attribute, or about another entity, never moves it (issue 27). A likely update
+that nobody confirmed changes nothing here either: it is a report, not a ranking signal.
 
 `exact` was chosen on the `tune` part of the evaluation sets (bench/data), recency's two
 numbers too: `bench/memory_quality.py --fit` refits `exact` and prints the grid.
@@ -36,12 +39,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 import numpy as np
+
+from neuralgentics.memini.updates.evidence import same_subject_and_attribute
 
 
 @dataclass(frozen=True)
@@ -174,11 +179,16 @@ def order(
     return ranked
 
 
-def newer_first(ranked: list[Candidate], recency: Recency = RECENCY) -> list[Candidate]:
-    """Place an older memory under a newer one about the same subject among the top
-    `recency.window`, unless the older one's relevance leads by more than the margin. A memory
-    of a higher-precedence scope counts as newer than one of a lower (session > project =
-    agent > user), so scope orders only near-restatements."""
+def newer_first(
+    ranked: list[Candidate],
+    recency: Recency = RECENCY,
+    restates: Callable[[str, str], bool] = same_subject_and_attribute,
+) -> list[Candidate]:
+    """Place an older memory under a newer one that restates it (`restates`: same entity and
+    attribute; cosine >= `recency.same_subject`) among the top `recency.window`, unless the
+    older one's relevance leads by more than the margin. A memory of a higher-precedence scope
+    counts as newer than one of a lower (session > project = agent > user), so scope orders
+    only near-restatements."""
     top = [c for c in ranked[: recency.window] if c.vector is not None]
     if len(top) < 2:
         return ranked
@@ -197,6 +207,8 @@ def newer_first(ranked: list[Candidate], recency: Recency = RECENCY) -> list[Can
                 continue
             if same[i, j] < recency.same_subject or c.relevance - other.relevance > recency.margin:
                 continue
+            if not restates(c.content, other.content):
+                continue
             under = adjusted.get(j, other.score) - 1e-6
             if under < value:
                 value = under
@@ -208,69 +220,3 @@ def newer_first(ranked: list[Candidate], recency: Recency = RECENCY) -> list[Can
     # the best few with a vector take their new order in the places they held
     head = [next(reordered) if c.vector is not None else c for c in ranked[: recency.window]]
     return head + ranked[recency.window :]
-
-
-# -- likely updates (issue 17: what update detection knew but did not act on) -----------------
-
-
-@dataclass(frozen=True)
-class LikelyPair:
-    """Update detection reported `older` as a likely update of `newer` when `newer` was written
-    (a RELATED_TO edge newer -> older, metadata detected=likely_update), with its score."""
-
-    newer: str
-    older: str
-    score: float
-
-
-@dataclass(frozen=True)
-class Likely:
-    # the older keeps its place when its relevance leads the newer's by more than this (the
-    # question asks for it: on a near-topic non-update, the older is the answer to its own
-    # question). Tune split (`bench/memory_updates.py --sweep-likely`): the most items first
-    # (updates' new fact + non-updates' own fact) from 0.3 on; 0.3 costs non-updates least.
-    margin: float = 0.3
-    # from this pair score the older goes below the first `hide_below` hits too (the newer
-    # being among them). Above every likely score of a tune non-update (at most 0.72) with
-    # room to spare: nothing true is hidden.
-    hide_score: float = 0.8
-    hide_below: int = 5
-
-
-LIKELY = Likely()
-
-
-def likely_updates_first(
-    ranked: list[Candidate], pairs: Sequence[LikelyPair], rule: Likely | None = None
-) -> list[Candidate]:
-    """Applied after scoring: for each likely pair with both memories among `ranked`, the newer
-    ranks above the older — the older is placed right under the newer — unless the older's
-    relevance leads by more than `rule.margin` or the older holds more of the question's exact
-    tokens (`ECONNREFUSED`, a port, a path: the question names the older). When the pair's score is at least
-    `rule.hide_score` the older goes below the first `rule.hide_below` instead. Kept in the
-    list either way: nothing is dropped, only ordered."""
-    rule = rule or LIKELY
-    if not pairs or len(ranked) < 2:
-        return ranked
-    by_id = {c.id: c for c in ranked}
-    out = list(ranked)
-    # strongest pair first, so a memory reported by two writes follows the surer one
-    for pair in sorted(pairs, key=lambda p: (-p.score, p.newer, p.older)):
-        new, old = by_id.get(pair.newer), by_id.get(pair.older)
-        if new is None or old is None or new is old:
-            continue
-        if old.relevance - new.relevance > rule.margin or old.exact_match > new.exact_match:
-            continue  # the question asks for the older: by meaning, or by a token it holds
-        i_new, i_old = out.index(new), out.index(old)
-        if pair.score >= rule.hide_score and i_new < rule.hide_below:
-            target = rule.hide_below
-        elif i_old < i_new:
-            target = i_new  # right under the newer, once the older is taken out above it
-        else:
-            continue
-        if target <= i_old:
-            continue
-        out.pop(i_old)
-        out.insert(min(target, len(out)), old)
-        old.newer = new.id
-    return out

@@ -219,9 +219,10 @@ class MemoryService:
                 links[mid] = (self._link(finding, "explicit", actor, required=True), finding)
         likely = [f for f in found_updates.likely if f.memory.id not in links]
         # In auto mode each likely update is kept as a RELATED_TO edge (new -> old,
-        # detected=likely_update) so the query can rank the newer above the older
-        # (ranking.likely_updates_first) without anything being superseded; skipped if the old
-        # one is gone by then. `report` writes nothing but the memory.
+        # detected=likely_update): a record of what was reported, for the one call that
+        # confirms it (POST /memory/{id}/supersede). It does not change ranking (issue 27: an
+        # unconfirmed guess must cost the older fact nothing); skipped if the old one is gone
+        # by then. `report` writes nothing but the memory.
         kept = [self._likely_link(f) for f in likely] if mode == "auto" else []
         memory, created = self.store.add_memory(
             NewMemory(
@@ -456,7 +457,6 @@ class MemoryService:
             if c.vector is None:
                 c.vector = stored.get(c.id)
         ranked = ranking.newer_first(ranked)
-        ranked = ranking.likely_updates_first(ranked, self._likely_pairs(window))
         kept = [c for c in ranked if c.relevance >= floor][:top_k]
         disputes: dict[str, builtins.list[str]] = {}
         for rel in self.store.edges_of([c.id for c in kept], ["CONTRADICTS"]):
@@ -478,21 +478,6 @@ class MemoryService:
             others = builtins.list(dict.fromkeys(disputes.get(c.id, [])))
             hits.append(Hit(c.memory, why.score, why, contradicts=others))
         return hits
-
-    def _likely_pairs(
-        self, among: builtins.list[ranking.Candidate]
-    ) -> builtins.list[ranking.LikelyPair]:
-        """The likely-update edges between two of `among` (the best few of a query)."""
-        ids = {c.id for c in among}
-        if len(ids) < 2:
-            return []
-        return [
-            ranking.LikelyPair(e.source_id, e.target_id, e.confidence)
-            for e in self.store.edges_of(builtins.list(ids), [LIKELY_EDGE])
-            if e.source_id in ids
-            and e.target_id in ids
-            and (e.metadata or {}).get("detected") == LIKELY_DETECTED
-        ]
 
     @staticmethod
     def _check_floor(value: float) -> float:

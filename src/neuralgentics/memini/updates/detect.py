@@ -20,7 +20,7 @@ import numpy as np
 
 from neuralgentics.memini.scopes import Owner
 from neuralgentics.memini.store.base import Memory, MemoryFilter, Store
-from neuralgentics.memini.updates import scorer
+from neuralgentics.memini.updates import evidence, scorer
 from neuralgentics.memini.updates.text import read
 
 MODES = ("auto", "report", "off")
@@ -98,21 +98,41 @@ def decide(
     """The three outcomes for a new fact against its candidates (pure: no store access)."""
     weights = weights or scorer.load()
     new = read(text)
-    judged = []
+    judged: list[tuple[Finding, evidence.Evidence]] = []
     for memory, cosine in judged_against:
         if memory.content == text:
             continue
-        j = scorer.judge(new, read(memory.content), cosine, weights)
-        judged.append(Finding(memory, round(j.conflict, 4), j.relation, j.reason))
-    judged.sort(key=lambda f: f.score, reverse=True)
+        old = read(memory.content)
+        ev = evidence.weigh(new, old)
+        if ev.different or not ev.may_report:
+            continue  # another entity, or another attribute of it: not an update of it
+        j = scorer.judge(new, old, cosine, weights)
+        reason = ev.reason() + "; " + _without_shared_words(j.reason)
+        # a stated change is an update, never two sources disagreeing
+        relation = "SUPERSEDES" if ev.cue else j.relation
+        judged.append((Finding(memory, round(j.conflict, 4), relation, reason), ev))
+    judged.sort(key=lambda pair: pair[0].score, reverse=True)
     out = Detection()
-    for rank, finding in enumerate(judged):
+    for finding, ev in judged:
         bar = weights.auto if finding.relation == "SUPERSEDES" else weights.contradict
-        if rank == 0 and mode == "auto" and finding.score >= bar:
+        if finding.relation == "SUPERSEDES":
+            allowed = ev.may_supersede or ev.cue_only or ev.bare_change
+        else:
+            allowed = ev.may_contradict
+        # the text states the change of this very value: the scorer need only find it likely
+        stated = ev.may_supersede and ev.cue and ev.changed and finding.relation == "SUPERSEDES"
+        sure = finding.score >= bar or (stated and finding.score >= weights.likely)
+        if not out.act and allowed and mode == "auto" and sure:
             out.act.append(finding)
         elif finding.score >= weights.likely and len(out.likely) < MAX_LIKELY:
             out.likely.append(finding)
     return out
+
+
+def _without_shared_words(reason: str) -> str:
+    """The scorer's reason without its "same subject (shared words)" part: shared words are
+    not the subject (the entity is, and the reason names it)."""
+    return "; ".join(p for p in reason.split("; ") if not p.startswith("same subject ("))
 
 
 def detect(

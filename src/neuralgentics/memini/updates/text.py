@@ -235,7 +235,7 @@ def stem(word: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _cue_stems() -> frozenset[str]:
+def cue_stems() -> frozenset[str]:
     """Stems of the cue words, which say how a fact relates to others, not what it is about
     (irregular forms such as "rebuilt" stay: their lemma is a subject word, "build")."""
     return frozenset(stem(w) for w in CHANGE_WORDS | ADDITIVE_WORDS if w not in _LEMMAS)
@@ -342,7 +342,7 @@ def read(text: str) -> Fact:
     # "Kenji's notes", "the field report": a named source
     attribution += sum(1 for w in plain if w in SOURCE_WORDS)
     contrast = {(g, w) for g, group in enumerate(CONTRASTS) for w in plain if w in group}
-    subject -= _cue_stems()
+    subject -= cue_stems()
     return Fact(
         text=text,
         words=frozenset(words),

@@ -1,0 +1,758 @@
+"""Generate the stream evaluation sets (issue 27): facts shaped like a real project's memory.
+
+    python bench/data/gen_streams.py           # (re)write bench/data/streams_*.jsonl
+    python bench/data/gen_streams.py --check   # exit 1 when a committed file is stale
+
+Four sets, each in two files that never share an entity, a name or a number: `*_tune.jsonl`
+(tune on it, read its failures) and `*_heldout.jsonl` (run it to report, never read it to
+choose a rule or a constant). Deterministic: no randomness but a sha256 of fixed strings.
+
+- `parallel`: 14 components x 9 attributes, every fact true at once (each component its own
+  timeout, port, owning team, language, deploy day, replicas, log retention, region, payload
+  limit), 4-5 phrasings per attribute (the last one of each attribute only in held-out),
+  entity names of different shapes ("the payments service", "inventory-worker", "the Auth
+  gateway", "the EU cron scheduler" beside "the US cron scheduler").
+- `events`: numbered and named events (builds, sprint retros, incidents, tickets, releases,
+  customers reporting), all true, many of one template with another number.
+- `people`: 8 people x 8 attributes ("Marisol commutes by ferry", "Marisol moved to Lisbon").
+- `mixed`: three projects, each a stream of parallel facts, events, real updates (a later
+  fact replaces an earlier one: "moved from X to Y", "no longer", "now", or the same attribute
+  stated with another value) and restatements (an earlier fact said again in other words),
+  in about the proportions of a working project's memory (~60 % facts, ~18 % events, ~12 %
+  updates, ~9 % restatements).
+
+One line per memory, in the order it is added: `id`, `set`, `split`, `scope`, `seq`, `kind`
+(fact | event | update | restatement), `entity`, `attribute`, `text`, `questions` (answered by
+this memory), `replaces` (update: the id it replaces; that memory then has no questions) and
+`restates` (restatement: the id it says again; a question of either is answered by both).
+Everything not replaced must stay visible.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent
+SPLITS = ("tune", "heldout")
+
+
+def h(*parts: object) -> int:
+    return int(hashlib.sha256("/".join(map(str, parts)).encode()).hexdigest()[:12], 16)
+
+
+def pick(seq: list, *key: object):
+    return seq[h(*key) % len(seq)]
+
+
+def order(items: list, *key: object) -> list:
+    return sorted(items, key=lambda x: h(*key, json.dumps(x, sort_keys=True, default=str)))
+
+
+def cap(s: str) -> str:
+    """Sentence-initial form: "the payments service" -> "The payments service"; an identifier
+    such as "inventory-worker" is written as it is."""
+    return s if "-" in s.split(" ")[0] else s[:1].upper() + s[1:]
+
+
+# -- parallel facts ------------------------------------------------------------------------------
+
+COMPONENTS = {
+    "tune": [
+        "the payments service",
+        "inventory-worker",
+        "the Auth gateway",
+        "the EU cron scheduler",
+        "the US cron scheduler",
+        "the staging payment webhook",
+        "the prod payment webhook",
+        "the search indexer",
+        "notification-relay",
+        "the Billing API",
+        "the image resizer",
+        "ledger-sync",
+        "the EU edge proxy",
+        "the staging recommendation model",
+    ],
+    "heldout": [
+        "the orders service",
+        "shipping-worker",
+        "the Admin portal",
+        "the APAC report builder",
+        "the LATAM report builder",
+        "the staging checkout webhook",
+        "the prod checkout webhook",
+        "the fraud scorer",
+        "email-dispatcher",
+        "the Catalog API",
+        "the video transcoder",
+        "audit-exporter",
+        "the canary feature-flag server",
+        "the nightly data exporter",
+    ],
+}
+
+TEAMS = "Falcon Orca Heron Lynx Otter Puma Raven Tiger Wolf Koala Bison Cobra Dingo Eagle".split()
+LANGS = ["Go", "Rust", "Kotlin", "Python", "TypeScript", "Java", "Elixir", "Scala", "Ruby", "C#"]
+DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
+REGIONS = [
+    "eu-west-1",
+    "us-east-2",
+    "ap-southeast-1",
+    "eu-central-1",
+    "us-west-2",
+    "ca-central-1",
+    "sa-east-1",
+    "ap-northeast-1",
+]
+
+Phrase = Callable[[str, str], str]  # (entity as written mid-sentence, value) -> text
+
+# Per attribute: values (index by component), phrasings, questions. The last phrasing of each
+# attribute is used only in held-out, so held-out also tests wording the detector never saw.
+ATTRIBUTES: dict[str, dict] = {
+    "timeout": {
+        "values": [str(v) for v in (3, 5, 8, 12, 15, 20, 30, 4, 6, 10, 25, 2, 45, 9)],
+        "phrases": [
+            lambda e, v: f"{cap(e)} times out after {v} seconds.",
+            lambda e, v: f"Requests to {e} time out after {v} s.",
+            lambda e, v: f"The timeout for {e} is {v} seconds.",
+            lambda e, v: f"{cap(e)} gives up on a call after {v} seconds.",
+            lambda e, v: f"{cap(e)} has a {v}-second request timeout.",
+        ],
+        "questions": [
+            lambda e: f"How long does {e} wait before a request times out?",
+            lambda e: f"After how many seconds does {e} abandon a call?",
+        ],
+    },
+    "port": {
+        "values": [str(v) for v in range(8081, 8095)],
+        "phrases": [
+            lambda e, v: f"{cap(e)} listens on port {v}.",
+            lambda e, v: f"{cap(e)} serves traffic on port {v}.",
+            lambda e, v: f"The port for {e} is {v}.",
+            lambda e, v: f"{cap(e)} binds to port {v}.",
+            lambda e, v: f"{cap(e)} accepts connections on TCP port {v}.",
+        ],
+        "questions": [
+            lambda e: f"Which port number does {e} use?",
+            lambda e: f"Where do I point a client to reach {e}, port-wise?",
+        ],
+    },
+    "team": {
+        "values": TEAMS,
+        "phrases": [
+            lambda e, v: f"{cap(e)} is owned by the {v} team.",
+            lambda e, v: f"The {v} team owns {e}.",
+            lambda e, v: f"{cap(e)} belongs to the {v} team.",
+            lambda e, v: f"Pages for {e} go to the {v} team.",
+            lambda e, v: f"The {v} team is on call for {e}.",
+        ],
+        "questions": [
+            lambda e: f"Which team is responsible for {e}?",
+            lambda e: f"Who should I ask about {e}?",
+        ],
+    },
+    "language": {
+        "values": [LANGS[i % len(LANGS)] for i in range(14)],
+        "phrases": [
+            lambda e, v: f"{cap(e)} is written in {v}.",
+            lambda e, v: f"{cap(e)} is implemented in {v}.",
+            lambda e, v: f"The code of {e} is {v}.",
+            lambda e, v: f"{cap(e)} was built in {v}.",
+            lambda e, v: f"{cap(e)}'s source is all {v}.",
+        ],
+        "questions": [
+            lambda e: f"What programming language is {e} coded in?",
+            lambda e: f"Which language would I need to know to change {e}?",
+        ],
+    },
+    "deploy_day": {
+        "values": [DAYS[i % len(DAYS)] for i in range(14)],
+        "phrases": [
+            lambda e, v: f"{cap(e)} deploys on {v}s.",
+            lambda e, v: f"We ship {e} every {v}.",
+            lambda e, v: f"Releases of {e} go out on {v}.",
+            lambda e, v: f"{cap(e)} is deployed each {v}.",
+            lambda e, v: f"New builds of {e} reach production on {v}s.",
+        ],
+        "questions": [
+            lambda e: f"On which weekday does {e} get released?",
+            lambda e: f"What day of the week do changes to {e} go live?",
+        ],
+    },
+    "replicas": {
+        "values": [str(v) for v in (3, 2, 6, 4, 8, 5, 12, 7, 10, 9, 16, 11, 14, 20)],
+        "phrases": [
+            lambda e, v: f"{cap(e)} runs {v} replicas.",
+            lambda e, v: f"{cap(e)} is scaled to {v} replicas.",
+            lambda e, v: f"The replica count for {e} is {v}.",
+            lambda e, v: f"{cap(e)} has {v} pods behind its load balancer.",
+            lambda e, v: f"There are {v} copies of {e} running.",
+        ],
+        "questions": [
+            lambda e: f"How many instances of {e} are up?",
+            lambda e: f"To how many pods is {e} scaled?",
+        ],
+    },
+    "retention": {
+        "values": [str(v) for v in (7, 14, 30, 45, 60, 90, 10, 21, 120, 180, 5, 3, 365, 28)],
+        "phrases": [
+            lambda e, v: f"Logs from {e} are kept for {v} days.",
+            lambda e, v: f"{cap(e)} keeps its logs for {v} days.",
+            lambda e, v: f"Log retention for {e} is {v} days.",
+            lambda e, v: f"{cap(e)}'s logs are deleted after {v} days.",
+            lambda e, v: f"We retain {v} days of logs for {e}.",
+        ],
+        "questions": [
+            lambda e: f"How long are the logs of {e} retained?",
+            lambda e: f"When do old log lines of {e} get purged?",
+        ],
+    },
+    "region": {
+        "values": [REGIONS[i % len(REGIONS)] for i in range(14)],
+        "phrases": [
+            lambda e, v: f"{cap(e)} runs in {v}.",
+            lambda e, v: f"{cap(e)} is hosted in the {v} region.",
+            lambda e, v: f"{cap(e)} is deployed to {v}.",
+            lambda e, v: f"The region of {e} is {v}.",
+            lambda e, v: f"{cap(e)} lives in the {v} AWS region.",
+        ],
+        "questions": [
+            lambda e: f"Which cloud region hosts {e}?",
+            lambda e: f"In what AWS location does {e} run?",
+        ],
+    },
+    "payload": {
+        "values": [str(v) for v in (1, 2, 5, 8, 10, 16, 25, 50, 4, 20, 32, 64, 3, 12)],
+        "phrases": [
+            lambda e, v: f"{cap(e)} rejects payloads larger than {v} MB.",
+            lambda e, v: f"The payload limit for {e} is {v} MB.",
+            lambda e, v: f"{cap(e)} accepts request bodies up to {v} MB.",
+            lambda e, v: f"Requests to {e} are capped at {v} MB.",
+            lambda e, v: f"{cap(e)} refuses uploads over {v} MB.",
+        ],
+        "questions": [
+            lambda e: f"What is the biggest request body {e} will take?",
+            lambda e: f"How large can a message sent to {e} be?",
+        ],
+    },
+}
+
+
+def phrasing(split: str, attribute: str, *key: object) -> Phrase:
+    phrases = ATTRIBUTES[attribute]["phrases"]
+    pool = phrases if split == "heldout" else phrases[:-1]
+    return pick(pool, split, attribute, *key)
+
+
+def fact_rows(split: str, components: list[str], attributes: list[str], tag: str) -> list[dict]:
+    rows = []
+    for ci, comp in enumerate(components):
+        for attribute in attributes:
+            spec = ATTRIBUTES[attribute]
+            value = spec["values"][(ci + h(tag, attribute)) % len(spec["values"])]
+            text = phrasing(split, attribute, tag, comp)(comp, value)
+            question = pick(spec["questions"], split, tag, comp, attribute, "q")(comp)
+            rows.append(
+                {
+                    "kind": "fact",
+                    "entity": comp,
+                    "attribute": attribute,
+                    "value": value,
+                    "text": text,
+                    "questions": [question],
+                }
+            )
+    return rows
+
+
+# -- events --------------------------------------------------------------------------------------
+
+EVENTS = {
+    "tune": {
+        "builds": [1423, 1424, 1425, 1427, 1430, 1431],
+        "sprints": [31, 32, 33, 34],
+        "incidents": ["INC-2041", "INC-2042", "INC-2047", "INC-2050"],
+        "tickets": ["PAY-118", "PAY-119", "PAY-124", "PAY-131"],
+        "releases": ["v2.4.0", "v2.4.1", "v2.5.0", "v2.5.1"],
+        "customers": ["Acme", "Globex", "Initech", "Umbrella", "Hooli"],
+    },
+    "heldout": {
+        "builds": [5180, 5181, 5183, 5186, 5190, 5191],
+        "sprints": [47, 48, 49, 50],
+        "incidents": ["INC-3310", "INC-3311", "INC-3318", "INC-3325"],
+        "tickets": ["SHIP-402", "SHIP-403", "SHIP-410", "SHIP-417"],
+        "releases": ["v3.1.0", "v3.1.1", "v3.2.0", "v3.2.2"],
+        "customers": ["Soylent", "Vandelay", "Tyrell", "Cyberdyne", "Wonka"],
+    },
+}
+BUILD_WHY = [
+    ("failed on the lint step because of an unused import", "lint", "unused import"),
+    ("failed in the integration tests because the Redis container did not start", "redis", ""),
+    ("failed because the Docker layer cache was evicted mid-build", "docker cache", ""),
+    ("failed on a flaky snapshot test in the checkout page", "snapshot test", ""),
+    ("failed when npm could not reach the registry", "npm registry", ""),
+    ("failed because the migrations step timed out", "migration timeout", ""),
+]
+BUILD_Q = [
+    lambda n: f"Why did build {n} break?",
+    lambda n: f"What went wrong in CI run {n}?",
+]
+RETRO = [
+    "agreed to cap work in progress at three tickets per person",
+    "decided to move the demo to Thursday afternoons",
+    "agreed to pair on every database migration",
+    "decided to drop the Friday code freeze",
+]
+RETRO_PHRASE = [
+    lambda n, a: f"The sprint {n} retro {a}.",
+    lambda n, a: f"In the Sprint {n} retrospective the team {a}.",
+]
+RETRO_Q = [lambda n: f"What came out of the sprint {n} retrospective?"]
+CAUSE = [
+    "an expired TLS certificate on the load balancer",
+    "a full disk on the primary database",
+    "a bad feature flag that disabled card payments",
+    "a DNS change that pointed checkout at the old cluster",
+]
+INCIDENT_PHRASE = [
+    lambda n, c: f"Incident {n} was caused by {c}.",
+    lambda n, c: f"The root cause of {n} was {c}.",
+]
+INCIDENT_Q = [lambda n: f"What triggered {n}?", lambda n: f"Why did outage {n} happen?"]
+ASK = [
+    "CSV export of invoices",
+    "a dark mode for the dashboard",
+    "SAML login for enterprise accounts",
+    "retrying failed webhooks automatically",
+]
+TICKET_PHRASE = [
+    lambda n, a: f"Ticket {n} asks for {a}.",
+    lambda n, a: f"{n} is a request for {a}.",
+]
+TICKET_Q = [lambda n: f"What does {n} request?"]
+SHIPPED = [
+    "added multi-currency invoices",
+    "fixed the double-charge bug on retries",
+    "introduced the new onboarding wizard",
+    "removed the legacy v1 endpoints",
+]
+RELEASE_PHRASE = [
+    lambda n, a: f"Release {n} {a}.",
+    lambda n, a: f"Version {n} went out and {a}.",
+]
+RELEASE_Q = [lambda n: f"What changed in {n}?"]
+PROBLEM = [
+    "that invoices show the wrong tax rate",
+    "slow page loads on the reports screen",
+    "that password reset emails never arrive",
+    "duplicate rows in the monthly export",
+    "that the mobile app logs them out every hour",
+]
+CUSTOMER_PHRASE = [
+    lambda n, p: f"Customer {n} reported {p}.",
+    lambda n, p: f"{n} reported {p}.",
+]
+CUSTOMER_Q = [lambda n: f"What issue did {n} raise?", lambda n: f"What is {n} complaining about?"]
+
+
+def event_rows(split: str, tag: str, take: int | None = None) -> list[dict]:
+    ev = EVENTS[split]
+    rows = []
+
+    def add(entity: str, text: str, question: str) -> None:
+        rows.append(
+            {
+                "kind": "event",
+                "entity": entity,
+                "attribute": "event",
+                "text": text,
+                "questions": [question],
+            }
+        )
+
+    for i, n in enumerate(ev["builds"][:take]):
+        why = BUILD_WHY[(i + h(tag, "b")) % len(BUILD_WHY)][0]
+        add(f"build {n}", f"Build {n} {why}.", pick(BUILD_Q, split, tag, n)(n))
+    for i, n in enumerate(ev["sprints"][:take]):
+        act = RETRO[(i + h(tag, "s")) % len(RETRO)]
+        add(f"sprint {n}", pick(RETRO_PHRASE, split, tag, n)(n, act), RETRO_Q[0](n))
+    for i, n in enumerate(ev["incidents"][:take]):
+        c = CAUSE[(i + h(tag, "i")) % len(CAUSE)]
+        add(n, pick(INCIDENT_PHRASE, split, tag, n)(n, c), pick(INCIDENT_Q, split, tag, n, 1)(n))
+    for i, n in enumerate(ev["tickets"][:take]):
+        a = ASK[(i + h(tag, "t")) % len(ASK)]
+        add(n, pick(TICKET_PHRASE, split, tag, n)(n, a), TICKET_Q[0](n))
+    for i, n in enumerate(ev["releases"][:take]):
+        a = SHIPPED[(i + h(tag, "r")) % len(SHIPPED)]
+        add(n, pick(RELEASE_PHRASE, split, tag, n)(n, a), RELEASE_Q[0](n))
+    for i, n in enumerate(ev["customers"][:take]):
+        p = PROBLEM[(i + h(tag, "c")) % len(PROBLEM)]
+        text = pick(CUSTOMER_PHRASE, split, tag, n)(n, p)
+        add(n, text, pick(CUSTOMER_Q, split, tag, n, 1)(n))
+    return rows
+
+
+# -- people --------------------------------------------------------------------------------------
+
+PEOPLE = {
+    "tune": ["Marisol", "Kenji", "Priya", "Tomasz", "Aiko", "Dmitri", "Fatima", "Liam"],
+    "heldout": ["Ingrid", "Rafael", "Oluwaseun", "Beatriz", "Hamid", "Sofia", "Nikolai", "Mei"],
+}
+PERSON_ATTRS: dict[str, dict] = {
+    "commute": {
+        "values": ["ferry", "bike", "train", "bus", "tram", "scooter", "car", "foot"],
+        "phrases": [
+            lambda p, v: f"{p} commutes by {v}.",
+            lambda p, v: f"{p} gets to the office by {v}.",
+            lambda p, v: f"{p} travels to work by {v} every day.",
+        ],
+        "questions": [lambda p: f"How does {p} get to work?"],
+    },
+    "city": {
+        "values": ["Lisbon", "Osaka", "Pune", "Gdansk", "Nagoya", "Tbilisi", "Rabat", "Cork"],
+        "phrases": [
+            lambda p, v: f"{p} moved to {v}.",
+            lambda p, v: f"{p} lives in {v}.",
+            lambda p, v: f"{p} is based in {v}.",
+        ],
+        "questions": [lambda p: f"Which city is {p} living in?"],
+    },
+    "role": {
+        "values": [
+            "backend engineer",
+            "product designer",
+            "site reliability engineer",
+            "engineering manager",
+            "data scientist",
+            "QA lead",
+            "frontend engineer",
+            "security engineer",
+        ],
+        "phrases": [
+            lambda p, v: f"{p} works as a {v}.",
+            lambda p, v: f"{p} is our {v}.",
+            lambda p, v: f"{p}'s job title is {v}.",
+        ],
+        "questions": [lambda p: f"What is {p}'s position on the team?"],
+    },
+    "editor": {
+        "values": ["Vim", "Emacs", "VS Code", "Helix", "Zed", "IntelliJ", "Sublime Text", "Nano"],
+        "phrases": [
+            lambda p, v: f"{p} writes code in {v}.",
+            lambda p, v: f"{p}'s editor of choice is {v}.",
+            lambda p, v: f"{p} uses {v} for programming.",
+        ],
+        "questions": [lambda p: f"Which editor does {p} prefer?"],
+    },
+    "pet": {
+        "values": [
+            "a cat called Miso",
+            "a beagle called Pixel",
+            "two goldfish",
+            "a parrot called Kiwi",
+            "a greyhound called Dash",
+            "a tortoise called Atlas",
+            "a rabbit called Bun",
+            "a husky called Nova",
+        ],
+        "phrases": [
+            lambda p, v: f"{p} has {v}.",
+            lambda p, v: f"At home {p} looks after {v}.",
+            lambda p, v: f"{p} shares a flat with {v}.",
+        ],
+        "questions": [lambda p: f"What animal lives with {p}?"],
+    },
+    "hobby": {
+        "values": [
+            "bouldering",
+            "chess",
+            "baking sourdough",
+            "trail running",
+            "playing the cello",
+            "birdwatching",
+            "salsa dancing",
+            "woodworking",
+        ],
+        "phrases": [
+            lambda p, v: f"{p} spends weekends {v}.",
+            lambda p, v: f"In their free time {p} enjoys {v}.",
+            lambda p, v: f"{p}'s hobby is {v}.",
+        ],
+        "questions": [lambda p: f"What does {p} do outside of work?"],
+    },
+    "speaks": {
+        "values": [
+            "Portuguese",
+            "Japanese",
+            "Marathi",
+            "Polish",
+            "Korean",
+            "Georgian",
+            "Arabic",
+            "Irish",
+        ],
+        "phrases": [
+            lambda p, v: f"{p} speaks fluent {v}.",
+            lambda p, v: f"{p}'s first language is {v}.",
+            lambda p, v: f"{p} grew up speaking {v}.",
+        ],
+        "questions": [lambda p: f"Which language is {p} a native speaker of?"],
+    },
+    "standup": {
+        "values": ["9:00", "9:30", "10:00", "10:15", "8:45", "11:00", "9:15", "10:30"],
+        "phrases": [
+            lambda p, v: f"{p} runs the daily standup at {v}.",
+            lambda p, v: f"{p}'s team meets for standup at {v}.",
+            lambda p, v: f"Standup with {p} starts at {v} each morning.",
+        ],
+        "questions": [lambda p: f"When is {p}'s morning sync?"],
+    },
+}
+
+
+def person_rows(split: str, people: list[str], attrs: list[str], tag: str) -> list[dict]:
+    rows = []
+    for pi, person in enumerate(people):
+        for attribute in attrs:
+            spec = PERSON_ATTRS[attribute]
+            value = spec["values"][(pi + h(tag, attribute)) % len(spec["values"])]
+            text = pick(spec["phrases"], split, tag, person, attribute)(person, value)
+            rows.append(
+                {
+                    "kind": "fact",
+                    "entity": person,
+                    "attribute": attribute,
+                    "value": value,
+                    "text": text,
+                    "questions": [spec["questions"][0](person)],
+                }
+            )
+    return rows
+
+
+# -- mixed: facts, events, real updates, restatements ----------------------------------------------
+
+# A real update of a component's attribute: (old value, new value) -> text.
+UPDATE_PHRASES: dict[str, list[Callable[[str, str, str], str]]] = {
+    "timeout": [
+        lambda e, o, n: f"{cap(e)} now times out after {n} seconds instead of {o}.",
+        lambda e, o, n: f"We raised the timeout of {e} from {o} to {n} seconds.",
+        lambda e, o, n: f"{cap(e)} times out after {n} seconds.",
+    ],
+    "port": [
+        lambda e, o, n: f"{cap(e)} moved from port {o} to port {n}.",
+        lambda e, o, n: f"{cap(e)} no longer listens on {o}; it uses port {n} now.",
+        lambda e, o, n: f"{cap(e)} listens on port {n}.",
+    ],
+    "team": [
+        lambda e, o, n: f"The {n} team took over {e} from the {o} team.",
+        lambda e, o, n: f"{cap(e)} is now owned by the {n} team.",
+    ],
+    "region": [
+        lambda e, o, n: f"{cap(e)} moved from {o} to {n}.",
+        lambda e, o, n: f"{cap(e)} was migrated to {n}.",
+        lambda e, o, n: f"{cap(e)} runs in {n} now.",
+    ],
+    "replicas": [
+        lambda e, o, n: f"{cap(e)} was scaled from {o} to {n} replicas.",
+        lambda e, o, n: f"{cap(e)} now runs {n} replicas.",
+        lambda e, o, n: f"{cap(e)} runs {n} replicas.",
+    ],
+}
+# A restatement of a component's fact, in other words, with the same value.
+RESTATE = {
+    "timeout": lambda e, v: f"Calls into {e} are abandoned once {v} seconds have passed.",
+    "port": lambda e, v: f"Port {v} is where {e} can be reached.",
+    "team": lambda e, v: f"If {e} breaks, the {v} team gets paged.",
+    "region": lambda e, v: f"{cap(e)} is hosted in the {v} region.",
+    "replicas": lambda e, v: f"{cap(e)} is running with {v} replicas.",
+}
+MIXED = {
+    "tune": {
+        "projects": {
+            "shopfront": [
+                "the cart service",
+                "pricing-engine",
+                "the Storefront BFF",
+                "the EU search cluster",
+                "the US search cluster",
+                "the staging tax webhook",
+            ],
+            "fleetops": [
+                "the telemetry collector",
+                "route-planner",
+                "the Driver app API",
+                "the nightly billing job",
+                "the prod geofence service",
+                "the staging geofence service",
+            ],
+            "medibook": [
+                "the booking service",
+                "reminder-sender",
+                "the Clinic portal",
+                "the EU audit log",
+                "the US audit log",
+                "the sandbox insurance webhook",
+            ],
+        },
+    },
+    "heldout": {
+        "projects": {
+            "grainlink": [
+                "the harvest service",
+                "silo-monitor",
+                "the Farmer portal",
+                "the EU pricing feed",
+                "the US pricing feed",
+                "the staging weather webhook",
+            ],
+            "tutorly": [
+                "the lesson service",
+                "grade-sync",
+                "the Parent app API",
+                "the weekly digest job",
+                "the prod video relay",
+                "the staging video relay",
+            ],
+            "parkwise": [
+                "the permit service",
+                "meter-gateway",
+                "the Enforcement app",
+                "the north zone counter",
+                "the south zone counter",
+                "the dev payments stub",
+            ],
+        },
+    },
+}
+MIXED_ATTRS = ["timeout", "port", "team", "region", "replicas"]
+
+
+def mixed_rows(split: str, project: str, components: list[str]) -> list[dict]:
+    tag = f"mixed/{project}"
+    facts = fact_rows(split, components, MIXED_ATTRS, tag)
+    events = [r for r in event_rows(split, tag, take=2) if h(tag, r["entity"]) % 3 != 0][:6]
+    stream = order(facts + events, split, tag, "stream")
+    # the last third of the stream gets the updates and restatements, each after its fact
+    candidates = [r for r in facts if r["attribute"] in UPDATE_PHRASES]
+    chosen = order(candidates, split, tag, "chosen")
+    updates, restated = chosen[:4], chosen[4:7]
+    later: list[dict] = []
+    for r in updates:
+        spec = ATTRIBUTES[r["attribute"]]
+        values = [v for v in spec["values"] if v != r["value"]]
+        new_value = pick(values, split, tag, r["entity"], r["attribute"], "new")
+        phrase = pick(UPDATE_PHRASES[r["attribute"]], split, tag, r["entity"], "u")
+        text = phrase(r["entity"], r["value"], new_value)
+        later.append(
+            {
+                "kind": "update",
+                "entity": r["entity"],
+                "attribute": r["attribute"],
+                "value": new_value,
+                "text": text,
+                "questions": r["questions"],
+                "replaces": r,
+            }
+        )
+        r["questions"] = []
+    for r in restated:
+        text = RESTATE[r["attribute"]](r["entity"], r["value"])
+        later.append(
+            {
+                "kind": "restatement",
+                "entity": r["entity"],
+                "attribute": r["attribute"],
+                "value": r["value"],
+                "text": text,
+                "questions": [],
+                "restates": r,
+            }
+        )
+    return stream + order(later, split, tag, "later")
+
+
+# -- the files -----------------------------------------------------------------------------------
+
+
+def finish(set_name: str, split: str, scoped: list[tuple[str, list[dict]]]) -> list[dict]:
+    out: list[dict] = []
+    for scope, rows in scoped:
+        ids = {}
+        for seq, r in enumerate(rows):
+            ids[id(r)] = f"{set_name}-{split}-{scope}-{seq:03d}"
+        for seq, r in enumerate(rows):
+            row = {
+                "id": ids[id(r)],
+                "set": set_name,
+                "split": split,
+                "scope": f"{set_name}-{split}-{scope}",
+                "seq": seq,
+                "kind": r["kind"],
+                "entity": r["entity"],
+                "attribute": r["attribute"],
+                "text": r["text"],
+                "questions": r["questions"],
+                "replaces": ids[id(r["replaces"])] if "replaces" in r else None,
+                "restates": ids[id(r["restates"])] if "restates" in r else None,
+            }
+            out.append(row)
+    return out
+
+
+def build() -> dict[str, list[dict]]:
+    files: dict[str, list[dict]] = {}
+    for split in SPLITS:
+        comps = COMPONENTS[split]
+        parallel = order(fact_rows(split, comps, list(ATTRIBUTES), "parallel"), split, "par")
+        files[f"streams_parallel_{split}"] = finish("parallel", split, [("p", parallel)])
+        events = order(event_rows(split, "events"), split, "ev")
+        files[f"streams_events_{split}"] = finish("events", split, [("e", events)])
+        people = person_rows(split, PEOPLE[split], list(PERSON_ATTRS), "people")
+        files[f"streams_people_{split}"] = finish(
+            "people", split, [("h", order(people, split, "pp"))]
+        )
+        files[f"streams_mixed_{split}"] = finish(
+            "mixed",
+            split,
+            [(p, mixed_rows(split, p, c)) for p, c in MIXED[split]["projects"].items()],
+        )
+    return files
+
+
+def render(rows: list[dict]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail when a file is stale")
+    args = parser.parse_args()
+    stale = []
+    for name, rows in build().items():
+        path = DATA / f"{name}.jsonl"
+        text = render(rows)
+        if args.check:
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                stale.append(path.name)
+            continue
+        path.write_text(text, encoding="utf-8")
+        kinds: dict[str, int] = {}
+        for r in rows:
+            kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
+        questions = sum(len(r["questions"]) for r in rows)
+        print(f"{path.name}: {len(rows)} memories {kinds}, {questions} questions")
+    if stale:
+        print("stale (run python bench/data/gen_streams.py): " + ", ".join(stale))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

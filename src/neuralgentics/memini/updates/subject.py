@@ -1,0 +1,374 @@
+"""The entity a fact is about, read by rules over its tokens (issue 27).
+
+Two facts can only update, contradict or restate each other when they are about one entity:
+"The payments service times out after 3 seconds." and "inventory-worker times out after 5
+seconds." share every word but the entity, and both are true. The entity is the sentence's
+subject noun phrase, read without a parser:
+
+- the subject is the words before the main verb (a closed list of auxiliaries and common
+  verbs, or a lower-case "-s"/"-ed" word after the first content word that does not modify a
+  following component noun: "the payments service" keeps "payments");
+- inside it, a possessor names the entity ("Marisol's editor" -> Marisol), else what follows
+  the first preposition does ("Log retention for the EU cron scheduler" -> EU cron scheduler),
+  else the phrase itself;
+- a pronoun or "there" subject ("We ship the cart service every Friday"), a team as subject
+  ("The Falcon team owns X": teams own things, the fact is about the thing), a source
+  ("The wiki says ...", "According to X, ...") or a leading clause ("In their free time ...")
+  hands over to the noun phrase that follows;
+- its *anchors* are what tells one entity from its siblings: identifiers (inventory-worker,
+  INC-2041, v2.4.0), names (Auth, Marisol, Acme), qualifiers (EU/US, staging/prod, ios/web)
+  and numbered events ("build 1423", "sprint 31"); its other content words (payments,
+  service) are the entity's plain words.
+
+Two entities differ when each has an anchor the other lacks, or, anchors agreeing, each has a
+plain word the other lacks. A fact whose subject cannot be read has no entity ("unknown"):
+it is never the same entity as anything, so nothing it says is acted on automatically.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from neuralgentics.memini.updates.text import CONTRASTS, SOURCE_WORDS, STOPWORDS, stem
+
+_TOKEN = re.compile(r"[A-Za-z0-9][\w.+#/-]*(?:['\u2019]s\b)?|[,;:()\u2014]")
+DETERMINERS = frozenset(
+    "the a an our their its this that these those my your his her each every all some".split()
+)
+PREPOSITIONS = frozenset(
+    "of for to from into in on at by with behind under over inside within across via".split()
+)
+PRONOUNS = frozenset("we it they i you he she there this that everyone someone one".split())
+# Words that end a subject: the verb or what stands before it.
+AUXILIARIES = frozenset(
+    """is are was were be been being has have had can could will would should must may might
+    does do did gets got goes go went keeps kept needs need uses use runs run ran takes took
+    holds held lives live sits sit stays stay starts start time sign come comes grew began
+    became left came found made told wrote chose bought""".split()
+)
+ADVERBS = frozenset(
+    """now no never always usually also only still just currently automatically typically
+    normally already recently finally actually""".split()
+)
+# Leading words of a clause before the subject ("If the cart service breaks, ...").
+SUBORDINATORS = frozenset("if when once while whenever after before since unless".split())
+# Nouns that name a component: a "-s" word in front of one modifies it ("payments service").
+HEADS = frozenset(
+    """service services worker workers gateway scheduler webhook api app job jobs queue
+    database db cluster bucket pipeline model cache proxy server bot team project repo
+    library module endpoint site portal dashboard client sdk indexer resizer relay sync
+    exporter builder scorer transcoder feed log logs monitor counter stub engine collector
+    planner sender bff function cron retro retrospective meeting build sprint release
+    incident ticket customer""".split()
+)
+# A team as subject: the fact is about what it owns or looks after.
+OWNER_HEADS = frozenset("team squad group crew".split())
+# Event nouns: with a number they name one event ("build 1423", "sprint 31", "PR 88").
+EVENT_NOUNS = frozenset(
+    """build builds sprint sprints incident incidents ticket tickets release releases version
+    issue issues pr run job deploy deployment milestone iteration week quarter q epic story
+    bug invoice order""".split()
+)
+ATTRIBUTION = frozenset(
+    """says say said claims claim claimed shows show showed lists list listed states stated
+    reports reported notes noted mentions mentioned""".split()
+)
+QUALIFIERS = frozenset(
+    {w for group in CONTRASTS for w in group}
+    | set("eu us uk apac emea latam na north south east west canary nightly weekly".split())
+)
+# Where a schedule starts, a noun phrase ends ("the cart service every Friday"); "nightly"
+# and "weekly" are not here: after a determiner they name a thing ("the nightly exporter").
+SCHEDULE = frozenset(
+    """every each monday tuesday wednesday thursday friday saturday sunday mondays tuesdays
+    wednesdays thursdays fridays saturdays sundays""".split()
+)
+PARTICLES = frozenset("over on up out off back in".split())
+# Words never part of an entity (they say how, not what).
+_NOT_ENTITY = STOPWORDS | DETERMINERS | ADVERBS
+
+
+@dataclass(frozen=True)
+class Entity:
+    anchors: frozenset[str]  # identifiers, names, qualifiers, numbered events (lower-cased)
+    words: frozenset[str]  # the other content words, stemmed
+    span: tuple[int, int]  # token positions of the entity phrase (for the attribute's words)
+
+    @property
+    def known(self) -> bool:
+        return bool(self.anchors or self.words)
+
+    def text(self) -> str:
+        return " ".join(sorted(self.anchors | self.words))
+
+
+UNKNOWN = Entity(frozenset(), frozenset(), (0, 0))
+
+
+def _is_anchor(token: str, low: str, first: bool) -> bool:
+    core = low.removesuffix("'s").removesuffix("\u2019s")
+    if core in QUALIFIERS:
+        return True
+    if any(c in core for c in "-_./#") and any(c.isalnum() for c in core):
+        return True
+    if any(c.isdigit() for c in core) and any(c.isalpha() for c in core):
+        return True
+    if sum(c.isupper() for c in token) >= 2:
+        return True  # API, BFF, CI, GraphQL
+    return token[:1].isupper() and not first
+
+
+def _verbish(tokens: list[str], i: int, seen_content: bool) -> bool:
+    low = tokens[i].lower()
+    if low in AUXILIARIES or low in ADVERBS or low in ATTRIBUTION:
+        return seen_content or low in ADVERBS
+    if not seen_content or not tokens[i].isalpha() or not tokens[i].islower():
+        return False
+    if not (low.endswith("ed") or (low.endswith("s") and not low.endswith("ss"))) or len(low) < 4:
+        return False
+    following = tokens[i + 1].lower() if i + 1 < len(tokens) else ""
+    # "the payments service": a modifier; "new builds of X", "logs from X": a plural noun
+    return following not in HEADS and following not in ("of", "from")
+
+
+@lru_cache(maxsize=8192)
+def tokens_of(text: str) -> tuple[str, ...]:
+    out = []
+    for t in _TOKEN.findall(text):
+        t = t.rstrip(".") if len(t) > 1 else t
+        if t:
+            out.append(t)
+    return tuple(out)
+
+
+def _phrase(tokens: list[str], start: int) -> tuple[int, int, int | None]:
+    """The noun phrase from `start` to the verb: (start, end, verb position or None)."""
+    seen = False
+    for i in range(start, min(len(tokens), start + 10)):
+        t = tokens[i]
+        if i == start and t.lower() in PRONOUNS:
+            j = i + 1
+            while j < len(tokens) and tokens[j].lower() in ADVERBS:
+                j += 1
+            return start, i + 1, j if j < len(tokens) else None
+        if t in ",;:()\u2014":
+            return start, i, None
+        if _verbish(tokens, i, seen):
+            return start, i, i
+        if t.lower() not in _NOT_ENTITY:
+            seen = True
+    return start, min(len(tokens), start + 10), None
+
+
+def _object_phrase(tokens: list[str], start: int) -> tuple[int, int]:
+    """The noun phrase after a verb: from the first determiner or content word to the next
+    preposition (other than of/for), verb, adverb or clause break."""
+    i = start
+    while i < len(tokens) and (tokens[i].lower() in ADVERBS or tokens[i].lower() in ("that",)):
+        i += 1
+    begin = i
+    seen = False
+    while i < len(tokens):
+        low = tokens[i].lower()
+        if tokens[i] in ",;:()\u2014" or low in ADVERBS | SUBORDINATORS | SCHEDULE:
+            break
+        if low in PREPOSITIONS and low not in ("of", "for") and seen:
+            break
+        if seen and (low in AUXILIARIES or low.endswith("ing")):
+            break
+        if low not in _NOT_ENTITY and not re.fullmatch(r"\d+(?:[.,]\d+)*", low):
+            seen = True
+        i += 1
+    return begin, i
+
+
+def _entity(tokens: list[str], begin: int, end: int) -> Entity:
+    """Anchors and words of tokens[begin:end], narrowed to a possessor or to what follows the
+    first preposition."""
+    span = list(range(begin, end))
+    for i in span:
+        if tokens[i].lower().endswith(("'s", "\u2019s")):
+            span = [j for j in span if j <= i]
+            break
+    else:
+        for k, i in enumerate(span):
+            if tokens[i].lower() in PREPOSITIONS and k > 0:
+                rest = span[k + 1 :]
+                if any(tokens[j].lower() not in _NOT_ENTITY for j in rest):
+                    span = rest
+                break
+    anchors: set[str] = set()
+    words: set[str] = set()
+    for k, i in enumerate(span):
+        token = tokens[i]
+        low = token.lower().removesuffix("'s").removesuffix("\u2019s")
+        if token.isupper() and low in QUALIFIERS:
+            anchors.add(low)  # "US", which is also a pronoun
+            continue
+        if low in _NOT_ENTITY or low in PREPOSITIONS:
+            continue
+        if re.fullmatch(r"\d+(?:[.,]\d+)*", low):
+            before = tokens[span[k - 1]].lower() if k > 0 else ""
+            if before in EVENT_NOUNS:
+                anchors.add(f"{stem(before)} {low}")  # "build 1423"
+            continue
+        if low in EVENT_NOUNS and k + 1 < len(span) and tokens[span[k + 1]][:1].isdigit():
+            continue  # said with its number
+        if _is_anchor(token, low, i == 0):
+            anchors.add(stem(low) if low.isalpha() else low)
+        else:
+            words.add(stem(low))
+    return Entity(frozenset(anchors), frozenset(words), (span[0], span[-1] + 1) if span else (0, 0))
+
+
+@lru_cache(maxsize=8192)
+def entity(text: str) -> Entity:
+    tokens = list(tokens_of(text))
+    start = 0
+    # "fernbank-bff: owned by Leila Farouk.", "Attachment limit: 25 MB.": the label is the
+    # entity (with the attribute, which the comparison of two entities tolerates)
+    if ":" in tokens[1:6] and not re.match(r"\s*https?:", text):
+        colon = tokens.index(":")
+        found = _entity(tokens, 0, colon)
+        if found.known:
+            return found
+    # a leading source ("According to the wiki, ...") or clause ("In their free time ...")
+    if tokens and tokens[0].lower() == "according":
+        start = next((i + 1 for i, t in enumerate(tokens) if t == ","), 0)
+    while start < len(tokens) and tokens[start].lower() in SUBORDINATORS:
+        start += 1
+    if start < len(tokens) and tokens[start].lower() in PREPOSITIONS - {"of"}:
+        # A leading phrase: "In the Sprint 31 retrospective the team ..." is about what it
+        # names (an anchor); "At home Marisol looks after ..." about who follows it.
+        j = start + 1
+        while j < len(tokens) and tokens[j].lower() in DETERMINERS:
+            j += 1
+        lead = j
+        while j < len(tokens) and not (
+            tokens[j] == ","
+            or tokens[j].lower() in DETERMINERS
+            or (tokens[j][:1].isupper() and j > lead)
+        ):
+            j += 1
+        found = _entity(tokens, lead, j)
+        if found.anchors:
+            return found
+        start = j + 1 if j < len(tokens) and tokens[j] == "," else j
+    begin, end, verb = _phrase(tokens, start)
+    subject = _entity(tokens, begin, end)
+    head = tokens[end - 1].lower() if end > begin else ""
+    raw = [t.lower() for t in tokens[begin:end]]
+    words_in = [t for t in raw if t not in _NOT_ENTITY or t in PRONOUNS]
+    possessive = any(t.endswith(("'s", "\u2019s")) for t in raw)
+    source = bool(set(words_in) & SOURCE_WORDS)
+    handed = (
+        not words_in
+        or all(w in PRONOUNS for w in words_in)
+        or (head in OWNER_HEADS and not possessive)
+        or (verb is not None and tokens[verb].lower() in ATTRIBUTION and source)
+    )
+    if handed and verb is not None:
+        after = verb + 1
+        if tokens[verb].lower() in ATTRIBUTION:
+            rest = " ".join(tokens[after:])
+            return entity(rest) if rest else UNKNOWN
+        while after < len(tokens) and tokens[after].lower() in AUXILIARIES | ADVERBS:
+            after += 1
+        if after < len(tokens) and tokens[after].lower() in PARTICLES:
+            after += 1  # the verb's particle ("took over", "is on call for")
+            while after < len(tokens) and tokens[after].lower() in PREPOSITIONS | {"call"}:
+                after += 1
+        b, e = _object_phrase(tokens, after)
+        found = _entity(tokens, b, e)
+        return found if found.known else UNKNOWN
+    if verb is None or not subject.known:
+        return UNKNOWN
+    return subject
+
+
+def mentions(e: Entity, text: str) -> bool:
+    """Does `text` name every part of entity `e` somewhere ("Ingest is Ana's responsibility"
+    names the entity of "Kenji is on point for the ingest service" only in part; "Acme" in
+    "Customer Acme reported ..." whole)?"""
+    if not e.known:
+        return False
+    lower = text.lower()
+    stems = {stem(w) for w in re.findall(r"[a-z0-9]+", lower)}
+    stems |= {stem(t.lower().removesuffix("'s")) for t in tokens_of(text)}
+
+    def named(p: str) -> bool:
+        if " " in p:
+            return p in lower
+        parts = [x for x in re.split(r"[-_./]+", p) if x]
+        return p in stems or (len(parts) > 1 and all(stem(x) in stems for x in parts))
+
+    return all(named(p) for p in e.anchors | e.words)
+
+
+def different(a: Entity, b: Entity, a_text: str = "", b_text: str = "") -> bool:
+    """Two known entities that are not one: each names something the other does not ("the
+    payments service" / "inventory-worker", "EU cron scheduler" / "US cron scheduler", "build
+    1423" / "build 1424"), and neither fact names the other's entity anywhere ("Kenji is on
+    point for the ingest service" / "Ingest is Ana's responsibility" are one entity said two
+    ways). One naming more of the same ("Customer Acme" / "Acme") is one."""
+    if not a.known or not b.known:
+        return False
+    mine, theirs = a.anchors | a.words, b.anchors | b.words
+    if not (mine - theirs and theirs - mine):
+        return False
+    return not (mentions(a, b_text) or mentions(b, a_text))
+
+
+def same(a: Entity, b: Entity, a_text: str = "", b_text: str = "") -> bool:
+    """One entity: both read and not different, or one read and named by the other fact."""
+    if different(a, b, a_text, b_text):
+        return False
+    if a.known and b.known:
+        return True
+    return (a.known and mentions(a, b_text)) or (b.known and mentions(b, a_text))
+
+
+# Words that say nothing about which attribute a fact states ("runs", "has", "is").
+_GENERIC = frozenset(
+    """run runs ran is are was were be has have had use uses used keep keeps kept get gets go
+    goes went make makes take takes set sets request requests call calls""".split()
+)
+
+
+# One attribute, several words: how many copies of a component run.
+SYNONYMS = {"pod": "replica", "instanc": "replica", "copi": "replica", "contain": "replica"}
+
+
+def attribute(
+    text: str, values: frozenset[str], units: frozenset[str], skip: frozenset[str]
+) -> frozenset[str]:
+    """What a fact says about its entity: the stems of its content words outside the entity
+    phrase, its values, cue words (`skip`) and generic verbs; plus a mark per unit of its
+    numbers ("unit:s", "unit:byte") — "times out after 3 s" and "gives up after 5 seconds"
+    state one attribute."""
+    tokens = tokens_of(text)
+    e = entity(text)
+    out = {f"unit:{SYNONYMS.get(u, u)}" for u in units if u}
+    entity_words = e.anchors | e.words
+    for i, token in enumerate(tokens):
+        if e.span[0] <= i < e.span[1]:
+            continue
+        low = token.lower().removesuffix("'s").removesuffix("\u2019s")
+        if (
+            not low.isalpha()
+            or low in _NOT_ENTITY
+            or low in PREPOSITIONS
+            or low in PRONOUNS
+            or low in _GENERIC
+            or low in values
+        ):
+            continue
+        if low in skip:
+            continue
+        st = stem(low)
+        if st in entity_words:
+            continue
+        out.add(SYNONYMS.get(st, st))
+    return frozenset(out)
