@@ -112,6 +112,10 @@ class ServerConfig(BaseModel):
         """An HTTP or SSE server the broker starts itself (``command`` + ``url``)."""
         return self.transport != "stdio" and self.command is not None
 
+    def expanded_args(self) -> list[str]:
+        # `--password ${DB_PASSWORD}`: what `broker import` makes of a secret on a command line
+        return [expand_env(a) for a in self.args]
+
     def expanded_env(self) -> dict[str, str]:
         return {k: expand_env(v) for k, v in self.env.items()}
 
@@ -275,7 +279,8 @@ def expand_env(value: str) -> str:
 
 
 def env_references(server: dict[str, Any] | ServerConfig) -> list[str]:
-    """Names of the ``${VAR}`` references an entry's env and headers would expand at launch.
+    """Names of the ``${VAR}`` references an entry's args, env and headers would expand at
+    launch.
 
     A server entry that arrives over HTTP may not have any: expanding them would hand the
     broker's own environment (its secrets) to whoever may add servers. Only a config written
@@ -283,10 +288,12 @@ def env_references(server: dict[str, Any] | ServerConfig) -> list[str]:
     """
     data = server.model_dump(mode="json") if isinstance(server, ServerConfig) else server
     names: list[str] = []
-    for section in ("env", "headers"):
+    for section in ("args", "env", "headers"):
         values = data.get(section) if isinstance(data, dict) else None
         if isinstance(values, dict):
-            for v in values.values():
+            values = list(values.values())
+        if isinstance(values, list):
+            for v in values:
                 if isinstance(v, str):
                     names += [m.group(1) for m in _ENV_REF.finditer(v)]
     return sorted(set(names))

@@ -36,7 +36,7 @@ async def open_session(
         assert config.command is not None
         params = StdioServerParameters(
             command=config.command,
-            args=config.args,
+            args=config.expanded_args(),
             env=config.expanded_env() or None,
             cwd=config.cwd,
         )

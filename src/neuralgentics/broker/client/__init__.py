@@ -73,7 +73,11 @@ async def connect(
             assert config.command is not None
             read, write, process, direct = await stack.enter_async_context(
                 stdio_transport(
-                    config.command, config.args, config.expanded_env(), config.cwd, on_spawn
+                    config.command,
+                    config.expanded_args(),
+                    config.expanded_env(),
+                    config.cwd,
+                    on_spawn,
                 )
             )
         else:

@@ -61,7 +61,7 @@ async def launched_process(
     """Start ``config.command``, yield its process once ``config.url`` answers; stop it
     (TERM, then KILL its group) when the block exits."""
     assert config.command is not None and config.url is not None
-    sp = await spawn(config.command, config.args, config.expanded_env(), config.cwd)
+    sp = await spawn(config.command, config.expanded_args(), config.expanded_env(), config.cwd)
     if on_spawn is not None:
         on_spawn(sp)
     output_done = anyio.Event()
