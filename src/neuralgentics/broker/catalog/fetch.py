@@ -1,7 +1,11 @@
 """List a server's tools with the SDK's own clients (for `neuralgentics broker refresh`).
 
 The running broker lists tools over its long-lived sessions and saves them to the cache itself;
-this is for filling the cache from the command line and for measuring real servers.
+this is for filling the cache from the command line (`broker refresh`, `broker add`, `broker
+import --apply`, `doctor`) and for measuring real servers. An HTTP server is reached with the
+broker's own HTTP client (`client.connect`'s transport), so ``EGRESS_GATEWAY_URL`` routes these
+requests — and the expanded secret headers — through the gateway as it does the broker's
+(issue 29, item 13: they went straight to the server).
 """
 
 from __future__ import annotations
@@ -15,13 +19,12 @@ from typing import TextIO
 
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from mcp.client.sse import sse_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import PaginatedRequestParams, Tool
 
 from neuralgentics.broker.catalog.cache import ToolListCache
+from neuralgentics.broker.client import _http_transport
 from neuralgentics.broker.config import ServerConfig
+from neuralgentics.config import get_settings
 
 # A server that pages forever must not hang refresh.
 MAX_PAGES = 100
@@ -29,9 +32,10 @@ MAX_PAGES = 100
 
 @asynccontextmanager
 async def open_session(
-    config: ServerConfig, errlog: TextIO = sys.stderr
+    config: ServerConfig, errlog: TextIO = sys.stderr, gateway: str | None = None
 ) -> AsyncIterator[ClientSession]:
-    """An initialised ClientSession to the server, over its configured transport."""
+    """An initialised ClientSession to the server, over its configured transport. HTTP goes
+    through ``gateway``, by default the configured egress gateway (``EGRESS_GATEWAY_URL``)."""
     if config.transport == "stdio":
         assert config.command is not None
         params = StdioServerParameters(
@@ -44,18 +48,11 @@ async def open_session(
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 yield session
-    elif config.transport == "streamable_http":
-        assert config.url is not None
-        async with create_mcp_http_client(headers=config.expanded_headers()) as http:
-            async with streamable_http_client(config.url, http_client=http) as streams:
-                read, write = streams[0], streams[1]
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    yield session
     else:
         assert config.url is not None
-        async with sse_client(config.url, headers=config.expanded_headers()) as streams:
-            read, write = streams[0], streams[1]
+        if gateway is None:
+            gateway = get_settings().egress_gateway_url
+        async with _http_transport(config, config.url, gateway) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 yield session
