@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from neuralgentics.config import Settings
+from neuralgentics.filemodes import distrust, private_dir
 
 Transport = Literal["stdio", "streamable_http", "sse"]
 # What of a server the broker lists on its own MCP surface as it is (namespaced), instead of
@@ -357,6 +358,9 @@ def load_config(path: Path | str, *, missing_ok: bool = False) -> BrokerConfig:
         if not missing_ok:
             raise ConfigError(f"{p}: no such config file")
         return BrokerConfig()
+    # its server commands run as this user: a file another user could have written is refused
+    if (why := distrust(p, "broker config")) is not None:
+        raise ConfigError(why)
     return parse_config(p.read_text(encoding="utf-8"), str(p))
 
 
@@ -370,7 +374,8 @@ def dump_config(config: BrokerConfig) -> str:
 def save_config(config: BrokerConfig, path: Path | str) -> Path:
     """Write the config atomically (temp file + fsync + rename): a crash leaves old or new."""
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
+    if not p.parent.exists():  # private from the start: load_config refuses a writable dir
+        private_dir(p.parent)
     text = dump_config(config)
     parse_config(text, str(p))  # what we write must load again
     write_text_atomic(p, text)
