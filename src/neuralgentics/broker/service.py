@@ -626,10 +626,12 @@ class Broker:
         outcome: str = "invalid",
         rule: str | None = None,
         connection: str | None = None,
+        kind: str = "call",
     ) -> None:
         """Record a tools/call a front refused before it reached :meth:`call` (a body that is
         not JSON, nested past the parser's limit, not shaped like a call, a role it may not
-        claim)."""
+        claim); with ``kind="intent"``, how an intent call was resolved (``dispatched`` to a
+        tool, or ``unresolved`` and answered with candidates)."""
         rec = AuditRecord.for_call(
             role=role,
             server=str(server),
@@ -642,6 +644,7 @@ class Broker:
             front=front,
             credential=credential,
             connection=connection if connection != session_id else None,
+            kind=kind,
         )
         await self._write_audit(rec)
 
