@@ -110,6 +110,6 @@ def test_a_sticky_shared_dir_like_tmp_is_fine_for_a_file_of_ours(tmp_path: Path)
 
 
 def test_the_config_dir_broker_add_creates_is_private(home: Path) -> None:
-    r = cli("broker", "add", "time", "--no-list", "--", PY, "-m", "mcp_server_time")
+    r = cli("broker", "add", "time", "--", PY, "-m", "mcp_server_time")
     assert r.returncode == 0, r.stderr
     assert (home / "config").stat().st_mode & 0o077 == 0

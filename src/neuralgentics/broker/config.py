@@ -36,6 +36,23 @@ class ConfigError(ValueError):
     """The configuration is invalid; the message names the field (and line when known)."""
 
 
+Network = Literal["none", "gateway", "host"]
+
+
+class SandboxConfig(BaseModel):
+    """How a launched server is confined (bubblewrap; see broker/sandbox.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # none: a loopback of its own; gateway: through EGRESS_GATEWAY_URL (none without one);
+    # host: the host's network
+    network: Network = "gateway"
+    # bound read-write; everything else is read-only (and /tmp private)
+    writable: list[str] = Field(default_factory=list)
+    # given: the home directory is hidden except these (and the writable ones)
+    readable: list[str] = Field(default_factory=list)
+
+
 class ServerConfig(BaseModel):
     """One downstream MCP server."""
 
@@ -63,6 +80,18 @@ class ServerConfig(BaseModel):
     # After a second failure in a row, seconds before the next start; doubled on each further
     # failure, up to 5 s (the first restart is immediate).
     restart_backoff: float = Field(default=0.25, ge=0)
+    # A launched server (stdio, or command + url) under bubblewrap; None (`off`) runs it as a
+    # plain process. `broker add --sandbox` writes the default profile.
+    sandbox: SandboxConfig | None = None
+
+    @field_validator("sandbox", mode="before")
+    @classmethod
+    def _sandbox(cls, value: Any) -> Any:
+        if value in ("off", False, None):  # YAML reads a bare `off` as False
+            return None
+        if value in ("default", "on", True):
+            return {}
+        return value
 
     @field_validator("expose", mode="before")
     @classmethod
@@ -106,6 +135,13 @@ class ServerConfig(BaseModel):
                 )
         if self.first_class and self.expose:
             raise ValueError("a first_class server is not brokered: 'expose' has no effect on it")
+        if self.sandbox is not None and not self.command:
+            raise ValueError("'sandbox' confines a server the broker starts: it needs 'command'")
+        if self.sandbox is not None and self.url and self.sandbox.network != "host":
+            raise ValueError(
+                "a launched HTTP server is reached on the host's network: its sandbox needs "
+                "'network: host'"
+            )
         return self
 
     @property

@@ -24,6 +24,7 @@ from mcp.types import PaginatedRequestParams, Tool
 from neuralgentics.broker.catalog.cache import ToolListCache
 from neuralgentics.broker.client import _http_transport
 from neuralgentics.broker.config import ServerConfig
+from neuralgentics.broker.sandbox import launch
 from neuralgentics.config import get_settings
 
 # A server that pages forever must not hang refresh.
@@ -36,13 +37,12 @@ async def open_session(
 ) -> AsyncIterator[ClientSession]:
     """An initialised ClientSession to the server, over its configured transport. HTTP goes
     through ``gateway``, by default the configured egress gateway (``EGRESS_GATEWAY_URL``)."""
+    if gateway is None:
+        gateway = get_settings().egress_gateway_url
     if config.transport == "stdio":
-        assert config.command is not None
+        run = launch(config, gateway)  # bwrap around it when its entry asks
         params = StdioServerParameters(
-            command=config.command,
-            args=config.expanded_args(),
-            env=config.expanded_env() or None,
-            cwd=config.cwd,
+            command=run.command, args=run.args, env=run.env or None, cwd=config.cwd
         )
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
@@ -50,8 +50,6 @@ async def open_session(
                 yield session
     else:
         assert config.url is not None
-        if gateway is None:
-            gateway = get_settings().egress_gateway_url
         async with _http_transport(config, config.url, gateway) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
