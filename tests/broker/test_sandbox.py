@@ -19,7 +19,7 @@ from _parts import missing
 from neuralgentics.broker.config import load_config
 from neuralgentics.broker.service import Broker
 from neuralgentics.config import Settings
-from tests.broker.conftest import FILESYSTEM, PY, cli, needs_node
+from tests.broker.conftest import FILESYSTEM, PY, audit_lines, cli, needs_node
 from tests.broker.test_egress_commands import gateway  # noqa: F401 - the fixture
 
 SECRET = "the-neighbours-secret-1234"
@@ -37,7 +37,7 @@ def _text(result) -> str:
 
 @needs_node
 def test_server_filesystem_cannot_read_or_write_outside_its_profile(
-    write_config, tmp_path: Path, bwrap
+    write_config, home: Path, tmp_path: Path, bwrap
 ) -> None:
     proj = tmp_path / "proj"
     proj.mkdir()
@@ -77,6 +77,9 @@ def test_server_filesystem_cannot_read_or_write_outside_its_profile(
 
     anyio.run(main)
     assert not (proj / "new.txt").exists()
+    # the audit names each answer's confinement
+    calls = {(r["server"], r["sandbox"]) for r in audit_lines(home) if r["kind"] == "call"}
+    assert calls == {("open", "off"), ("boxed", f"bwrap network=none readable={proj}")}
 
 
 @pytest.fixture

@@ -68,6 +68,7 @@ from neuralgentics.broker.limits import check_arguments, check_names, check_size
 from neuralgentics.broker.outputcheck import OutputCheck
 from neuralgentics.broker.passthrough import Passthrough
 from neuralgentics.broker.roles import Edit, KnownTools, RoleExists, UnknownRole, check_roles
+from neuralgentics.broker.sandbox import describe
 from neuralgentics.broker.skillcatalog import SkillRecord, skills_for_role
 from neuralgentics.config import Settings
 from neuralgentics.embeddings import embedder_from_settings
@@ -514,6 +515,8 @@ class Broker:
             t = await self.find_tool(role, server, tool)
             self._validate_arguments(server, t, arguments)
             cfg = self.launcher.entry(server).config
+            if cfg.command:  # a server the broker starts: the audit names its confinement
+                rec.sandbox = describe(cfg.sandbox)
             token = current_session_id.set(session_id)
             # The client connection of this call, when its front can forward the server's
             # sampling/elicitation requests to it (forward.py); None on the fast paths.
