@@ -85,9 +85,9 @@ def launch(config: ServerConfig, gateway: str | None = None) -> Launch:
     argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
     if sandbox.readable:
-        home = os.environ.get("HOME")
-        if home and Path(home).is_dir():
-            argv += ["--tmpfs", str(Path(home).resolve())]
+        home = Path.home()
+        if home.is_dir():
+            argv += ["--tmpfs", str(home.resolve())]
         for path in sandbox.readable:
             p = _expand(path)
             if Path(p).exists():

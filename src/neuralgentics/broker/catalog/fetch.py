@@ -25,7 +25,6 @@ from neuralgentics.broker.catalog.cache import ToolListCache
 from neuralgentics.broker.client import _http_transport
 from neuralgentics.broker.config import ServerConfig
 from neuralgentics.broker.sandbox import launch
-from neuralgentics.config import get_settings
 
 # A server that pages forever must not hang refresh.
 MAX_PAGES = 100
@@ -36,9 +35,7 @@ async def open_session(
     config: ServerConfig, errlog: TextIO = sys.stderr, gateway: str | None = None
 ) -> AsyncIterator[ClientSession]:
     """An initialised ClientSession to the server, over its configured transport. HTTP goes
-    through ``gateway``, by default the configured egress gateway (``EGRESS_GATEWAY_URL``)."""
-    if gateway is None:
-        gateway = get_settings().egress_gateway_url
+    through ``gateway`` (the commands pass ``Settings.egress_gateway_url``)."""
     if config.transport == "stdio":
         run = launch(config, gateway)  # bwrap around it when its entry asks
         params = StdioServerParameters(
@@ -72,11 +69,15 @@ async def list_all_tools(session: ClientSession) -> list[Tool]:
 
 
 async def fetch_tools(
-    config: ServerConfig, timeout: float | None = None, errlog: TextIO = sys.stderr
+    config: ServerConfig,
+    timeout: float | None = None,
+    errlog: TextIO = sys.stderr,
+    gateway: str | None = None,
 ) -> list[Tool]:
-    """Start (or connect to) the server, list its tools, close it."""
+    """Start (or connect to) the server, list its tools, close it. ``gateway``: the egress
+    gateway HTTP goes through (``Settings.egress_gateway_url``)."""
     with anyio.fail_after(timeout if timeout is not None else config.start_timeout + 30):
-        async with open_session(config, errlog=errlog) as session:
+        async with open_session(config, errlog=errlog, gateway=gateway) as session:
             return await list_all_tools(session)
 
 
@@ -91,14 +92,20 @@ class Listed:
     stderr_tail: list[str] = field(default_factory=list)
 
 
-def refresh_one(name: str, config: ServerConfig, cache: ToolListCache, timeout: float) -> Listed:
+def refresh_one(
+    name: str,
+    config: ServerConfig,
+    cache: ToolListCache,
+    timeout: float,
+    gateway: str | None = None,
+) -> Listed:
     """Start the server, list its tools into ``cache``, stop it (``broker refresh``, ``broker
     add``, ``broker import``). Never raises for the server's own failure: it is reported."""
     # The server's stderr goes to a file (a terminal would interleave it with our output);
     # its last lines explain a failure.
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
         try:
-            tools = anyio.run(fetch_tools, config, timeout, errlog)
+            tools = anyio.run(fetch_tools, config, timeout, errlog, gateway)
         except Exception as exc:  # noqa: BLE001 - report every server, whatever went wrong
             reason = " ".join(str(exc).split()) or type(exc).__name__
             errlog.seek(0)

@@ -136,6 +136,7 @@ def import_cmd(
             grant_roles=grant,
             tool_cache=cache,
             list_timeout=timeout,
+            gateway=get_settings().egress_gateway_url,
         )
     except (SourceError, ConfigError) as exc:
         _fail(str(exc))
