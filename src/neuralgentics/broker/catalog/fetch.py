@@ -1,7 +1,7 @@
 """List a server's tools with the SDK's own clients (for `neuralgentics broker refresh`).
 
 The running broker lists tools over its long-lived sessions and saves them to the cache itself;
-this is for filling the cache from the command line (`broker refresh`, `broker add`, `broker
+this is for filling the cache from the command line (`broker refresh`, `broker
 import --apply`, `doctor`) and for measuring real servers. An HTTP server is reached with the
 broker's own HTTP client (`client.connect`'s transport), so ``EGRESS_GATEWAY_URL`` routes these
 requests — and the expanded secret headers — through the gateway as it does the broker's
