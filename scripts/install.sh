@@ -79,4 +79,12 @@ if [ "$want_test" = 1 ]; then
       echo "install.sh: the dashboard tests need Chromium: sudo apt-get install chromium" >&2
     fi
   fi
+  # the sandboxed-server tests run real servers under bubblewrap (docs/broker.md, "Sandbox")
+  if ! command -v bwrap >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ]; then
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+    else
+      echo "install.sh: the sandbox tests need bubblewrap: sudo apt-get install bubblewrap" >&2
+    fi
+  fi
 fi

@@ -26,6 +26,7 @@ FOUNDATIONS = {
     "netguard",
     "httpguard",
     "jsonsafe",
+    "jsonc",
     "filemodes",
     "logredact",
     "http_errors",

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from neuralgentics.config import Settings
+from neuralgentics.filemodes import distrust
 
 TOKEN_FILE = "token"
 # 32 random bytes, URL-safe base64 (43 characters): no character a shell or a header mangles.
@@ -79,6 +80,8 @@ def same_token(given: str, expected: str) -> bool:
 
 
 def _read(path: Path) -> str | None:
+    if path.parent.exists() and (why := distrust(path, "token file")) is not None:
+        raise CredentialError(why)
     try:
         text = path.read_text(encoding="utf-8").strip()
     except FileNotFoundError:

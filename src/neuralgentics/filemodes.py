@@ -71,3 +71,52 @@ def make_private(path: Path) -> None:
         os.chmod(path, FILE_MODE)
     except OSError as exc:
         log.warning("cannot make %s private (%s)", path, exc)
+
+
+def _owner_ok(uid: int) -> bool:
+    return not hasattr(os, "geteuid") or uid in (os.geteuid(), 0)
+
+
+def distrust(path: Path, what: str) -> str | None:
+    """Why ``path`` (a config or token file) and its directory cannot be trusted, with the fix;
+    None when they can. Refused: either owned by another user (root excepted), a file that
+    group or others may write, a directory that group or others may write unless it is sticky
+    (``/tmp``: there nobody replaces another's file, and the file's own owner is checked).
+
+    Another user who can write the file or the directory can plant a token or a broker.yaml
+    whose server commands then run as this user (issue 29, item 14)."""
+    if not hasattr(os, "geteuid"):
+        return None  # Windows: ACLs, not modes
+    me = os.geteuid()
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        st = None
+    directory = path.parent
+    dst = directory.stat()
+    dmode = stat.S_IMODE(dst.st_mode)
+    if not _owner_ok(dst.st_uid):
+        return (
+            f"the directory {directory} of the {what} is owned by another user (uid {dst.st_uid}, "
+            f"you are {me}): use a directory of your own, or `chown {me} {directory}`"
+        )
+    if dmode & (stat.S_IWGRP | stat.S_IWOTH) and not dmode & stat.S_ISVTX:
+        return (
+            f"the directory {directory} of the {what} is writable by other users (mode "
+            f"{dmode:o}): anyone could plant a file there; run `chmod go-w {directory}` "
+            "(or `chmod 700` it)"
+        )
+    if st is None:
+        return None
+    mode = stat.S_IMODE(st.st_mode)
+    if not _owner_ok(st.st_uid):
+        return (
+            f"the {what} {path} is owned by another user (uid {st.st_uid}, you are {me}): "
+            f"check what it holds, then `chown {me} {path}` (or delete it)"
+        )
+    if mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return (
+            f"the {what} {path} is writable by other users (mode {mode:o}): check what it "
+            f"holds, then `chmod go-w {path}`"
+        )
+    return None

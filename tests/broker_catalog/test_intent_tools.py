@@ -105,7 +105,8 @@ async def test_router_intent_resolves_when_confident_and_asks_when_not(
     served: tuple[Broker, Path],
 ) -> None:
     broker, git_repo = served
-    named = await resolve_intent(broker, "coder", "run git_status on the repo")
+    repo = {"repo_path": str(git_repo)}
+    named = await resolve_intent(broker, "coder", "run git_status on the repo", repo)
     assert named.resolved and (named.server, named.tool) == ("git", "git_status")
     # The resolved pair is a real call through the broker.
     result = await broker.call(
@@ -137,7 +138,10 @@ async def test_router_intent_resolves_when_confident_and_asks_when_not(
     reset = await resolve_intent(broker, "coder", "reset the staging area")
     assert reset.result.best.tool == "git_reset" and reset.result.best.action == "delete"
     assert not reset.resolved and "deletes or stops something" in reset.message
-    named_reset = await resolve_intent(broker, "coder", "git_reset please")
+    # ... and any tool only when the arguments fit it (issue 29): git_reset needs repo_path
+    unfit = await resolve_intent(broker, "coder", "git_reset please")
+    assert not unfit.resolved and "it needs 'repo_path'" in (unfit.message or "")
+    named_reset = await resolve_intent(broker, "coder", "git_reset please", repo)
     assert named_reset.resolved and named_reset.tool == "git_reset"
 
     nobody = await resolve_intent(broker, "nobody", "what time is it")
@@ -230,7 +234,11 @@ async def test_router_call_with_an_intent_calls_only_when_confident(
         "tool": "get_current_time",
         "confidence": 1.0,
     }
-    assert audited == [("time", "get_current_time", "ok")]
+    # how it was resolved (issue 29), then the call itself
+    assert audited == [
+        ("time", "get_current_time", "dispatched"),
+        ("time", "get_current_time", "ok"),
+    ]
 
     unsure = await call_by_intent(
         broker, role="coder", intent="do the thing with the stuff", arguments={}
@@ -239,7 +247,7 @@ async def test_router_call_with_an_intent_calls_only_when_confident(
     assert (
         unsure.structured_content["resolved"] is False and unsure.structured_content["candidates"]
     )
-    assert len(audited) == 1  # no call went downstream
+    assert audited[2:] == [("-", "-", "unresolved")]  # audited; no call went downstream
 
 
 def test_meta_tools_gain_find_tool_and_an_intent_argument() -> None:

@@ -123,6 +123,15 @@ def check_cmd(config: Path | None = ConfigOpt) -> None:
         f"ok: {plural(len(cfg.servers), 'server')} ({', '.join(cfg.servers) or 'none'}), "
         f"{plural(len(cfg.roles), 'role')} ({', '.join(cfg.roles) or 'none'})"
     )
+    from neuralgentics.broker.sandbox import INSTALL_HINT, bwrap_path, describe
+
+    for name, srv in cfg.servers.items():
+        if srv.command:
+            typer.echo(f"  {name}: sandbox {describe(srv.sandbox)}")
+    if any(s.sandbox is not None for s in cfg.servers.values()) and bwrap_path() is None:
+        typer.echo(
+            f"note: sandboxed servers will not start: bwrap is missing; {INSTALL_HINT}", err=True
+        )
 
 
 def _notify_running_broker() -> None:
@@ -164,6 +173,21 @@ def add_cmd(
     env: list[str] = typer.Option([], "--env", help="KEY=VALUE (use ${VAR} for secrets)"),
     header: list[str] = typer.Option([], "--header", help="Name: value for HTTP servers"),
     replace: bool = typer.Option(False, "--replace", help="overwrite an existing server"),
+    sandbox: bool = typer.Option(
+        False,
+        "--sandbox",
+        help="run it under bubblewrap: read-only root, private /tmp, writes only to its state "
+        "dir (and --writable paths), network through the egress gateway",
+    ),
+    network: str | None = typer.Option(
+        None, "--network", help="with --sandbox: none | gateway (default) | host"
+    ),
+    writable: list[str] = typer.Option(
+        [], "--writable", help="with --sandbox: a path it may write, e.g. the project (repeat)"
+    ),
+    readable: list[str] = typer.Option(
+        [], "--readable", help="with --sandbox: hide your home except these paths (repeat)"
+    ),
     config: Path | None = ConfigOpt,
 ) -> None:
     """Register a server: `add NAME -- COMMAND ARGS…` (stdio), `add NAME --url URL` (HTTP or
@@ -179,6 +203,10 @@ def add_cmd(
         entry.update(transport=transport or "streamable_http", url=url)
     else:
         entry.update(transport=transport or "stdio")
+    if network or writable or readable:
+        sandbox = True
+    if sandbox:
+        entry["sandbox"] = _sandbox_profile(name, network, writable, readable, url is not None)
     try:
         entry["env"] = dict(_pair(e, "=") for e in env)
         entry["headers"] = dict(_pair(h, ":") for h in header)
@@ -197,6 +225,27 @@ def add_cmd(
             f"{', '.join(roles)} — edit them in {path}"
         )
     _notify_running_broker()
+
+
+def _sandbox_profile(
+    name: str, network: str | None, writable: list[str], readable: list[str], http: bool
+) -> dict[str, Any]:
+    """The default profile `broker add --sandbox` writes: its own state dir writable, the
+    network through the egress gateway (the host's for a launched HTTP server, which the
+    broker reaches on the host's loopback)."""
+    from neuralgentics.broker.sandbox import INSTALL_HINT, bwrap_path
+    from neuralgentics.config import get_settings
+
+    if bwrap_path() is None:
+        typer.echo(
+            f"note: bwrap is not installed, so it will not start yet: {INSTALL_HINT}", err=True
+        )
+    state = get_settings().home / "broker" / "state" / name
+    return {
+        "network": network or ("host" if http else "gateway"),
+        "writable": [str(state), *(str(Path(w).expanduser().resolve()) for w in writable)],
+        "readable": [str(Path(r).expanduser().resolve()) for r in readable],
+    }
 
 
 def _default_roles(path: Path) -> list[str]:

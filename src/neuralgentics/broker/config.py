@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from neuralgentics.config import Settings
+from neuralgentics.filemodes import distrust, private_dir
 
 Transport = Literal["stdio", "streamable_http", "sse"]
 # What of a server the broker lists on its own MCP surface as it is (namespaced), instead of
@@ -33,6 +34,23 @@ _TOKEN_HASH = re.compile(r"sha256:[0-9a-f]{64}")
 
 class ConfigError(ValueError):
     """The configuration is invalid; the message names the field (and line when known)."""
+
+
+Network = Literal["none", "gateway", "host"]
+
+
+class SandboxConfig(BaseModel):
+    """How a launched server is confined (bubblewrap; see broker/sandbox.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # none: a loopback of its own; gateway: through EGRESS_GATEWAY_URL (none without one);
+    # host: the host's network
+    network: Network = "gateway"
+    # bound read-write; everything else is read-only (and /tmp private)
+    writable: list[str] = Field(default_factory=list)
+    # given: the home directory is hidden except these (and the writable ones)
+    readable: list[str] = Field(default_factory=list)
 
 
 class ServerConfig(BaseModel):
@@ -62,6 +80,18 @@ class ServerConfig(BaseModel):
     # After a second failure in a row, seconds before the next start; doubled on each further
     # failure, up to 5 s (the first restart is immediate).
     restart_backoff: float = Field(default=0.25, ge=0)
+    # A launched server (stdio, or command + url) under bubblewrap; None (`off`) runs it as a
+    # plain process. `broker add --sandbox` writes the default profile.
+    sandbox: SandboxConfig | None = None
+
+    @field_validator("sandbox", mode="before")
+    @classmethod
+    def _sandbox(cls, value: Any) -> Any:
+        if value in ("off", False, None):  # YAML reads a bare `off` as False
+            return None
+        if value in ("default", "on", True):
+            return {}
+        return value
 
     @field_validator("expose", mode="before")
     @classmethod
@@ -105,12 +135,23 @@ class ServerConfig(BaseModel):
                 )
         if self.first_class and self.expose:
             raise ValueError("a first_class server is not brokered: 'expose' has no effect on it")
+        if self.sandbox is not None and not self.command:
+            raise ValueError("'sandbox' confines a server the broker starts: it needs 'command'")
+        if self.sandbox is not None and self.url and self.sandbox.network != "host":
+            raise ValueError(
+                "a launched HTTP server is reached on the host's network: its sandbox needs "
+                "'network: host'"
+            )
         return self
 
     @property
     def launched(self) -> bool:
         """An HTTP or SSE server the broker starts itself (``command`` + ``url``)."""
         return self.transport != "stdio" and self.command is not None
+
+    def expanded_args(self) -> list[str]:
+        # `--password ${DB_PASSWORD}`: what `broker import` makes of a secret on a command line
+        return [expand_env(a) for a in self.args]
 
     def expanded_env(self) -> dict[str, str]:
         return {k: expand_env(v) for k, v in self.env.items()}
@@ -275,7 +316,8 @@ def expand_env(value: str) -> str:
 
 
 def env_references(server: dict[str, Any] | ServerConfig) -> list[str]:
-    """Names of the ``${VAR}`` references an entry's env and headers would expand at launch.
+    """Names of the ``${VAR}`` references an entry's args, env and headers would expand at
+    launch.
 
     A server entry that arrives over HTTP may not have any: expanding them would hand the
     broker's own environment (its secrets) to whoever may add servers. Only a config written
@@ -283,10 +325,12 @@ def env_references(server: dict[str, Any] | ServerConfig) -> list[str]:
     """
     data = server.model_dump(mode="json") if isinstance(server, ServerConfig) else server
     names: list[str] = []
-    for section in ("env", "headers"):
+    for section in ("args", "env", "headers"):
         values = data.get(section) if isinstance(data, dict) else None
         if isinstance(values, dict):
-            for v in values.values():
+            values = list(values.values())
+        if isinstance(values, list):
+            for v in values:
                 if isinstance(v, str):
                     names += [m.group(1) for m in _ENV_REF.finditer(v)]
     return sorted(set(names))
@@ -350,6 +394,9 @@ def load_config(path: Path | str, *, missing_ok: bool = False) -> BrokerConfig:
         if not missing_ok:
             raise ConfigError(f"{p}: no such config file")
         return BrokerConfig()
+    # its server commands run as this user: a file another user could have written is refused
+    if (why := distrust(p, "broker config")) is not None:
+        raise ConfigError(why)
     return parse_config(p.read_text(encoding="utf-8"), str(p))
 
 
@@ -363,7 +410,8 @@ def dump_config(config: BrokerConfig) -> str:
 def save_config(config: BrokerConfig, path: Path | str) -> Path:
     """Write the config atomically (temp file + fsync + rename): a crash leaves old or new."""
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
+    if not p.parent.exists():  # private from the start: load_config refuses a writable dir
+        private_dir(p.parent)
     text = dump_config(config)
     parse_config(text, str(p))  # what we write must load again
     write_text_atomic(p, text)

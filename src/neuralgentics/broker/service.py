@@ -68,6 +68,7 @@ from neuralgentics.broker.limits import check_arguments, check_names, check_size
 from neuralgentics.broker.outputcheck import OutputCheck
 from neuralgentics.broker.passthrough import Passthrough
 from neuralgentics.broker.roles import Edit, KnownTools, RoleExists, UnknownRole, check_roles
+from neuralgentics.broker.sandbox import describe
 from neuralgentics.broker.skillcatalog import SkillRecord, skills_for_role
 from neuralgentics.config import Settings
 from neuralgentics.embeddings import embedder_from_settings
@@ -514,6 +515,8 @@ class Broker:
             t = await self.find_tool(role, server, tool)
             self._validate_arguments(server, t, arguments)
             cfg = self.launcher.entry(server).config
+            if cfg.command:  # a server the broker starts: the audit names its confinement
+                rec.sandbox = describe(cfg.sandbox)
             token = current_session_id.set(session_id)
             # The client connection of this call, when its front can forward the server's
             # sampling/elicitation requests to it (forward.py); None on the fast paths.
@@ -626,10 +629,12 @@ class Broker:
         outcome: str = "invalid",
         rule: str | None = None,
         connection: str | None = None,
+        kind: str = "call",
     ) -> None:
         """Record a tools/call a front refused before it reached :meth:`call` (a body that is
         not JSON, nested past the parser's limit, not shaped like a call, a role it may not
-        claim)."""
+        claim); with ``kind="intent"``, how an intent call was resolved (``dispatched`` to a
+        tool, or ``unresolved`` and answered with candidates)."""
         rec = AuditRecord.for_call(
             role=role,
             server=str(server),
@@ -642,6 +647,7 @@ class Broker:
             front=front,
             credential=credential,
             connection=connection if connection != session_id else None,
+            kind=kind,
         )
         await self._write_audit(rec)
 

@@ -452,7 +452,7 @@ def check_stdio_servers(s: Settings, timeout: float = 20.0) -> list[Check]:
             continue
         with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
             try:
-                tools = anyio.run(fetch_tools, srv, timeout, errlog)
+                tools = anyio.run(fetch_tools, srv, timeout, errlog, s.egress_gateway_url)
             except Exception as exc:  # noqa: BLE001 - what the user needs is the reason
                 errlog.seek(0)
                 tail = [x.strip() for x in errlog.read().splitlines() if x.strip()][-2:]

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from neuralgentics.jsonc import JsonTextError, check_limits
+
 JsonPath = tuple[str, ...]
 _ABSENT = object()
 
@@ -27,6 +29,10 @@ def read_json_file(path: Path) -> dict[str, Any]:
     text = path.read_text(encoding="utf-8")
     if not text.strip():
         return {}
+    try:
+        check_limits(text, str(path))  # the stdlib parser recurses: a deep file is refused first
+    except JsonTextError as exc:
+        raise JsonFileError(exc.message) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -29,6 +29,7 @@ _COLS = [
     "kind",
     "credential",
     "connection",
+    "sandbox",
 ]
 
 

@@ -42,6 +42,7 @@ FIELD_LIMITS = {
     "credential": 80,
     "rule": 300,
     "error": 1000,
+    "sandbox": 300,
 }
 # An upper bound on one serialised record (fields + args + JSON overhead); tests hold it.
 MAX_RECORD_BYTES = 8192
@@ -147,6 +148,9 @@ class AuditRecord:
     # the transport's session (a `broker stdio` process, an /mcp session) when it differs from
     # `session_id`, which is the calling agent's (OpenCode's) session when it said which
     connection: str | None = None
+    # how the server that answered was confined: "off" (a plain process), "bwrap network=…";
+    # None for a server the broker does not start (remote HTTP) and for non-call records
+    sandbox: str | None = None
     # Not a field (not written, not in asdict): the values of secret-keyed arguments, scrubbed
     # from every text field when the record is written.
     _secrets: ClassVar[Scrubber] = NO_SECRETS  # the default; for_call sets one per record

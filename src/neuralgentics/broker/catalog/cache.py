@@ -37,6 +37,7 @@ _NOT_IDENTITY = frozenset(
         "restart_backoff",
         "first_class",
         "expose",
+        "sandbox",  # the same server, confined or not: existing listings stay valid
     }
 )
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")

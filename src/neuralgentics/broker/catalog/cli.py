@@ -115,7 +115,7 @@ def refresh_cmd(
     cache = ToolListCache(settings.home / "broker" / "tools")
     failed = 0
     for name in names:
-        listed = refresh_one(name, brokered[name], cache, timeout)
+        listed = refresh_one(name, brokered[name], cache, timeout, settings.egress_gateway_url)
         if listed.error is not None:
             failed += 1
             typer.echo(f"{name}: failed: {listed.error}", err=True)

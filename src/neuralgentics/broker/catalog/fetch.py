@@ -1,7 +1,11 @@
 """List a server's tools with the SDK's own clients (for `neuralgentics broker refresh`).
 
 The running broker lists tools over its long-lived sessions and saves them to the cache itself;
-this is for filling the cache from the command line and for measuring real servers.
+this is for filling the cache from the command line (`broker refresh`, `broker
+import --apply`, `doctor`) and for measuring real servers. An HTTP server is reached with the
+broker's own HTTP client (`client.connect`'s transport), so ``EGRESS_GATEWAY_URL`` routes these
+requests — and the expanded secret headers — through the gateway as it does the broker's
+(issue 29, item 13: they went straight to the server).
 """
 
 from __future__ import annotations
@@ -15,13 +19,12 @@ from typing import TextIO
 
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from mcp.client.sse import sse_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import PaginatedRequestParams, Tool
 
 from neuralgentics.broker.catalog.cache import ToolListCache
+from neuralgentics.broker.client import _http_transport
 from neuralgentics.broker.config import ServerConfig
+from neuralgentics.broker.sandbox import launch
 
 # A server that pages forever must not hang refresh.
 MAX_PAGES = 100
@@ -29,33 +32,22 @@ MAX_PAGES = 100
 
 @asynccontextmanager
 async def open_session(
-    config: ServerConfig, errlog: TextIO = sys.stderr
+    config: ServerConfig, errlog: TextIO = sys.stderr, gateway: str | None = None
 ) -> AsyncIterator[ClientSession]:
-    """An initialised ClientSession to the server, over its configured transport."""
+    """An initialised ClientSession to the server, over its configured transport. HTTP goes
+    through ``gateway`` (the commands pass ``Settings.egress_gateway_url``)."""
     if config.transport == "stdio":
-        assert config.command is not None
+        run = launch(config, gateway)  # bwrap around it when its entry asks
         params = StdioServerParameters(
-            command=config.command,
-            args=config.args,
-            env=config.expanded_env() or None,
-            cwd=config.cwd,
+            command=run.command, args=run.args, env=run.env or None, cwd=config.cwd
         )
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 yield session
-    elif config.transport == "streamable_http":
-        assert config.url is not None
-        async with create_mcp_http_client(headers=config.expanded_headers()) as http:
-            async with streamable_http_client(config.url, http_client=http) as streams:
-                read, write = streams[0], streams[1]
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    yield session
     else:
         assert config.url is not None
-        async with sse_client(config.url, headers=config.expanded_headers()) as streams:
-            read, write = streams[0], streams[1]
+        async with _http_transport(config, config.url, gateway) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 yield session
@@ -77,11 +69,15 @@ async def list_all_tools(session: ClientSession) -> list[Tool]:
 
 
 async def fetch_tools(
-    config: ServerConfig, timeout: float | None = None, errlog: TextIO = sys.stderr
+    config: ServerConfig,
+    timeout: float | None = None,
+    errlog: TextIO = sys.stderr,
+    gateway: str | None = None,
 ) -> list[Tool]:
-    """Start (or connect to) the server, list its tools, close it."""
+    """Start (or connect to) the server, list its tools, close it. ``gateway``: the egress
+    gateway HTTP goes through (``Settings.egress_gateway_url``)."""
     with anyio.fail_after(timeout if timeout is not None else config.start_timeout + 30):
-        async with open_session(config, errlog=errlog) as session:
+        async with open_session(config, errlog=errlog, gateway=gateway) as session:
             return await list_all_tools(session)
 
 
@@ -96,14 +92,20 @@ class Listed:
     stderr_tail: list[str] = field(default_factory=list)
 
 
-def refresh_one(name: str, config: ServerConfig, cache: ToolListCache, timeout: float) -> Listed:
+def refresh_one(
+    name: str,
+    config: ServerConfig,
+    cache: ToolListCache,
+    timeout: float,
+    gateway: str | None = None,
+) -> Listed:
     """Start the server, list its tools into ``cache``, stop it (``broker refresh``, ``broker
     add``, ``broker import``). Never raises for the server's own failure: it is reported."""
     # The server's stderr goes to a file (a terminal would interleave it with our output);
     # its last lines explain a failure.
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
         try:
-            tools = anyio.run(fetch_tools, config, timeout, errlog)
+            tools = anyio.run(fetch_tools, config, timeout, errlog, gateway)
         except Exception as exc:  # noqa: BLE001 - report every server, whatever went wrong
             reason = " ".join(str(exc).split()) or type(exc).__name__
             errlog.seek(0)

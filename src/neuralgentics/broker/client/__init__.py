@@ -26,6 +26,7 @@ from neuralgentics.broker.client.launched import launched_process
 from neuralgentics.broker.client.process import CommandNotFound, ServerProcess
 from neuralgentics.broker.client.stdio import DirectCalls, stdio_transport
 from neuralgentics.broker.config import ServerConfig
+from neuralgentics.broker.sandbox import launch
 
 NotificationHandler = Callable[[Any], Awaitable[None]]
 
@@ -71,16 +72,17 @@ async def connect(
         write: Any
         if config.transport == "stdio":
             assert config.command is not None
+            run = launch(config, gateway)  # bwrap around it when its entry asks
             read, write, process, direct = await stack.enter_async_context(
-                stdio_transport(
-                    config.command, config.args, config.expanded_env(), config.cwd, on_spawn
-                )
+                stdio_transport(run.command, run.args, run.env, config.cwd, on_spawn)
             )
         else:
             assert config.url is not None
             if config.command is not None:
                 # Launched: the process first; connect once its URL answers.
-                process = await stack.enter_async_context(launched_process(config, on_spawn))
+                process = await stack.enter_async_context(
+                    launched_process(config, on_spawn, gateway)
+                )
             read, write = await stack.enter_async_context(
                 _http_transport(config, config.url, gateway)
             )

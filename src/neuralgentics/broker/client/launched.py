@@ -24,6 +24,7 @@ from neuralgentics.broker.client.process import (
     watch_exit,
 )
 from neuralgentics.broker.config import ServerConfig
+from neuralgentics.broker.sandbox import launch
 
 
 class ExitedBeforeListening(RuntimeError):
@@ -56,12 +57,15 @@ async def wait_until_answers(url: str, sp: ServerProcess) -> None:
 
 @contextlib.asynccontextmanager
 async def launched_process(
-    config: ServerConfig, on_spawn: Callable[[ServerProcess], None] | None = None
+    config: ServerConfig,
+    on_spawn: Callable[[ServerProcess], None] | None = None,
+    gateway: str | None = None,
 ) -> AsyncIterator[ServerProcess]:
-    """Start ``config.command``, yield its process once ``config.url`` answers; stop it
-    (TERM, then KILL its group) when the block exits."""
+    """Start ``config.command`` (under bwrap when its entry asks), yield its process once
+    ``config.url`` answers; stop it (TERM, then KILL its group) when the block exits."""
     assert config.command is not None and config.url is not None
-    sp = await spawn(config.command, config.args, config.expanded_env(), config.cwd)
+    run = launch(config, gateway)
+    sp = await spawn(run.command, run.args, run.env, config.cwd)
     if on_spawn is not None:
         on_spawn(sp)
     output_done = anyio.Event()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NoReturn
 import typer
 
 from neuralgentics.broker.importer.plan import Candidate, Plan
+from neuralgentics.broker.importer.risk import marks, shown
 from neuralgentics.text import plural
 
 if TYPE_CHECKING:  # run.py lists tools over MCP: the SDK loads when a command needs it
@@ -28,11 +29,19 @@ def _fail(message: str) -> NoReturn:
     raise typer.Exit(1)
 
 
-def _what(c: Candidate) -> str:
+def _what(c: Candidate) -> list[str]:
+    """The entry's whole command (wrapped, never cut) or URL."""
     e = c.converted.entry or {}
     if e.get("transport", "stdio") == "stdio":
-        return " ".join([str(e.get("command", "")), *map(str, e.get("args", []))])[:100]
-    return f"{e.get('transport')} {e.get('url')}"
+        return shown(str(e.get("command", "")), [str(a) for a in e.get("args", [])])
+    return [f"{e.get('transport')} {e.get('url')}"]
+
+
+def _marks(c: Candidate) -> list[str]:
+    e = c.converted.entry or {}
+    if not e.get("command"):
+        return []
+    return marks(str(e["command"]), [str(a) for a in e.get("args", [])])
 
 
 def print_plan(plan: Plan, replace: bool) -> None:
@@ -43,10 +52,18 @@ def print_plan(plan: Plan, replace: bool) -> None:
         typer.echo(f"{path} ({cands[0].source.kind}):")
         for c in cands:
             status = "replace" if c.status == "conflict" and replace else c.status
-            detail = _what(c) if c.status in ("new", "conflict") else c.reason
-            if c.status == "conflict" and not replace:
-                detail = f"{_what(c)} — {c.reason}"
-            typer.echo(f"  {SIGN[c.status]} {c.name:<20} {status:<8} {detail}")
+            head = f"  {SIGN[c.status]} {c.name:<20} {status:<8} "
+            if c.status not in ("new", "conflict"):
+                typer.echo(head + c.reason)
+            else:
+                command = _what(c)
+                typer.echo(head + command[0])
+                for more in command[1:]:
+                    typer.echo(" " * len(head) + more)
+                if c.status == "conflict" and not replace:
+                    typer.echo(f"      {c.reason}")
+                for mark in _marks(c):
+                    typer.echo(f"      CAUTION: {mark}: read the whole command; --apply starts it")
             for note in c.converted.notes:
                 typer.echo(f"      note: {note}")
     refs = [(c, s) for c in plan.to_add(replace) for s in c.secrets]
@@ -119,6 +136,7 @@ def import_cmd(
             grant_roles=grant,
             tool_cache=cache,
             list_timeout=timeout,
+            gateway=get_settings().egress_gateway_url,
         )
     except (SourceError, ConfigError) as exc:
         _fail(str(exc))

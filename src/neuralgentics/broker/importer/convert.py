@@ -27,10 +27,24 @@ from neuralgentics.broker.importer.sources import Kind
 BROKER_ENTRY = "neuralgentics"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SCHEME = re.compile(r"^(Bearer|Token|Basic|Bot)\s+(\S.*)\Z", re.IGNORECASE)
+_SCHEME_WORD = re.compile(r"Bearer|Token|Basic|Bot", re.IGNORECASE)
 _OPENCODE_ENV = re.compile(r"\{env:([^}]+)\}")
 _OPENCODE_FILE = re.compile(r"\{file:([^}]+)\}")
 _VSCODE_VAR = re.compile(r"\$\{(env|input|workspaceFolder|userHome|pathSeparator)(?::([^}]*))?\}")
 _BROKER_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}")
+# Secret-named keys the audit's list does not catch (it is tuned not to over-redact records):
+# DB_PASS, SMTP_PASS, SLACK_WEBHOOK_URL, SENTRY_DSN, …
+_MORE_SECRET_KEYS = re.compile(
+    r"(?:^|[_-])pass(?:[_-]|$)|webhook|dsn|conn(?:ection)?[_-]?str", re.I
+)
+# Secret-shaped values the audit's shapes do not catch: a URL whose user info is the key (a
+# Sentry DSN https://KEY@o1.ingest.sentry.io/1), webhook URLs (the path is the secret).
+_MORE_SECRET_VALUES = re.compile(
+    r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^/\s@:]{8,}@"
+    r"|hooks\.slack\.com/|discord(?:app)?\.com/api/webhooks/|webhook\.office\.com/"
+)
+# A command-line flag whose value is a secret: --password X, --api-key=X, --token X.
+_SECRET_FLAG = re.compile(r"^(--?[A-Za-z][A-Za-z0-9_-]*)(?:=(.*))?\Z", re.S)
 
 
 @dataclass(frozen=True)
@@ -62,6 +76,14 @@ def server_name(key: str) -> str:
     """A broker server name for a source key: other characters become '-', 64 at most."""
     name = re.sub(r"[^A-Za-z0-9_.-]", "-", key).lstrip("_.-")[:64]
     return name
+
+
+def is_secret_name(key: str) -> bool:
+    return is_secret_key(key) or _MORE_SECRET_KEYS.search(key) is not None
+
+
+def looks_secret(value: str) -> bool:
+    return scrub_shapes(value) != value or _MORE_SECRET_VALUES.search(value) is not None
 
 
 def _env_var(text: str) -> str:
@@ -133,15 +155,51 @@ class _Values:
         value = self.references(value, where)
         literal_part = _BROKER_REF.sub("", value).strip()
         scheme = _SCHEME.match(value)
-        secret_named = is_secret_key(key)
-        shaped = scrub_shapes(value) != value
+        secret_named = is_secret_name(key)
+        shaped = looks_secret(value)
         if not literal_part or not (secret_named or shaped):
             return value  # a reference, or an ordinary setting (TZ=UTC)
+        if _SCHEME_WORD.fullmatch(literal_part) and value.startswith(literal_part):
+            return value  # "Bearer ${GH_TOKEN}": the scheme is no secret, the rest a reference
         origin = f"a literal secret in {self.source}"
         if scheme and not _BROKER_REF.search(scheme.group(2)):
             return f"{scheme.group(1)} " + self._ref(var, where, origin, literal=True)
         # the whole value moves out (also one that is part reference, part literal)
         return self._ref(var, where, origin, literal=True)
+
+    def args(self, args: list[str]) -> list[str]:
+        """``args`` with each literal secret as ``${VAR}``: the value of a secret-named flag
+        (``--password X``, ``--api-key=X``) and any secret-shaped argument."""
+        out: list[str] = []
+        origin = f"a literal secret on the command line in {self.source}"
+        secret_flag: str | None = None  # the flag before this argument names a secret
+        for i, raw in enumerate(args):
+            arg = self.references(raw, "args")
+            flag = _SECRET_FLAG.match(arg)
+            if (
+                secret_flag is not None
+                and not arg.startswith("-")
+                and not _BROKER_REF.fullmatch(arg)
+            ):
+                var = _env_var(f"{self.name}_{secret_flag}")
+                arg = self._ref(var, f"args[{i}] ({secret_flag})", origin, literal=True)
+            elif flag and flag.group(2) is not None and is_secret_name(flag.group(1).lstrip("-")):
+                name = flag.group(1).lstrip("-")
+                value = flag.group(2)
+                if value and not _BROKER_REF.fullmatch(value):
+                    var = _env_var(f"{self.name}_{name}")
+                    value = self._ref(var, f"args[{i}] ({flag.group(1)})", origin, literal=True)
+                arg = f"{flag.group(1)}={value}"
+            elif _BROKER_REF.sub("", arg) and looks_secret(arg):
+                var = _env_var(f"{self.name}_arg_{i}")
+                arg = self._ref(var, f"args[{i}]", origin, literal=True)
+            secret_flag = (
+                flag.group(1).lstrip("-")
+                if flag and flag.group(2) is None and is_secret_name(flag.group(1).lstrip("-"))
+                else None
+            )
+            out.append(arg)
+        return out
 
 
 def _as_list(value: Any) -> list[str]:
@@ -241,18 +299,7 @@ def convert(
         if not norm["command"]:
             out.skipped = "no command and no url"
             return out
-        args = [values.references(a, "args") for a in norm["args"]]
-        if any(scrub_shapes(a) != a for a in args):
-            out.skipped = (
-                "a secret on its command line (args); pass it in an env variable instead, "
-                "then import again"
-            )
-            return out
-        if any(_BROKER_REF.search(a) for a in args):
-            values.notes.append(
-                "args reference variables: the broker passes args as written (only env and "
-                "headers are expanded)"
-            )
+        args = values.args(norm["args"])
         entry.update(
             transport="stdio",
             command=values.references(norm["command"][0], "command"),
@@ -262,7 +309,7 @@ def convert(
             entry["cwd"] = values.references(str(norm["cwd"]), "cwd")
     else:
         url = values.references(str(norm["url"] or ""), "url")
-        if scrub_shapes(url) != url:
+        if looks_secret(url):
             out.skipped = "a secret in its URL; put it in a header instead, then import again"
             return out
         transport = norm["transport"]

@@ -16,11 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import json5
-
 from neuralgentics.broker.config import BrokerConfig, config_from, write_text_atomic
 from neuralgentics.broker.importer.convert import Converted, SecretRef, convert
 from neuralgentics.broker.importer.sources import Source, SourceError, has_comments
+from neuralgentics.jsonc import loads as jsonc_loads
 
 Status = Literal["new", "same", "conflict", "skipped"]
 
@@ -128,7 +127,7 @@ def remove_from_opencode(path: Path, candidates: list[Candidate]) -> Removal:
             f"{path}: it has comments, which rewriting it would lose; remove these entries "
             f"from its 'mcp' by hand: {', '.join(c.converted.key for c in candidates)}"
         )
-    data = json5.loads(path.read_text(encoding="utf-8"))
+    data = jsonc_loads(path.read_text(encoding="utf-8"), str(path))
     mcp = data.get("mcp") if isinstance(data, dict) else None
     if not isinstance(mcp, dict):
         return Removal([], {})

@@ -50,12 +50,14 @@ def run_import(
     grant_roles: list[str] | None = None,
     tool_cache: ToolListCache | None = None,
     list_timeout: float = 60.0,
+    gateway: str | None = None,
 ) -> Outcome:
     """Plan the import of ``paths``; with ``apply``, write it (config saved atomically; each
     new server listed into ``tool_cache`` when given; granted to ``grant_roles``; taken out of
     opencode.json with ``remove_from_source``). Bad input raises ``ConfigError`` /
     ``SourceError`` before anything is written. ``env``: the environment the import runs in
-    (which ``${VAR}`` are set; whether an entry may leave opencode.json)."""
+    (which ``${VAR}`` are set; whether an entry may leave opencode.json); ``gateway``: the egress
+    gateway listing an HTTP server goes through."""
     cfg = load_config(config_path, missing_ok=True)
     for role in grant_roles or ():
         if role not in cfg.roles:
@@ -76,7 +78,9 @@ def run_import(
             from neuralgentics.broker.catalog.fetch import refresh_one
 
             servers = load_config(config_path).servers
-            out.listed = [refresh_one(n, servers[n], tool_cache, list_timeout) for n in out.added]
+            out.listed = [
+                refresh_one(n, servers[n], tool_cache, list_timeout, gateway) for n in out.added
+            ]
     imported = plan.imported(replace)
     if grant_roles and imported:
         rules = [f"{c.name}/*" for c in imported]

@@ -9,7 +9,7 @@ Four shapes, told apart by their top-level key:
 | cursor | ``.cursor/mcp.json`` (project, ``~/.cursor/``) | ``mcpServers`` | as claude; ``${env:VAR}``, ``${workspaceFolder}`` |
 | vscode | ``.vscode/mcp.json``, the user's ``Code/User/mcp.json`` | ``servers`` | ``{type: stdio|http|sse, command, args, env, url, headers}``; ``${input:id}``, ``${env:VAR}`` |
 
-JSONC (comments, trailing commas) is read with ``json5``.
+JSONC (comments, trailing commas) is read by ``neuralgentics.jsonc`` (bounded: size, depth).
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import json5
+from neuralgentics.jsonc import JsonTextError
+from neuralgentics.jsonc import loads as jsonc_loads
 
 Kind = Literal["opencode", "claude", "cursor", "vscode"]
 KEYS: dict[str, Kind] = {"mcp": "opencode", "servers": "vscode"}
@@ -98,9 +99,9 @@ def read_source(path: Path, project: Path | None = None) -> Source:
     except OSError as exc:
         raise SourceError(f"{path}: cannot read it ({exc.strerror})") from None
     try:
-        data = json5.loads(text) if text.strip() else {}
-    except ValueError as exc:
-        raise SourceError(f"{path}: not valid JSON/JSONC: {exc}") from None
+        data = jsonc_loads(text, str(path)) if text.strip() else {}
+    except JsonTextError as exc:
+        raise SourceError(exc.message) from None
     if not isinstance(data, dict):
         raise SourceError(f"{path}: the top level must be an object")
     kind = _kind_of(path, data)

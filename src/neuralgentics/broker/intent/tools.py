@@ -27,6 +27,7 @@ from mcp.types import CallToolResult, TextContent, Tool
 from neuralgentics.broker.catalog.names import group_names
 from neuralgentics.broker.intent.defaults import DEFAULT_THRESHOLD, DEFAULT_TOP_K
 from neuralgentics.broker.intent.embedcache import EmbeddingCache
+from neuralgentics.broker.intent.fit import misfit
 from neuralgentics.broker.skillcatalog.records import SkillRecord, skill_records, skills_for_role
 from neuralgentics.embeddings import Embedder
 
@@ -331,15 +332,29 @@ def candidate_lines(
     return "\n".join(lines)
 
 
-async def resolve_intent(broker: BrokerLike, role: str | None, intent: Any) -> Resolution:
+async def resolve_intent(
+    broker: BrokerLike, role: str | None, intent: Any, arguments: Any = None
+) -> Resolution:
     # Past find_tool's MAX_TOP_K: the unsure list folds most of its names into groups.
     intent, _ = _check(intent, None)
     result = await _match(broker, role, intent, max(DEFAULT_TOP_K, UNSURE_CANDIDATES))
     best = result.best
     # A tool that deletes or stops something runs from an intent only when the intent names it.
     destructive = best is not None and best.action == "delete" and result.confidence < 1.0
+    # ... and any tool only when the arguments the agent sent are ones it takes
+    unfit: str | None = None
     if best is not None and result.confident and not destructive:
-        return Resolution(best.server, best.tool, result, None)
+        tool = next(
+            (
+                t
+                for t in (await broker.tools_by_server(role)).get(best.server, [])
+                if t.name == best.tool
+            ),
+            None,
+        )
+        unfit = misfit(tool, arguments) if tool is not None else None
+        if unfit is None:
+            return Resolution(best.server, best.tool, result, None)
     if best is None:
         message = (
             f"No tool your role may call matches {result.intent!r}. "
@@ -347,7 +362,9 @@ async def resolve_intent(broker: BrokerLike, role: str | None, intent: Any) -> R
         )
     else:
         options = candidate_lines(result, UNSURE_CANDIDATES)
-        if destructive and result.confident:
+        if unfit is not None:
+            why_not = f"the arguments do not fit {best.server}/{best.tool}: {unfit}"
+        elif destructive and result.confident:
             why_not = f"{best.server}/{best.tool} deletes or stops something and was not named"
         elif result.confidence >= result.threshold and len(result.candidates) > 1:
             # confident enough, but the runner-up is too close to call without asking
@@ -403,8 +420,29 @@ async def call_by_intent(
 
     ``call_kwargs`` go to ``broker.call`` unchanged (session_id, front, progress).
     """
-    resolution = await resolve_intent(broker, role, intent)
+    resolution = await resolve_intent(broker, role, intent, arguments)
+    audit = functools.partial(
+        broker.audit_refused,
+        kind="intent",
+        role=role,
+        session_id=call_kwargs.get("session_id"),
+        front=call_kwargs.get("front", ""),
+        credential=call_kwargs.get("credential"),
+        connection=call_kwargs.get("connection"),
+    )
+    confidence = round(resolution.result.confidence, 3)
     if not resolution.resolved:
+        top = ", ".join(
+            f"{c.server}/{c.tool} ({c.score:.2f})" for c in resolution.result.candidates[:3]
+        )
+        why = (resolution.message or "").split("; nothing was called", 1)[0]
+        await audit(
+            outcome="unresolved",
+            server="-",
+            tool="-",
+            arguments={"intent": intent, "arguments": arguments, "confidence": confidence},
+            error=f"{why[:300]}; candidates: {top or 'none'}",
+        )
         return CallToolResult(
             content=[TextContent(type="text", text=resolution.message or "")],
             is_error=True,
@@ -416,6 +454,14 @@ async def call_by_intent(
                 ],
             },
         )
+    # how the call was chosen; the call itself is audited by Broker.call as any other
+    await audit(
+        outcome="dispatched",
+        server=resolution.server,
+        tool=resolution.tool,
+        arguments={"intent": intent, "arguments": arguments, "confidence": confidence},
+        error=None,
+    )
     result = await broker.call(
         role=role,
         server=resolution.server,
