@@ -182,6 +182,17 @@ class CatalogConfig(BaseModel):
     list_wait: float = Field(default=3.0, ge=0)
 
 
+class SessionsConfig(BaseModel):
+    """Streamable HTTP sessions on ``/mcp`` (``broker serve``): how many one credential may
+    hold open. At its limit, a credential's next ``initialize`` ends its own least recently
+    used idle session; the owner's room is kept apart from every role token's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    per_token: int = Field(default=32, ge=1, le=1000)
+    owner: int = Field(default=256, ge=1, le=5000)
+
+
 class TokenConfig(BaseModel):
     """A bearer token bound to one role, for a client other than the owner (stored hashed)."""
 
@@ -220,6 +231,7 @@ class BrokerConfig(BaseModel):
     # Extra HTTP credentials, each bound to one role (the owner token is not here).
     tokens: list[TokenConfig] = Field(default_factory=list)
     catalog: CatalogConfig = Field(default_factory=CatalogConfig)
+    sessions: SessionsConfig = Field(default_factory=SessionsConfig)
 
     @field_validator("servers", "roles")
     @classmethod

@@ -60,7 +60,7 @@ from neuralgentics.broker.errors import (
     NotFound,
     ServerUnavailable,
 )
-from neuralgentics.broker.forward import Forwarder, current_peer
+from neuralgentics.broker.forward import Forwarder, calling_peer
 from neuralgentics.broker.fronts import Fronts
 from neuralgentics.broker.intent.tools import Intents, MatcherPool
 from neuralgentics.broker.launcher import Launcher
@@ -515,13 +515,12 @@ class Broker:
             self._validate_arguments(server, t, arguments)
             cfg = self.launcher.entry(server).config
             token = current_session_id.set(session_id)
-            # The client connection of this call, when its front can forward the server's
-            # sampling/elicitation requests to it (forward.py); None on the fast paths.
-            peer = current_peer.get()
+            # The client connection of this call, which the server's sampling/elicitation
+            # requests go to (forward.py); a front without one is a client that cannot be asked.
+            peer = calling_peer()
             try:
                 async with self.launcher.use(server) as rt:
-                    if peer is not None:
-                        self.forwarder.enter(server, peer)
+                    self.forwarder.enter(server, peer)
                     try:
                         if rt.direct is not None and progress is None:
                             data = await rt.direct.call_tool(tool, arguments, cfg.call_timeout)
@@ -567,8 +566,7 @@ class Broker:
                             "(call_timeout); the request was cancelled downstream"
                         ) from None
                     finally:
-                        if peer is not None:
-                            self.forwarder.leave(server, peer)
+                        self.forwarder.leave(server, peer)
             finally:
                 current_session_id.reset(token)
             rec.outcome = "tool_error" if is_error else "ok"
