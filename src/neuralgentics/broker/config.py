@@ -122,12 +122,15 @@ class ServerConfig(BaseModel):
 class RoleConfig(BaseModel):
     """What a role may see and call: ``server/tool`` globs, a server alone (everything it
     offers), ``server:resource:URI`` and ``server:prompt:NAME`` globs (`access.patterns`);
-    deny wins over allow."""
+    deny wins over allow. ``read_only``: of the tools allowed, only those that change nothing
+    (their ``readOnlyHint``/``destructiveHint`` annotations, else their names:
+    `access.readonly`)."""
 
     model_config = ConfigDict(extra="forbid")
 
     allow: list[str] = Field(default_factory=list)
     deny: list[str] = Field(default_factory=list)
+    read_only: bool = False
 
     @field_validator("allow", "deny")
     @classmethod
