@@ -10,15 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-
-from mcp.types import ToolAnnotations
+from typing import TYPE_CHECKING, Any
 
 from neuralgentics.broker.access.patterns import Kind, Pattern, normal_uri, parse_pattern, target
 from neuralgentics.broker.access.readonly import Writes, classify
 from neuralgentics.broker.config import RoleConfig
 
-# (server, tool) -> the tool's annotations as listed, or None
-Hints = Callable[[str, str], ToolAnnotations | None]
+if TYPE_CHECKING:  # the CLI's role commands import this: no MCP SDK at run time
+    from mcp.types import ToolAnnotations
+
+    # (server, tool) -> the tool's annotations as listed, or None
+    Hints = Callable[[str, str], ToolAnnotations | None]
+else:
+    Hints = Callable[[str, str], Any]
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from mcp.types import ToolAnnotations
+if TYPE_CHECKING:  # the CLI's role commands import this: no MCP SDK at run time
+    from mcp.types import ToolAnnotations
 
 # Tool names that change something (globs over the tool's name alone), for a tool whose
 # server gives no annotations.

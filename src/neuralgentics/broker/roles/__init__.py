@@ -23,9 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Literal
-
-from mcp.types import ToolAnnotations
+from typing import Any, Literal
 
 from neuralgentics.broker.access.patterns import PatternError, parse_pattern
 from neuralgentics.broker.access.policy import Hints
@@ -496,7 +494,7 @@ def tool_hints_from_cache(config: BrokerConfig, cache_dir: Path) -> Hints:
     from neuralgentics.broker.catalog.cache import ToolListCache
 
     cache = ToolListCache(cache_dir)
-    found: dict[tuple[str, str], ToolAnnotations | None] = {}
+    found: dict[tuple[str, str], Any] = {}  # (server, tool) -> its ToolAnnotations or None
     for name, cfg in config.brokered().items():
         for t in cache.load(name, cfg) or ():
             found[(name, t.name)] = t.annotations
