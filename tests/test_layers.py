@@ -25,6 +25,7 @@ FOUNDATIONS = {
     "credentials",
     "netguard",
     "httpguard",
+    "httphead",
     "jsonsafe",
     "jsonc",
     "filemodes",

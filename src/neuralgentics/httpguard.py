@@ -35,9 +35,10 @@ from neuralgentics.netguard import is_loopback
 
 # A bearer token other than the owner's -> the principal it stands for, or None.
 Authenticate = Callable[[str], Principal | None]
-# (method, path, raw Cookie header, owner token) -> True when a cookie grants this request
-# (memini-core's dashboard session: ui/session.cookie_grants).
-CookieCheck = Callable[[str, str, str | None, str], bool]
+# (the request's scope, its raw Cookie header) -> True when a cookie grants this request; a
+# message (answered 403) when it names a live session whose scope does not cover it; False
+# (memini-core's dashboard sessions: ui/session.DashboardSessions.grants).
+CookieCheck = Callable[[Scope, str | None], bool | str]
 
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 # "testserver" is the Host of Starlette's TestClient; it never resolves through public DNS.
@@ -187,6 +188,9 @@ class HTTPGuard:
             )
             return
         principal = self._principal(scope, headers)
+        if isinstance(principal, str):
+            await _refuse(send, 403, "dashboard_scope", principal)
+            return
         if principal is None:
             await _refuse(
                 send,
@@ -255,8 +259,9 @@ class HTTPGuard:
             if not refused:
                 raise
 
-    def _principal(self, scope: Scope, headers: dict[str, str]) -> Principal | None:
-        """Who is calling; None when a token is required and the request has no valid one."""
+    def _principal(self, scope: Scope, headers: dict[str, str]) -> Principal | str | None:
+        """Who is calling; None when a token is required and the request has no valid one; a
+        message when a dashboard session may not make this request."""
         if self.token is None:
             return OWNER  # in-process app: whoever holds the object is its owner
         given = bearer(headers)
@@ -267,12 +272,12 @@ class HTTPGuard:
             elif self.authenticate is not None:
                 known = self.authenticate(given)
         method, path = scope.get("method", ""), scope.get("path", "")
-        if (
-            known is None
-            and self.cookie_check is not None
-            and self.cookie_check(method, path, headers.get("cookie"), self.token)
-        ):
-            return DASHBOARD_SESSION
+        if known is None and self.cookie_check is not None:
+            verdict = self.cookie_check(scope, headers.get("cookie"))
+            if verdict is True:
+                return DASHBOARD_SESSION
+            if isinstance(verdict, str) and (method, path) not in self.open:
+                return verdict
         if known is None and (method, path) in self.open:
             return ANONYMOUS
         return known

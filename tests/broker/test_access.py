@@ -93,3 +93,31 @@ def test_malformed_patterns_are_config_errors() -> None:
             parse_config(f"roles:\n  r:\n    allow: ['{bad}']\n")
     with pytest.raises(ConfigError, match="non-empty"):
         parse_config("roles:\n  r:\n    deny: ['']\n")
+
+
+def test_resource_uris_are_matched_as_the_server_reads_them() -> None:
+    """Issue 29, item 6: `file:///srv/*` allowed `file:///srv/../etc/passwd` (a raw glob)."""
+    policy = AccessPolicy(
+        {
+            "reader": RoleConfig(
+                allow=["fs:resource:file:///srv/*"], deny=["fs:resource:file:///srv/secret/*"]
+            )
+        }
+    )
+
+    def may_read(uri: str) -> bool:
+        return policy.check_kind("reader", "resource", "fs", uri).allowed
+
+    assert may_read("file:///srv/notes.md") and may_read("file:///srv/a/./b/../c.md")
+    for escape in (
+        "file:///srv/../etc/passwd",
+        "file:///srv/%2e%2e/etc/passwd",
+        "file:///srv/%2E%2E%2Fetc/passwd",
+        "file:///srv//../etc/passwd",
+        "file:///srv/a/../../etc/passwd",
+        "file:///srv/..\\etc\\passwd",
+    ):
+        assert not may_read(escape), escape
+    # A deny pattern takes the URI as sent and as read.
+    assert not may_read("file:///srv/x/../secret/key")
+    assert not may_read("file:///srv/secret/../secret/key")

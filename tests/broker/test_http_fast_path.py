@@ -235,8 +235,15 @@ async def test_the_fast_path_refuses_what_the_sdk_path_refuses(served: Served) -
         call = router("slow", "pid")
         ok = await s.call(1, call, **{"X-Neuralgentics-Role": "coder"})
         assert is_fast(ok) and "result" in ok.json(), ok.text  # the control: fast path taken
-        pinned = await s.call(2, call, Authorization=f"Bearer {coder}")
+        # A role token's own session: the fast path, as the token's role.
+        c = RawSession(client, coder)
+        await c.handshake()
+        pinned = await c.call(2, call)
         assert is_fast(pinned) and "result" in pinned.json(), pinned.text
+        # The token on the owner's session: not found on both paths (issue 29, item 5).
+        for rid, params in ((3, call), (4, {**call, "_meta": {}})):
+            foreign = await s.call(rid, params, Authorization=f"Bearer {coder}")
+            assert foreign.status_code == 404, foreign.text
 
         refusals: dict[str, dict[str, str]] = {
             "no credential": {"Authorization": ""},
@@ -270,7 +277,7 @@ async def test_the_fast_path_refuses_what_the_sdk_path_refuses(served: Served) -
         # as a JSON-RPC error naming the pinned role, and audited with the token's label.
         for rid, params in ((40, call), (41, {**call, "_meta": {}})):
             params = {**params, "arguments": {**call["arguments"], "role": "reviewer"}}
-            r = await s.call(rid, params, Authorization=f"Bearer {coder}")
+            r = await c.call(rid, params)
             assert r.status_code == 200 and is_fast(r) == (rid == 40)
             msg = answer_of(r)
             assert msg is not None and "does not match" in msg["error"]["message"], r.text

@@ -358,6 +358,10 @@ test("broker calls carry the calling agent as role and its session, whatever the
   const list = { args: {} as Record<string, unknown> }
   await hooks["tool.execute.before"]({ tool: "neuralgentics_get_tool_list", sessionID: "s-role", callID: "c3b" }, list)
   assert.deepEqual(list.args, { role: "coder", session_id: "s-role" })
+  // A passthrough tool: the same role, under the broker's own key (its arguments kept as sent).
+  const direct = { args: { role: "tool's own", _neuralgentics: { role: "admin" } } as Record<string, unknown> }
+  await hooks["tool.execute.before"]({ tool: "neuralgentics_everything_get-env", sessionID: "s-role", callID: "p1" }, direct)
+  assert.deepEqual(direct.args, { role: "tool's own", _neuralgentics: { role: "coder", session_id: "s-role" } })
   const other = { args: { path: "/x" } }
   await hooks["tool.execute.before"]({ tool: "read", sessionID: "s-role", callID: "r2" }, other)
   assert.deepEqual(other.args, { path: "/x" })

@@ -182,7 +182,13 @@ def test_one_token_check_for_every_app_with_its_open_paths_and_an_optional_cooki
         authenticate=lambda t: (
             Principal(owner=False, role="coder", label="token:ci") if t == "r0le" else None
         ),
-        cookie_check=lambda m, p, c, tok: m == "GET" and p == "/read" and c == f"s={tok[::-1]}",
+        cookie_check=lambda scope, c: (
+            c == "s=r3nwo"
+            and (
+                (scope["method"] == "GET" and scope["path"] == "/read")
+                or ("a read-only session" if scope["path"] == "/write" else False)
+            )
+        ),
     )
     with TestClient(app) as c:
         assert c.get("/x").status_code == 401 and c.get("/x").headers[
@@ -202,3 +208,8 @@ def test_one_token_check_for_every_app_with_its_open_paths_and_an_optional_cooki
         assert c.get("/read", headers={"Cookie": "s=r3nwo"}).json()["label"] == "dashboard session"
         assert c.post("/read", headers={"Cookie": "s=r3nwo"}).status_code == 401
         assert c.get("/read", headers={"Cookie": "s=wrong"}).status_code == 401
+        # a live session outside its scope: 403 with the check's message
+        scoped = c.post("/write", headers={"Cookie": "s=r3nwo"})
+        assert scoped.status_code == 403
+        error = scoped.json()["error"]
+        assert (error["code"], error["message"]) == ("dashboard_scope", "a read-only session")

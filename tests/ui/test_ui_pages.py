@@ -406,8 +406,20 @@ def test_project_index_page(stack: Stack, seeded: dict) -> None:
             "screenshot": "project-search.png",
         },
         {
-            "name": "reindex",
+            # the login's session is read-only: the button says how to get one that may index
+            "name": "read-only",
             "goto": f"/ui/#/project?root={q}",
+            "wait": "main[data-ready=project] #project-files",
+            "click": "#reindex",
+        },
+        {
+            "name": "refused",
+            "wait": "#reindex-status.error",
+            "eval": "document.querySelector('#reindex-status').innerText",
+        },
+        {
+            "name": "reindex",
+            "goto": f"/ui?token={stack.token}&scope=write#/project?root={q}",
             "wait": "main[data-ready=project] #project-files",
         },
         {
@@ -428,13 +440,17 @@ def test_project_index_page(stack: Stack, seeded: dict) -> None:
     assert "logo.bin" in skipped
     assert "shipping.py" not in files
     assert "shipping.py\tnot indexed yet (new since the last run)" in skipped
+    assert "read-only" in result["refused"]["value"] and "scope=write" in result["refused"]["value"]
     assert (
         "shipping.py" in result["reindexed"]["value"]
         and "billing.py" in result["reindexed"]["value"]
     )
     hits = result["search"]["value"]
     assert "billing.py" in hits[0] and "compute_invoice_total" in hits[0]
-    assert all(not r["errors"] for r in result.values()), {
+    # the one refusal the read-only session's click got, and nothing else anywhere
+    refusals = result["read-only"]["errors"] + result["refused"]["errors"]
+    assert refusals and all("403" in e for e in refusals), refusals
+    assert all(not r["errors"] for k, r in result.items() if k not in ("read-only", "refused")), {
         k: r["errors"] for k, r in result.items()
     }
 

@@ -173,23 +173,42 @@ def test_token_in_the_address_becomes_an_httponly_strict_cookie(client: TestClie
         assert moved.headers["location"] == "/ui/?x=1"  # the token is gone, the rest kept
         assert moved.headers["cache-control"] == "no-store"
         cookie = moved.headers["set-cookie"]
-        assert cookie.startswith("neuralgentics_session=")
+        # per port (the test client's is 80); `__Host-` and Secure on a loopback name only
+        assert cookie.startswith("neuralgentics_session_80=")
         assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie
-        assert TOKEN not in cookie  # an HMAC of the token, not the token
+        assert "Max-Age=86400" in cookie  # it expires
+        assert TOKEN not in cookie and len(cookie.split(";")[0].split("=")[1]) >= 43
+    first = client.cookies["neuralgentics_session_80"]
     # the cookie opens the dashboard's reads...
     assert client.get("/memory").status_code == 200
     assert client.get("/ui/api/info").status_code == 200
     assert client.post("/memory/query", json={"query": "anything"}).status_code == 200
-    # ...and no write: those still need the bearer token
+    # ...not every memory at once, not indexing (a read-only session), and no write
+    assert client.get("/memory/export").status_code == 401
+    index = client.get("/project/index", params={"path": "/tmp"})
+    assert index.status_code == 403 and "scope=write" in index.json()["error"]["message"]
     assert client.post("/memory/add", json={"content": "by cookie"}).status_code == 401
     assert client.post("/orchestrator/tasks", json={"task": "t", "session": "s"}).status_code == 401
     assert (
         client.post("/memory/add", json={"content": "by bearer"}, headers=auth()).status_code == 201
     )
-    # a forged or stale cookie opens nothing
+    # logging in again rotates the session: the old id opens nothing
+    client.get("/ui", params={"token": TOKEN}, follow_redirects=False)
+    assert client.cookies["neuralgentics_session_80"] != first
+    assert client.get("/memory").status_code == 200
+    fresh = client.cookies["neuralgentics_session_80"]
     client.cookies.clear()
-    client.cookies.set("neuralgentics_session", "0" * 64)
+    client.cookies.set("neuralgentics_session_80", first)
     assert client.get("/memory").status_code == 401
+    # a forged cookie opens nothing
+    client.cookies.set("neuralgentics_session_80", "0" * 43)
+    assert client.get("/memory").status_code == 401
+    # a session asked for with scope=write may also start indexing
+    client.cookies.clear()
+    client.get("/ui", params={"token": TOKEN, "scope": "write"}, follow_redirects=False)
+    assert client.cookies["neuralgentics_session_80"] != fresh
+    assert client.get("/memory/export").status_code == 401  # still not the export
+    assert client.post("/memory/add", json={"content": "by cookie"}).status_code == 401
     client.cookies.clear()
 
 
@@ -200,9 +219,12 @@ def test_the_banners_token_is_exchanged_for_the_cookie(client: TestClient) -> No
     right = client.post("/ui/session", json={"token": TOKEN})
     assert right.status_code == 204 and "HttpOnly" in right.headers["set-cookie"]
     assert client.get("/memory").status_code == 200
+    held = client.cookies["neuralgentics_session_80"]
     gone = client.delete("/ui/session")
     assert gone.status_code == 204
+    # logged out: the session is ended on the server, not only forgotten by the browser
     client.cookies.clear()
+    client.cookies.set("neuralgentics_session_80", held)
     assert client.get("/memory").status_code == 401
 
 

@@ -39,7 +39,7 @@ from neuralgentics.orchestrator.service import Orchestrator
 from neuralgentics.request_text import check_request_text
 from neuralgentics.ui import routes as ui_routes
 from neuralgentics.ui.session import SESSION_ROUTES as UI_SESSION_ROUTES
-from neuralgentics.ui.session import cookie_grants
+from neuralgentics.ui.session import DashboardSessions
 
 _ERRORS = {"model": m.ErrorResponse}
 # The dashboard's page shell and static files are open; its data routes need the token.
@@ -121,6 +121,8 @@ def create_app(
         dependencies=[Depends(check_request_text)],
     )
     install_error_handlers(app)
+    # The dashboard's sessions, of this process alone (ui/session.py).
+    sessions = DashboardSessions()
     # The root's handle on the memory service, for tests and tools that reach the store
     # (`app.state.service().store`); no route reads app.state.
     app.state.service = memory
@@ -132,6 +134,7 @@ def create_app(
             index_routes.embedder: lambda: model,
             orchestrator_routes.orchestrator: lambda: orchestrator,
             ui_routes.ui_settings: lambda: settings,
+            ui_routes.ui_sessions: lambda: sessions,
         }
     )
     # before memini's routes: GET /memory/export must not be read as GET /memory/{id}
@@ -141,13 +144,13 @@ def create_app(
     app.include_router(orchestrator_routes.router)
     app.include_router(ui_routes.router)
     # The token (when the settings have one: always when served) is checked there, once.
-    # The dashboard's session cookie opens its read routes (ui/session.py).
+    # A dashboard session's cookie opens the pages' reads (ui/session.py).
     app.add_middleware(
         HTTPGuard,
         bind_host=settings.host,
         token=settings.token,
         open_paths=OPEN_PATHS,
-        cookie_check=cookie_grants,
+        cookie_check=sessions.grants,
         body_limits={("POST", "/memory/import"): portability_routes.IMPORT_MAX_BYTES},
     )
     return app

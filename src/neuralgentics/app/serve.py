@@ -31,6 +31,7 @@ def serve_core(settings: Settings, *, echo=print) -> None:  # noqa: ANN001 - a p
     import uvicorn
 
     from neuralgentics.app.core import create_app
+    from neuralgentics.httphead import HeadCappedHttpToolsProtocol
     from neuralgentics.logredact import log_config
 
     # Everything this process creates (database, indexes, task records, logs) is its owner's
@@ -48,6 +49,7 @@ def serve_core(settings: Settings, *, echo=print) -> None:  # noqa: ANN001 - a p
         port=settings.port,
         log_level="info",
         log_config=log_config(),
+        http=HeadCappedHttpToolsProtocol,  # a huge header refused before it is parsed
     )
 
 

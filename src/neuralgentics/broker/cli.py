@@ -102,18 +102,26 @@ def check_cmd(config: Path | None = ConfigOpt) -> None:
     the servers (and the tools of servers already listed): a rule naming a server that does not
     exist is an error."""
     from neuralgentics.broker.config import ConfigError, load_config
-    from neuralgentics.broker.roles import check_roles, rule_line
-    from neuralgentics.broker.roles.cli import known_tools
+    from neuralgentics.broker.roles import check_roles, role_view, rule_line
+    from neuralgentics.broker.roles.cli import known_tools, tool_hints
 
     path = _config(config)[0]
     try:
         cfg = load_config(path)  # checking a file that is not there is an error
     except ConfigError as exc:
         _fail(str(exc))
-    problems = check_roles(cfg, known_tools(cfg))
+    known = known_tools(cfg)
+    problems = check_roles(cfg, known)
     for p in problems:
         where = f"{path}:{rule_line(path, p)}" if p.severity == "error" else "note"
         typer.echo(f"{where}: {p}", err=True)
+    # Read-only roles: say how each server's tools were judged (annotations or names).
+    hints = tool_hints(cfg)
+    for name in sorted(n for n, rc in cfg.roles.items() if rc.read_only):
+        for line in role_view(cfg, name, known, hints).read_only_summary() or [
+            "tools not listed yet: judged by name until `neuralgentics broker refresh`"
+        ]:
+            typer.echo(f"note: roles.{name} (read-only): {line}", err=True)
     errors = [p for p in problems if p.severity == "error"]
     if errors:
         _fail(

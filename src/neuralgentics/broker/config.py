@@ -163,12 +163,15 @@ class ServerConfig(BaseModel):
 class RoleConfig(BaseModel):
     """What a role may see and call: ``server/tool`` globs, a server alone (everything it
     offers), ``server:resource:URI`` and ``server:prompt:NAME`` globs (`access.patterns`);
-    deny wins over allow."""
+    deny wins over allow. ``read_only``: of the tools allowed, only those that change nothing
+    (their ``readOnlyHint``/``destructiveHint`` annotations, else their names:
+    `access.readonly`)."""
 
     model_config = ConfigDict(extra="forbid")
 
     allow: list[str] = Field(default_factory=list)
     deny: list[str] = Field(default_factory=list)
+    read_only: bool = False
 
     @field_validator("allow", "deny")
     @classmethod
@@ -223,6 +226,17 @@ class CatalogConfig(BaseModel):
     list_wait: float = Field(default=3.0, ge=0)
 
 
+class SessionsConfig(BaseModel):
+    """Streamable HTTP sessions on ``/mcp`` (``broker serve``): how many one credential may
+    hold open. At its limit, a credential's next ``initialize`` ends its own least recently
+    used idle session; the owner's room is kept apart from every role token's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    per_token: int = Field(default=32, ge=1, le=1000)
+    owner: int = Field(default=256, ge=1, le=5000)
+
+
 class TokenConfig(BaseModel):
     """A bearer token bound to one role, for a client other than the owner (stored hashed)."""
 
@@ -261,6 +275,7 @@ class BrokerConfig(BaseModel):
     # Extra HTTP credentials, each bound to one role (the owner token is not here).
     tokens: list[TokenConfig] = Field(default_factory=list)
     catalog: CatalogConfig = Field(default_factory=CatalogConfig)
+    sessions: SessionsConfig = Field(default_factory=SessionsConfig)
 
     @field_validator("servers", "roles")
     @classmethod

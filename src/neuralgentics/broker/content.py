@@ -35,7 +35,7 @@ from neuralgentics.broker.errors import (
     NotFound,
     ServerUnavailable,
 )
-from neuralgentics.broker.forward import current_peer
+from neuralgentics.broker.forward import calling_peer
 from neuralgentics.broker.limits import check_arguments
 from neuralgentics.broker.namespace import NameTable, resource_uri, split_resource_uri
 
@@ -320,10 +320,9 @@ async def _forward(
 ) -> R:
     """One request over ``server``'s session, failures told apart as for tools/call."""
     cfg = broker.launcher.entry(server).config
-    peer = current_peer.get()
+    peer = calling_peer()
     async with broker.launcher.use(server) as rt:
-        if peer is not None:
-            broker.forwarder.enter(server, peer)
+        broker.forwarder.enter(server, peer)
         try:
             try:
                 return await send(rt, cfg.call_timeout)
@@ -339,5 +338,4 @@ async def _forward(
                 f"{server}: {what} did not finish within {cfg.call_timeout:g} s (call_timeout)"
             ) from None
         finally:
-            if peer is not None:
-                broker.forwarder.leave(server, peer)
+            broker.forwarder.leave(server, peer)

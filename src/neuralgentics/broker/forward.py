@@ -5,22 +5,25 @@ The broker holds one session per downstream server, shared by every client of th
 a server's request carries nothing that names the call it belongs to (over stdio there is no
 ``relatedRequestId`` on the wire). So the request goes to the client whose call is in flight
 on that server right now: each forwarded call (tools/call, resources/read, prompts/get)
-registers its front connection here for as long as it runs (``Forwarder.calling``). Exactly one
-connection in flight → its client is asked, on that call's own response stream (streamable
-HTTP) or its pipe (stdio). None, or several different connections (the broker cannot tell
-which one the request is for, and sending it to the wrong one would show one client what
-another one's call is doing) → the server gets a JSON-RPC error that says so. A client that
+registers its front connection here for as long as it runs (``Forwarder.enter``/``leave``). A call
+from a front with no channel back to its client (REST ``POST /call``, a fast path) registers
+too, as a client that cannot be asked (``NoChannel``): otherwise its server's request would
+find only the *other* client's call in flight and be shown to it (issue 29, item 1). Exactly
+one connection in flight → its client is asked, on that call's own response stream (streamable
+HTTP) or its pipe (stdio), or refused with the reason it cannot be. None, or several different
+connections (the broker cannot tell which one the request is for, and sending it to the wrong
+one would show one client what another one's call is doing) → the server gets a JSON-RPC
+error that says so. A client that
 did not declare the capability → an error naming it. Each forwarded request is audited
 (``kind: request``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -65,6 +68,33 @@ current_peer: contextvars.ContextVar[Peer | None] = contextvars.ContextVar(
 AuditWriter = Callable[[AuditRecord], Awaitable[None]]
 
 
+class NoChannel:
+    """A call whose front has no channel to send its client a request (REST ``POST /call``,
+    an in-process caller): it counts as in flight like any other, so a server's request
+    during it is never sent to another client, and is refused as this one's."""
+
+    def __init__(self) -> None:
+        self.key: object = self  # every such call is a client of its own
+        self.role: str | None = None
+        self.session_id: str | None = None
+        self.front = "rest"
+        self.credential: str | None = None
+
+    def refusal(self, method: str, params: Any) -> str | None:
+        return (
+            "the call in flight on it came through a path with no channel for requests back to "
+            "its client (a REST call, or a client that declared neither sampling nor elicitation)"
+        )
+
+    async def request(self, method: str, params: Any, timeout: float | None) -> Any:
+        raise AssertionError("never asked: refusal() always refuses")  # pragma: no cover
+
+
+def calling_peer() -> Peer:
+    """The peer of the call being made: the front's (``current_peer``), else a ``NoChannel``."""
+    return current_peer.get() or NoChannel()
+
+
 @dataclass
 class _InFlight:
     peer: Peer
@@ -99,18 +129,6 @@ class Forwarder:
             del on_server[peer.key]
             if not on_server:
                 del self._inflight[server]
-
-    @contextlib.contextmanager
-    def calling(self, server: str, peer: Peer | None) -> Iterator[None]:
-        """``enter`` and ``leave`` around a block (nothing when there is no peer)."""
-        if peer is None:
-            yield
-            return
-        self.enter(server, peer)
-        try:
-            yield
-        finally:
-            self.leave(server, peer)
 
     def handlers(self, server: str) -> tuple[Any, Any]:
         """(sampling callback, elicitation callback) for ``server``'s ClientSession."""

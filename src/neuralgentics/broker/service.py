@@ -60,7 +60,7 @@ from neuralgentics.broker.errors import (
     NotFound,
     ServerUnavailable,
 )
-from neuralgentics.broker.forward import Forwarder, current_peer
+from neuralgentics.broker.forward import Forwarder, calling_peer
 from neuralgentics.broker.fronts import Fronts
 from neuralgentics.broker.intent.tools import Intents, MatcherPool
 from neuralgentics.broker.launcher import Launcher
@@ -155,7 +155,7 @@ class Broker:
         self.settings = settings
         _warn_about_rules(config)
         self.intents = intents or Intents(MatcherPool(embedder_from_settings(settings)))
-        self.policy = AccessPolicy(config.roles)
+        self.policy = AccessPolicy(config.roles, self.tool_hints)
         # Sampling and elicitation requests of downstream servers, to the client whose call
         # is in flight (forward.py).
         self.forwarder = Forwarder(self._write_audit, self._call_timeout_of)
@@ -234,6 +234,14 @@ class Broker:
 
     def may_call(self, role: str | None, server: str, tool: str) -> bool:
         return self.policy.may_call(role, server, tool)
+
+    def tool_hints(self, server: str, tool: str) -> types.ToolAnnotations | None:
+        """The annotations ``server`` listed for ``tool`` (for read-only roles), if listed."""
+        entry = self.launcher.entries.get(server) if hasattr(self, "launcher") else None
+        for t in (entry.tools if entry is not None else None) or ():
+            if t.name == tool:
+                return t.annotations
+        return None
 
     # -- catalog ---------------------------------------------------------------------
 
@@ -348,6 +356,10 @@ class Broker:
         """The tool ``role`` may call, or an error that names only what ``role`` may see."""
         check_names(server, tool)
         decision = self.policy.check(role, server, tool)
+        if not decision and ".read_only:" in decision.rule and server in self.launcher.entries:
+            # judged by its name: the server's own annotations, once listed, decide
+            await self.launcher.tools(server)
+            decision = self.policy.check(role, server, tool)
         if not decision:
             raise AccessDenied(
                 f"role {role!r} may not use {server}/{tool}: denied by {decision.rule}",
@@ -364,6 +376,14 @@ class Broker:
         tools = await self.launcher.tools(server)
         for t in tools:
             if t.name == tool:
+                if self.policy.is_read_only(role):
+                    # decided by name before the server was listed; now by its annotations
+                    decision = self.policy.check(role, server, tool)
+                    if not decision:
+                        raise AccessDenied(
+                            f"role {role!r} may not use {server}/{tool}: denied by {decision.rule}",
+                            decision.rule,
+                        )
                 return t
         allowed = [t.name for t in tools if self.policy.may_call(role, server, t.name)]
         raise NotFound(
@@ -518,13 +538,12 @@ class Broker:
             if cfg.command:  # a server the broker starts: the audit names its confinement
                 rec.sandbox = describe(cfg.sandbox)
             token = current_session_id.set(session_id)
-            # The client connection of this call, when its front can forward the server's
-            # sampling/elicitation requests to it (forward.py); None on the fast paths.
-            peer = current_peer.get()
+            # The client connection of this call, which the server's sampling/elicitation
+            # requests go to (forward.py); a front without one is a client that cannot be asked.
+            peer = calling_peer()
             try:
                 async with self.launcher.use(server) as rt:
-                    if peer is not None:
-                        self.forwarder.enter(server, peer)
+                    self.forwarder.enter(server, peer)
                     try:
                         if rt.direct is not None and progress is None:
                             data = await rt.direct.call_tool(tool, arguments, cfg.call_timeout)
@@ -570,8 +589,7 @@ class Broker:
                             "(call_timeout); the request was cancelled downstream"
                         ) from None
                     finally:
-                        if peer is not None:
-                            self.forwarder.leave(server, peer)
+                        self.forwarder.leave(server, peer)
             finally:
                 current_session_id.reset(token)
             rec.outcome = "tool_error" if is_error else "ok"
@@ -720,7 +738,7 @@ class Broker:
     async def apply_config(self, config: BrokerConfig) -> dict[str, list[str]]:
         """Switch to ``config``: new policy at once; only added/removed/changed servers move."""
         self.config = config
-        self.policy = AccessPolicy(config.roles)
+        self.policy = AccessPolicy(config.roles, self.tool_hints)
         self.catalog_generation += 1
         _warn_about_rules(config)
         self.gate.burst, self.gate.per_second = (

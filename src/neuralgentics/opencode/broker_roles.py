@@ -10,10 +10,12 @@ revoke`, `broker check`).
 
 The default: every role may use every brokered server (``allow: ["*"]``); the read-only agents
 (those that may not edit files: plan, explore, and the roster agents whose permission denies
-edits) also get ``deny`` globs for tool names that write, so a read-only agent does not write
-through a tool what it may not write through OpenCode. Names are a heuristic — tools are not
-marked read-only in MCP — which is why the policy is written out where the user can see and
-change it instead of being applied silently.
+edits) are ``read_only: true``, so a read-only agent does not write through a tool what it may
+not write through OpenCode: a tool writes when its server's annotations say so
+(``readOnlyHint``/``destructiveHint``), else when its name does (`broker.access.readonly`);
+`broker role show` says which applied. Earlier versions wrote ``deny`` name globs instead, which
+missed annotated writers (``memory/add_observations``) and, once the servers were listed,
+failed ``broker check`` for every glob no tool matched.
 """
 
 from __future__ import annotations
@@ -33,30 +35,10 @@ from neuralgentics.broker.config import (
 # OpenCode's own agents a session may run as (title/summary/compaction call no tools).
 OPENCODE_AGENTS = ("build", "plan", "explore", "general")
 OPENCODE_READ_ONLY = frozenset({"plan", "explore"})
-# Tool names that change something, for read-only roles (`server/tool` globs, deny wins).
-WRITE_TOOL_GLOBS = [
-    "*/write*",
-    "*/edit*",
-    "*/create*",
-    "*/delete*",
-    "*/remove*",
-    "*/move*",
-    "*/rename*",
-    "*/update*",
-    "*/insert*",
-    "*/drop*",
-    "*/push*",
-    "*/set_*",
-    "*/git_add",
-    "*/git_commit",
-    "*/git_reset",
-    "*/git_checkout",
-    "*/git_create_branch",
-]
 
 
 def default_role(read_only: bool) -> RoleConfig:
-    return RoleConfig(allow=["*"], deny=list(WRITE_TOOL_GLOBS) if read_only else [])
+    return RoleConfig(allow=["*"], read_only=read_only)
 
 
 def agents_needing_roles(roster_read_only: dict[str, bool]) -> dict[str, bool]:
@@ -75,7 +57,9 @@ def with_default_roles(
     for name in missing:
         # the broker's own role editing (`broker role add`): the same checks as the CLI's
         role = default_role(agents[name])
-        cfg = broker_roles.add_role(cfg, name, role.allow, role.deny).config
+        cfg = broker_roles.add_role(
+            cfg, name, role.allow, role.deny, read_only=role.read_only
+        ).config
     return cfg, missing
 
 

@@ -2,9 +2,10 @@
 
 - ``GET /ui`` and ``GET /ui/assets/{name}``: the page and its static files. They hold no
   data, so they are open even when NEURALGENTICS_TOKEN is set (``PUBLIC_PATHS``).
-  ``/ui?token=…`` trades the token for an HttpOnly session cookie and redirects to the page
-  without it (``session.py``); ``POST /ui/session`` does the same for a token typed into the
-  page. The browser then sends the cookie with every data request.
+  ``/ui?token=…`` trades the token for a server-side session (an HttpOnly cookie naming it)
+  and redirects to the page without it (``session.py``); ``POST /ui/session`` does the same
+  for a token typed into the page, ``DELETE /ui/session`` ends it. The browser then sends the
+  cookie with every data request; it opens the pages' reads (``scope=write``: and indexing).
 - ``/ui/api/...``: read-only JSON the pages need beyond memini-core's own routes, behind the
   same token as the rest of the API.
 """
@@ -40,7 +41,14 @@ def ui_settings() -> Settings:
     raise RuntimeError("ui_settings is not wired: build the app with neuralgentics.app.create_app")
 
 
+def ui_sessions() -> session.DashboardSessions:
+    """The process's dashboard sessions (HTTPGuard asks them too); wired by the composition
+    root."""
+    raise RuntimeError("ui_sessions is not wired: build the app with neuralgentics.app.create_app")
+
+
 UISettings = Annotated[Settings, Depends(ui_settings)]
+Sessions = Annotated[session.DashboardSessions, Depends(ui_sessions)]
 Chunks = Annotated[Callable[[], ChunkStore], Depends(chunk_store)]
 
 
@@ -56,10 +64,17 @@ def _unreachable(exc: BrokerUnreachable) -> JSONResponse:
 # -- page and static files -------------------------------------------------------------------
 
 
-def _exchange_token(request: Request, settings: Settings) -> Response | None:
-    """`?token=…` in the address: answer with the session cookie (when the token is right) and
-    a redirect to the same page without it, so the token leaves the address bar, the history
-    and the page at once. A wrong token just goes: the page then asks for it."""
+def _scope_of(value: str | None) -> session.SessionScope | None:
+    return value if value in session.SCOPES else None
+
+
+def _exchange_token(
+    request: Request, settings: Settings, sessions: session.DashboardSessions
+) -> Response | None:
+    """`?token=…` in the address: answer with a new session's cookie (when the token is
+    right) and a redirect to the same page without it, so the token leaves the address bar,
+    the history and the page at once. A wrong token just goes: the page then asks for it.
+    `&scope=write` asks for a session that may also do what the pages change."""
     if "token" not in request.query_params:
         return None
     rest = session.without_token(request.url.query)
@@ -67,13 +82,26 @@ def _exchange_token(request: Request, settings: Settings) -> Response | None:
     response.headers.update({"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
     token = settings.token
     if token and session.token_matches(request.query_params.get("token"), token):
-        session.set_cookie(response, token)
+        wanted = _scope_of(request.query_params.get("scope")) or "read"
+        _login(request, sessions, response, wanted)
     return response
 
 
+def _login(
+    request: Request,
+    sessions: session.DashboardSessions,
+    response: Response,
+    wanted: session.SessionScope,
+) -> None:
+    """A new session (the one the browser held, if any, ends: rotated on every login)."""
+    held = sessions.held(request.scope, request.headers.get("cookie"))
+    sid = sessions.open(request.scope, wanted, replacing=held)
+    sessions.set_cookie(response, request.scope, sid)
+
+
 @router.get("")
-def index_redirect(request: Request, settings: UISettings) -> Response:
-    exchanged = _exchange_token(request, settings)
+def index_redirect(request: Request, settings: UISettings, sessions: Sessions) -> Response:
+    exchanged = _exchange_token(request, settings, sessions)
     if exchanged is not None:
         return exchanged
     query = request.url.query
@@ -83,24 +111,30 @@ def index_redirect(request: Request, settings: UISettings) -> Response:
 class SessionRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     token: str = Field(min_length=1, max_length=4096)
+    # "write": the session may also do what the pages change (start indexing)
+    scope: session.SessionScope = "read"
 
 
 @router.post("/session", status_code=204)
-def open_session(settings: UISettings, body: SessionRequest) -> Response:
-    """The token typed into the page's banner, exchanged for the session cookie."""
+def open_session(
+    request: Request, settings: UISettings, sessions: Sessions, body: SessionRequest
+) -> Response:
+    """The token typed into the page's banner, exchanged for a new session's cookie."""
     token = settings.token
     if token and not session.token_matches(body.token, token):
         return _error(401, "unauthorized", "missing or wrong bearer token", "token")
     response = Response(status_code=204)
     if token:
-        session.set_cookie(response, token)
+        _login(request, sessions, response, body.scope)
     return response
 
 
 @router.delete("/session", status_code=204)
-def close_session() -> Response:
+def close_session(request: Request, sessions: Sessions) -> Response:
+    """Log out: the session ends on the server, and its cookie in the browser."""
+    sessions.end(sessions.held(request.scope, request.headers.get("cookie")))
     response = Response(status_code=204)
-    session.clear_cookie(response)
+    sessions.clear_cookie(response, request.scope)
     return response
 
 
@@ -116,8 +150,8 @@ SECURITY_HEADERS = {
 
 
 @router.get("/", name="ui_index")
-def index(request: Request, settings: UISettings) -> Response:
-    exchanged = _exchange_token(request, settings)
+def index(request: Request, settings: UISettings, sessions: Sessions) -> Response:
+    exchanged = _exchange_token(request, settings, sessions)
     if exchanged is not None:
         return exchanged
     page = ASSETS["index.html"]

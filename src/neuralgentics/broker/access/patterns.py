@@ -15,6 +15,11 @@ The server part and the name part are shell-style globs (``*``, ``?``, ``[…]``
 matches ``/``). Server names cannot contain ``:`` or ``/``, so the two forms never overlap. A
 ``server/…`` pattern is about tools only: ``deny: ["everything/*"]`` takes every tool of
 ``everything`` away but not its resources or prompts; ``deny: ["everything"]`` takes all.
+
+A resource URI is matched as the server will read it (``normal_uri``): percent-escapes in its
+path decoded, empty segments collapsed, ``.`` and ``..`` resolved, so ``file:///srv/*`` does
+not allow ``file:///srv/../etc/passwd`` (that is ``file:///etc/passwd``). A deny pattern is
+also matched against the URI as sent.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import re
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Literal
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 Kind = Literal["tool", "resource", "prompt"]
 KINDS: tuple[Kind, ...] = ("tool", "resource", "prompt")
@@ -84,3 +90,28 @@ def parse_pattern(text: str) -> Pattern:
 def target(kind: Kind, server: str, name: str) -> str:
     """How a decision names what was asked for (``git/git_status``, ``fs:resource:file:///a``)."""
     return f"{server}/{name}" if kind == "tool" else f"{server}:{kind}:{name}"
+
+
+def normal_uri(uri: str) -> str:
+    """``uri`` with its path as a server resolving it reads it: percent-escapes decoded
+    (``%2e%2e`` is ``..``), backslashes and repeated slashes as one ``/``, then the dot
+    segments removed (RFC 3986, 5.2.4); a ``..`` never climbs above the root."""
+    try:
+        parts = urlsplit(uri)
+    except ValueError:
+        return uri  # not a URI the server could read either; matched as sent
+    path = unquote(parts.path).replace("\\", "/")
+    raw = path.split("/")
+    last = len(raw) - 1
+    out: list[str] = []
+    for i, seg in enumerate(raw):
+        if seg == "..":
+            if len(out) > 1 or (out and out[0] != ""):
+                out.pop()
+        elif seg == "." or (seg == "" and 0 < i < last):
+            continue
+        else:
+            out.append(seg)
+    if raw[-1] in (".", "..") and (not out or out[-1] != ""):
+        out.append("")  # `a/..` is the directory `a/`'s parent: ends with a slash
+    return urlunsplit((parts.scheme, parts.netloc, "/".join(out), parts.query, parts.fragment))

@@ -8,11 +8,21 @@ prompts have patterns of their own (``fs:resource:file:///srv/*``, ``everything:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from neuralgentics.broker.access.patterns import Kind, Pattern, parse_pattern, target
+from neuralgentics.broker.access.patterns import Kind, Pattern, normal_uri, parse_pattern, target
+from neuralgentics.broker.access.readonly import Writes, classify
 from neuralgentics.broker.config import RoleConfig
+
+if TYPE_CHECKING:  # the CLI's role commands import this: no MCP SDK at run time
+    from mcp.types import ToolAnnotations
+
+    # (server, tool) -> the tool's annotations as listed, or None
+    Hints = Callable[[str, str], ToolAnnotations | None]
+else:
+    Hints = Callable[[str, str], Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,20 +39,34 @@ class Decision:
 class _Role:
     allow: tuple[Pattern, ...]
     deny: tuple[Pattern, ...]
+    read_only: bool = False
 
 
 class AccessPolicy:
     """Answers "may role R call server S's tool T?" (or read resource U, get prompt P) and
     says which rule decided."""
 
-    def __init__(self, roles: Mapping[str, RoleConfig]) -> None:
+    def __init__(self, roles: Mapping[str, RoleConfig], hints: Hints | None = None) -> None:
+        """``hints(server, tool)``: the tool's annotations as its server listed them (None when
+        it gave none or is not listed yet), for ``read_only`` roles (`access.readonly`)."""
         # Parsed once; the config validated every pattern already.
         self._roles = {
             name: _Role(
-                tuple(parse_pattern(p) for p in rc.allow), tuple(parse_pattern(p) for p in rc.deny)
+                tuple(parse_pattern(p) for p in rc.allow),
+                tuple(parse_pattern(p) for p in rc.deny),
+                rc.read_only,
             )
             for name, rc in roles.items()
         }
+        self._hints = hints
+
+    def is_read_only(self, role: str | None) -> bool:
+        rc = self._roles.get(role) if role is not None else None
+        return rc is not None and rc.read_only
+
+    def writes(self, server: str, tool: str) -> Writes:
+        """Whether ``server/tool`` writes, and how that was decided."""
+        return classify(tool, self._hints(server, tool) if self._hints else None)
 
     @property
     def roles(self) -> list[str]:
@@ -57,11 +81,18 @@ class AccessPolicy:
         rc = self._roles.get(role)
         if rc is None:
             return Decision(False, f"unknown role {role!r} (default deny)")
+        # A URI is allowed as the server will read it; denied as sent or as read.
+        read_as = normal_uri(name) if kind == "resource" else name
         for p in rc.deny:
-            if p.matches(kind, server, name):
+            if p.matches(kind, server, name) or p.matches(kind, server, read_as):
                 return Decision(False, f"roles.{role}.deny: {p.text!r}")
         for p in rc.allow:
-            if p.matches(kind, server, name):
+            if p.matches(kind, server, read_as):
+                if rc.read_only and kind == "tool":
+                    w = self.writes(server, name)
+                    if w.writes:
+                        return Decision(False, f"roles.{role}.read_only: {server}/{name} {w}")
+                    return Decision(True, f"roles.{role}.allow: {p.text!r}; {w}")
                 return Decision(True, f"roles.{role}.allow: {p.text!r}")
         return Decision(
             False, f"no pattern in roles.{role}.allow matches {target(kind, server, name)}"

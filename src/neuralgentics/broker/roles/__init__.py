@@ -23,9 +23,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from neuralgentics.broker.access.patterns import PatternError, parse_pattern
+from neuralgentics.broker.access.policy import Hints
 from neuralgentics.broker.config import (
     NAME_PATTERN,
     BrokerConfig,
@@ -82,17 +83,40 @@ class RoleView:
     # servers it may see whose tools are not listed yet map to None
     may_use: dict[str, list[str] | None] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    read_only: bool = False
+    # read-only roles: server -> tool -> how it was judged ("read-only by annotations
+    # (readOnlyHint: true)", "writes by name (…)"), for the servers whose tools are known
+    judged: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         return {
             "name": self.name,
             "allow": self.allow,
             "deny": self.deny,
+            "read_only": self.read_only,
             "default": self.default,
             "tokens": self.tokens,
             "may_use": self.may_use,
+            "judged": self.judged,
             "problems": self.problems,
         }
+
+    def read_only_summary(self) -> list[str]:
+        """One line per server: how its tools were judged (annotations or names)."""
+        out = []
+        for server, tools in self.judged.items():
+            by = {"annotations": 0, "name": 0}
+            writes = []
+            for tool, how in tools.items():
+                by["annotations" if " by annotations " in how else "name"] += 1
+                if how.startswith("writes"):
+                    writes.append(tool)
+            basis = " and ".join(f"{n} by {k}" for k, n in by.items() if n)
+            out.append(
+                f"{server}: {len(tools)} tools judged ({basis}); writing, denied: "
+                f"{', '.join(writes) or 'none'}"
+            )
+        return out
 
 
 def is_glob(text: str) -> bool:
@@ -282,9 +306,20 @@ def _rules(config: BrokerConfig, name: str) -> dict[str, list[str]] | None:
     return None if rc is None else {"allow": list(rc.allow), "deny": list(rc.deny)}
 
 
-def _with_role(config: BrokerConfig, name: str, allow: list[str], deny: list[str]) -> BrokerConfig:
+def _with_role(
+    config: BrokerConfig,
+    name: str,
+    allow: list[str],
+    deny: list[str],
+    read_only: bool | None = None,
+) -> BrokerConfig:
+    """``config`` with role ``name``'s rules replaced (``read_only``: None keeps the role's)."""
     data = config.model_dump(mode="json")
+    if read_only is None:
+        read_only = bool(data["roles"].get(name, {}).get("read_only"))
     data["roles"][name] = {"allow": allow, "deny": deny}
+    if read_only:
+        data["roles"][name]["read_only"] = True
     return config_from(data, "roles")
 
 
@@ -297,9 +332,11 @@ def add_role(
     known: KnownTools | None = None,
     replace: bool = False,
     default: bool = False,
+    read_only: bool = False,
 ) -> Edit:
     """A new role with these rules (``replace``: overwrite an existing one). ``default``: also
-    make it ``default_role`` (the role of callers that name none)."""
+    make it ``default_role`` (the role of callers that name none). ``read_only``: of what it
+    is allowed, only tools that change nothing (`access.readonly`)."""
     name = _role_name(name)
     if name in config.roles and not replace:
         raise RoleExists(
@@ -308,7 +345,7 @@ def add_role(
         )
     allow_rules, notes = _validated(config, name, "allow", allow, known)
     deny_rules, deny_notes = _validated(config, name, "deny", deny, known)
-    new = _with_role(config, name, allow_rules, deny_rules)
+    new = _with_role(config, name, allow_rules, deny_rules, read_only)
     if default:
         new = config_from({**new.model_dump(mode="json"), "default_role": name}, "roles")
     return Edit(new, notes + deny_notes, _rules(config, name), _rules(new, name))
@@ -401,14 +438,25 @@ def _covers(rule: str, server: str, tool: str) -> bool:
     return fnmatchcase(server, rs) and fnmatchcase(tool, rt)
 
 
-def role_view(config: BrokerConfig, name: str, known: KnownTools | None = None) -> RoleView:
-    """One role: its rules, tokens, whether it is the default, and what it may use."""
+def role_view(
+    config: BrokerConfig,
+    name: str,
+    known: KnownTools | None = None,
+    hints: Hints | None = None,
+) -> RoleView:
+    """One role: its rules, tokens, whether it is the default, and what it may use.
+    ``hints``: the listed tools' annotations (``tool_hints``), which read-only roles use."""
     from neuralgentics.broker.access import AccessPolicy
 
     _require(config, name)
     known = known or {}
     rc = config.roles[name]
-    policy = AccessPolicy(config.roles)
+    policy = AccessPolicy(config.roles, hints)
+    judged: dict[str, dict[str, str]] = {}
+    if rc.read_only:
+        for server in sorted(config.brokered()):
+            if policy.may_see_server(name, server) and known.get(server) is not None:
+                judged[server] = {t: str(policy.writes(server, t)) for t in known[server] or ()}
     may_use: dict[str, list[str] | None] = {}
     for server in sorted(config.brokered()):
         if not policy.may_see_server(name, server):
@@ -429,11 +477,28 @@ def role_view(config: BrokerConfig, name: str, known: KnownTools | None = None) 
         tokens=[t.label for t in config.tokens if t.role == name],
         may_use=may_use,
         problems=problems,
+        read_only=rc.read_only,
+        judged=judged,
     )
 
 
-def list_roles(config: BrokerConfig, known: KnownTools | None = None) -> list[RoleView]:
-    return [role_view(config, name, known) for name in sorted(config.roles)]
+def list_roles(
+    config: BrokerConfig, known: KnownTools | None = None, hints: Hints | None = None
+) -> list[RoleView]:
+    return [role_view(config, name, known, hints) for name in sorted(config.roles)]
+
+
+def tool_hints_from_cache(config: BrokerConfig, cache_dir: Path) -> Hints:
+    """``hints(server, tool)`` from the on-disk tool-list cache: the annotations the servers
+    listed (never a start)."""
+    from neuralgentics.broker.catalog.cache import ToolListCache
+
+    cache = ToolListCache(cache_dir)
+    found: dict[tuple[str, str], Any] = {}  # (server, tool) -> its ToolAnnotations or None
+    for name, cfg in config.brokered().items():
+        for t in cache.load(name, cfg) or ():
+            found[(name, t.name)] = t.annotations
+    return lambda server, tool: found.get((server, tool))
 
 
 def known_tools_from_cache(config: BrokerConfig, cache_dir: Path) -> dict[str, list[str] | None]:

@@ -17,6 +17,7 @@ import typer
 from neuralgentics.broker.cli import ConfigOpt
 
 if TYPE_CHECKING:
+    from neuralgentics.broker.access.policy import Hints
     from neuralgentics.broker.config import BrokerConfig
     from neuralgentics.broker.roles import Edit, KnownTools, RoleView
 
@@ -48,6 +49,14 @@ def known_tools(cfg: BrokerConfig) -> dict[str, list[str] | None]:
     return known_tools_from_cache(cfg, get_settings().home / "broker" / "tools")
 
 
+def tool_hints(cfg: BrokerConfig) -> Hints:
+    """The listed tools' annotations (the on-disk cache), for read-only roles."""
+    from neuralgentics.broker.roles import tool_hints_from_cache
+    from neuralgentics.config import get_settings
+
+    return tool_hints_from_cache(cfg, get_settings().home / "broker" / "tools")
+
+
 def _load(config: Path | None) -> BrokerConfig:
     from neuralgentics.broker.cli import _load as load
     from neuralgentics.broker.config import ConfigError
@@ -63,6 +72,11 @@ def _print_view(view: RoleView, *, brief: bool = False) -> None:
     typer.echo(f"{view.name}{flags}")
     typer.echo(f"  allow: {', '.join(view.allow) or '-'}")
     typer.echo(f"  deny:  {', '.join(view.deny) or '-'}")
+    if view.read_only:
+        typer.echo("  read-only: tools that write are denied (their annotations, else their names)")
+        if not brief:
+            for line in view.read_only_summary():
+                typer.echo(f"    {line}")
     if view.tokens:
         typer.echo(f"  tokens: {', '.join(view.tokens)}")
     if not brief:
@@ -93,7 +107,9 @@ def _edit(config: Path | None, edit: Callable[[BrokerConfig, KnownTools], Edit],
     elif result.after is None:
         typer.echo(f"removed role {name} from {path}")
     else:
-        _print_view(role_view(result.config, name, known_tools(result.config)))
+        _print_view(
+            role_view(result.config, name, known_tools(result.config), tool_hints(result.config))
+        )
         typer.echo(f"saved {path}")
     _notify_running_broker()
 
@@ -107,7 +123,7 @@ def list_cmd(
     from neuralgentics.broker.roles import list_roles
 
     cfg = _load(config)
-    views = list_roles(cfg, known_tools(cfg))
+    views = list_roles(cfg, known_tools(cfg), tool_hints(cfg))
     if as_json:
         data = {"default_role": cfg.default_role, "roles": [v.to_dict() for v in views]}
         typer.echo(json.dumps(data, indent=1))
@@ -132,7 +148,7 @@ def show_cmd(
 
     cfg = _load(config)
     try:
-        view = role_view(cfg, name, known_tools(cfg))
+        view = role_view(cfg, name, known_tools(cfg), tool_hints(cfg))
     except ConfigError as exc:
         _fail(str(exc))
     if as_json:
@@ -150,6 +166,9 @@ def add_cmd(
     default: bool = typer.Option(
         False, "--default", help="also the role of callers that name none"
     ),
+    read_only: bool = typer.Option(
+        False, "--read-only", help="only tools that change nothing (annotations, else names)"
+    ),
     config: Path | None = ConfigOpt,
 ) -> None:
     """Add a role: `role add coder --allow 'time/*' --allow git --deny 'git/git_reset'`."""
@@ -158,7 +177,14 @@ def add_cmd(
     _edit(
         config,
         lambda cfg, known: add_role(
-            cfg, name, allow, deny, known=known, replace=replace, default=default
+            cfg,
+            name,
+            allow,
+            deny,
+            known=known,
+            replace=replace,
+            default=default,
+            read_only=read_only,
         ),
         name,
     )

@@ -40,6 +40,9 @@ from neuralgentics.broker.service import Broker
 from neuralgentics.credentials import OWNER, Principal
 
 ROLE_HEADER = "x-neuralgentics-role"
+# Where the OpenCode plugin stamps the calling agent's role and session on a passthrough tool's
+# arguments (removed before the call; the meta-tools take `role` and `session_id` directly).
+STAMP_KEY = "_neuralgentics"
 SESSION_HEADER = "x-neuralgentics-session"
 
 # Kept small: they are in every request the agent makes (OpenCode sends every tool each step).
@@ -267,15 +270,31 @@ async def route_call(
             tool: Any = args.get("tool")
             info = await broker.describe_tool(role, server, tool)
             return _text(json.dumps(info, indent=1))
-        # A passthrough tool (`expose: tools`), for the connection's role.
-        role = broker.resolve_role(caller.role, None)
-        found = await broker.passthrough.resolve(role, name)
+        # A passthrough tool (`expose: tools`): as the role `mcp_router_call` would run with —
+        # the connection's, or the one the OpenCode plugin stamped under STAMP_KEY (a key of
+        # its own: the tool's arguments may have a `role` of their own).
+        tool_args, stamp = arguments, None
+        if isinstance(arguments, dict) and STAMP_KEY in arguments:
+            stamp = arguments[STAMP_KEY]
+            tool_args = {k: v for k, v in arguments.items() if k != STAMP_KEY}
+        if stamp is not None and not isinstance(stamp, dict):
+            raise InvalidRequest(f"'{STAMP_KEY}' must be an object (role, session_id)")
+        stamp = stamp or {}
+        listed_for = broker.resolve_role(caller.role, None)
+        role = broker.resolve_role(caller.role, stamp.get("role"))
+        if (sid := check_session_id(stamp.get("session_id"))) is not None:
+            caller = dataclasses.replace(caller, session_id=sid)
+        # Named as the connection's tools/list showed it: a role the name is denied to gets
+        # the router's denial (audited), not "unknown tool".
+        found = await broker.passthrough.resolve(listed_for, name)
+        if found is None and role != listed_for:
+            found = await broker.passthrough.resolve(role, name)
         if found is not None:
             direct: dict[str, Any] = {
                 "role": role,
                 "server": found[0],
                 "tool": found[1],
-                "arguments": arguments,
+                "arguments": tool_args,
                 "session_id": caller.session_id,
                 "front": caller.front,
                 "credential": caller.credential,

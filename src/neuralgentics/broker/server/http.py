@@ -39,6 +39,7 @@ from neuralgentics.broker.server.handlers import (
     principal_of,
 )
 from neuralgentics.broker.server.http_fast import HttpFastPath
+from neuralgentics.broker.server.http_sessions import SessionBook
 from neuralgentics.broker.server.instructions import CONNECTION_ROLE, Instructions
 from neuralgentics.broker.server.stdio import install_reload_handler
 from neuralgentics.broker.service import Broker
@@ -76,6 +77,7 @@ def create_app(
         return manager_holder["m"]
 
     fast = HttpFastPath(broker, manager)
+    book = SessionBook(manager, lambda: broker().config.sessions, fast.forget)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -115,7 +117,32 @@ def create_app(
             # session task is started from this request and inherits the variable.
             connection_role = role or broker().config.default_role
             CONNECTION_ROLE.set(connection_role)
+            # A session is served only for the credential that opened it (http_sessions.py).
+            sid = headers.get("mcp-session-id")
+            if sid is not None:
+                if book.foreign(sid, principal):
+                    await book.not_found()(scope, receive, send)
+                    return
+                with book.using(sid):
+                    await self.serve(scope, receive, send, principal, headers, role)
+                return
+            await self.serve(scope, receive, send, principal, headers, role, True, connection_role)
+
+        async def serve(
+            self,
+            scope: Scope,
+            receive: Receive,
+            send: Send,
+            principal: Principal,
+            headers: dict[str, str],
+            role: str | None,
+            opening: bool = False,
+            connection_role: str | None = None,
+        ) -> None:
+            """The request, its session checked. ``opening``: the request names no session
+            (an ``initialize`` opens one, for ``connection_role``)."""
             method = scope.get("method")
+            admitted = False
             if method == "POST":
                 body, receive = await _buffered(receive)
 
@@ -130,9 +157,19 @@ def create_app(
                     return
                 if await _too_deep_for_the_sdk(body, principal, headers, scope, receive, send):
                     return
-                if b'"initialize"' in body:
+                if opening and b'"initialize"' in body:
+                    refusal = await book.admit(principal)
+                    if refusal is not None:
+                        await refusal(scope, receive, send)
+                        return
+                    admitted = True
+                    send = book.opening(principal, send)
                     await state["instructions"].prepare(connection_role)
-            await StreamableHTTPASGIApp(manager())(scope, receive, send)
+            try:
+                await StreamableHTTPASGIApp(manager())(scope, receive, send)
+            finally:
+                if admitted:
+                    book.opened(principal)
             if method == "DELETE" and (sid := headers.get("mcp-session-id")):
                 fast.forget(sid)
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
+from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
+
+from neuralgentics.httphead import HeadCappedHttpToolsProtocol
 
 
 class _OneWrite:
@@ -47,8 +49,9 @@ class _OneWrite:
         return getattr(self._transport, name)
 
 
-class OneWriteHttpToolsProtocol(HttpToolsProtocol):
-    """``uvicorn.run(..., http=OneWriteHttpToolsProtocol)``."""
+class OneWriteHttpToolsProtocol(HeadCappedHttpToolsProtocol):
+    """``uvicorn.run(..., http=OneWriteHttpToolsProtocol)``; the request head capped as on
+    memini-core (``neuralgentics.httphead``)."""
 
     def _start_asgi_task(self, cycle: RequestResponseCycle, app: Any) -> None:
         cycle.transport = _OneWrite(cycle.transport, cycle)  # type: ignore[assignment]

@@ -35,6 +35,7 @@ class AddRoleRequest(BaseModel):
     deny: list[str] = Field(default_factory=list)
     replace: bool = False
     default: bool = False
+    read_only: bool = False
 
 
 class DefaultRoleRequest(BaseModel):
@@ -66,14 +67,14 @@ async def _owner_edit(
 
 
 def _answer(broker: Any, name: str, edit: roles.Edit) -> dict[str, Any]:
-    view = roles.role_view(edit.config, name, broker.known_tools())
+    view = roles.role_view(edit.config, name, broker.known_tools(), broker.tool_hints)
     return {"role": view.to_dict(), "notes": [str(n) for n in edit.notes]}
 
 
 @router.get("/roles")
 async def list_roles(broker: CurrentBroker, request: Request) -> dict[str, Any]:
     await require_owner(broker, request, "roles.list", "*")
-    views = roles.list_roles(broker.config, broker.known_tools())
+    views = roles.list_roles(broker.config, broker.known_tools(), broker.tool_hints)
     return {"default_role": broker.config.default_role, "roles": [v.to_dict() for v in views]}
 
 
@@ -81,7 +82,9 @@ async def list_roles(broker: CurrentBroker, request: Request) -> dict[str, Any]:
 async def show_role(broker: CurrentBroker, request: Request, name: str) -> dict[str, Any]:
     await require_owner(broker, request, "roles.show", name)
     try:
-        return roles.role_view(broker.config, name, broker.known_tools()).to_dict()
+        return roles.role_view(
+            broker.config, name, broker.known_tools(), broker.tool_hints
+        ).to_dict()
     except roles.UnknownRole as exc:
         raise NotFound(str(exc)) from None
 
@@ -99,6 +102,7 @@ async def add_role(broker: CurrentBroker, request: Request, body: AddRoleRequest
             known=known,
             replace=body.replace,
             default=body.default,
+            read_only=body.read_only,
         )
 
     result = await _owner_edit(broker, request, action, body.name, edit)

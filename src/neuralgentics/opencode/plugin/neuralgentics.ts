@@ -103,6 +103,15 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
           output.args.role = sessions.get(input.sessionID).agent ?? "build"
           if (input.sessionID) output.args.session_id = input.sessionID
         }
+      } else if (input.tool.startsWith(BROKER_PREFIX)) {
+        // A passthrough tool (`expose: tools`): the same role, under a key of the broker's own
+        // (the tool's arguments may have a `role`); the broker removes it before the call.
+        if (output.args === undefined || output.args === null) output.args = {}
+        if (typeof output.args === "object") {
+          const stamp: Record<string, string> = { role: sessions.get(input.sessionID).agent ?? "build" }
+          if (input.sessionID) stamp.session_id = input.sessionID
+          output.args._neuralgentics = stamp
+        }
       }
     },
 
