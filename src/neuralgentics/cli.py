@@ -15,7 +15,7 @@ from neuralgentics import __version__
 
 # Area module -> the top-level commands its `register(app)` adds. Only the area that owns the
 # command being run is imported: `neuralgentics broker stdio`, which OpenCode spawns, does not
-# pay for loading memini-core or the orchestrator. tests/test_cli.py keeps this map honest.
+# pay for loading memini-core or the orchestrator. tests/test_command.py keeps this map honest.
 AREAS: dict[str, tuple[str, ...]] = {
     "neuralgentics.app.cli": ("serve", "up", "down"),
     "neuralgentics.embeddings.cli": ("model",),
@@ -24,6 +24,7 @@ AREAS: dict[str, tuple[str, ...]] = {
     "neuralgentics.broker.cli": ("broker",),
     "neuralgentics.orchestrator.cli": ("route", "context", "agents-md", "skills", "task"),
     "neuralgentics.opencode.cli": ("opencode", "doctor", "update"),
+    "neuralgentics.ui.cli": ("ui",),
 }
 
 

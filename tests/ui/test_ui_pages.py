@@ -496,3 +496,40 @@ def test_token_in_the_address_is_traded_for_a_cookie_and_hidden(stack: Stack, se
     assert value["stored"] == 0 and value["cookie"] == ""
     assert value["rows"] >= 3
     assert result["open"]["errors"] == []
+
+
+def test_neuralgentics_ui_opens_the_page_signed_in_with_a_code_that_works_once(
+    stack: Stack, seeded: dict
+) -> None:
+    """Issue 32 item 3: `neuralgentics ui --print` gives a one-time address; the token is never
+    in a URL the browser keeps, and the address opens nothing a second time."""
+    from _cli import neuralgentics
+
+    res = neuralgentics(
+        "ui",
+        "--print",
+        env={"NEURALGENTICS_SERVICE_URL": stack.base, "NEURALGENTICS_TOKEN": stack.token},
+    )
+    assert res.returncode == 0, res.stderr
+    url = res.stdout.strip()
+    assert url.startswith(f"{stack.base}/ui/login?code=") and stack.token not in url
+    assert "works once" in res.stderr
+    path = url.removeprefix(stack.base)
+    signed_in = {
+        "name": "open",
+        "goto": path + "#/memories",
+        "wait": "main[data-ready=memories] #results",
+        "eval": "({href: location.href, banner: document.querySelector('#banner').hidden, "
+        "rows: document.querySelectorAll('#results tbody tr').length})",
+    }
+    value = stack.browse([signed_in], name="ui-command", login=False)["open"]["value"]
+    assert value["href"].endswith("/ui/#/memories") and "code" not in value["href"]
+    assert value["banner"] is True and value["rows"] >= 1
+    again = {
+        "name": "again",
+        "goto": path + "#/overview",
+        "wait": "#banner:not([hidden]) input[type=password]",
+        "eval": "document.querySelector('#banner').innerText",
+    }
+    banner = stack.browse([again], name="ui-command-again", login=False)["again"]["value"]
+    assert "needs its token" in banner and "neuralgentics ui" in banner

@@ -261,3 +261,22 @@ def test_the_broker_page_opens_on_a_role_that_has_tools(
     with TestClient(create_app()) as c:
         roles = c.get("/ui/api/roles", headers=auth()).json()
     assert roles["default_role"] == "coder" and roles["open_on"] is None  # its own catalog
+
+
+def test_a_login_code_needs_the_owner_token_and_opens_one_session_once(client: TestClient) -> None:
+    client.cookies.clear()
+    assert client.post("/ui/login-code", json={}).status_code == 401
+    bad = client.post("/ui/login-code", json={"scope": "admin"}, headers=auth())
+    assert bad.status_code == 422
+    made = client.post("/ui/login-code", json={"scope": "read"}, headers=auth())
+    assert made.status_code == 200 and made.headers["cache-control"] == "no-store"
+    path = made.json()["path"]
+    assert path.startswith("/ui/login?code=") and TOKEN not in path
+    first = client.get(path, follow_redirects=False)
+    assert first.status_code == 303 and first.headers["location"] == "/ui/"
+    assert "set-cookie" in first.headers
+    client.cookies.clear()
+    second = client.get(path, follow_redirects=False)
+    assert second.status_code == 303 and "set-cookie" not in second.headers
+    made_up = client.get("/ui/login?code=nope", follow_redirects=False)
+    assert "set-cookie" not in made_up.headers

@@ -129,6 +129,40 @@ def open_session(
     return response
 
 
+class LoginCodeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    scope: session.SessionScope = "read"
+
+
+@router.post("/login-code")
+def make_login_code(request: Request, sessions: Sessions, body: LoginCodeRequest) -> Response:
+    """For `neuralgentics ui` (the owner's token): a one-time address that opens the
+    dashboard signed in, so the token never sits in a URL the browser keeps."""
+    if not request.state.principal.owner:
+        return _error(403, "forbidden", "only the owner's token may open a dashboard session")
+    code = sessions.login_code(body.scope)
+    return JSONResponse(
+        {
+            "path": f"/ui/login?code={code}",
+            "scope": body.scope,
+            "expires_in": session.LOGIN_CODE_SECONDS,
+        },
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+@router.get("/login")
+def login_with_code(request: Request, sessions: Sessions, code: str | None = None) -> Response:
+    """A code from `POST /ui/login-code`, traded once for a session; then the page, without
+    the code in the address. A used, expired or made-up code opens nothing."""
+    response = RedirectResponse("/ui/", status_code=303)
+    response.headers.update({"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+    wanted = sessions.redeem(code)
+    if wanted is not None:
+        _login(request, sessions, response, wanted)
+    return response
+
+
 @router.delete("/session", status_code=204)
 def close_session(request: Request, sessions: Sessions) -> Response:
     """Log out: the session ends on the server, and its cookie in the browser."""

@@ -41,10 +41,16 @@ from starlette.types import Scope
 SessionScope = Literal["read", "write"]
 SCOPES: tuple[SessionScope, ...] = ("read", "write")
 
+# `neuralgentics ui`: a one-time code in the address opens a session, so the token itself never
+# reaches a URL the browser keeps; the code works once, for a minute.
+LOGIN_CODE_SECONDS = 60
+MAX_LOGIN_CODES = 16
+LOGIN_ROUTE = ("GET", "/ui/login")
+
 COOKIE_PREFIX = "neuralgentics_session_"
 # Open without the bearer (HTTPGuard open paths): the banner's token → cookie swap checks the
 # token in its body itself; ending a session needs nothing but the cookie.
-SESSION_ROUTES = frozenset({("POST", "/ui/session"), ("DELETE", "/ui/session")})
+SESSION_ROUTES = frozenset({("POST", "/ui/session"), ("DELETE", "/ui/session"), LOGIN_ROUTE})
 # What the pages read: GET routes by prefix (exact path, or the path and what is below it) …
 READ_GETS = ("/ui", "/health", "/memory", "/project/list", "/project/index/")
 # … but never these: every memory at once; starting an indexing job.
@@ -103,6 +109,22 @@ class DashboardSessions:
 
     def __init__(self) -> None:
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
+        self._codes: OrderedDict[str, tuple[SessionScope, float]] = OrderedDict()
+
+    def login_code(self, wanted: SessionScope = "read") -> str:
+        """A code that `redeem` trades once, within LOGIN_CODE_SECONDS, for a session."""
+        while len(self._codes) >= MAX_LOGIN_CODES:
+            self._codes.popitem(last=False)
+        code = secrets.token_urlsafe(32)
+        self._codes[code] = (wanted, time.monotonic())
+        return code
+
+    def redeem(self, code: str | None) -> SessionScope | None:
+        """The scope a live code was made for (the code is gone after this), or None."""
+        entry = self._codes.pop(code, None) if code else None
+        if entry is None or time.monotonic() - entry[1] > LOGIN_CODE_SECONDS:
+            return None
+        return entry[0]
 
     def open(
         self, scope: Scope, wanted: SessionScope = "read", replacing: str | None = None

@@ -37,7 +37,8 @@ function showTokenBanner(message) {
   };
   clear(banner, h('form', { onsubmit: submit },
     h('b', {}, 'This service needs its token. '), message, ' ', input, ' ', h('button', { type: 'submit' }, 'Use token'),
-    h('span', { class: 'muted small' }, ' (kept as a session cookie this page cannot read; or open /ui?token=… once)')));
+    h('div', { class: 'muted small' }, 'Run ', h('code', {}, 'neuralgentics ui'), ' in a terminal to open this page signed in, or paste the token from the file ',
+      h('code', {}, 'neuralgentics up'), ' printed (', h('code', {}, '~/.config/neuralgentics/token'), ' unless NEURALGENTICS_CONFIG_DIR or NEURALGENTICS_TOKEN say otherwise). It is kept as a session cookie this page cannot read.')));
 }
 
 window.addEventListener('ng-unauthorized', () => showTokenBanner(tokenWasRefused() ? 'The token given was refused.' : ''));
