@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from urllib.parse import parse_qsl, urlencode
 
 from starlette.requests import cookie_parser
@@ -24,6 +25,11 @@ COOKIE = "neuralgentics_session"
 SESSION_ROUTES = frozenset({("POST", "/ui/session"), ("DELETE", "/ui/session")})
 # Routes the dashboard POSTs to that only read.
 COOKIE_POSTS = frozenset({"/memory/query", "/project/search", "/ui/api/broker/match"})
+# The user's verdict buttons (issue 28): a person at the dashboard confirms or rejects a memory.
+# SameSite=Strict and the Origin/Fetch-Metadata checks keep other sites' pages from pressing them.
+COOKIE_VERDICTS = re.compile(
+    r"/memory/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/(confirm|reject)"
+)
 _CONTEXT = b"neuralgentics dashboard session v1"
 
 
@@ -35,7 +41,9 @@ def cookie_grants(method: str, path: str, cookie_header: str | None, token: str)
     """True when a request (method, path, its raw `Cookie` header) carries a valid session
     cookie and is one the cookie may make: GET/HEAD, or a POST that only reads. HTTPGuard's
     `cookie_check`: it asks after the bearer token was missing or wrong."""
-    if method not in ("GET", "HEAD") and not (method == "POST" and path in COOKIE_POSTS):
+    if method not in ("GET", "HEAD") and not (
+        method == "POST" and (path in COOKIE_POSTS or COOKIE_VERDICTS.fullmatch(path))
+    ):
         return False
     given = cookie_parser(cookie_header or "").get(COOKIE)
     if not given:
