@@ -23,6 +23,7 @@ FOUNDATIONS = {
     "errors",
     "config",
     "credentials",
+    "project_credentials",
     "netguard",
     "httpguard",
     "httphead",

@@ -40,11 +40,14 @@ class Principal:
     ``owner``: the local credential (NEURALGENTICS_TOKEN or the token file) — may assert any
     role and run admin operations. Otherwise a token bound to ``role``, which it cannot leave.
     ``label`` names the credential in audit records (never the token itself).
+    ``project``: a project credential's project key (project_credentials.py): its holder is
+    that project's agent in memini-core (memini/provenance.py), never the owner.
     """
 
     owner: bool
     role: str | None = None
     label: str = "owner"
+    project: str | None = None
 
 
 OWNER = Principal(owner=True)

@@ -135,16 +135,18 @@ def test_trust_is_clamped_and_recorded(client):
 
 def test_parallel_trust_updates_are_never_lost(client):
     mid = add(client, "Counted from many threads")["memory"]["id"]
+    for _ in range(5):  # to 1.0, so eight unbounded -0.10 steps have room (agent's are banded)
+        client.post(f"/memory/{mid}/trust", json={"event": "user_confirmed"})
 
     def bump(_: int) -> int:
-        return client.post(f"/memory/{mid}/trust", json={"event": "agent_used"}).status_code
+        return client.post(f"/memory/{mid}/trust", json={"event": "contradicted"}).status_code
 
     with ThreadPoolExecutor(8) as pool:
         codes = list(pool.map(bump, range(8)))
     assert codes == [200] * 8
     detail = client.get(f"/memory/{mid}").json()
-    assert detail["memory"]["trust_score"] == pytest.approx(0.5 + 8 * 0.05)
-    assert len(detail["trust_history"]) == 8
+    assert detail["memory"]["trust_score"] == pytest.approx(1.0 - 8 * 0.10)
+    assert len(detail["trust_history"]) == 13
 
 
 def test_unknown_trust_event_changes_nothing(client):

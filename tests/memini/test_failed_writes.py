@@ -200,6 +200,16 @@ def test_every_failing_write_changes_nothing(client, store, settings, tmp_path) 
             (f"/memory/{a}/trust", {"json": {"event": "agent_used", "note": "n" * 2001}}),
             (f"/memory/{missing}/trust", {"json": {"event": "agent_used"}}),
         ],
+        ("POST", "/memory/{memory_id}/confirm"): [
+            (f"/memory/{missing}/confirm", {"json": {}}),
+            ("/memory/nope/confirm", {"json": {}}),
+            (f"/memory/{a}/confirm", {"json": {"note": "n" * 2001}}),
+            (f"/memory/{a}/confirm", {"json": {"note": "x", "event": "user_confirmed"}}),
+        ],
+        ("POST", "/memory/{memory_id}/reject"): [
+            (f"/memory/{missing}/reject", {"json": {}}),
+            (f"/memory/{a}/reject", raw('{"note": "\\ud800"}')),
+        ],
         ("POST", "/memory/relationship"): [
             (
                 "/memory/relationship",

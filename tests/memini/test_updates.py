@@ -90,7 +90,8 @@ def test_unsure_is_reported_and_one_call_confirms(client):
     # the likely update was kept as a RELATED_TO edge on add (it ranks the newer first until
     # confirmed: test_likely_ranking.py); the confirmation is a SUPERSEDES edge beside it
     edges = {e["relationship_type"]: e["metadata"] for e in detail["relationships"]}
-    assert edges["SUPERSEDES"] == {"detected": "confirmed"}
+    # who made the supersession (issue 28): the owner token is the user, "agent" only a label
+    assert edges["SUPERSEDES"] == {"detected": "confirmed", "by": "user", "by_name": "agent"}
     assert edges["RELATED_TO"]["detected"] == "likely_update"
     assert old not in live_ids(client, "how does the mobile app call the API?")
     # confirming again changes nothing

@@ -147,20 +147,22 @@ test("memory_save scope: a user fact joins every search, a session fact only its
   assert.match(await tool(hooks, "memory_save", { fact: "x", scope: "team" }), /scope must be one of project, user, agent, session/)
 })
 
-test("memory_feedback moves trust by the documented events", async () => {
+test("memory_feedback records the agent's own, smaller events (never the user's word)", async () => {
   const hooks = await load()
   const ids = []
   for (const fact of ["The tapir job runs at 02:00.", "The yak cache holds 10 minutes.", "The emu queue is FIFO."]) {
     ids.push(idOf(await tool(hooks, "memory_save", { fact })))
   }
   const [a, b, c] = ids
-  assert.match(await tool(hooks, "memory_feedback", { id: a, verdict: "confirmed" }, "coder"), /0\.50 → 0\.60/)
-  assert.match(await tool(hooks, "memory_feedback", { id: b, verdict: "rejected" }), /0\.50 → 0\.35/)
-  assert.match(await tool(hooks, "memory_feedback", { id: c, verdict: "wrong" }), /0\.50 → 0\.40/)
-  const events = (await memory(a)).trust_history.map((e: any) => [e.event, e.actor])
-  assert.deepEqual(events, [["user_confirmed", "coder"]])
-  assert.equal((await memory(b)).memory.trust_score, 0.35)
-  assert.equal((await memory(c)).trust_history[0].event, "contradicted")
+  assert.match(await tool(hooks, "memory_feedback", { id: a, verdict: "confirmed" }, "coder", "s-fb"), /agent_confirmed\); trust 0\.50 → 0\.55/)
+  // once per memory and session: the same session confirming again adds nothing
+  assert.match(await tool(hooks, "memory_feedback", { id: a, verdict: "confirmed" }, "coder", "s-fb"), /0\.55 → 0\.55/)
+  assert.match(await tool(hooks, "memory_feedback", { id: b, verdict: "rejected" }), /0\.50 → 0\.45/)
+  assert.match(await tool(hooks, "memory_feedback", { id: c, verdict: "wrong" }), /0\.50 → 0\.45/)
+  const events = (await memory(a)).trust_history.map((e: any) => [e.event, e.actor, e.session])
+  assert.deepEqual(events, [["agent_confirmed", "coder", "s-fb"], ["agent_confirmed", "coder", "s-fb"]])
+  assert.equal((await memory(b)).memory.trust_score, 0.45)
+  assert.equal((await memory(c)).trust_history[0].event, "agent_rejected")
   assert.match(await tool(hooks, "memory_feedback", { id: a, verdict: "maybe" }), /verdict must be one of/)
   assert.match(
     await tool(hooks, "memory_feedback", { id: "00000000-0000-4000-8000-000000000000", verdict: "confirmed" }),

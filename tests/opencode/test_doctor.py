@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pytest
 import typer
-from oc_support import free_port
+from oc_support import free_port, opencode_json
 from typer.testing import CliRunner
 
 from neuralgentics.config import Settings
@@ -72,6 +74,14 @@ def project(
     return project
 
 
+def serve_credentials_of(isolated_config: str, service_config: Path) -> None:
+    """The project credentials `install` made (in this test's config dir), known to the one
+    memini-core of the run (its own config dir): on a machine both are one directory."""
+    from neuralgentics.project_credentials import FILE
+
+    shutil.copy(Path(isolated_config) / FILE, service_config / FILE)
+
+
 def test_healthy_install_passes_and_a_stale_plugin_is_flagged(
     project: Path, service: tuple[str, str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -79,6 +89,7 @@ def test_healthy_install_passes_and_a_stale_plugin_is_flagged(
 
     _, _, token_file = service
     install(Settings(), project)
+    serve_credentials_of(os.environ["NEURALGENTICS_CONFIG_DIR"], token_file.parent)
     code, checks = doctor("--project", str(project))
     assert code == 0, checks
     assert checks["memini-core"]["status"] == "ok" and "sqlite" in checks["memini-core"]["detail"]
@@ -88,6 +99,10 @@ def test_healthy_install_passes_and_a_stale_plugin_is_flagged(
         and "384 dims" in checks["embedding model"]["detail"]
     )
     assert checks["routing matrix"]["status"] == "ok"
+    # the repository's key (no git: its path), and the plugin's project credential accepted
+    assert checks["project key"]["status"] == "ok"
+    assert checks["project key"]["detail"].startswith(f"path:{project.resolve()}")
+    assert "project credential accepted" in checks["plugin settings"]["detail"]
     assert (
         checks["credential"]["status"] == "ok"
         and "accepted by memini-core" in checks["credential"]["detail"]
@@ -134,7 +149,7 @@ def test_doctor_fails_when_the_plugin_or_an_agent_or_a_server_would_not_work(
 
     from neuralgentics.config import get_settings
 
-    url, _, _ = service
+    url, _, service_token = service
     broker_yaml = Path(isolated_env["NEURALGENTICS_CONFIG_DIR"]) / "broker.yaml"
     broker_yaml.write_text(
         yaml.safe_dump(
@@ -148,6 +163,7 @@ def test_doctor_fails_when_the_plugin_or_an_agent_or_a_server_would_not_work(
         )
     )
     install(Settings(), project)
+    serve_credentials_of(isolated_env["NEURALGENTICS_CONFIG_DIR"], service_token.parent)
     code, checks = doctor("--project", str(project), "--no-model")
     assert checks["plugin settings"]["status"] == "ok", checks["plugin settings"]
     assert checks["agent tools"]["status"] == "ok", checks["agent tools"]
@@ -172,13 +188,16 @@ def test_doctor_fails_when_the_plugin_or_an_agent_or_a_server_would_not_work(
     assert "the plugin talks to " + url in checks["plugin settings"]["detail"]
     assert "server time" not in checks
 
-    # back on the right port, but with a token the running service does not accept
+    # back on the right port, but the plugin's project credential is not the one the service
+    # knows (issue 28: the plugin sends its project credential, never the owner token)
     monkeypatch.setenv("NEURALGENTICS_SERVICE_URL", url)
-    monkeypatch.setenv("NEURALGENTICS_TOKEN", "not-the-token-of-this-service")
     get_settings.cache_clear()
+    options = next(p[1] for p in opencode_json(project)["plugin"] if isinstance(p, list))
+    credential = Path(options["credential_file"].replace("~", str(Path.home()), 1))
+    credential.write_text("not-the-token-of-this-service\n")
     code, checks = doctor("--project", str(project), "--no-model", "--no-servers")
     assert code == 1 and checks["plugin settings"]["status"] == "fail"
-    assert "refuses the token the plugin sends" in checks["plugin settings"]["detail"]
+    assert "refuses the plugin's project credential" in checks["plugin settings"]["detail"]
     assert "not-the-token-of-this-service" not in json.dumps(checks)  # never echoed
 
 

@@ -216,7 +216,7 @@ def loop(tmp_path_factory: pytest.TempPathFactory, shared_models_dir: Path) -> L
             }
             memories = httpx.get(
                 base + "/memory",
-                params={"project": "proj", "include_superseded": True, "limit": 100},
+                params={"project": options["project"], "include_superseded": True, "limit": 100},
                 headers=auth,
             ).json()["items"]
             tasks = httpx.get(base + "/orchestrator/tasks", headers=auth).json()["tasks"]
@@ -288,7 +288,9 @@ def test_the_plugin_got_the_custom_ports_from_the_installer(loop: Loop) -> None:
 
 def test_turn1_the_model_saves_the_fact_with_the_memory_tool(loop: Loop) -> None:
     old = _memory(loop, OLD_FACT)
-    assert old["source_type"] == "agent" and old["project"] == "proj"
+    # the repository's key (no git here: its path), not the folder name (issue 28)
+    assert old["source_type"] == "agent" and old["project"] == loop.plugin_options["project"]
+    assert old["project"].startswith("path:") and old["project"].endswith("/proj")
     assert old["metadata"]["agent"] == "build"
     first = _primary_requests(loop.turns["save"])[0]
     assert {"memory_search", "memory_save", "memory_feedback", "project_search"} <= tool_names(

@@ -14,7 +14,7 @@ from oc_support import opencode_json, snapshot
 from neuralgentics.config import Settings
 from neuralgentics.opencode import locks
 from neuralgentics.opencode.broker_roles import roles_without_tools
-from neuralgentics.opencode.installer import install, uninstall
+from neuralgentics.opencode.installer import install, plugin_home, resolve_target, uninstall
 
 
 def our_plugin(project: Path) -> list:
@@ -39,6 +39,12 @@ def test_the_plugin_is_told_where_the_services_are_custom_ports_included(
         "broker_url": "http://127.0.0.1:18901",
         "broker": "http",
         "token_file": str(Path(isolated_env["NEURALGENTICS_CONFIG_DIR"]) / "token"),
+        # the repository's key and the plugin's own credential (issue 28)
+        "project": f"path:{project.resolve()}",
+        "project_name": project.name,
+        "credential_file": str(
+            plugin_home(Settings(), resolve_target(Settings(), project, False)) / "credential"
+        ),
     }
     assert cfg["mcp"]["neuralgentics"]["url"] == "http://127.0.0.1:18901/mcp"
     uninstall(Settings(), project)

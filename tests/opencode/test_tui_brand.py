@@ -71,6 +71,8 @@ def test_the_tui_shows_the_brand_with_live_status_and_offline_when_the_services_
         opencode_install(project, {**os.environ, **env}, "--broker", "http")
         tui_json = json.loads((project / ".opencode" / "tui.json").read_text())
         assert tui_json["plugin"][0][0] == "./neuralgentics-tui/neuralgentics-brand.tsx"
+        # memories are counted under the repository's key, shown under its folder name
+        key = tui_json["plugin"][0][1]["project"]
         for d in (Path(env["XDG_CONFIG_HOME"]) / "opencode", project / ".opencode"):
             precreate_plugin_lock(d)
 
@@ -87,7 +89,7 @@ def test_the_tui_shows_the_brand_with_live_status_and_offline_when_the_services_
                         memini + "/memory/add",
                         headers=auth,
                         timeout=60,
-                        json={"content": text, "project": "proj", "source_type": "note"},
+                        json={"content": text, "project": key, "source_type": "note"},
                     ).raise_for_status()
                 httpx.post(
                     memini + "/memory/add",
@@ -125,7 +127,7 @@ def test_the_tui_shows_the_brand_with_live_status_and_offline_when_the_services_
                     timeout=60,
                     json={
                         "content": "the CLI takes --csv",
-                        "project": "proj",
+                        "project": key,
                         "source_type": "note",
                     },
                 ).raise_for_status()

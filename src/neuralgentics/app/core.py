@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import Depends, FastAPI
+from fastapi import Depends, FastAPI, Request
 
 from neuralgentics import __version__
 from neuralgentics.app.process import shared_embedder
@@ -30,12 +30,14 @@ from neuralgentics.memini.indexer import routes as index_routes
 from neuralgentics.memini.indexer.chunkstore import ChunkStore
 from neuralgentics.memini.indexer.jobs import JobManager
 from neuralgentics.memini.portability import routes as portability_routes
+from neuralgentics.memini.provenance import Forbidden
 from neuralgentics.memini.service import MemoryService
 from neuralgentics.memini.store import open_store
 from neuralgentics.memini.store.base import Store
 from neuralgentics.orchestrator import http as orchestrator_routes
 from neuralgentics.orchestrator.memini_direct import DirectMemory
 from neuralgentics.orchestrator.service import Orchestrator
+from neuralgentics.project_credentials import Authenticator
 from neuralgentics.request_text import check_request_text
 from neuralgentics.ui import routes as ui_routes
 from neuralgentics.ui.session import SESSION_ROUTES as UI_SESSION_ROUTES
@@ -44,6 +46,38 @@ from neuralgentics.ui.session import DashboardSessions
 _ERRORS = {"model": m.ErrorResponse}
 # The dashboard's page shell and static files are open; its data routes need the token.
 OPEN_PATHS: set[str | tuple[str, str]] = {"/health", *ui_routes.PUBLIC_PATHS, *UI_SESSION_ROUTES}
+# What a project credential (the plugin's: project_credentials.py) may call: the plugin's own
+# routes. Everything else (listing, editing, deleting, export/import, the dashboard, indexing)
+# is the owner's. Each route checks the project and ownership itself (memini/provenance.py).
+AGENT_ROUTES: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("GET", "/health"),
+        ("POST", "/memory/query"),
+        ("POST", "/memory/add"),
+        ("POST", "/memory/{memory_id}/supersede"),
+        ("POST", "/memory/{memory_id}/trust"),
+        ("POST", "/memory/relationship"),
+        ("POST", "/project/search"),
+        ("POST", "/orchestrator/route"),
+        ("POST", "/orchestrator/context"),
+        ("POST", "/orchestrator/tasks"),
+        ("POST", "/orchestrator/tasks/{task_id}/step"),
+    }
+)
+
+
+def agent_routes_only(request: Request) -> None:
+    """A project credential calls only AGENT_ROUTES (403 naming the route otherwise)."""
+    principal = getattr(request.state, "principal", None)
+    if getattr(principal, "project", None) is None:
+        return
+    route = request.scope.get("route")
+    key = (request.method, getattr(route, "path", request.url.path))
+    if key not in AGENT_ROUTES:
+        raise Forbidden(
+            f"{key[0]} {key[1]} is the owner's: a project credential (the OpenCode plugin's) "
+            "may only search, save and give feedback in its project; use the CLI or the dashboard"
+        )
 
 
 class LazyMemory:
@@ -118,7 +152,7 @@ def create_app(
         lifespan=lifespan,
         responses={422: _ERRORS, 503: _ERRORS},
         # every route, mounted routers included: no text that cannot round-trip as JSON gets in
-        dependencies=[Depends(check_request_text)],
+        dependencies=[Depends(agent_routes_only), Depends(check_request_text)],
     )
     install_error_handlers(app)
     # The dashboard's sessions, of this process alone (ui/session.py).
@@ -149,6 +183,7 @@ def create_app(
         HTTPGuard,
         bind_host=settings.host,
         token=settings.token,
+        authenticate=Authenticator(settings),
         open_paths=OPEN_PATHS,
         cookie_check=sessions.grants,
         body_limits={("POST", "/memory/import"): portability_routes.IMPORT_MAX_BYTES},

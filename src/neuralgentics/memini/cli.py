@@ -130,7 +130,7 @@ def _memory_table(rows: list[dict], extra: dict[str, Any] | None = None) -> None
             row["id"][:8],
             f"{row['trust_score']:.2f}",
             row["project"] or "-",
-            _scope(row),
+            _scope(row) + (" unconfirmed" if row.get("quarantined") else ""),
             _short(row["content"]),
         ]
         cells += [str(col[i]) for col in extra.values()]
@@ -143,6 +143,14 @@ def _scope(row: dict) -> str:
     scope = row.get("scope", "project")
     who = row.get("agent") if scope == "agent" else row.get("session") if scope == "session" else ""
     return f"{scope}:{who}" if who else scope
+
+
+def _origin(row: dict) -> str:
+    """Who wrote a memory, and whether it waits for the user's confirmation."""
+    origin = row.get("origin", "user")
+    where = f" in project {row['origin_project']}" if row.get("origin_project") else ""
+    wait = " — unconfirmed (neuralgentics memory confirm ID)" if row.get("quarantined") else ""
+    return f"{origin}{where}{wait}"
 
 
 def _metadata(pairs: list[str]) -> dict:
@@ -346,6 +354,7 @@ def get(
     out.print(f"[bold]{mem['id']}[/bold]  trust {mem['trust_score']:.2f}", highlight=False)
     line(f"project:    {mem['project'] or '-'}")
     line(f"scope:      {_scope(mem)}")
+    line(f"written by: {_origin(mem)}")
     line(f"source:     {mem['source_type'] or '-'}")
     line(f"tags:       {', '.join(mem['tags']) or '-'}")
     meta = mem["metadata"]
@@ -360,7 +369,8 @@ def get(
         line("trust history:")
     for event in result["trust_history"]:
         line(
-            f"  {event['event']} {event['delta']:+.2f} -> {event['score_after']:.2f} by {event['actor'] or '-'} at {event['created_at']}"
+            f"  {event['event']} {event['delta']:+.2f} -> {event['score_after']:.2f} by {event.get('origin', 'user')}"
+            f" {event['actor'] or '-'}{' (session ' + event['session'] + ')' if event.get('session') else ''} at {event['created_at']}"
         )
     if result["relationships"]:
         line("")
@@ -431,7 +441,9 @@ def list_(
 def trust(
     memory_id: str = typer.Argument(..., help=IdHelp),
     event: str = typer.Argument(
-        ..., help="agent_used | user_confirmed | user_rejected | contradicted"
+        ...,
+        help="user_confirmed | user_rejected | agent_used | agent_confirmed | agent_rejected"
+        " | contradicted",
     ),
     actor: str | None = typer.Option(None, "--actor", help="Who records it"),
     note: str | None = typer.Option(None, "--note", help="Why (kept with the event)"),
@@ -450,6 +462,47 @@ def trust(
     out.print(
         f"{event} {result['event']['delta']:+.2f}: trust now {result['memory']['trust_score']:.2f}"
     )
+
+
+def _verdict(what: str, memory_id: str, note: str | None, local: bool, as_json: bool) -> None:
+    result = _run(
+        local, "POST", f"/memory/{_resolve(local, memory_id)}/{what}", json={"note": note}
+    )
+    if as_json:
+        return _print_json(result)
+    mem = result["memory"]
+    out.print(
+        f"{result['event']['event']} {result['event']['delta']:+.2f}: trust of {mem['id'][:8]} "
+        f"now {mem['trust_score']:.2f}"
+        + (
+            " (other projects may see it now)"
+            if what == "confirm" and mem["origin"] == "agent"
+            else ""
+        ),
+        highlight=False,
+    )
+
+
+@memory_app.command("confirm")
+def confirm(
+    memory_id: str = typer.Argument(..., help=IdHelp),
+    note: str | None = typer.Option(None, "--note", help="Why (kept with the event)"),
+    local: bool = LocalOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Confirm a memory as the user: +0.10, and an agent's memory may reach other projects."""
+    _verdict("confirm", memory_id, note, local, as_json)
+
+
+@memory_app.command("reject")
+def reject(
+    memory_id: str = typer.Argument(..., help=IdHelp),
+    note: str | None = typer.Option(None, "--note", help="Why (kept with the event)"),
+    local: bool = LocalOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Reject a memory as the user: -0.15."""
+    _verdict("reject", memory_id, note, local, as_json)
 
 
 @memory_app.command("relate")

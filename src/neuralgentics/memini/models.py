@@ -114,9 +114,17 @@ class QueryRequest(Filters):
 
 class TrustRequest(BaseModel):
     model_config = _strict
-    event: str = Field(description="agent_used | user_confirmed | user_rejected | contradicted")
+    event: str = Field(
+        description="user_confirmed | user_rejected (the owner token only) | agent_used |"
+        " agent_confirmed | agent_rejected | contradicted"
+    )
     actor: str | None = Field(None, max_length=200)
     note: str | None = Field(None, max_length=2000)
+
+
+class VerdictRequest(BaseModel):
+    model_config = _strict
+    note: str | None = Field(None, max_length=2000, description="Why (kept with the event)")
 
 
 class RelationshipRequest(BaseModel):
@@ -146,6 +154,15 @@ class MemoryOut(BaseModel):
     scope: str = Field(description="user | project | agent | session")
     agent: str
     session: str
+    origin: str = Field("user", description="Who wrote it: user | agent | system | import")
+    origin_project: str = Field(
+        "", description="The project whose credential wrote it (an agent's memory)"
+    )
+    quarantined: bool = Field(
+        False,
+        description="An agent wrote it and no user confirmed it yet: other projects do not"
+        " see it (neuralgentics memory confirm ID)",
+    )
 
 
 class TrustEventOut(BaseModel):
@@ -157,6 +174,8 @@ class TrustEventOut(BaseModel):
     score_after: float
     note: str | None
     created_at: datetime
+    origin: str = Field("user", description="Who made it: user | agent | system | import")
+    session: str | None = None
 
 
 class RelationshipOut(BaseModel):

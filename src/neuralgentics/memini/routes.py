@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 
 from neuralgentics.memini import models as m
-from neuralgentics.memini import scopes
+from neuralgentics.memini import provenance, scopes
+from neuralgentics.memini.provenance import Actor
 from neuralgentics.memini.service import MAX_OFFSET, MemoryService
 from neuralgentics.memini.store.base import IdKind, MemoryFilter
 
@@ -26,6 +27,26 @@ def memory_service() -> Callable[[], MemoryService]:
 
 
 Service = Annotated[Callable[[], MemoryService], Depends(memory_service)]
+
+# The plugin names the agent and the session it calls for (the model never sets headers).
+AGENT_HEADER = "x-neuralgentics-agent"
+SESSION_HEADER = "x-neuralgentics-session"
+
+
+def caller(request: Request) -> Actor:
+    """Who the request comes from (memini/provenance.py), decided by its credential: a project
+    credential is that project's agent; the owner token (CLI, dashboard) the user. Nothing in
+    the body changes which."""
+    principal = getattr(request.state, "principal", None)
+    headers = request.headers
+    return Actor.from_principal(
+        principal,
+        agent=headers.get(AGENT_HEADER, "")[:200],
+        session=headers.get(SESSION_HEADER, "")[:200],
+    )
+
+
+By = Annotated[Actor, Depends(caller)]
 _ERRORS = {"model": m.ErrorResponse}
 
 router = APIRouter()
@@ -38,15 +59,19 @@ def health(svc: Service) -> dict:
 
 
 @router.post("/memory/query", response_model=m.QueryResponse, tags=["memory"])
-def query(svc: Service, body: m.QueryRequest) -> m.QueryResponse:
+def query(svc: Service, body: m.QueryRequest, by: By) -> m.QueryResponse:
     """Hybrid semantic + keyword search (docs/memini.md, "Query"); each hit says why it ranked
-    and whether another memory contradicts it. Nothing below `min_score` comes back."""
+    and whether another memory contradicts it. Nothing below `min_score` comes back. A project
+    credential searches its own project (and the memories of the user's that other projects
+    may see)."""
+    if by.bound:
+        provenance.require_project(by, body.project)
     hits = svc().query(body.query, body.to_filter(), top_k=body.top_k, min_score=body.min_score)
     return m.query_response(body.query, hits)
 
 
 @router.post("/memory/add", response_model=m.AddResponse, status_code=201, tags=["memory"])
-def add(svc: Service, body: m.AddRequest, response: Response) -> m.AddResponse:
+def add(svc: Service, body: m.AddRequest, response: Response, by: By) -> m.AddResponse:
     """Store a memory (embedded on the way in). The same content twice returns the first (200)."""
     result = svc().add(
         body.content,
@@ -62,6 +87,7 @@ def add(svc: Service, body: m.AddRequest, response: Response) -> m.AddResponse:
         scope=body.scope,
         agent=body.agent,
         session=body.session,
+        by=by,
     )
     if not result.created:
         response.status_code = 200
@@ -117,7 +143,7 @@ def resolve(svc: Service, ref: str, kind: IdKind = "memory") -> m.ResolvedId:
 @router.post(
     "/memory/relationship", response_model=m.RelationshipOut, status_code=201, tags=["graph"]
 )
-def relate(svc: Service, body: m.RelationshipRequest) -> m.RelationshipOut:
+def relate(svc: Service, body: m.RelationshipRequest, by: By) -> m.RelationshipOut:
     """Link two memories. CONTRADICTS lowers the older one's trust; SUPERSEDES hides the target."""
     rel = svc().relate(
         body.source_id,
@@ -126,6 +152,7 @@ def relate(svc: Service, body: m.RelationshipRequest) -> m.RelationshipOut:
         confidence=body.confidence,
         metadata=body.metadata,
         actor=body.actor,
+        by=by,
     )
     return m.relationship_out(rel)
 
@@ -168,10 +195,13 @@ def delete(svc: Service, memory_id: str) -> Response:
     tags=["graph"],
     responses={404: _ERRORS, 409: _ERRORS},
 )
-def supersede(svc: Service, memory_id: str, body: m.SupersedeRequest) -> m.SupersedeResponse:
+def supersede(
+    svc: Service, memory_id: str, body: m.SupersedeRequest, by: By
+) -> m.SupersedeResponse:
     """This memory replaces those in `ids` (e.g. the `likely_updates` of its add): SUPERSEDES
-    edges in one transaction; the replaced ones leave query results and keep their history."""
-    superseded = svc().supersede(memory_id, body.ids, actor=body.actor)
+    edges in one transaction; the replaced ones leave query results and keep their history.
+    A project credential supersedes only memories its project owns (403)."""
+    superseded = svc().supersede(memory_id, body.ids, actor=body.actor, by=by)
     return m.SupersedeResponse(
         memory=m.memory_out(svc().get(memory_id).memory),
         superseded=[m.finding_out(f) for f in superseded],
@@ -179,7 +209,40 @@ def supersede(svc: Service, memory_id: str, body: m.SupersedeRequest) -> m.Super
 
 
 @router.post("/memory/{memory_id}/trust", response_model=m.TrustResponse, tags=["trust"])
-def adjust_trust(svc: Service, memory_id: str, body: m.TrustRequest) -> m.TrustResponse:
-    """Record a trust event: agent_used +0.05, user_confirmed +0.10, user_rejected -0.15, contradicted -0.10."""
-    memory, event = svc().apply_trust(memory_id, body.event, actor=body.actor, note=body.note)
+def adjust_trust(svc: Service, memory_id: str, body: m.TrustRequest, by: By) -> m.TrustResponse:
+    """Record a trust event: user_confirmed +0.10, user_rejected -0.15 (the owner token only);
+    agent_used / agent_confirmed +0.05, agent_rejected -0.05 (within [0.3, 0.6], once per
+    memory and session); contradicted -0.10."""
+    memory, event = svc().apply_trust(
+        memory_id, body.event, actor=body.actor, note=body.note, by=by
+    )
+    return m.TrustResponse(memory=m.memory_out(memory), event=m.trust_event_out(event))
+
+
+def _user_only(by: Actor, what: str) -> None:
+    if by.kind != "user":
+        raise provenance.Forbidden(
+            f"only a person {what}s a memory (`neuralgentics memory {what} ID`, the dashboard, "
+            "/memory-confirm in OpenCode): this credential is an agent's",
+        )
+
+
+@router.post("/memory/{memory_id}/confirm", response_model=m.TrustResponse, tags=["trust"])
+def confirm(
+    svc: Service, memory_id: str, by: By, body: m.VerdictRequest | None = None
+) -> m.TrustResponse:
+    """The user confirms a memory: user_confirmed +0.10, and an agent's memory waiting for a
+    user's confirmation may now reach other projects (`neuralgentics memory confirm`)."""
+    _user_only(by, "confirm")
+    memory, event = svc().confirm(memory_id, note=body.note if body else None)
+    return m.TrustResponse(memory=m.memory_out(memory), event=m.trust_event_out(event))
+
+
+@router.post("/memory/{memory_id}/reject", response_model=m.TrustResponse, tags=["trust"])
+def reject(
+    svc: Service, memory_id: str, by: By, body: m.VerdictRequest | None = None
+) -> m.TrustResponse:
+    """The user rejects a memory: user_rejected -0.15 (`neuralgentics memory reject`)."""
+    _user_only(by, "reject")
+    memory, event = svc().reject(memory_id, note=body.note if body else None)
     return m.TrustResponse(memory=m.memory_out(memory), event=m.trust_event_out(event))

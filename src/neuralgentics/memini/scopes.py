@@ -40,6 +40,11 @@ class Owner:
 
     scope: str
     key: str | None = None
+    # A search's user and agent owners (which cross projects): an agent's memory that waits
+    # for a user's confirmation (quarantined, memini/provenance.py) matches only in the project
+    # it was written from, `viewer` (None: in none).
+    guarded: bool = False
+    viewer: str | None = None
 
 
 @dataclass(frozen=True)
@@ -119,7 +124,9 @@ def search_owners(
         if scope not in wanted:
             continue
         if scope == "user":
-            owners.append(Owner("user"))
+            owners.append(Owner("user", guarded=True, viewer=project or None))
+        elif scope == "agent" and named[scope]:
+            owners.append(Owner(scope, named[scope], guarded=True, viewer=project or None))
         elif named[scope]:
             owners.append(Owner(scope, named[scope]))
         elif scopes:  # asked for by name, but for whom?
@@ -151,8 +158,15 @@ def owner_sql(owners: list[Owner], mark: str, alias: str = "") -> tuple[str, lis
         scope = check_scope(owner.scope)
         column = _KEY_COLUMN[scope]
         if column is None or owner.key is None:
-            parts.append(f"{col}scope = '{scope}'")
+            part = f"{col}scope = '{scope}'"
         else:
-            parts.append(f"({col}scope = '{scope}' AND {col}{column} = {mark})")
+            part = f"{col}scope = '{scope}' AND {col}{column} = {mark}"
             params.append(owner.key)
+        if owner.guarded:
+            if owner.viewer is None:
+                part += f" AND NOT {col}quarantined"
+            else:
+                part += f" AND (NOT {col}quarantined OR {col}origin_project = {mark})"
+                params.append(owner.viewer)
+        parts.append(f"({part})")
     return ("(" + " OR ".join(parts) + ")") if parts else "FALSE", params

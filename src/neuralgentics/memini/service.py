@@ -5,14 +5,15 @@ from __future__ import annotations
 # `MemoryService.list` shadows the builtin in the class body: its methods say builtins.list
 import builtins
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from neuralgentics import __version__
 from neuralgentics.config import Settings
 from neuralgentics.db import ids
 from neuralgentics.embeddings import Embedder
-from neuralgentics.memini import graph, ranking, scopes, trust
+from neuralgentics.memini import graph, provenance, ranking, scopes, trust
 from neuralgentics.memini.errors import InvalidInput, NotFound
+from neuralgentics.memini.provenance import USER, Actor
 from neuralgentics.memini.store.base import (
     IdKind,
     Memory,
@@ -22,6 +23,7 @@ from neuralgentics.memini.store.base import (
     NewMemory,
     Relationship,
     Store,
+    TrustChange,
     TrustEvent,
 )
 from neuralgentics.memini.store.validate import (
@@ -114,6 +116,18 @@ def check_id(value: str, what: str = "id") -> str:
         raise InvalidInput(f"{what} {value!r} is not a valid UUID", field=what) from None
 
 
+def _by(by: Actor, actor: str | None = None) -> dict:
+    """Who made an edge, in its metadata (every supersession says who made it)."""
+    out: dict = {"by": by.kind}
+    if by.label(actor):
+        out["by_name"] = by.label(actor)
+    if by.session:
+        out["by_session"] = by.session
+    if by.project is not None:
+        out["by_project"] = by.project
+    return out
+
+
 class MemoryService:
     def __init__(self, store: Store, embedder: Embedder, settings: Settings) -> None:
         self.store = store
@@ -150,6 +164,7 @@ class MemoryService:
         scope: str | None = None,
         agent: str | None = None,
         session: str | None = None,
+        by: Actor = USER,
     ) -> AddResult:
         """Store a memory, or return the identical one already stored (an agent_used event).
 
@@ -162,6 +177,10 @@ class MemoryService:
         `scope` (memini/scopes.py, default project) with `agent` / `session` says whose the
         memory is; de-duplication, similar memories and update detection stay within that
         owner (an explicit `supersedes` may cross owners).
+
+        `by` (memini/provenance.py): who writes. An agent's credential writes only in its own
+        project and the user's and agents' scopes, where its memory waits for a user's
+        confirmation before other projects see it; it supersedes only memories it owns.
         """
         content = self._check_content(content)
         check_fields(
@@ -174,6 +193,8 @@ class MemoryService:
             session=session,
         )
         place = scopes.placement(scope, project, agent, session)
+        if place.scope in ("project", "session"):
+            provenance.require_project(by, project)
         mode = detection or detect.default_mode(source_type, self.settings.update_detection)
         if mode not in detect.MODES:
             raise InvalidInput(
@@ -182,10 +203,10 @@ class MemoryService:
             )
         explicit = list(dict.fromkeys(check_id(i, "supersedes") for i in supersedes or []))
         digest = scopes.dedup_key(content, place)
-        reuse = trust.trust_change("", "agent_used", actor=actor, note="added again")
+        reuse = trust.trust_change("", "agent_used", actor=actor, note="added again", by=by)
         existing = self.store.find_by_hash(project, digest)
         if existing is not None:
-            return self._readded(existing, actor, explicit)
+            return self._readded(existing, actor, explicit, by=by)
         embedding = self.embedder.embed_one(content)
         flt = MemoryFilter(owners=[place.owner])
         near = self.store.vector_search(embedding, flt, detect.VECTOR_CANDIDATES)
@@ -199,9 +220,14 @@ class MemoryService:
             self.store, content, embedding, project, mode=mode, near=near, owner=place.owner
         )
         links: dict[str, tuple[NewLink, detect.Finding]] = {}
-        for finding in found_updates.act:
-            links[finding.memory.id] = (self._link(finding, "auto", actor), finding)
-        if supersede_similar and similar:
+        # what an agent does not own, detection only reports (it never hides the user's or
+        # another project's memory because an agent wrote something like it)
+        acted = [f for f in found_updates.act if provenance.owns(by, f.memory)]
+        for finding in acted:
+            links[finding.memory.id] = (self._link(finding, "auto", actor, by=by), finding)
+        found_updates.likely.extend(f for f in found_updates.act if f not in acted)
+        similar = [x for x in similar if provenance.visible(by, x.memory)]
+        if supersede_similar and similar and provenance.owns(by, similar[0].memory):
             closest = similar[0]
             finding = detect.Finding(
                 closest.memory,
@@ -209,14 +235,18 @@ class MemoryService:
                 "SUPERSEDES",
                 f"near-duplicate on add (cosine {closest.similarity:.2f})",
             )
-            links[closest.memory.id] = (self._link(finding, "similar", actor), finding)
+            links[closest.memory.id] = (self._link(finding, "similar", actor, by=by), finding)
         if explicit:
             targets = self.store.get_memories(explicit)
             for mid in explicit:
-                if mid not in targets:
+                if mid not in targets or not provenance.visible(by, targets[mid]):
                     raise NotFound(f"memory {mid} does not exist", field="supersedes")
+                provenance.require_owned(by, targets[mid], "supersede")
                 finding = detect.Finding(targets[mid], 1.0, "SUPERSEDES", "requested")
-                links[mid] = (self._link(finding, "explicit", actor, required=True), finding)
+                links[mid] = (
+                    self._link(finding, "explicit", actor, required=True, by=by),
+                    finding,
+                )
         likely = [f for f in found_updates.likely if f.memory.id not in links]
         # In auto mode each likely update is kept as a RELATED_TO edge (new -> old,
         # detected=likely_update): a record of what was reported, for the one call that
@@ -236,12 +266,15 @@ class MemoryService:
                 scope=place.scope,
                 agent=place.agent,
                 session=place.session,
+                origin=by.kind,
+                origin_project=by.project or "",
+                quarantined=by.kind == "agent",
             ),
-            on_duplicate=reuse,
+            on_duplicate=reuse if place.scope in ("project", "session") or not by.bound else None,
             links=[*(link for link, _ in links.values()), *kept],
         )
         if not created:  # another writer stored the same text a moment ago
-            return self._readded(memory, actor, explicit, counted=True)
+            return self._readded(memory, actor, explicit, counted=True, by=by)
         made = {e.target_id for e in self.store.edges_of([memory.id]) if e.source_id == memory.id}
         done = [f for _, f in links.values() if f.memory.id in made]
         return AddResult(
@@ -264,9 +297,16 @@ class MemoryService:
         )
 
     def _link(
-        self, finding: detect.Finding, how: str, actor: str | None, *, required: bool = False
+        self,
+        finding: detect.Finding,
+        how: str,
+        actor: str | None,
+        *,
+        required: bool = False,
+        by: Actor = USER,
     ) -> NewLink:
-        """The edge for a finding; a contradiction costs the older memory trust."""
+        """The edge for a finding; a contradiction costs the older memory trust (within the
+        agent's band when an agent's write found it)."""
         change = None
         if finding.relation == "CONTRADICTS":
             change = trust.trust_change(
@@ -274,35 +314,52 @@ class MemoryService:
                 "contradicted",
                 actor=actor,
                 note="contradicted by a newer memory (update detection)",
+                by=by,
+                origin="system",
             )
         return NewLink(
             finding.memory.id,
             finding.relation,
             round(min(1.0, max(0.0, finding.score)), 6),
-            {"detected": how, "score": finding.score, "reason": finding.reason},
+            {"detected": how, "score": finding.score, "reason": finding.reason, **_by(by, actor)},
             trust_change=change,
             required=required,
         )
 
     def _readded(
-        self, existing: Memory, actor: str | None, explicit: list[str], *, counted: bool = False
+        self,
+        existing: Memory,
+        actor: str | None,
+        explicit: list[str],
+        *,
+        counted: bool = False,
+        by: Actor = USER,
     ) -> AddResult:
         """The same content again: any explicit `supersedes` (first: a refused one leaves
-        nothing behind), and an agent_used event."""
+        nothing behind), and an agent_used event (only on a memory `by` owns: an agent saving
+        the user's words again is no vote for them)."""
+        if not provenance.visible(by, existing):
+            raise provenance.Forbidden(
+                "the same text is already stored there, waiting for the user's confirmation "
+                "from another project: it cannot be saved from this one",
+                field="content",
+            )
         superseded: list[detect.Finding] = []
         if explicit:
-            superseded = self.supersede(existing.id, explicit, actor=actor)
+            superseded = self.supersede(existing.id, explicit, actor=actor, by=by)
         memory = existing
-        if not counted:
-            memory, _ = self.store.apply_trust(
-                trust.trust_change(existing.id, "agent_used", actor=actor, note="added again")
+        if not counted and provenance.owns(by, existing):
+            memory, _ = self._record(
+                trust.trust_change(
+                    existing.id, "agent_used", actor=actor, note="added again", by=by
+                )
             )
         elif explicit:
             memory = self._require(existing.id)
         return AddResult(memory, created=False, superseded=superseded)
 
     def supersede(
-        self, memory_id: str, ids: list[str], *, actor: str | None = None
+        self, memory_id: str, ids: list[str], *, actor: str | None = None, by: Actor = USER
     ) -> list[detect.Finding]:
         """Memory `memory_id` replaces each of `ids` (the one-call confirm of likely updates):
         SUPERSEDES edges in one transaction, all or none (the store refuses one that would close
@@ -314,18 +371,20 @@ class MemoryService:
         if memory_id in wanted:
             raise InvalidInput("a memory cannot supersede itself", field="ids")
         check_fields(actor=actor)
-        self._require(memory_id)
+        newer = self._require(memory_id, by)
+        provenance.require_owned(by, newer, "supersede with")
         targets = self.store.get_memories(wanted)
         for mid in wanted:
-            if mid not in targets:
+            if mid not in targets or not provenance.visible(by, targets[mid]):
                 raise NotFound(f"memory {mid} does not exist", field="ids")
+            provenance.require_owned(by, targets[mid], "supersede")
         already = {
             e.target_id
             for e in self.store.edges_of([memory_id], ["SUPERSEDES"])
             if e.source_id == memory_id
         }
         links = [
-            NewLink(mid, "SUPERSEDES", 1.0, {"detected": "confirmed"})
+            NewLink(mid, "SUPERSEDES", 1.0, {"detected": "confirmed", **_by(by, actor)})
             for mid in wanted
             if mid not in already
         ]
@@ -364,10 +423,48 @@ class MemoryService:
             raise NotFound(f"memory {memory_id} does not exist", field="id")
 
     def apply_trust(
-        self, memory_id: str, event: str, *, actor: str | None = None, note: str | None = None
+        self,
+        memory_id: str,
+        event: str,
+        *,
+        actor: str | None = None,
+        note: str | None = None,
+        by: Actor = USER,
     ) -> tuple[Memory, TrustEvent]:
+        """Record `event` (memini/trust.py) as `by`: only a person records the user's events;
+        an agent gives feedback only on memories its project owns, within its band, once per
+        memory and session."""
         check_fields(event=event, actor=actor, note=note)
-        change = trust.trust_change(check_id(memory_id), event, actor=actor, note=note)
+        provenance.check_event(by, event)
+        change = trust.trust_change(check_id(memory_id), event, actor=actor, note=note, by=by)
+        if by.bound:
+            provenance.require_owned(by, self._require(change.memory_id, by), "give feedback on")
+        return self._record(change)
+
+    def confirm(self, memory_id: str, *, note: str | None = None) -> tuple[Memory, TrustEvent]:
+        """The user's "yes, that is right" (`memory confirm`, the dashboard, /memory-confirm):
+        +0.10 and, for an agent's memory, release from quarantine."""
+        return self.apply_trust(memory_id, "user_confirmed", note=note or "confirmed by the user")
+
+    def reject(self, memory_id: str, *, note: str | None = None) -> tuple[Memory, TrustEvent]:
+        """The user's "no, that is wrong": -0.15."""
+        return self.apply_trust(memory_id, "user_rejected", note=note or "rejected by the user")
+
+    def _record(self, change: TrustChange) -> tuple[Memory, TrustEvent]:
+        """Apply `change`; an agent's event counts once per memory and session (the same
+        session repeating itself is no new evidence): a repeat is kept in the history with
+        delta 0."""
+        if change.floor_milli > 0 and change.session:
+            seen = any(
+                e.session == change.session and e.event in provenance.AGENT_EVENTS
+                for e in self.store.trust_history(change.memory_id)
+            )
+            if seen:
+                change = replace(
+                    change,
+                    delta=0.0,
+                    note=f"{change.note or change.event} (already counted in this session)",
+                )
         return self.store.apply_trust(change)
 
     def relate(
@@ -379,6 +476,7 @@ class MemoryService:
         confidence: float = 1.0,
         metadata: dict | None = None,
         actor: str | None = None,
+        by: Actor = USER,
     ) -> Relationship:
         source_id, target_id = check_id(source_id, "source_id"), check_id(target_id, "target_id")
         check_fields(relationship_type=relationship_type, metadata=metadata, actor=actor)
@@ -387,6 +485,9 @@ class MemoryService:
             raise InvalidInput("confidence must be between 0 and 1", field="confidence")
         if source_id == target_id:
             raise InvalidInput("a memory cannot be related to itself", field="target_id")
+        if by.bound:
+            for mid in (source_id, target_id):
+                provenance.require_owned(by, self._require(mid, by), "link")
         change = None
         if kind == "CONTRADICTS":
             # The older of the two loses trust: the newer statement is the likelier truth.
@@ -394,10 +495,20 @@ class MemoryService:
             older = min((source, target), key=lambda m: m.created_at)
             newer = target if older is source else source
             change = trust.trust_change(
-                older.id, "contradicted", actor=actor, note=f"contradicted by {newer.id}"
+                older.id,
+                "contradicted",
+                actor=actor,
+                note=f"contradicted by {newer.id}",
+                by=by,
+                origin="system" if by.kind == "agent" else None,
             )
         return self.store.add_relationship(
-            source_id, target_id, kind, confidence, metadata, trust_change=change
+            source_id,
+            target_id,
+            kind,
+            confidence,
+            {**(metadata or {}), **_by(by, actor)},
+            trust_change=change,
         )
 
     def unrelate(self, relationship_id: str) -> None:
@@ -416,9 +527,10 @@ class MemoryService:
             noun=f"{kind} id",
         )
 
-    def _require(self, memory_id: str) -> Memory:
+    def _require(self, memory_id: str, by: Actor = USER) -> Memory:
+        """The memory, or NotFound, also for one `by` may not see (its existence is not told)."""
         memory = self.store.get_memory(memory_id)
-        if memory is None:
+        if memory is None or not provenance.visible(by, memory):
             raise NotFound(f"memory {memory_id} does not exist", field="id")
         return memory
 

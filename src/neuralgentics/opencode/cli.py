@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
+from typing import TypeVar
 
 import typer
 
 from neuralgentics.text import plural
+
+T = TypeVar("T")
 
 opencode_app = typer.Typer(
     name="opencode",
@@ -116,6 +120,59 @@ def uninstall_cmd(project: Path | None = _PROJECT, global_: bool = _GLOBAL) -> N
     for line in report.lines():
         typer.echo(line)
     typer.echo("uninstalled")
+
+
+credential_app = typer.Typer(
+    help="The plugin's project credentials (one per project install; the owner token stays yours).",
+    no_args_is_help=True,
+)
+opencode_app.add_typer(credential_app, name="credential")
+
+
+@credential_app.command("list")
+def credential_list() -> None:
+    """Each install's credential: its label, the project key it is bound to, its token file."""
+    from neuralgentics import project_credentials
+
+    entries = _credentials(project_credentials.load)
+    if not entries:
+        typer.echo("no project credential (install into a project: neuralgentics opencode install)")
+    for e in entries:
+        typer.echo(f"{e.label}  {e.project}  {e.token_file}  (made {e.created_at})")
+
+
+def _credentials(fn: Callable[..., T], *args: str) -> T:
+    """`fn(settings, *args)`, a credential error as a message and exit code 2."""
+    from neuralgentics.config import get_settings
+    from neuralgentics.credentials import CredentialError
+
+    try:
+        return fn(get_settings(), *args)
+    except CredentialError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+@credential_app.command("rotate")
+def credential_rotate(
+    label: str = typer.Argument(..., help="The label `credential list` shows"),
+) -> None:
+    """A new token for one install (the plugin reads it on its next call; the old one stops at once)."""
+    from neuralgentics import project_credentials
+
+    e = _credentials(project_credentials.rotate, label)
+    typer.echo(f"rotated {e.label} (project {e.project}): new token in {e.token_file}")
+
+
+@credential_app.command("revoke")
+def credential_revoke(
+    label: str = typer.Argument(..., help="The label `credential list` shows"),
+) -> None:
+    """Revoke one install's credential: its plugin is refused (401) until you install again."""
+    from neuralgentics import project_credentials
+
+    e = _credentials(project_credentials.revoke, label)
+    typer.echo(f"revoked {e.label} (project {e.project}); {e.token_file} deleted")
 
 
 def doctor_cmd(

@@ -277,6 +277,8 @@ def check_install(s: Settings, project: Path | None, global_: bool) -> list[Chec
         checks.append(Check("plugin", "ok", str(found[0])))
     if found is not None:
         checks.append(check_plugin_options(s, found[1], reinstall))
+        if target.project_dir is not None:
+            checks.append(check_project_key(s, found[1], reinstall))
     checks.append(check_tui_brand(target.home, where))
     entry = cfg.get("mcp", {}).get(MCP_NAME) if isinstance(cfg.get("mcp"), dict) else None
     if not entry:
@@ -295,6 +297,37 @@ def check_install(s: Settings, project: Path | None, global_: bool) -> list[Chec
     return checks
 
 
+def check_project_key(s: Settings, options: dict, reinstall: str) -> Check:
+    """The repository's key the plugin stores memories under; two installs must not share one
+    (their memories would mix: issue 28)."""
+    from neuralgentics import project_credentials
+    from neuralgentics.credentials import CredentialError
+
+    key = options.get("project")
+    if not key:
+        return Check(
+            "project key",
+            "fail",
+            "the plugin has no project key: it stores memories under the folder name, which "
+            "other repositories of that name share",
+            reinstall,
+        )
+    try:
+        sharing = [e for e in project_credentials.load(s) if e.project == key]
+    except CredentialError as exc:
+        return Check("project key", "fail", str(exc))
+    if len(sharing) > 1:
+        return Check(
+            "project key",
+            "fail",
+            f"{key} is the key of {len(sharing)} installs ("
+            + ", ".join(str(Path(e.token_file).parent) for e in sharing)
+            + "): their memories mix",
+            "uninstall all but one (neuralgentics opencode uninstall --project DIR)",
+        )
+    return Check("project key", "ok", f"{key} (shown as {options.get('project_name') or key})")
+
+
 def check_plugin_options(s: Settings, options: dict, reinstall: str) -> Check:
     """The plugin must reach the services this machine runs, with the token they accept."""
     from neuralgentics.credentials import token_path
@@ -308,6 +341,8 @@ def check_plugin_options(s: Settings, options: dict, reinstall: str) -> Check:
             "(NEURALGENTICS_PORT / NEURALGENTICS_SERVICE_URL changed since install)",
             reinstall,
         )
+    if options.get("credential_file"):
+        return check_project_credential(options, reinstall)
     token_file = options.get("token_file")
     if token_file:
         path = Path(str(token_file)).expanduser()
@@ -346,6 +381,40 @@ def check_plugin_options(s: Settings, options: dict, reinstall: str) -> Check:
             "restart the services (neuralgentics up) or " + reinstall,
         )
     return Check("plugin settings", "ok", f"{url}, token accepted")
+
+
+def check_project_credential(options: dict, reinstall: str) -> Check:
+    """A project install's plugin holds a project credential: memini-core must accept it for
+    the plugin's project (a search there answers 200; 401: unknown or revoked)."""
+    url = str(options.get("service_url") or "http://127.0.0.1:8900").rstrip("/")
+    path = Path(str(options["credential_file"])).expanduser()
+    token = path.read_text("utf-8").strip() if path.exists() else None
+    if not token:
+        return Check(
+            "plugin settings",
+            "fail",
+            f"the plugin's project credential {path} is missing (revoked?)",
+            reinstall,
+        )
+    try:
+        r = httpx.post(
+            url + "/memory/query",
+            json={"query": "doctor", "project": options.get("project") or "", "top_k": 1},
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=5.0,
+        )
+    except httpx.HTTPError:
+        return Check(
+            "plugin settings", "ok", f"{url} (not running: the credential was not checked)"
+        )
+    if r.status_code in (401, 403):
+        return Check(
+            "plugin settings",
+            "fail",
+            f"memini-core at {url} refuses the plugin's project credential ({r.status_code})",
+            reinstall,
+        )
+    return Check("plugin settings", "ok", f"{url}, project credential accepted")
 
 
 def check_startup_lock(s: Settings, project_dir: Path | None, reinstall: str) -> Check:

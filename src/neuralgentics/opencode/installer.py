@@ -25,10 +25,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from neuralgentics import __version__
+from neuralgentics import __version__, project_credentials
 from neuralgentics.config import Settings
 from neuralgentics.credentials import CredentialError, ensure_token
-from neuralgentics.opencode import broker_roles, locks, tui
+from neuralgentics.opencode import broker_roles, locks, project_key, tui
 from neuralgentics.opencode.agents import (
     agent_files,
     is_read_only,
@@ -54,6 +54,8 @@ BrokerMode = Literal["stdio", "http"]
 MCP_NAME = "neuralgentics"
 PLUGIN_FILE = "neuralgentics.ts"
 MANIFEST_FILE = "neuralgentics-install.json"
+# the plugin's project credential, next to the installed plugin (outside the repository)
+CREDENTIAL_FILE = "credential"
 BACKUP_DIR = "neuralgentics-backup"
 
 
@@ -143,11 +145,18 @@ def broker_base_url(s: Settings) -> str:
     return (s.broker_url or f"http://127.0.0.1:{s.broker_port}").rstrip("/")
 
 
-def plugin_options(s: Settings, mode: BrokerMode) -> dict[str, Any]:
+def plugin_options(
+    s: Settings,
+    mode: BrokerMode,
+    key: project_key.ProjectKey | None = None,
+    credential: Path | None = None,
+) -> dict[str, Any]:
     """What OpenCode hands the plugin (its second argument): where the services are — custom
     ports included — and where the token file is. The path, not the token: opencode.json may
     be committed, and the plugin reads the file on each call, so a new token is picked up
-    without restarting OpenCode."""
+    without restarting OpenCode. A project install adds the repository's key (`project`; the
+    folder name only as `project_name`) and its project credential's file (`credential_file`,
+    which the plugin uses instead of the owner token)."""
     from neuralgentics.credentials import token_path
 
     opts: dict[str, Any] = {
@@ -157,7 +166,37 @@ def plugin_options(s: Settings, mode: BrokerMode) -> dict[str, Any]:
     }
     if not s.token:
         opts["token_file"] = home_relative(token_path(s))
+    if key is not None:
+        opts["project"] = key.key
+        opts["project_name"] = key.display
+    if credential is not None:
+        opts["credential_file"] = home_relative(credential)
     return opts
+
+
+# The user's verdict from inside OpenCode (issue 28): a slash command the person types runs the
+# CLI with the owner's credential. The model has no tool that runs a slash command, and the
+# plugin's tools hold only the project credential, which cannot record a user event.
+VERDICT_COMMANDS = {
+    "memory-confirm": (
+        "confirm",
+        "Confirm a memory as the user (it is right): neuralgentics memory confirm ID",
+    ),
+    "memory-reject": (
+        "reject",
+        "Reject a memory as the user (it is wrong): neuralgentics memory reject ID",
+    ),
+}
+
+
+def verdict_command(verb: str, description: str) -> str:
+    """An OpenCode command file: its shell line runs when the user types /memory-VERB ID."""
+    exe = neuralgentics_command()[0]
+    return (
+        f"---\ndescription: {description}\n---\n"
+        f"The user ran /memory-{verb} $ARGUMENTS. Its result, for your information only (do not "
+        f"act on it, say in one line what it says):\n\n!`{exe} memory {verb} $ARGUMENTS 2>&1`\n"
+    )
 
 
 def _sha(data: bytes | str) -> str:
@@ -319,8 +358,12 @@ def install(
     except JsonFileError as exc:
         raise InstallError(str(exc)) from None
     roster = load_roster(target.project_dir)
+    # A project is its repository (project_key.py); its plugin holds a credential bound to it.
+    key = project_key.project_key(target.project_dir) if target.project_dir else None
     try:
-        tui_plan = tui.plan(s, target.home, broker)
+        tui_plan = tui.plan(
+            s, target.home, broker, key.key if key else None, key.display if key else None
+        )
     except tui.TuiConfigError as exc:
         raise InstallError(str(exc)) from None
     try:
@@ -333,15 +376,21 @@ def install(
 
     plugin_dir = plugin_home(s, target)
     plugin = plugin_dir / PLUGIN_FILE
+    credential = plugin_dir / CREDENTIAL_FILE if key is not None else None
     log = EditLog()
     for leaf, value in _desired_config(s, doc, broker, roster):
         merge_leaf(doc, leaf, value, log)
-    entry = [plugin_spec(plugin), plugin_options(s, broker)]
+    entry = [plugin_spec(plugin), plugin_options(s, broker, key, credential)]
     append_item(doc, ("plugin",), entry, log, same=lambda e: _spec_of(e) == entry[0])
     files: list[tuple[Path, str]] = [(plugin_dir / rel, text) for rel, text in plugin_files()]
     files += [(target.agent_dir / f"{a.name}.md", a.text) for a in agent_files(roster, tiers)]
     brand = tui.brand_file(target.home)
     files.append((brand, tui.brand_source()))
+    command_dir = target.home / "command"
+    files += [
+        (command_dir / f"{name}.md", verdict_command(verb, text))
+        for name, (verb, text) in VERDICT_COMMANDS.items()
+    ]
 
     report = Report(target=target)
     made_dirs = _created_dirs(
@@ -352,6 +401,7 @@ def install(
             plugin_dir.parent,
             plugin_dir.parent.parent,
             target.agent_dir,
+            command_dir,
             brand.parent,
             target.config_file.parent,
         ]
@@ -370,6 +420,18 @@ def install(
             f"added broker roles to {default_config_path(s)}: {', '.join(roles_added)} "
             "(every brokered server; read-only agents without writing tools)"
         )
+    if key is not None and credential is not None:
+        try:
+            project_credentials.issue(
+                s, label=plugin_dir.name, project=key.key, token_file=credential
+            )
+        except CredentialError as exc:
+            raise InstallError(str(exc)) from None
+        report.written.append(
+            f"project {key.key} ({key.source}; shown as {key.display}): the plugin's credential "
+            f"{credential} (0600) may write only there and, unconfirmed, in the user's scope"
+        )
+        report.notes += migrate_folder_project(s, key, plugin_dir.name)
     written_files: list[dict[str, str]] = []
     for path, text in files:
         if path.exists():
@@ -428,6 +490,8 @@ def install(
         "models": tiers.to_json(),
         "locks": lock_entries,
         "roles_added": roles_added,
+        "project_key": key.key if key else None,
+        "credential": plugin_dir.name if key else None,
     }
     _write_atomic(target.manifest, dump_json(manifest).encode("utf-8"))
     for tier in ("primary", "secondary"):
@@ -460,6 +524,49 @@ def _only_opencode_added(current: bytes, manifest: dict[str, Any]) -> bool:
         if key not in written:
             doc.pop(key, None)
     return bool(doc == written)
+
+
+def migrate_folder_project(s: Settings, key: project_key.ProjectKey, label: str) -> list[str]:
+    """Move the memories an older plugin stored under the folder name (its default project) to
+    the repository's key, once: only when no other install on this machine has a folder of that
+    name (they would be two repositories: never merged) and the key holds no memory yet. Says
+    what it moved or why it did not."""
+    from neuralgentics.db.errors import StoreUnavailable
+    from neuralgentics.memini.store import open_store
+
+    folder = key.display
+    others = [
+        e
+        for e in project_credentials.load(s)
+        if e.label != label and e.label.startswith(folder + "-")
+    ]
+    if not s.database_url and not s.sqlite_path.exists():
+        return []  # no memory stored on this machine yet: nothing to move
+    try:
+        store = open_store(s)
+    except StoreUnavailable as exc:
+        return [f"memories under the folder name {folder!r} not checked: {exc.message}"]
+    try:
+        moved = store.move_project(folder, key.key, only_if_empty=True, dry_run=bool(others))
+    finally:
+        store.close()
+    if moved.found == 0:
+        return []
+    if others:
+        return [
+            f"left {moved.found} memories under the folder name {folder!r}: another install "
+            f"({', '.join(e.token_file for e in others)}) has a folder of that name, so they may "
+            "be another repository's (never merged); move them with `neuralgentics memory` by hand"
+        ]
+    if moved.refused:
+        return [
+            f"left {moved.found} memories under the folder name {folder!r}: project {key.key} "
+            "has memories already (never merged)"
+        ]
+    return [
+        f"moved {moved.moved} memories from the folder-name project {folder!r} to {key.key}"
+        + (f" ({moved.skipped} identical ones were already there: left)" if moved.skipped else "")
+    ]
 
 
 def uninstall(s: Settings, project: Path | None = None, global_: bool = False) -> Report:
@@ -524,6 +631,12 @@ def uninstall(s: Settings, project: Path | None = None, global_: bool = False) -
             "kept the broker roles install added (broker.yaml is shared by every project): "
             + ", ".join(manifest["roles_added"])
         )
+    if manifest.get("credential"):
+        try:
+            project_credentials.revoke(s, manifest["credential"])
+            report.removed.append(f"the plugin's project credential {manifest['credential']}")
+        except CredentialError as exc:
+            report.notes.append(f"project credential: {exc}")
     target.manifest.unlink()
     dirs = [Path(d) for d in manifest.get("created_dirs", [])] + [target.backup_dir]
     for d in sorted(dirs, key=lambda p: len(p.parts), reverse=True):

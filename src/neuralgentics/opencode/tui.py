@@ -56,18 +56,26 @@ def brand_file(home: Path) -> Path:
     return home / BRAND_DIR / BRAND_SOURCE
 
 
-def plugin_options(s: Settings, broker: str) -> dict[str, Any]:
+def plugin_options(
+    s: Settings, broker: str, project: str | None = None, project_name: str | None = None
+) -> dict[str, Any]:
     """What the TUI plugin is told: where the services are and where the token file is (never
-    the token itself: tui.json may be committed with the project)."""
+    the token itself: tui.json may be committed with the project), and the repository's
+    project key its memories are counted under (opencode/project_key.py)."""
     from neuralgentics.credentials import token_path
     from neuralgentics.opencode.installer import home_relative
 
-    return {
+    opts: dict[str, Any] = {
         "service_url": s.url,
         "broker_url": f"http://127.0.0.1:{s.broker_port}",
         "broker": broker,
         "token_file": home_relative(token_path(s)),
     }
+    if project:
+        opts["project"] = project
+    if project_name:
+        opts["project_name"] = project_name
+    return opts
 
 
 def _spec(entry: Any) -> Any:
@@ -97,14 +105,20 @@ class TuiPlan:
     entry: list[Any]
 
 
-def plan(s: Settings, home: Path, broker: str) -> TuiPlan:
+def plan(
+    s: Settings,
+    home: Path,
+    broker: str,
+    project: str | None = None,
+    project_name: str | None = None,
+) -> TuiPlan:
     config = tui_config_file(home)
     original = config.read_bytes() if config.exists() else None
     try:
         doc = read_json_file(config)
     except JsonFileError as exc:
         raise TuiConfigError(str(exc)) from None
-    entry: list[Any] = [BRAND_SPEC, plugin_options(s, broker)]
+    entry: list[Any] = [BRAND_SPEC, plugin_options(s, broker, project, project_name)]
     plugins = doc.get("plugin", [])
     if not isinstance(plugins, list):
         raise TuiConfigError(

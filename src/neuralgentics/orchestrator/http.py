@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from neuralgentics.memini.provenance import Actor, require_project
 from neuralgentics.orchestrator import http_models as m
 from neuralgentics.orchestrator.context import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET
 from neuralgentics.orchestrator.service import Orchestrator
@@ -22,6 +23,14 @@ def orchestrator() -> Orchestrator:
 
 
 Orch = Annotated[Orchestrator, Depends(orchestrator)]
+
+
+def _bound_project(request: Request) -> Actor:
+    """The caller as memini-core sees it: a project credential works in its project only."""
+    return Actor.from_principal(getattr(request.state, "principal", None))
+
+
+By = Annotated[Actor, Depends(_bound_project)]
 
 router = APIRouter(prefix="/orchestrator", tags=["orchestrator"])
 
@@ -105,7 +114,8 @@ def show_skill(skill_id: str, orch: Orch, project_dir: str | None = None) -> Any
         }
     },
 )
-def context(body: ContextRequest, orch: Orch) -> Any:
+def context(body: ContextRequest, orch: Orch, by: By) -> Any:
+    require_project(by, body.project)
     package = orch.for_project(body.project_dir).context(
         body.task,
         body.agent,
@@ -139,7 +149,8 @@ def roster(orch: Orch, project_dir: str | None = None) -> Any:
 
 
 @router.post("/tasks", status_code=201, response_model=m.TaskOut)
-def create_task(body: TaskRequest, orch: Orch) -> Any:
+def create_task(body: TaskRequest, orch: Orch, by: By) -> Any:
+    require_project(by, body.project)
     return (
         orch.for_project(body.project_dir)
         .start_task(body.task, body.session, project=body.project)
@@ -148,7 +159,9 @@ def create_task(body: TaskRequest, orch: Orch) -> Any:
 
 
 @router.post("/tasks/{task_id}/step", response_model=m.StepOut)
-def task_step(task_id: str, body: StepRequest, orch: Orch) -> Any:
+def task_step(task_id: str, body: StepRequest, orch: Orch, by: By) -> Any:
+    if by.bound:
+        require_project(by, orch.get_task(task_id).project, field="task_id")
     record, output = orch.for_task(task_id).step(task_id, body.step, body.data)
     return {"task": record.to_json(), "output": output}
 

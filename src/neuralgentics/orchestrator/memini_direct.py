@@ -16,6 +16,7 @@ from neuralgentics import errors
 from neuralgentics.memini import scopes
 from neuralgentics.memini.indexer import chunk_store_for, find_project, search_project
 from neuralgentics.memini.indexer.chunkstore import ChunkStore
+from neuralgentics.memini.provenance import Actor
 from neuralgentics.memini.service import MemoryService
 from neuralgentics.memini.store.base import MemoryFilter
 from neuralgentics.orchestrator.errors import MemoryUnavailable
@@ -80,6 +81,7 @@ class DirectMemory:
                 h.memory.source_type,
                 h.memory.superseded_by,
                 list(h.memory.tags),
+                h.memory.quarantined,
             )
             for h in hits
         ]
@@ -117,10 +119,21 @@ class DirectMemory:
         )
 
     def trust(
-        self, memory_id: str, event: str, *, actor: str | None = None, note: str | None = None
+        self,
+        memory_id: str,
+        event: str,
+        *,
+        actor: str | None = None,
+        note: str | None = None,
+        session: str | None = None,
     ) -> None:
         svc = self._service()
-        self._call(lambda: svc.apply_trust(memory_id, event, actor=actor, note=note), gone_ok=True)
+        # trust from use is the agent's evidence (memini/provenance.py): within the agent's
+        # band, once per memory and session
+        by = Actor("agent", name=actor, session=session)
+        self._call(
+            lambda: svc.apply_trust(memory_id, event, actor=actor, note=note, by=by), gone_ok=True
+        )
 
     def search_project(self, text: str, top_k: int, project_dir: str) -> list[ProjectChunk]:
         svc = self._service()

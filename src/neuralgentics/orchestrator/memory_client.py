@@ -25,6 +25,8 @@ class MemoryHit:
     source_type: str | None = None
     superseded_by: str | None = None
     tags: list[str] = field(default_factory=list)
+    # an agent wrote it and no user confirmed it yet (memini/provenance.py)
+    unconfirmed: bool = False
 
 
 @dataclass
@@ -68,7 +70,13 @@ class MemoryClient(Protocol):
     ) -> None: ...
 
     def trust(
-        self, memory_id: str, event: str, *, actor: str | None = None, note: str | None = None
+        self,
+        memory_id: str,
+        event: str,
+        *,
+        actor: str | None = None,
+        note: str | None = None,
+        session: str | None = None,
     ) -> None: ...
 
 
@@ -94,6 +102,7 @@ def hit_from_json(item: dict) -> MemoryHit:
         source_type=_first(memory, "source_type"),
         superseded_by=_first(memory, "superseded_by"),
         tags=list(_first(memory, "tags", default=[])),
+        unconfirmed=bool(_first(memory, "quarantined", default=False)),
     )
 
 
@@ -229,8 +238,16 @@ class HttpMemoryClient:
         return [chunk_from_json(h) for h in resp.json().get("hits", [])]
 
     def trust(
-        self, memory_id: str, event: str, *, actor: str | None = None, note: str | None = None
+        self,
+        memory_id: str,
+        event: str,
+        *,
+        actor: str | None = None,
+        note: str | None = None,
+        session: str | None = None,
     ) -> None:
+        # the session is the server's to know from the caller's headers; over HTTP the owner's
+        # call is the user's, and agent_used stays in the agent's band (memini/trust.py)
         body: dict = {"event": event}
         if actor:
             body["actor"] = actor

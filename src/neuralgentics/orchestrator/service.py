@@ -539,7 +539,11 @@ class Orchestrator:
             self.memory.relate(memory_id, used, "DERIVED_FROM", 1.0)
             if outcome == "succeeded":
                 self.memory.trust(
-                    used, "agent_used", actor=record.agent, note=f"used by task {record.id}"
+                    used,
+                    "agent_used",
+                    actor=record.agent,
+                    note=f"used by task {record.id}",
+                    session=record.session,
                 )
         record.result_summary = summary.strip()
         record.result_memory_id = memory_id

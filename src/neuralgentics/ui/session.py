@@ -27,6 +27,7 @@ nor ``/project/index`` (starts indexing). ``write`` adds what the dashboard's pa
 from __future__ import annotations
 
 import hmac
+import re
 import secrets
 import time
 from collections import OrderedDict
@@ -59,6 +60,12 @@ NOT_READS = frozenset({"/memory/export", "/project/index"})
 READ_POSTS = frozenset({"/memory/query", "/project/search", "/ui/api/broker/match"})
 # What the pages change, for a session opened with scope=write: (method, path prefix).
 WRITES = (("GET", "/project/index"), ("POST", "/project/index"))
+# … and the user's verdict buttons on a memory (issue 28): a person at the dashboard confirms
+# or rejects it. SameSite=Strict and the Origin/Fetch-Metadata checks keep other sites' pages
+# from pressing them; a read session cannot.
+VERDICTS = re.compile(
+    r"/memory/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/(confirm|reject)"
+)
 
 IDLE_SECONDS = 8 * 3600
 MAX_SECONDS = 24 * 3600
@@ -101,6 +108,8 @@ def _reads(method: str, path: str) -> bool:
 
 
 def _writes(method: str, path: str) -> bool:
+    if method == "POST" and VERDICTS.fullmatch(path):
+        return True
     return any(method == m and (path == p or path.startswith(p + "/")) for m, p in WRITES)
 
 
@@ -175,8 +184,8 @@ class DashboardSessions:
             return True
         if _writes(method, path):
             return (
-                "this dashboard session is read-only; to index from the dashboard, open it with "
-                "/ui?token=<token>&scope=write"
+                "this dashboard session is read-only; to index or confirm memories from the "
+                "dashboard, open it with `neuralgentics ui --write` (or /ui?token=<token>&scope=write)"
             )
         return False
 

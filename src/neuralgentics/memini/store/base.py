@@ -54,6 +54,11 @@ class Memory:
     scope: str = "project"
     agent: str = ""
     session: str = ""
+    # who wrote it (memini/provenance.py): user, agent, system, import; the project an agent's
+    # credential was bound to; waiting for a user's confirmation before it crosses projects
+    origin: str = "user"
+    origin_project: str = ""
+    quarantined: bool = False
 
 
 @dataclass
@@ -69,6 +74,9 @@ class NewMemory:
     scope: str = "project"
     agent: str = ""
     session: str = ""
+    origin: str = "user"
+    origin_project: str = ""
+    quarantined: bool = False
 
 
 @dataclass
@@ -104,6 +112,8 @@ class TrustEvent:
     score_after: float
     created_at: datetime
     note: str | None = None
+    origin: str = "user"  # who made it: user, agent, system, import (memini/provenance.py)
+    session: str | None = None  # the agent's session, for an agent's event
 
 
 @dataclass
@@ -115,10 +125,28 @@ class TrustChange:
     delta: float  # applied in thousandths: to_milli(delta)
     actor: str | None = None
     note: str | None = None
+    origin: str = "user"
+    session: str | None = None
+    # The band an event may move the score within, in thousandths (memini/provenance.py: an
+    # agent's events stay within [floor, ceiling]; a score already outside it is not moved
+    # further out by them, nor pulled in).
+    floor_milli: int = 0
+    ceiling_milli: int = TRUST_SCALE
+    # a user's confirmation releases the memory from quarantine in the same write
+    release: bool = False
 
     @property
     def delta_milli(self) -> int:
         return to_milli(self.delta)
+
+    def bounded(self, old_milli: int) -> int:
+        """The score after this event from `old_milli`: [0, 1], and within the event's band
+        (an increase never ends above the ceiling, nor a decrease below the floor; neither
+        moves a score the wrong way)."""
+        d = self.delta_milli
+        if d >= 0:
+            return max(old_milli, min(old_milli + d, self.ceiling_milli, TRUST_SCALE))
+        return min(old_milli, max(old_milli + d, self.floor_milli, 0))
 
 
 @dataclass
@@ -134,6 +162,16 @@ class NewLink:
     # False: skip the link (not fail the write) when the target is gone by then, as a
     # candidate found a moment earlier may be; an explicit request fails with NotFound.
     required: bool = True
+
+
+@dataclass
+class ProjectMove:
+    """What `move_project` found and did (project and session memories of the old name)."""
+
+    found: int = 0
+    moved: int = 0
+    skipped: int = 0  # the same text is under the new name already: left where it was
+    refused: bool = False  # the new name holds memories already and `only_if_empty` was asked
 
 
 @dataclass
@@ -204,6 +242,15 @@ class Store(Protocol):
 
     def keyword_search(self, text: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
         """(id, keyword score, higher is better) best first, only memories matching `flt`."""
+        ...
+
+    def move_project(
+        self, old: str, new: str, *, only_if_empty: bool = False, dry_run: bool = False
+    ) -> ProjectMove:
+        """Give the project and session memories of project `old` the name `new`, in one
+        transaction (opencode/installer.py: a folder-name project becomes its repository's
+        key). A memory whose text `new` holds already stays. `only_if_empty`: nothing moves
+        when `new` holds any memory (two repositories are never merged)."""
         ...
 
     def apply_trust(self, change: TrustChange) -> tuple[Memory, TrustEvent]:

@@ -32,6 +32,7 @@ from neuralgentics.memini.store.base import (
     MemoryPatch,
     NewLink,
     NewMemory,
+    ProjectMove,
     Relationship,
     TrustChange,
     TrustEvent,
@@ -60,10 +61,13 @@ _MAX_LIST_LIMIT = 1000
 
 _MEMORY_COLUMNS = (
     "id, content, trust_score, source_type, project, tags, metadata, content_hash, "
-    "created_at, updated_at, superseded_by, scope, agent, session"
+    "created_at, updated_at, superseded_by, scope, agent, session, "
+    "origin, origin_project, quarantined"
 )
 _REL_COLUMNS = "id, source_id, target_id, relationship_type, confidence, created_at, metadata"
-_EVENT_COLUMNS = "id, memory_id, event, delta_milli, actor, score_after_milli, created_at, note"
+_EVENT_COLUMNS = (
+    "id, memory_id, event, delta_milli, actor, score_after_milli, created_at, note, origin, session"
+)
 
 
 def _present(row: tuple | None) -> tuple:
@@ -105,6 +109,9 @@ def _row_to_memory(row: tuple) -> Memory:
         scope=row[11],
         agent=row[12],
         session=row[13],
+        origin=row[14],
+        origin_project=row[15],
+        quarantined=bool(row[16]),
     )
     fix.report()
     return memory
@@ -135,6 +142,8 @@ def _row_to_event(row: tuple) -> TrustEvent:
         score_after=from_milli(row[5]),
         created_at=row[6],
         note=row[7],
+        origin=row[8],
+        session=row[9],
     )
 
 
@@ -280,8 +289,8 @@ class PostgresStore:
         def op(conn: psycopg.Connection) -> tuple[Memory, bool]:
             row = conn.execute(
                 "INSERT INTO memories (id, content, embedding, trust_score, source_type, project,"
-                " tags, metadata, content_hash, scope, agent, session)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                " tags, metadata, content_hash, scope, agent, session, origin, origin_project,"
+                " quarantined) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
                 " ON CONFLICT (project, content_hash) DO NOTHING"
                 f" RETURNING {_MEMORY_COLUMNS}",
                 [
@@ -297,6 +306,9 @@ class PostgresStore:
                     new.scope,
                     new.agent,
                     new.session,
+                    new.origin,
+                    new.origin_project,
+                    new.quarantined,
                 ],
             ).fetchone()
             if row is not None:
@@ -431,6 +443,39 @@ class PostgresStore:
                     [*params, mid],
                 ).fetchone()
             return _row_to_memory(_present(row))
+
+        return self._run(op)
+
+    def move_project(
+        self, old: str, new: str, *, only_if_empty: bool = False, dry_run: bool = False
+    ) -> ProjectMove:
+        def op(conn: psycopg.Connection) -> ProjectMove:
+            found = _one(
+                conn.execute(
+                    "SELECT count(*) FROM memories WHERE project = %s"
+                    " AND scope IN ('project', 'session')",
+                    [old],
+                )
+            )[0]
+            result = ProjectMove(found=int(found))
+            if not found or dry_run or old == new:
+                return result
+            if (
+                only_if_empty
+                and conn.execute(
+                    "SELECT 1 FROM memories WHERE project = %s LIMIT 1", [new]
+                ).fetchone()
+            ):
+                result.refused = True
+                return result
+            moved = conn.execute(
+                "UPDATE memories m SET project = %s WHERE project = %s"
+                " AND scope IN ('project', 'session') AND NOT EXISTS (SELECT 1 FROM memories o"
+                " WHERE o.project = %s AND o.content_hash = m.content_hash)",
+                [new, old, new],
+            ).rowcount
+            result.moved, result.skipped = moved, result.found - moved
+            return result
 
         return self._run(op)
 
@@ -615,18 +660,28 @@ class PostgresStore:
         if mid is not None:
             # one statement reads and writes the row under its lock: concurrent deltas all land
             # integer thousandths: the stored k / 1000 gives back k exactly, so no drift
+            # the event's band (TrustChange.bounded): up to the ceiling, never down; down to
+            # the floor, never up
+            old = "round(trust_score * 1000)::int"
+            if change.delta_milli >= 0:
+                score, bound = (
+                    f"GREATEST({old}, LEAST({old} + %s, %s))",
+                    min(change.ceiling_milli, 1000),
+                )
+            else:
+                score, bound = f"LEAST({old}, GREATEST({old} + %s, %s))", max(change.floor_milli, 0)
             row = conn.execute(
-                "UPDATE memories SET trust_score ="
-                " LEAST(1000, GREATEST(0, round(trust_score * 1000)::int + %s))::float8 / 1000"
+                f"UPDATE memories SET trust_score = ({score})::float8 / 1000,"
+                " quarantined = quarantined AND NOT %s"
                 f" WHERE id = %s RETURNING {_MEMORY_COLUMNS}",
-                [change.delta_milli, mid],
+                [change.delta_milli, bound, change.release, mid],
             ).fetchone()
         if row is None:
             raise NotFound(f"memory {change.memory_id} does not exist", field="memory_id")
         memory = _row_to_memory(row)
         event = conn.execute(
-            "INSERT INTO trust_events (memory_id, event, delta_milli, actor, score_after_milli, note)"
-            f" VALUES (%s, %s, %s, %s, %s, %s) RETURNING {_EVENT_COLUMNS}",
+            "INSERT INTO trust_events (memory_id, event, delta_milli, actor, score_after_milli,"
+            f" note, origin, session) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING {_EVENT_COLUMNS}",
             [
                 mid,
                 change.event,
@@ -634,6 +689,8 @@ class PostgresStore:
                 change.actor,
                 to_milli(memory.trust_score),
                 change.note,
+                change.origin,
+                change.session,
             ],
         ).fetchone()
         return memory, _row_to_event(_present(event))

@@ -25,6 +25,7 @@ from neuralgentics.memini.store.base import (
     MemoryPatch,
     NewLink,
     NewMemory,
+    ProjectMove,
     Relationship,
     TrustChange,
     TrustEvent,
@@ -46,7 +47,8 @@ from neuralgentics.text import MEMORY_STOPWORDS, stemmer
 
 _MEMORY_COLUMNS = (
     "m.id, m.content, m.trust_score, m.source_type, m.project, m.tags, m.metadata, "
-    "m.content_hash, m.created_at, m.updated_at, m.superseded_by, m.scope, m.agent, m.session"
+    "m.content_hash, m.created_at, m.updated_at, m.superseded_by, m.scope, m.agent, m.session, "
+    "m.origin, m.origin_project, m.quarantined"
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Filters that leave at most this many rows are searched exactly (measured: ~5 ms here).
@@ -94,6 +96,9 @@ def _memory(row: tuple) -> Memory:
                     row[11],
                     row[12],
                     row[13],
+                    row[14],
+                    row[15],
+                    bool(row[16]),
                 )
     return _repaired_memory(row)
 
@@ -115,6 +120,9 @@ def _repaired_memory(row: tuple) -> Memory:
         scope=row[11],
         agent=row[12],
         session=row[13],
+        origin=row[14],
+        origin_project=row[15],
+        quarantined=bool(row[16]),
     )
     fix.report()
     return memory
@@ -146,6 +154,8 @@ def _trust_event(row: tuple) -> TrustEvent:
         score_after=from_milli(row[5]),
         note=repair.fix_optional_text(row[6], fix, "note"),
         created_at=repair.timestamp(row[7], fix, "created_at"),
+        origin=row[8],
+        session=row[9],
     )
     fix.report()
     return event
@@ -301,8 +311,8 @@ class SQLiteStore:
             tags = new.tags
             cur = conn.execute(
                 "INSERT INTO memories (id, content, embedding, trust_score, source_type, created_at,"
-                " updated_at, metadata, project, tags, content_hash, scope, agent, session)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " updated_at, metadata, project, tags, content_hash, scope, agent, session,"
+                " origin, origin_project, quarantined) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     memory_id,
                     new.content,
@@ -318,6 +328,9 @@ class SQLiteStore:
                     new.scope,
                     new.agent,
                     new.session,
+                    new.origin,
+                    new.origin_project,
+                    int(new.quarantined),
                 ),
             )
             conn.executemany(
@@ -410,6 +423,34 @@ class SQLiteStore:
                 f"UPDATE memories SET {', '.join(sets)} WHERE id = ?", [*params, memory_id]
             )
             return self._require(conn, memory_id)
+
+    def move_project(
+        self, old: str, new: str, *, only_if_empty: bool = False, dry_run: bool = False
+    ) -> ProjectMove:
+        with self._tx() as conn:
+            found = conn.execute(
+                "SELECT count(*) FROM memories WHERE project = ? AND scope IN ('project', 'session')",
+                (old,),
+            ).fetchone()[0]
+            result = ProjectMove(found=int(found))
+            if not found or dry_run or old == new:
+                return result
+            if (
+                only_if_empty
+                and conn.execute(
+                    "SELECT 1 FROM memories WHERE project = ? LIMIT 1", (new,)
+                ).fetchone()
+            ):
+                result.refused = True
+                return result
+            moved = conn.execute(
+                "UPDATE memories SET project = ? WHERE project = ? AND scope IN ('project', 'session')"
+                " AND NOT EXISTS (SELECT 1 FROM memories o WHERE o.project = ?"
+                " AND o.content_hash = memories.content_hash)",
+                (new, old, new),
+            ).rowcount
+            result.moved, result.skipped = moved, result.found - moved
+            return result
 
     def delete_memory(self, memory_id: str) -> bool:
         with self._tx() as conn:
@@ -547,18 +588,25 @@ class SQLiteStore:
     def _apply_trust(self, conn: sqlite3.Connection, change: TrustChange) -> TrustEvent:
         # Integer thousandths: the stored k / 1000.0 gives back k exactly, so no drift.
         # A trust event is not an edit: updated_at stays (its time is the event's created_at).
+        # The event's band (TrustChange.bounded): an increase up to the ceiling, never down;
+        # a decrease down to the floor, never up.
+        old = "CAST(round(trust_score * 1000) AS INTEGER)"
+        if change.delta_milli >= 0:
+            score, bound = f"max({old}, min({old} + ?, ?))", min(change.ceiling_milli, 1000)
+        else:
+            score, bound = f"min({old}, max({old} + ?, ?))", max(change.floor_milli, 0)
         row = conn.execute(
-            "UPDATE memories SET trust_score = min(1000, max(0,"
-            " CAST(round(trust_score * 1000) AS INTEGER) + ?)) / 1000.0"
+            f"UPDATE memories SET trust_score = {score} / 1000.0,"
+            " quarantined = CASE WHEN ? THEN 0 ELSE quarantined END"
             " WHERE id = ? RETURNING CAST(round(trust_score * 1000) AS INTEGER)",
-            (change.delta_milli, change.memory_id),
+            (change.delta_milli, bound, change.release, change.memory_id),
         ).fetchone()
         if row is None:
             raise NotFound(f"memory {change.memory_id} does not exist", field="id")
         stamp = _ts(now())
         cur = conn.execute(
             "INSERT INTO trust_events (memory_id, event, delta_milli, actor, score_after_milli,"
-            " note, created_at) VALUES (?,?,?,?,?,?,?)",
+            " note, created_at, origin, session) VALUES (?,?,?,?,?,?,?,?,?)",
             (
                 change.memory_id,
                 change.event,
@@ -567,6 +615,8 @@ class SQLiteStore:
                 row[0],
                 change.note,
                 stamp,
+                change.origin,
+                change.session,
             ),
         )
         return TrustEvent(
@@ -578,6 +628,8 @@ class SQLiteStore:
             score_after=from_milli(row[0]),
             note=change.note,
             created_at=datetime.fromisoformat(stamp),
+            origin=change.origin,
+            session=change.session,
         )
 
     def apply_trust(self, change: TrustChange) -> tuple[Memory, TrustEvent]:
@@ -590,8 +642,8 @@ class SQLiteStore:
         rows = (
             self._conn()
             .execute(
-                "SELECT id, memory_id, event, delta_milli, actor, score_after_milli, note, created_at"
-                " FROM trust_events WHERE memory_id = ? ORDER BY id",
+                "SELECT id, memory_id, event, delta_milli, actor, score_after_milli, note,"
+                " created_at, origin, session FROM trust_events WHERE memory_id = ? ORDER BY id",
                 (memory_id,),
             )
             .fetchall()

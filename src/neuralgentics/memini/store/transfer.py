@@ -143,6 +143,8 @@ def _sqlite_page(
     store: Any, flt: MemoryFilter, after: tuple[Any, str] | None, page: int, vectors: bool
 ) -> list[Row]:
     from neuralgentics.memini.store.sqlite import _MEMORY_COLUMNS, _memory, _where
+
+    width = _MEMORY_COLUMNS.count(",") + 1  # the memory's columns; the embedding after them
     from neuralgentics.memini.store.vectors import from_blob
 
     where, params = _where(flt)
@@ -159,8 +161,8 @@ def _sqlite_page(
     events = _sqlite_events(conn, [r[0] for r in fetched])
     return [
         Row(
-            _memory(r[:14]),
-            from_blob(r[14]).copy() if vectors else None,
+            _memory(r[:width]),
+            from_blob(r[width]).copy() if vectors else None,
             events.get(r[0], []),
             (r[8], r[0]),
         )
@@ -174,8 +176,8 @@ def _sqlite_events(conn: sqlite3.Connection, ids: list[str]) -> dict[str, list[T
     found: dict[str, list[TrustEvent]] = {}
     for part, marks in in_batches(ids):
         for row in conn.execute(
-            "SELECT id, memory_id, event, delta_milli, actor, score_after_milli, note, created_at"
-            f" FROM trust_events WHERE memory_id IN ({marks}) ORDER BY id",
+            "SELECT id, memory_id, event, delta_milli, actor, score_after_milli, note, created_at,"
+            f" origin, session FROM trust_events WHERE memory_id IN ({marks}) ORDER BY id",
             part,
         ):
             found.setdefault(row[1], []).append(_trust_event(row))
@@ -302,8 +304,9 @@ class _SQLiteWriter:
             [(cur.lastrowid, t) for t in m.tags],
         )
         self.conn.executemany(
+            # imported history is the import's, whatever the file says (issue 28)
             "INSERT INTO trust_events (memory_id, event, delta_milli, actor, score_after_milli,"
-            " note, created_at) VALUES (?,?,?,?,?,?,?)",
+            " note, created_at, origin) VALUES (?,?,?,?,?,?,?,'import')",
             [
                 (
                     m.id,
@@ -348,6 +351,8 @@ def _pg_page(
 ) -> list[Row]:
     from neuralgentics.memini.store.postgres import _MEMORY_COLUMNS, _row_to_memory, _where
 
+    width = _MEMORY_COLUMNS.count(",") + 1  # the memory's columns; the embedding after them
+
     where, params = _where(flt)
     if after is not None:
         where += " AND (created_at, id) > (%s, %s)"
@@ -362,8 +367,8 @@ def _pg_page(
         events = _pg_events(conn, [r[0] for r in fetched])
         return [
             Row(
-                _row_to_memory(r[:14]),
-                _pg_vector(r[14]) if vectors else None,
+                _row_to_memory(r[:width]),
+                _pg_vector(r[width]) if vectors else None,
                 events.get(str(r[0]), []),
                 (r[8], str(r[0])),
             )
@@ -547,8 +552,10 @@ class _PgWriter:
             ]
             if events:
                 cur.executemany(
+                    # imported history is the import's, whatever the file says (issue 28)
                     "INSERT INTO trust_events (memory_id, event, delta_milli, actor,"
-                    " score_after_milli, note, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                    " score_after_milli, note, created_at, origin)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s, 'import')",
                     events,
                 )
 

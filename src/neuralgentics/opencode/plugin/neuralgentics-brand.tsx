@@ -66,6 +66,8 @@ const tui = async (api: any, options: any) => {
     const root = path.worktree && path.worktree !== "/" ? path.worktree : path.directory
     return (root ? String(root).split(/[\\/]/).filter(Boolean).pop() : undefined) || "default"
   }
+  // the repository's key counts the memories; people read its folder name (issue 28)
+  const projectName = (): string => str(opt.project_name) || project()
 
   const [memory, setMemory] = createSignal<Health>({ state: "checking" })
   const [broker, setBroker] = createSignal<Health>({ state: "checking" })
@@ -141,7 +143,7 @@ const tui = async (api: any, options: any) => {
   }
   const memoryText = (): string => {
     const m = memory()
-    if (m.state === "up") return m.detail ? `${m.detail} in ${project()}` : "memory up"
+    if (m.state === "up") return m.detail ? `${m.detail} in ${projectName()}` : "memory up"
     if (m.state === "refused") return "memory refused the token"
     return `memory ${m.state}`
   }

@@ -12,7 +12,11 @@
  *   dir's token                                  where to read it, on every call (a new token is
  *                                                picked up without restarting OpenCode)
  *   NEURALGENTICS_PLUGIN_TIMEOUT_MS / timeout_ms hot-path calls (default 5000)
- *   NEURALGENTICS_PROJECT / project              memory scope (default: the worktree's name)
+ *   NEURALGENTICS_PROJECT / project              memory scope: the repository's key the
+ *                                                installer wrote (default: the worktree's name)
+ *   credential_file                              this install's project credential (issue 28):
+ *                                                when set it wins over every token above, so the
+ *                                                plugin never holds the owner's power
  */
 import { readFileSync } from "node:fs"
 import { homedir } from "node:os"
@@ -28,7 +32,13 @@ export type Options = {
   token_file?: string
   timeout_ms?: number
   project?: string
+  project_name?: string
+  credential_file?: string
 }
+
+/** Who a call is for: the agent and the session, sent as headers (labels; the server decides
+ * from the credential that the caller is an agent, never from these). */
+export type Who = { agent?: string; session?: string }
 
 /** What a call gave: the parsed body, or why there is none. `down`: nothing answered. */
 export type Answer =
@@ -46,6 +56,7 @@ const defaultTokenFile = (env: Env): string => {
 }
 
 export const tokenFilePath = (env: Env, options: Options): string => {
+  if (typeof options.credential_file === "string" && options.credential_file) return expand(options.credential_file)
   if (env.NEURALGENTICS_TOKEN_FILE) return expand(env.NEURALGENTICS_TOKEN_FILE)
   if (env.NEURALGENTICS_CONFIG_DIR) return join(expand(env.NEURALGENTICS_CONFIG_DIR), "token")
   if (typeof options.token_file === "string" && options.token_file) return expand(options.token_file)
@@ -93,6 +104,7 @@ export class Service {
   readonly brokerMode: string
   readonly timeoutMs: number
   readonly tokenFile: string
+  readonly projectCredential: boolean
 
   constructor(
     private readonly env: Env,
@@ -105,6 +117,7 @@ export class Service {
     const ms = Number(env.NEURALGENTICS_PLUGIN_TIMEOUT_MS) || Number(options.timeout_ms)
     this.timeoutMs = ms > 0 ? ms : 5000
     this.tokenFile = tokenFilePath(env, options)
+    this.projectCredential = typeof options.credential_file === "string" && options.credential_file !== ""
   }
 
   /** Storing a memory embeds it, and the first embedding of a fresh service loads the model. */
@@ -113,7 +126,7 @@ export class Service {
   }
 
   token(): string | undefined {
-    if (this.env.NEURALGENTICS_TOKEN) return this.env.NEURALGENTICS_TOKEN
+    if (this.env.NEURALGENTICS_TOKEN && !this.projectCredential) return this.env.NEURALGENTICS_TOKEN
     try {
       return readFileSync(this.tokenFile, "utf8").trim() || undefined
     } catch {
@@ -129,8 +142,10 @@ export class Service {
     )
   }
 
-  async call(method: "GET" | "POST", path: string, body?: Json, ms = this.timeoutMs): Promise<Answer> {
+  async call(method: "GET" | "POST", path: string, body?: Json, ms = this.timeoutMs, who?: Who): Promise<Answer> {
     const headers: Record<string, string> = { accept: "application/json, text/markdown, text/plain" }
+    if (who?.agent) headers["x-neuralgentics-agent"] = who.agent.slice(0, 200)
+    if (who?.session) headers["x-neuralgentics-session"] = who.session.slice(0, 200)
     if (body !== undefined) headers["content-type"] = "application/json"
     const bearer = this.token()
     if (bearer) headers.authorization = `Bearer ${bearer}`
@@ -159,7 +174,7 @@ export class Service {
     if (res.ok) return { ok: true, status: res.status, body: parsed }
     const message = typeof parsed?.error?.message === "string" ? parsed.error.message : text.slice(0, 300)
     if (res.status === 401) {
-      const from = this.env.NEURALGENTICS_TOKEN ? "NEURALGENTICS_TOKEN" : this.tokenFile
+      const from = this.env.NEURALGENTICS_TOKEN && !this.projectCredential ? "NEURALGENTICS_TOKEN" : this.tokenFile
       this.notice(
         "unauthorized",
         `memini-core at ${this.base} refused the credential (401; read from ${from}): this session runs without Neuralgentics. Run \`neuralgentics opencode install\` again, or restart the services`,

@@ -52,16 +52,19 @@ export const DESCRIPTIONS: Record<string, string> = {
   memory_save:
     "Save a fact or decision to memory; says what it replaced, contradicts or probably replaces. replaces: ids it replaces.",
   memory_feedback:
-    "Mark a memory: confirmed, rejected (user says it is wrong), wrong (you found it false), or outdated (by: id of the newer one).",
+    "Your verdict on a memory of this project: confirmed (it helped), wrong (you found it false), or outdated (by: id of the newer one).",
   project_search: "Search this project's indexed code by meaning and keywords. Returns file:lines and snippets.",
 }
 
-// What the user and agent may not change: feedback verdicts map to memini's trust events.
+// The agent's verdicts are the agent's events (memini/provenance.py): smaller than the user's,
+// within [0.3, 0.6], once per memory and session. Only the user confirms as the user
+// (`neuralgentics memory confirm`, the dashboard, /memory-confirm).
 const TRUST_EVENT: Record<string, string> = {
-  confirmed: "user_confirmed",
-  rejected: "user_rejected",
-  wrong: "contradicted",
+  confirmed: "agent_confirmed",
+  rejected: "agent_rejected",
+  wrong: "agent_rejected",
 }
+const who = (ctx: ToolContext | undefined) => ({ agent: ctx?.agent, session: ctx?.sessionID })
 const MAX_FACT_CHARS = 8000
 const clip = (text: string, n: number): string => (text.length > n ? text.slice(0, n - 1) + "…" : text)
 const oneLine = (text: unknown, n = 240): string => clip(String(text ?? "").replace(/\s+/g, " ").trim(), n)
@@ -97,13 +100,13 @@ export const memoryTools = (svc: Service, project: string, directory: string): R
       // the user's, this agent's and this session's memories join the project's (docs/memini.md, Scopes)
       if (ctx?.agent) body.agent = ctx.agent
       if (ctx?.sessionID) body.session = ctx.sessionID
-      const res = await svc.call("POST", "/memory/query", body)
+      const res = await svc.call("POST", "/memory/query", body, svc.timeoutMs, who(ctx))
       if (!res.ok) return res.down ? unavailable(svc, res.error) : refused(res)
       const hits: any[] = Array.isArray(res.body?.hits) ? res.body.hits : []
       if (!hits.length) return "No memory matches."
       const lines = hits.map((h) => {
         const m = h?.memory ?? h
-        const flag = h?.contradicted ? " (contradicted)" : ""
+        const flag = (h?.contradicted ? " (contradicted)" : "") + (m?.quarantined ? " (unconfirmed)" : "")
         return `- ${m.id} · trust ${Number(m.trust_score).toFixed(2)}${flag} · ${oneLine(m.content, 400)}`
       })
       return `${hits.length} memories (id · trust · text):\n${lines.join("\n")}`
@@ -133,7 +136,7 @@ export const memoryTools = (svc: Service, project: string, directory: string): R
       if (scope === "agent") body.agent = ctx?.agent
       if (scope === "session") body.session = ctx?.sessionID
       if (replaces.length) body.supersedes = replaces
-      const res = await svc.call("POST", "/memory/add", body, svc.writeTimeoutMs)
+      const res = await svc.call("POST", "/memory/add", body, svc.writeTimeoutMs, who(ctx))
       if (!res.ok) return res.down ? unavailable(svc, res.error) : refused(res)
       const m = res.body?.memory ?? {}
       const out = [res.body?.created === false ? `Already known as ${m.id} (trust ${Number(m.trust_score).toFixed(2)}).` : `Saved ${m.id}.`]
@@ -167,17 +170,19 @@ export const memoryTools = (svc: Service, project: string, directory: string): R
       if (verdict === "outdated") {
         const by = typeof args?.by === "string" ? args.by.trim() : ""
         if (!by) return 'Give "by": the id of the memory that replaces it (save the new fact first with memory_save).'
-        const res = await svc.call("POST", `/memory/${encodeURIComponent(by)}/supersede`, { ids: [id], actor: ctx?.agent ?? null }, svc.writeTimeoutMs)
+        const res = await svc.call("POST", `/memory/${encodeURIComponent(by)}/supersede`, { ids: [id], actor: ctx?.agent ?? null }, svc.writeTimeoutMs, who(ctx))
         if (!res.ok) return res.down ? unavailable(svc, res.error) : refused(res)
         return `${id} is superseded by ${by}: it no longer comes up in recall.`
       }
       const event = TRUST_EVENT[verdict]
       if (!event) return 'verdict must be one of: confirmed, rejected, wrong, outdated.'
-      const res = await svc.call("POST", `/memory/${encodeURIComponent(id)}/trust`, {
-        event,
-        actor: ctx?.agent ?? null,
-        note: `memory_feedback: ${verdict}`,
-      })
+      const res = await svc.call(
+        "POST",
+        `/memory/${encodeURIComponent(id)}/trust`,
+        { event, actor: ctx?.agent ?? null, note: `memory_feedback: ${verdict}` },
+        svc.timeoutMs,
+        who(ctx),
+      )
       if (!res.ok) return res.down ? unavailable(svc, res.error) : refused(res)
       const e = res.body?.event ?? {}
       const before = Number(e.score_after) - Number(e.delta)

@@ -24,15 +24,27 @@ export async function render({ args }) {
     return h('a', { href: `#/memory/${oid}` }, o ? clip(o.content, 110) : oid);
   };
   const rels = detail.relationships.map((r) => ({ ...r, outgoing: r.source_id === m.id }));
+  // The user's word (issue 28): only here, the CLI and /memory-confirm record user events.
+  const status = h('span', { class: 'muted small', id: 'verdict-status' });
+  const verdict = (what) => h('button', { type: 'button', id: `memory-${what}`, onclick: async () => {
+    try {
+      const r = await api(`/memory/${encodeURIComponent(m.id)}/${what}`, { method: 'POST', body: {} });
+      status.textContent = `${r.event.event}: trust now ${num(r.memory.trust_score, 2)}`;
+      window.dispatchEvent(new HashChangeEvent('hashchange'));
+    } catch (e) { status.textContent = e.message; }
+  } }, what === 'confirm' ? 'Confirm (it is right)' : 'Reject (it is wrong)');
   return h('div', {},
     h('h1', {}, 'Memory ', h('span', { class: 'muted small' }, m.id)),
     h('div', { class: 'cols' },
       h('section', { class: 'panel', id: 'memory-detail' },
         m.superseded_by ? h('div', { class: 'notice' }, 'Superseded by ', otherLink(m.superseded_by), ': left out of queries and lists.') : null,
+        m.quarantined ? h('div', { class: 'notice', id: 'memory-unconfirmed' }, `Unconfirmed: an agent wrote it${m.origin_project ? ` in project ${m.origin_project}` : ''}; other projects do not see it until you confirm it.`) : null,
         h('pre', { id: 'memory-content' }, m.content),
+        h('p', {}, verdict('confirm'), ' ', verdict('reject'), ' ', status),
         h('dl', { class: 'kv', style: { marginTop: '12px' } },
           h('dt', {}, 'trust'), h('dd', {}, trustBar(m.trust_score)),
           h('dt', {}, 'project'), h('dd', {}, m.project || '—'),
+          h('dt', {}, 'written by'), h('dd', {}, `${m.origin || 'user'}${m.origin_project ? ` (project ${m.origin_project})` : ''}`),
           h('dt', {}, 'source type'), h('dd', {}, m.source_type || '—'),
           h('dt', {}, 'tags'), h('dd', {}, m.tags.length ? m.tags.map((t) => h('span', { class: 'tag' }, t)) : '—'),
           h('dt', {}, 'created'), h('dd', {}, fmtTime(m.created_at)),
@@ -48,7 +60,7 @@ export async function render({ args }) {
           { label: 'event', render: (e) => e.event },
           { label: 'Δ', num: true, render: (e) => `${e.delta > 0 ? '+' : ''}${num(e.delta, 2)}` },
           { label: 'after', num: true, render: (e) => num(e.score_after, 2) },
-          { label: 'by', render: (e) => e.actor || '—' },
+          { label: 'by', render: (e) => `${e.origin || 'user'}${e.actor ? ` ${e.actor}` : ''}` },
           { label: 'note', render: (e) => linkIds(e.note || '') },
         ], [...detail.trust_history].reverse(), { empty: 'No trust events yet: trust is the default 0.50.' }))),
     h('section', { class: 'panel', id: 'relationships', style: { marginTop: '16px' } },
