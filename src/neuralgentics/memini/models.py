@@ -85,7 +85,11 @@ class Filters(BaseModel):
 
 
 class QueryRequest(Filters):
-    query: str = Field(min_length=1, description="What to look for, in words")
+    # not max_length: the service's own check names the limit (library callers get it too)
+    query: str = Field(
+        min_length=1,
+        description=f"What to look for, in words (at most {service.MAX_QUERY_CHARS:,} characters)",
+    )
     agent: str | None = Field(
         None, max_length=200, description="The asking agent: its agent memories join the search"
     )

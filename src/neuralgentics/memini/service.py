@@ -33,6 +33,10 @@ from neuralgentics.memini.store.validate import (
 from neuralgentics.memini.updates import detect
 
 MAX_TOP_K = 100
+# A query's text, in characters (as /project/search): more is refused with a 422. The model
+# reads the first 256 tokens (~1,000 characters) anyway; past that only the keyword search saw
+# the rest, and 100,000 words of it took 54 s.
+MAX_QUERY_CHARS = 4_000
 # At most this many near-duplicates are reported as `similar` on add.
 SIMILAR_MAX = 5
 # Each search returns at least this many candidates for the ranking to weigh.
@@ -492,6 +496,11 @@ class MemoryService:
         (unordered)."""
         if not text or not text.strip():
             raise InvalidInput("query is empty", field="query")
+        if len(text) > MAX_QUERY_CHARS:
+            raise InvalidInput(
+                f"query has {len(text)} characters; the limit is {MAX_QUERY_CHARS}",
+                field="query",
+            )
         check_text(text, "query")
         check_filter(flt)
         if not 1 <= top_k <= MAX_TOP_K:

@@ -19,7 +19,12 @@ from neuralgentics.memini.indexer.chunkstore import ChunkStore
 from neuralgentics.memini.service import MemoryService
 from neuralgentics.memini.store.base import MemoryFilter
 from neuralgentics.orchestrator.errors import MemoryUnavailable
-from neuralgentics.orchestrator.memory_client import MemoryHit, ProjectChunk, chunk_from_json
+from neuralgentics.orchestrator.memory_client import (
+    QUERY_CHARS,
+    MemoryHit,
+    ProjectChunk,
+    chunk_from_json,
+)
 
 T = TypeVar("T")
 
@@ -68,7 +73,7 @@ class DirectMemory:
             # no project: the whole store, as before scopes (HttpMemoryClient.query)
             owners = scopes.search_owners(project, agent, session, None) if project else None
             flt = MemoryFilter(project=project or None, owners=owners)
-            return svc.query(text, flt, top_k=top_k)
+            return svc.query(text[:QUERY_CHARS], flt, top_k=top_k)
 
         hits = self._call(run) or []
         return [

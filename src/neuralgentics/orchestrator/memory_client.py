@@ -15,6 +15,10 @@ import httpx
 
 from neuralgentics.orchestrator.errors import MemoryUnavailable
 
+# What the orchestrator searches memory with: the start of a task (memini refuses a query over
+# 4,000 characters; the embedding model reads ~1,000 of them anyway).
+QUERY_CHARS = 2_000
+
 
 @dataclass
 class MemoryHit:
@@ -157,7 +161,7 @@ class HttpMemoryClient:
         agent: str | None = None,
         session: str | None = None,
     ) -> list[MemoryHit]:
-        body: dict = {"query": text, "top_k": top_k}
+        body: dict = {"query": text[:QUERY_CHARS], "top_k": top_k}
         if project:
             for name, value in (("project", project), ("agent", agent), ("session", session)):
                 if value:

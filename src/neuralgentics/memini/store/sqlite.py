@@ -518,11 +518,15 @@ class SQLiteStore:
         return [(ids[i], float(sims[i])) for i in top]
 
     def _doc_freq(self, stems: list[str]) -> dict[str, int]:
-        marks = ",".join("?" * len(stems))
-        rows = self._conn().execute(
-            f"SELECT term, doc FROM memories_fts_vocab WHERE term IN ({marks})", stems
-        )
-        return dict(rows.fetchall())
+        # in batches: a long text's words once overran SQLite's variable limit (a 500)
+        found: dict[str, int] = {}
+        conn = self._conn()
+        for part, marks in in_batches(list(dict.fromkeys(stems))):
+            rows = conn.execute(
+                f"SELECT term, doc FROM memories_fts_vocab WHERE term IN ({marks})", part
+            )
+            found.update(rows.fetchall())
+        return found
 
     def keyword_search(self, text: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
         query = fts_query(text, self._doc_freq)
