@@ -233,6 +233,15 @@ class Store(Protocol):
         `add_relationship` does (a link with `required=False` whose target is gone is skipped)."""
         ...
 
+    def remove_relationships(
+        self, relationship_ids: Sequence[str], changes: Sequence[TrustChange] = ()
+    ) -> list[Relationship]:
+        """One transaction: delete these edges (recomputing `superseded_by` of SUPERSEDES
+        targets, as `delete_relationship` does) and apply the trust changes (a decision undone:
+        `memory restore`). All or nothing: NotFound when an edge is gone by then. Returns the
+        edges removed."""
+        ...
+
     def get_relationship(self, relationship_id: str) -> Relationship | None: ...
 
     def delete_relationship(self, relationship_id: str) -> bool: ...

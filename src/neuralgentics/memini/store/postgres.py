@@ -801,6 +801,42 @@ class PostgresStore:
 
         return self._run(op)
 
+    def remove_relationships(
+        self, relationship_ids: Sequence[str], changes: Sequence[TrustChange] = ()
+    ) -> list[Relationship]:
+        changes = [check_change(c) for c in changes]
+        wanted = list(dict.fromkeys(relationship_ids))
+        rids = [_as_uuid(r) for r in wanted]
+        for rid, given in zip(rids, wanted):
+            if rid is None:
+                raise NotFound(f"relationship {given} does not exist", field="id")
+
+        def op(conn: psycopg.Connection) -> list[Relationship]:
+            ends = conn.execute(
+                "SELECT target_id FROM memory_relationships WHERE id = ANY(%s)", [rids]
+            ).fetchall()
+            # the rows this transaction updates, locked in id order as every writer does
+            self._lock_rows(conn, [str(r[0]) for r in ends] + [c.memory_id for c in changes])
+            removed: list[Relationship] = []
+            for rid, given in zip(rids, wanted):
+                row = conn.execute(
+                    f"DELETE FROM memory_relationships WHERE id = %s RETURNING {_REL_COLUMNS}",
+                    [rid],
+                ).fetchone()
+                if row is None:
+                    raise NotFound(f"relationship {given} does not exist", field="id")
+                removed.append(_row_to_relationship(row))
+            targets = [
+                _as_uuid(r.target_id) for r in removed if r.relationship_type == "SUPERSEDES"
+            ]
+            if targets:
+                conn.execute(_SET_SUPERSEDED_BY, [targets])
+            for change in changes:
+                self._apply_trust(conn, change)
+            return removed
+
+        return self._run(op)
+
     def edges_of(self, ids: list[str], types: list[str] | None = None) -> list[Relationship]:
         uuids = [u for u in (_as_uuid(i) for i in ids) if u is not None]
         if not uuids:

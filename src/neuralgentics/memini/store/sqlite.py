@@ -708,6 +708,28 @@ class SQLiteStore:
                 conn.execute(_SET_SUPERSEDED_BY.format(marks="?"), (row[1],))
             return True
 
+    def remove_relationships(
+        self, relationship_ids: Sequence[str], changes: Sequence[TrustChange] = ()
+    ) -> list[Relationship]:
+        changes = [check_change(c) for c in changes]
+        with self._tx() as conn:
+            removed: list[Relationship] = []
+            for rid in dict.fromkeys(relationship_ids):
+                row = conn.execute(
+                    "DELETE FROM memory_relationships WHERE id = ? RETURNING id, source_id,"
+                    " target_id, relationship_type, confidence, created_at, metadata",
+                    (rid,),
+                ).fetchone()
+                if row is None:
+                    raise NotFound(f"relationship {rid} does not exist", field="id")
+                removed.append(_relationship(row))
+            targets = [r.target_id for r in removed if r.relationship_type == "SUPERSEDES"]
+            for part, marks in in_batches(targets):
+                conn.execute(_SET_SUPERSEDED_BY.format(marks=marks), part)
+            for change in changes:
+                self._apply_trust(conn, change)
+            return removed
+
     def edges_of(self, ids: list[str], types: list[str] | None = None) -> list[Relationship]:
         if not ids:
             return []
