@@ -13,6 +13,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 
+from neuralgentics.memini.generation import Generation
 from neuralgentics.memini.scopes import Owner
 
 RELATIONSHIP_TYPES = ("SUPERSEDES", "RELATED_TO", "CONTRADICTS", "DERIVED_FROM")
@@ -150,6 +151,8 @@ class MemoryFilter:
 
 class Store(Protocol):
     kind: str  # "sqlite" | "postgres"
+    # bumped after every committed write (memini/generation.py): what readers compare
+    generation: Generation
 
     def add_memory(
         self,

@@ -23,6 +23,7 @@ from psycopg.types.json import Jsonb
 from neuralgentics.db.postgres import PostgresDatabase
 from neuralgentics.memini import scopes
 from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound
+from neuralgentics.memini.generation import Generation
 from neuralgentics.memini.store import cycles, repair
 from neuralgentics.memini.store.base import (
     ID_TABLES,
@@ -210,6 +211,7 @@ class PostgresStore:
         self.keyword_budget = 2000  # rows the selecting words may match
         self.keyword_candidates = 5000  # rows ranked at most
         self._stats_cache: tuple[float, tuple[float, dict[str, float], float]] | None = None
+        self.generation = Generation()
         self.db = PostgresDatabase(
             url,
             name="memini",
@@ -247,9 +249,19 @@ class PostgresStore:
         return tuple(int(p) for p in re.findall(r"\d+", row[0])[:3]) if row else (0,)
 
     def _run(
-        self, fn: Callable[[psycopg.Connection], T], *, tx: bool = True, attempts: int = 3
+        self,
+        fn: Callable[[psycopg.Connection], T],
+        *,
+        tx: bool = True,
+        attempts: int = 3,
+        writes: bool | None = None,
     ) -> T:
-        return self.db.run(fn, tx=tx, attempts=attempts)
+        """`fn` on a pooled connection; a transaction unless `tx=False`. A transaction is a
+        write (`writes`, default `tx`): once committed it bumps the generation."""
+        result = self.db.run(fn, tx=tx, attempts=attempts)
+        if tx if writes is None else writes:
+            self.generation.bump()
+        return result
 
     # --- memories ---------------------------------------------------------------------------
 
@@ -382,7 +394,7 @@ class PostgresStore:
             ).fetchall()
             return [_row_to_memory(r) for r in rows], int(total)
 
-        return self._run(op)
+        return self._run(op, writes=False)  # one transaction: the count and the page agree
 
     def update_memory(self, memory_id: str, patch: MemoryPatch) -> Memory:
         mid = _as_uuid(memory_id)

@@ -6,8 +6,8 @@ import json
 import re
 import sqlite3
 import uuid
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,6 +16,7 @@ import numpy as np
 from neuralgentics.db.sqlite import SQLiteDatabase
 from neuralgentics.memini import scopes
 from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound
+from neuralgentics.memini.generation import Generation
 from neuralgentics.memini.store import cycles, repair
 from neuralgentics.memini.store.base import (
     ID_TABLES,
@@ -229,6 +230,7 @@ class SQLiteStore:
         self.path = Path(path)
         index_dir = index_dir or self.path.parent
         self.db = SQLiteDatabase(self.path, also_private=[index_dir])
+        self.generation = Generation()
         self.db.migrate(COMPONENT, migrations("sqlite"))
         conn = self.db.connection()
         conn.executescript(
@@ -246,8 +248,11 @@ class SQLiteStore:
     def _conn(self) -> sqlite3.Connection:
         return self.db.connection()
 
-    def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
-        return self.db.transaction()
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self.db.transaction() as conn:
+            yield conn
+        self.generation.bump()  # committed: readers of memories build afresh
 
     def schema_version(self) -> int:
         return self.db.schema_version(COMPONENT)

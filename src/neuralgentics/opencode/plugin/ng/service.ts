@@ -93,6 +93,9 @@ export class Service {
   readonly brokerMode: string
   readonly timeoutMs: number
   readonly tokenFile: string
+  /** The memory generation the last answer of memini-core named (memini/generation.py): it
+   * changes with every committed memory write, so what was built from memories before is stale. */
+  memoryGeneration?: string
 
   constructor(
     private readonly env: Env,
@@ -147,6 +150,8 @@ export class Service {
       this.down(why)
       return { ok: false, status: 0, body: undefined, down: true, error: why }
     }
+    const generation = res.headers.get("x-neuralgentics-memory-generation")
+    if (generation) this.memoryGeneration = generation
     const text = await res.text().catch(() => "")
     let parsed: any = text
     if ((res.headers.get("content-type") || "").includes("json")) {
