@@ -264,6 +264,16 @@ test("a save that supersedes a fact: the very next request of the turn carries t
   assert.deepEqual(calls.filter((c) => c.endsWith("/orchestrator/context")), ["POST /orchestrator/context", "POST /orchestrator/context"])
 })
 
+test("a fact with a relative date is shown with the day it was said", async () => {
+  // issue 30 item 5: the text is kept as said; the reader gets the date to resolve it against
+  const hooks = await load()
+  const id = idOf(await tool(hooks, "memory_save", { fact: "The quokka migration finished yesterday." }))
+  const said = (await memory(id)).memory.said_on
+  assert.match(said, /^\d{4}-\d{2}-\d{2}$/)
+  const found = await tool(hooks, "memory_search", { query: "when did the quokka migration finish" })
+  assert.ok(found.includes(`The quokka migration finished yesterday. (said on ${said})`), found)
+})
+
 test("a plain question gets context without a push to delegate", async () => {
   const hooks = await load()
   await say(hooks, "s-q", "build", "When do our deploys go out?")

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from neuralgentics.memini import graph, ranking, scopes, service
+from neuralgentics.memini import dates, graph, ranking, scopes, service
 from neuralgentics.memini.store.base import Memory, MemoryFilter, Relationship, TrustEvent
 from neuralgentics.memini.updates import detect
 
@@ -150,6 +150,11 @@ class MemoryOut(BaseModel):
     scope: str = Field(description="user | project | agent | session")
     agent: str
     session: str
+    said_on: str | None = Field(
+        None,
+        description="The date (UTC) the memory was said, when its text holds a relative date "
+        "('last week', 'in two days'): read it against this (memini/dates.py)",
+    )
 
 
 class TrustEventOut(BaseModel):
@@ -331,7 +336,7 @@ class ErrorResponse(BaseModel):
 
 
 def memory_out(m: Memory) -> MemoryOut:
-    return MemoryOut(**asdict(m))
+    return MemoryOut(**asdict(m), said_on=dates.said_on(m.content, m.created_at))
 
 
 def relationship_out(r: Relationship) -> RelationshipOut:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from neuralgentics import errors
-from neuralgentics.memini import scopes
+from neuralgentics.memini import dates, scopes
 from neuralgentics.memini.indexer import chunk_store_for, find_project, search_project
 from neuralgentics.memini.indexer.chunkstore import ChunkStore
 from neuralgentics.memini.service import MemoryService
@@ -85,6 +85,7 @@ class DirectMemory:
                 h.memory.source_type,
                 h.memory.superseded_by,
                 list(h.memory.tags),
+                dates.said_on(h.memory.content, h.memory.created_at),
             )
             for h in hits
         ]

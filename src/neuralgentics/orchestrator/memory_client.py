@@ -29,6 +29,8 @@ class MemoryHit:
     source_type: str | None = None
     superseded_by: str | None = None
     tags: list[str] = field(default_factory=list)
+    # when its text holds a relative date: the day it was said (memini's `said_on`)
+    said_on: str | None = None
 
 
 @dataclass
@@ -98,6 +100,7 @@ def hit_from_json(item: dict) -> MemoryHit:
         source_type=_first(memory, "source_type"),
         superseded_by=_first(memory, "superseded_by"),
         tags=list(_first(memory, "tags", default=[])),
+        said_on=_first(memory, "said_on"),
     )
 
 

@@ -153,7 +153,7 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
       const lines = hits
         .map((h) => h?.memory ?? h)
         .filter((m) => m && typeof m.content === "string")
-        .map((m) => `- ${String(m.content).slice(0, 500)}`)
+        .map((m) => `- ${String(m.content).slice(0, 500)}${m.said_on ? ` (said on ${m.said_on})` : ""}`)
       if (lines.length) output.context.push(`Neuralgentics memory recalled for this session:\n${lines.join("\n")}`)
     },
   }
