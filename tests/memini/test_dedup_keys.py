@@ -1,6 +1,6 @@
 """De-duplication keys that cannot collide (issue 28 item 4), on both stores: a text that spells
 another owner's key prefix is a memory of its own, and older rows are re-keyed by the migration
-(sqlite 006 / postgres 0005) so that a later add of the same text still finds them."""
+(sqlite 007 / postgres 0006) so that a later add of the same text still finds them."""
 
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ def _check_rekeyed(store, ids: list[str], embedder, tmp_path) -> None:
 
 def test_sqlite_migration_rekeys_existing_rows(tmp_path, embedder) -> None:
     path = tmp_path / "memini.db"
-    conn = sqlite_before(path, 6)
+    conn = sqlite_before(path, 7)
     blob = (np.ones(DIM, dtype="<f4") / np.sqrt(DIM)).astype("<f4").tobytes()
     stamp = "2025-01-01T00:00:00.000000+00:00"
     ids = [str(uuid.uuid4()) for _ in ROWS]
@@ -113,7 +113,7 @@ def test_sqlite_migration_rekeys_existing_rows(tmp_path, embedder) -> None:
     conn.close()
     store = SQLiteStore(path)
     try:
-        assert store.schema_version() >= 6
+        assert store.schema_version() >= 7
         _check_rekeyed(store, ids, embedder, tmp_path)
     finally:
         store.close()
@@ -125,7 +125,7 @@ def test_postgres_migration_rekeys_existing_rows(pg_server, embedder, tmp_path) 
     url = fresh_database(pg_server, "rekey")
     try:
         with psycopg.connect(url, autocommit=True) as conn:
-            postgres_before(conn, 5)
+            postgres_before(conn, 6)
             vec = "[" + ",".join([str(1 / np.sqrt(DIM))] * DIM) + "]"
             ids = [str(uuid.uuid4()) for _ in ROWS]
             for mid, (scope, session, content) in zip(ids, ROWS):

@@ -213,7 +213,7 @@ def _check_migrated(store, ids: list[str]) -> None:
     assert sorted(
         i for i, _ in store.vector_search(vec, MemoryFilter(project="web"), 10)
     ) == sorted(ids)
-    # re-keyed by the later migration (sqlite 006 / postgres 0005): tests/memini/test_dedup_keys.py
+    # re-keyed by the later migration (sqlite 007 / postgres 0006): tests/memini/test_dedup_keys.py
     key = scopes.owner_key("project", "web", "", "", "old fact 0")
     assert store.find_by_hash("web", key) is not None
 

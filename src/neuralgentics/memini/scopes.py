@@ -97,7 +97,7 @@ def dedup_key(content: str, place: Placement) -> str:
     content_hash). A JSON array is an encoding no text can forge: the strings are quoted and
     escaped, so no content makes one owner's array equal another's (issue 28 item 4: the
     separator-joined prefix of before could be written into a project memory's text and matched
-    another session's memory). Migration sqlite 006 / postgres 0005 re-keyed older rows."""
+    another session's memory). Migration sqlite 007 / postgres 0006 re-keyed older rows."""
     return owner_key(place.scope, place.project, place.agent, place.session, content)
 
 

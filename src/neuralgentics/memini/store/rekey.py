@@ -1,5 +1,5 @@
 """Re-keying every memory's de-duplication key to `scopes.dedup_key` (issue 28 item 4): the
-Python part of migration sqlite 006 / postgres 0005, run inside its transaction.
+Python part of migration sqlite 007 / postgres 0006, run inside its transaction.
 
 The file's SQL first gives every row a provisional key unique by its id, so that no new key
 meets an old one half-way through (a text may be exactly the JSON array another row's key is

@@ -10,8 +10,8 @@ from neuralgentics.memini.store import rekey
 COMPONENT = "memini"
 # the Python parts of migrations, by backend and version
 STEPS: dict[str, dict[int, runner.Step]] = {
-    "sqlite": {6: rekey.rekey_sqlite},
-    "postgres": {5: rekey.rekey_postgres},
+    "sqlite": {7: rekey.rekey_sqlite},
+    "postgres": {6: rekey.rekey_postgres},
 }
 
 
