@@ -179,6 +179,13 @@ def test_every_failing_write_changes_nothing(client, store, settings, tmp_path) 
             ("/memory/nope/supersede", {"json": {"ids": [c]}}),
             (f"/memory/{c}/supersede", raw('{"ids": ["' + b + '"], "actor": "\\ud800"}')),
         ],
+        ("POST", "/memory/{memory_id}/restore"): [
+            (f"/memory/{c}/restore", {}),  # not superseded: nothing to restore
+            (f"/memory/{missing}/restore", {}),
+            ("/memory/nope/restore", {}),
+            (f"/memory/{b}/restore", raw('{"actor": "\\ud800"}')),  # b is hidden by a
+            (f"/memory/{b}/restore", {"json": {"actor": "x", "extra": 1}}),
+        ],
         ("PATCH", "/memory/{memory_id}"): [
             (f"/memory/{a}", raw('{"content": "\\ud800"}')),
             (f"/memory/{a}", raw('{"metadata": {"a": [1, {"b": "\\udc00"}]}}')),
@@ -317,6 +324,10 @@ def test_every_failing_write_changes_nothing(client, store, settings, tmp_path) 
             ("/ui/session", raw("{")),
         ],
         ("DELETE", "/ui/session"): [],  # clears a cookie; no state to change
+        ("POST", "/ui/login-code"): [
+            ("/ui/login-code", {"json": {"scope": "admin"}}),
+            ("/ui/login-code", raw("{")),
+        ],
         ("POST", "/ui/api/broker/{path:path}"): [
             ("/ui/api/broker/call", {"json": {}}),
             ("/ui/api/broker/match/../call", {"json": {}}),

@@ -13,6 +13,7 @@ import pytest
 from _postgres import drop_database, fresh_database
 from _schema import postgres_before, sqlite_before
 
+from neuralgentics.memini import scopes
 from neuralgentics.memini.errors import InvalidInput
 from neuralgentics.memini.portability import export_lines, import_file
 from neuralgentics.memini.portability.importer import model_id
@@ -212,7 +213,9 @@ def _check_migrated(store, ids: list[str]) -> None:
     assert sorted(
         i for i, _ in store.vector_search(vec, MemoryFilter(project="web"), 10)
     ) == sorted(ids)
-    assert store.find_by_hash("web", ids[0]) is not None  # content_hash left as it was
+    # re-keyed by the later migration (sqlite 007 / postgres 0006): tests/memini/test_dedup_keys.py
+    key = scopes.owner_key("project", "web", "", "", "old fact 0")
+    assert store.find_by_hash("web", key) is not None
 
 
 def test_sqlite_migration_makes_existing_rows_project_memories(tmp_path) -> None:

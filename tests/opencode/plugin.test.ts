@@ -244,6 +244,38 @@ test("OpenCode's own requests (title, compaction, a custom title prompt) get no 
   assert.deepEqual(calls.filter((c) => c.endsWith("/orchestrator/context")), ["POST /orchestrator/context"])
 })
 
+test("a save that supersedes a fact: the very next request of the turn carries the new fact, not the old", async () => {
+  // issue 27 item 6: the package was cached per agent and task, so it kept the old fact
+  const hooks = await load()
+  const old = idOf(await tool(hooks, "memory_save", { fact: "The capybara cache runs on Redis 6." }, "build", "s-fresh"))
+  await say(hooks, "s-fresh", "build", "Which Redis version does the capybara cache run on?")
+  const request = async (): Promise<string> => {
+    const out = { system: ["You are opencode, an interactive CLI tool."] }
+    await hooks["experimental.chat.system.transform"]({ sessionID: "s-fresh", model: {} }, out)
+    return out.system[1] ?? ""
+  }
+  calls.length = 0
+  assert.match(await request(), /Redis 6/)
+  const saved = await tool(hooks, "memory_save", { fact: "The capybara cache runs on Redis 7 since the upgrade.", replaces: [old] }, "build", "s-fresh")
+  assert.match(saved, new RegExp(`Replaced \\(now hidden\\): ${old}`))
+  const next = await request()
+  assert.match(next, /Redis 7/)
+  assert.doesNotMatch(next, /Redis 6/)
+  // no write since: the package is not asked for again
+  assert.equal(await request(), next)
+  assert.deepEqual(calls.filter((c) => c.endsWith("/orchestrator/context")), ["POST /orchestrator/context", "POST /orchestrator/context"])
+})
+
+test("a fact with a relative date is shown with the day it was said", async () => {
+  // issue 30 item 5: the text is kept as said; the reader gets the date to resolve it against
+  const hooks = await load()
+  const id = idOf(await tool(hooks, "memory_save", { fact: "The quokka migration finished yesterday." }))
+  const said = (await memory(id)).memory.said_on
+  assert.match(said, /^\d{4}-\d{2}-\d{2}$/)
+  const found = await tool(hooks, "memory_search", { query: "when did the quokka migration finish" })
+  assert.ok(found.includes(`The quokka migration finished yesterday. (said on ${said})`), found)
+})
+
 test("a plain question gets context without a push to delegate", async () => {
   const hooks = await load()
   await say(hooks, "s-q", "build", "When do our deploys go out?")

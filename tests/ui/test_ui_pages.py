@@ -143,6 +143,36 @@ def test_every_page_loads_without_console_errors(stack: Stack, seeded: dict) -> 
     assert "0.50" in detail  # trust after +0.05 +0.10 -0.15
 
 
+def test_memory_page_says_what_hid_it_why_and_how_to_undo(stack: Stack, seeded: dict) -> None:
+    """Issue 27 item 5: the dashboard's memory view shows the detector's decision."""
+    old = add(stack, "The CI pipeline runs on Jenkins.", project="/repo/ci")
+    with stack.api() as c:
+        r = c.post(
+            "/memory/add",
+            json={
+                "content": "CI moved to GitHub Actions; the Jenkins box was retired.",
+                "project": "/repo/ci",
+            },
+        )
+    [finding] = r.json()["superseded"]
+    assert finding["id"] == old["id"]
+    steps = [
+        {
+            "name": "hidden",
+            "goto": f"/ui/#/memory/{old['id']}",
+            "wait": "main[data-ready=memory] #decisions",
+            "eval": "[document.querySelector('#hidden-notice').innerText,"
+            " document.querySelector('#decisions').innerText]",
+        }
+    ]
+    result = stack.browse(steps, name="decisions")
+    notice, decisions = result["hidden"]["value"]
+    assert result["hidden"]["errors"] == []
+    assert finding["reason"] in notice and f"neuralgentics memory restore {old['id']}" in notice
+    assert "hidden by" in decisions and "GitHub Actions" in decisions
+    assert "auto" in decisions and finding["reason"] in decisions
+
+
 def test_search_returns_the_memory_just_added_and_says_why(stack: Stack, seeded: dict) -> None:
     word = f"zebrafish{uuid.uuid4().hex[:6]}"
     new = add(

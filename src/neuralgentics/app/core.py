@@ -16,6 +16,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import Depends, FastAPI, Request
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from neuralgentics import __version__
 from neuralgentics.app.process import shared_embedder
@@ -23,6 +25,7 @@ from neuralgentics.config import Settings, get_settings
 from neuralgentics.embeddings import Embedder
 from neuralgentics.http_errors import install_error_handlers
 from neuralgentics.httpguard import HTTPGuard
+from neuralgentics.memini import generation
 from neuralgentics.memini import models as m
 from neuralgentics.memini import routes as memini_routes
 from neuralgentics.memini.indexer import chunk_store_for
@@ -110,11 +113,42 @@ class LazyMemory:
                     self._chunks = chunk_store_for(store)
         return self._chunks
 
+    def generation(self) -> str | None:
+        """The store's write generation (memini/generation.py); None before it is opened."""
+        service = self._service
+        gen = getattr(service.store, "generation", None) if service is not None else None
+        return gen.value if gen is not None else None
+
     def close(self) -> None:
         if self._owned and self._service is not None:
             self._service.store.close()
             self._service = None
             self._chunks = None
+
+
+class GenerationHeader:
+    """Every response says the memory generation after the request ran (`generation.HEADER`):
+    a client that keeps what it built from memories (the plugin's context package) builds it
+    again once a write changed it (issue 27 item 6). Pure ASGI: it only adds one header."""
+
+    def __init__(self, app: ASGIApp, memory: LazyMemory) -> None:
+        self.app = app
+        self.memory = memory
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_generation(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                value = self.memory.generation()
+                if value is not None:
+                    headers = MutableHeaders(scope=message)
+                    headers[generation.HEADER] = value
+            await send(message)
+
+        await self.app(scope, receive, send_with_generation)
 
 
 def create_app(
@@ -177,6 +211,7 @@ def create_app(
     app.include_router(index_routes.router)
     app.include_router(orchestrator_routes.router)
     app.include_router(ui_routes.router)
+    app.add_middleware(GenerationHeader, memory=memory)
     # The token (when the settings have one: always when served) is checked there, once.
     # A dashboard session's cookie opens the pages' reads (ui/session.py).
     app.add_middleware(

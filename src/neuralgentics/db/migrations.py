@@ -6,6 +6,10 @@ version order, each in one transaction with its bookkeeping row, so a migration 
 not at all. The bookkeeping table ``schema_versions`` keys rows by (component, version) and keeps
 each file's checksum; a file changed after it was applied is reported, not run again.
 
+A migration whose rows need Python to compute (memini's de-duplication keys: a hash no SQL
+dialect here computes alike) names a `step` when its component lists it: a function run on the
+same connection right after the file's SQL, in the same transaction.
+
 Databases written before this runner kept memini's versions in ``schema_migrations``; those rows
 are adopted as component ``memini`` the first time (the old table is left as it was).
 """
@@ -30,20 +34,28 @@ LEGACY_COMPONENT = "memini"
 PG_LOCK_KEY = 0x6E6D656D_696E6931 & 0x7FFFFFFF_FFFFFFFF
 
 
+# A Python part of a migration: called with the migrating connection (sqlite3 or psycopg),
+# inside the migration's transaction.
+Step = Callable[[Any], None]
+
+
 @dataclass(frozen=True)
 class Migration:
     version: int
     name: str
     sql: str
+    step: Step | None = None
 
     @property
     def checksum(self) -> str:
-        return hashlib.sha256(self.sql.encode()).hexdigest()
+        # the step's name, not its code: a step is fixed once released, as a file is
+        text = self.sql if self.step is None else f"{self.sql}\n-- step {self.step.__qualname__}"
+        return hashlib.sha256(text.encode()).hexdigest()
 
 
-def load(package: str, backend: str) -> list[Migration]:
+def load(package: str, backend: str, steps: dict[int, Step] | None = None) -> list[Migration]:
     """The migrations of a component for one backend: the `.sql` files in ``<package>/<backend>/``,
-    ordered by the number their name starts with."""
+    ordered by the number their name starts with; `steps` gives a version its Python part."""
     folder = resources.files(package) / backend
     found = []
     for entry in folder.iterdir():
@@ -52,12 +64,20 @@ def load(package: str, backend: str) -> list[Migration]:
         number, _, rest = entry.name.partition("_")
         if not number.isdigit():
             raise ValueError(f"migration file {entry.name} must start with its version number")
+        version = int(number)
         found.append(
-            Migration(int(number), rest.removesuffix(".sql"), entry.read_text(encoding="utf-8"))
+            Migration(
+                version,
+                rest.removesuffix(".sql"),
+                entry.read_text(encoding="utf-8"),
+                (steps or {}).get(version),
+            )
         )
     versions = [m.version for m in found]
     if len(set(versions)) != len(versions):
         raise ValueError(f"two migrations of {package}/{backend} share a version number")
+    if set(steps or {}) - set(versions):
+        raise ValueError(f"a step of {package}/{backend} names no migration file")
     return sorted(found, key=lambda m: m.version)
 
 
@@ -107,15 +127,50 @@ def migrate_sqlite(
     for m in _pending(component, migrations, done):
         # One script, one transaction: applied whole or not at all. BEGIN IMMEDIATE takes the
         # write lock first, so a second process waits and then finds the version recorded.
-        conn.executescript(
-            "BEGIN IMMEDIATE;\n" + m.sql + f"\nINSERT OR IGNORE INTO {BOOKKEEPING}"
+        record = (
+            f"\nINSERT OR IGNORE INTO {BOOKKEEPING}"
             " (component, version, name, checksum, applied_at) VALUES ("
             + ", ".join(_sql_literal(v) for v in (component, m.version, m.name, m.checksum, _now()))
             + ");\nCOMMIT;"
         )
+        if m.step is None:
+            conn.executescript("BEGIN IMMEDIATE;\n" + m.sql + record)
+        else:
+            # the same transaction, with the step between the file's SQL and the bookkeeping
+            # (statement by statement: executescript would commit what is pending first)
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in _sqlite_statements(m.sql):
+                    conn.execute(statement)
+                m.step(conn)
+                conn.execute(
+                    f"INSERT OR IGNORE INTO {BOOKKEEPING} (component, version, name, checksum,"
+                    " applied_at) VALUES (?, ?, ?, ?, ?)",
+                    (component, m.version, m.name, m.checksum, _now()),
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
         applied.append(m.version)
         log.info("applied %s migration %03d_%s", component, m.version, m.name)
     return applied
+
+
+def _sqlite_statements(script: str) -> list[str]:
+    """A script's statements, split where SQLite says one is complete (a trigger's body holds
+    semicolons of its own)."""
+    out: list[str] = []
+    pending = ""
+    for part in script.split(";"):
+        pending += part + ";"
+        if sqlite3.complete_statement(pending):
+            code = [ln for ln in pending.splitlines() if not ln.strip().startswith("--")]
+            if "\n".join(code).strip(" \t\n;"):
+                out.append(pending)
+            pending = ""
+    return out
 
 
 def _sqlite_bookkeeping(conn: sqlite3.Connection, legacy: list[Migration] | None) -> None:
@@ -185,6 +240,8 @@ def migrate_postgres(
         for m in _pending(component, migrations, done):
             with conn.transaction():
                 conn.execute(m.sql)
+                if m.step is not None:
+                    m.step(conn)
                 conn.execute(
                     f"INSERT INTO {BOOKKEEPING} (component, version, name, checksum)"
                     " VALUES (%s, %s, %s, %s)",

@@ -31,5 +31,6 @@ class Embedder(Protocol):
 
 
 def content_hash(text: str) -> str:
-    """sha256 hex of the UTF-8 text: the embedding cache key, and the store's de-duplication key."""
+    """sha256 hex of the UTF-8 text: the embedding cache key (memories de-duplicate by
+    `memini.scopes.dedup_key`, which adds the owner)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

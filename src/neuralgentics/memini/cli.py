@@ -124,7 +124,7 @@ def _memory_table(rows: list[dict], extra: dict[str, Any] | None = None) -> None
     table.add_column("scope", no_wrap=True)
     table.add_column("content", min_width=24)
     for name in extra:
-        table.add_column(name, justify="right")
+        table.add_column(name, justify="right", no_wrap=True)
     for i, row in enumerate(rows):
         cells = [
             row["id"][:8],
@@ -238,6 +238,8 @@ def _print_findings(result: dict, new_id: str) -> None:
         for f in result.get(key, []):
             line(f"  {label}: {f['id']} ({f['score']:.2f}) {_short(f['content'], 60)}")
             line(f"    why: {f['reason']}")
+            if key == "superseded":
+                line(f"    undo: neuralgentics memory restore {f['id']}")
     likely = result.get("likely_updates", [])
     for f in likely:
         line(f"  likely update of: {f['id']} ({f['score']:.2f}) {_short(f['content'], 60)}")
@@ -372,6 +374,15 @@ def get(
             f"  {event['event']} {event['delta']:+.2f} -> {event['score_after']:.2f} by {event.get('origin', 'user')}"
             f" {event['actor'] or '-'}{' (session ' + event['session'] + ')' if event.get('session') else ''} at {event['created_at']}"
         )
+    if result["decisions"]:
+        line("")
+        line("decisions (what hid, contradicted or probably updates it, or what it did):")
+    for d in result["decisions"]:
+        line("  " + _decision(d))
+        if d["reason"]:
+            line(f"    why: {d['reason']}")
+        if d["undo"]:
+            line(f"    undo: {d['undo']}")
     if result["relationships"]:
         line("")
         line("relationships (id, source, type, target, confidence):")
@@ -379,6 +390,46 @@ def get(
         line(
             f"  {rel['id'][:8]}  {rel['source_id'][:8]} {rel['relationship_type']} {rel['target_id'][:8]} ({rel['confidence']:.2f})"
         )
+
+
+# how `memory get` words a decision, by (relation, direction)
+_DECISION_WORDS = {
+    ("SUPERSEDES", "by"): "hidden by",
+    ("SUPERSEDES", "of"): "hid",
+    ("CONTRADICTS", "by"): "contradicted by",
+    ("CONTRADICTS", "of"): "contradicts",
+    ("RELATED_TO", "by"): "probably updated by",
+    ("RELATED_TO", "of"): "probably updates",
+}
+
+
+def _decision(d: dict) -> str:
+    words = _DECISION_WORDS.get((d["relation"], d["direction"]), d["relation"])
+    score = f", {d['score']:.2f}" if d["score"] is not None else ""
+    other = _short(d["other_content"], 60) if d["other_content"] is not None else "(deleted)"
+    return f"{words} {d['other_id']} ({d['how']}{score}, {str(d['at'])[:10]}) {other}"
+
+
+@memory_app.command("restore")
+def restore(
+    memory_id: str = typer.Argument(..., help="The hidden memory: " + IdHelp),
+    actor: str | None = typer.Option(None, "--actor", help="Who restores it (kept in the history)"),
+    local: bool = LocalOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Undo a supersession: the memory comes back in queries and lists (the SUPERSEDES edges
+    hiding it are removed, what they cost it given back, the history says what was undone)."""
+    result = _run(
+        local, "POST", f"/memory/{_resolve(local, memory_id)}/restore", json={"actor": actor}
+    )
+    if as_json:
+        return _print_json(result)
+    mem = result["memory"]
+    out.print(f"restored: {mem['id']} (trust {mem['trust_score']:.2f})", highlight=False)
+    for d in result["restored"]:
+        out.print("  was " + _decision(d), markup=False, highlight=False, soft_wrap=True)
+        if d["reason"]:
+            out.print(f"    why: {d['reason']}", markup=False, highlight=False, soft_wrap=True)
 
 
 @memory_app.command("list")
@@ -433,8 +484,15 @@ def list_(
         else:
             out.print("no memory matches these filters" if filtered else "no memory stored yet")
         return
-    _memory_table(result["items"])
+    # a hidden row names the memory that hides it (its short id, as the id column prints it)
+    hidden = [m["superseded_by"][:8] if m["superseded_by"] else "-" for m in result["items"]]
+    _memory_table(result["items"], {"hidden by": hidden} if include_superseded else None)
     out.print(f"{len(result['items'])} of {result['total']}")
+    if include_superseded and any(h != "-" for h in hidden):
+        out.print(
+            "hidden rows: `memory get ID` says why, `memory restore ID` brings one back",
+            highlight=False,
+        )
 
 
 @memory_app.command("trust")

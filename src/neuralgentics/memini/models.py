@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from neuralgentics.memini import graph, ranking, scopes, service
+from neuralgentics.memini import dates, graph, ranking, scopes, service
 from neuralgentics.memini.store.base import Memory, MemoryFilter, Relationship, TrustEvent
 from neuralgentics.memini.updates import detect
 
@@ -85,7 +85,11 @@ class Filters(BaseModel):
 
 
 class QueryRequest(Filters):
-    query: str = Field(min_length=1, description="What to look for, in words")
+    # not max_length: the service's own check names the limit (library callers get it too)
+    query: str = Field(
+        min_length=1,
+        description=f"What to look for, in words (at most {service.MAX_QUERY_CHARS:,} characters)",
+    )
     agent: str | None = Field(
         None, max_length=200, description="The asking agent: its agent memories join the search"
     )
@@ -162,6 +166,11 @@ class MemoryOut(BaseModel):
         False,
         description="An agent wrote it and no user confirmed it yet: other projects do not"
         " see it (neuralgentics memory confirm ID)",
+    )
+    said_on: str | None = Field(
+        None,
+        description="The date (UTC) the memory was said, when its text holds a relative date "
+        "('last week', 'in two days'): read it against this (memini/dates.py)",
     )
 
 
@@ -259,10 +268,47 @@ class ResolvedId(BaseModel):
     kind: str
 
 
+class DecisionOut(BaseModel):
+    relationship_id: str
+    relation: str = Field(description="SUPERSEDES | CONTRADICTS | RELATED_TO (a likely update)")
+    direction: str = Field(
+        description="by: the other memory did it to this one (hid it, contradicts it, probably "
+        "updates it); of: this one did it to the other"
+    )
+    other_id: str
+    other_content: str | None = Field(description="None when the other memory is gone")
+    how: str = Field(
+        description="auto (update detection), similar (supersede_similar), explicit "
+        "(supersedes on add), confirmed (POST /memory/{id}/supersede), likely_update, manual"
+    )
+    score: float | None
+    reason: str | None = Field(description="Why: the detector's reason")
+    at: datetime
+    hidden_id: str | None = Field(description="A supersession: the memory it hides")
+    undo: str | None = Field(
+        description="The command that undoes it, when `memory restore` can (a supersession)"
+    )
+
+
 class MemoryDetailOut(BaseModel):
     memory: MemoryOut
     trust_history: list[TrustEventOut]
     relationships: list[RelationshipOut]
+    decisions: list[DecisionOut] = Field(
+        description="What hid, contradicted or probably updates this memory, or what it did to "
+        "others, and why"
+    )
+
+
+class RestoreRequest(BaseModel):
+    model_config = _strict
+    actor: str | None = Field(None, max_length=200, description="Who restores it (history)")
+
+
+class RestoreResponse(BaseModel):
+    memory: MemoryOut
+    restored: list[DecisionOut] = Field(description="The supersessions undone")
+    events: list[TrustEventOut] = Field(description="The `restored` events of its history")
 
 
 class ListResponse(BaseModel):
@@ -309,7 +355,7 @@ class ErrorResponse(BaseModel):
 
 
 def memory_out(m: Memory) -> MemoryOut:
-    return MemoryOut(**asdict(m))
+    return MemoryOut(**asdict(m), said_on=dates.said_on(m.content, m.created_at))
 
 
 def relationship_out(r: Relationship) -> RelationshipOut:
@@ -359,11 +405,25 @@ def query_response(text: str, hits: list[service.Hit]) -> QueryResponse:
     )
 
 
+def decision_out(d: service.Decision) -> DecisionOut:
+    undo = f"neuralgentics memory restore {d.hidden_id}" if d.hidden_id else None
+    return DecisionOut(**asdict(d), undo=undo)
+
+
 def detail_out(d: service.MemoryDetail) -> MemoryDetailOut:
     return MemoryDetailOut(
         memory=memory_out(d.memory),
         trust_history=[trust_event_out(e) for e in d.trust_history],
         relationships=[relationship_out(r) for r in d.relationships],
+        decisions=[decision_out(x) for x in d.decisions],
+    )
+
+
+def restore_response(r: service.Restored) -> RestoreResponse:
+    return RestoreResponse(
+        memory=memory_out(r.memory),
+        restored=[decision_out(x) for x in r.undone],
+        events=[trust_event_out(e) for e in r.events],
     )
 
 

@@ -208,6 +208,22 @@ def supersede(
     )
 
 
+@router.post(
+    "/memory/{memory_id}/restore",
+    response_model=m.RestoreResponse,
+    tags=["graph"],
+    responses={404: _ERRORS, 409: _ERRORS},
+)
+def restore(
+    svc: Service, memory_id: str, body: m.RestoreRequest | None = None
+) -> m.RestoreResponse:
+    """Undo the supersession of this memory (it comes back in queries and lists): the
+    SUPERSEDES edges hiding it are removed, a trust change they made is given back, and a
+    `restored` event in its history says what was undone. 409 when nothing hides it."""
+    actor = body.actor if body is not None else None
+    return m.restore_response(svc().restore(memory_id, actor=actor))
+
+
 @router.post("/memory/{memory_id}/trust", response_model=m.TrustResponse, tags=["trust"])
 def adjust_trust(svc: Service, memory_id: str, body: m.TrustRequest, by: By) -> m.TrustResponse:
     """Record a trust event: user_confirmed +0.10, user_rejected -0.15 (the owner token only);

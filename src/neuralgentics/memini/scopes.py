@@ -13,11 +13,11 @@ Precedence among near-restatements of one fact: session > project = agent > user
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from neuralgentics.embeddings import content_hash
 from neuralgentics.memini.errors import InvalidInput
 
 Scope = Literal["user", "project", "agent", "session"]
@@ -97,13 +97,20 @@ def placed(memory: Any) -> Placement:
 
 
 def dedup_key(content: str, place: Placement) -> str:
-    """The stored content_hash: sha256(content) for project scope (as every memory before
-    scopes), else sha256 of the owner and the content, so each owner de-duplicates alone
-    within the store's UNIQUE (project, content_hash)."""
-    if place.scope == "project":
-        return content_hash(content)
-    prefix = f"{place.scope}\x1f{place.agent}\x1f{place.session}\x1f"
-    return hashlib.sha256((prefix + content).encode("utf-8")).hexdigest()
+    """The stored content_hash: sha256 of a JSON array of the owner fields and the content, for
+    every scope, so each owner de-duplicates alone within the store's UNIQUE (project,
+    content_hash). A JSON array is an encoding no text can forge: the strings are quoted and
+    escaped, so no content makes one owner's array equal another's (issue 28 item 4: the
+    separator-joined prefix of before could be written into a project memory's text and matched
+    another session's memory). Migration sqlite 007 / postgres 0006 re-keyed older rows."""
+    return owner_key(place.scope, place.project, place.agent, place.session, content)
+
+
+def owner_key(scope: str, project: str, agent: str, session: str, content: str) -> str:
+    """`dedup_key` from the columns themselves (what the re-keying migration reads)."""
+    fields = ["memini-dedup/2", scope, project, agent, session, content]
+    # ASCII-only JSON: every character escaped the same way, whatever the text holds
+    return hashlib.sha256(json.dumps(fields).encode("ascii")).hexdigest()
 
 
 def search_owners(

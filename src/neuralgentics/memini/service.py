@@ -6,13 +6,14 @@ from __future__ import annotations
 import builtins
 import uuid
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 
 from neuralgentics import __version__
 from neuralgentics.config import Settings
 from neuralgentics.db import ids
 from neuralgentics.embeddings import Embedder
 from neuralgentics.memini import graph, provenance, ranking, scopes, trust
-from neuralgentics.memini.errors import InvalidInput, NotFound
+from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound
 from neuralgentics.memini.provenance import USER, Actor
 from neuralgentics.memini.store.base import (
     IdKind,
@@ -35,6 +36,10 @@ from neuralgentics.memini.store.validate import (
 from neuralgentics.memini.updates import detect
 
 MAX_TOP_K = 100
+# A query's text, in characters (as /project/search): more is refused with a 422. The model
+# reads the first 256 tokens (~1,000 characters) anyway; past that only the keyword search saw
+# the rest, and 100,000 words of it took 54 s.
+MAX_QUERY_CHARS = 4_000
 # At most this many near-duplicates are reported as `similar` on add.
 SIMILAR_MAX = 5
 # Each search returns at least this many candidates for the ranking to weigh.
@@ -93,10 +98,44 @@ class AddResult:
 
 
 @dataclass
+class Decision:
+    """A decision about a memory that changed what the reader sees: a supersession (hides the
+    older one), a contradiction (costs it trust) or a likely update (ranks the newer first),
+    read from the edge that holds it, seen from one memory (`memory get`)."""
+
+    relationship_id: str
+    relation: str  # SUPERSEDES | CONTRADICTS | RELATED_TO (a likely update)
+    # "by": the other memory did it to this one (hid it, contradicts it, probably updates it);
+    # "of": this one did it to the other
+    direction: str
+    other_id: str
+    other_content: str | None  # None: the other memory is gone
+    how: str  # the edge's `detected`: auto, similar, explicit, confirmed, likely_update; or manual
+    score: float | None
+    reason: str | None
+    at: datetime
+    hidden_id: str | None = None  # a supersession: the memory it hides (what restore takes)
+
+
+# The event `restore` records in the restored memory's history.
+RESTORED_EVENT = "restored"
+
+
+@dataclass
 class MemoryDetail:
     memory: Memory
     trust_history: list[TrustEvent]
     relationships: list[Relationship]
+    decisions: list[Decision] = field(default_factory=list)
+
+
+@dataclass
+class Restored:
+    """What `restore` undid: the memory (visible again) and each supersession removed."""
+
+    memory: Memory
+    undone: list[Decision]
+    events: list[TrustEvent]
 
 
 def check_fields(**fields: object) -> None:
@@ -515,6 +554,74 @@ class MemoryService:
         if not self.store.delete_relationship(check_id(relationship_id, "relationship_id")):
             raise NotFound(f"relationship {relationship_id} does not exist", field="id")
 
+    def restore(self, memory_id: str, *, actor: str | None = None) -> Restored:
+        """Undo the supersession of `memory_id` in one transaction: every SUPERSEDES edge that
+        hides it is removed (so it is current again) and a `restored` event in its history says
+        what was undone and why it had been hidden. 409 when nothing hides it (nothing is
+        changed)."""
+        memory = self._require(check_id(memory_id))
+        check_fields(actor=actor)
+        edges = [
+            e for e in self.store.edges_of([memory.id], ["SUPERSEDES"]) if e.target_id == memory.id
+        ]
+        if not edges:
+            raise Conflict(f"memory {memory.id} is not superseded: nothing to restore", field="id")
+        undone = self._decisions(memory.id, edges)
+        # A supersession moves no trust (the hidden memory keeps its score), so there is none
+        # to give back: the event, delta 0, is the record. Nothing is read from the edge's
+        # metadata to move trust: `relate` lets a caller write any metadata.
+        changes = [
+            TrustChange(
+                memory.id,
+                RESTORED_EVENT,
+                0.0,
+                actor,
+                f"supersession by {d.other_id} undone ({d.how}"
+                + (f": {d.reason})" if d.reason else ")"),
+            )
+            for d in undone
+        ]
+        self.store.remove_relationships([e.id for e in edges], changes)
+        history = self.store.trust_history(memory.id)
+        return Restored(self._require(memory.id), undone, history[-len(changes) :])
+
+    def _decisions(
+        self, memory_id: str, edges: builtins.list[Relationship]
+    ) -> builtins.list[Decision]:
+        """The edges that hold a decision, seen from `memory_id` (others: left out)."""
+        kept = [
+            e
+            for e in edges
+            if e.relationship_type in ("SUPERSEDES", "CONTRADICTS")
+            or (e.metadata or {}).get("detected") == LIKELY_DETECTED
+        ]
+        others = self.store.get_memories(
+            [e.target_id if e.source_id == memory_id else e.source_id for e in kept]
+        )
+        out: builtins.list[Decision] = []
+        for e in kept:
+            meta = e.metadata or {}
+            by = e.target_id == memory_id
+            other = e.source_id if by else e.target_id
+            score = meta.get("score")
+            reason = meta.get("reason")
+            found = others.get(other)
+            out.append(
+                Decision(
+                    relationship_id=e.id,
+                    relation=e.relationship_type,
+                    direction="by" if by else "of",
+                    other_id=other,
+                    other_content=found.content if found else None,
+                    how=str(meta.get("detected") or "manual"),
+                    score=float(score) if isinstance(score, (int, float)) else None,
+                    reason=reason if isinstance(reason, str) else None,
+                    at=e.created_at,
+                    hidden_id=e.target_id if e.relationship_type == "SUPERSEDES" else None,
+                )
+            )
+        return out
+
     # -- reading ------------------------------------------------------------------------
 
     def resolve_id(self, ref: str, kind: IdKind = "memory") -> str:
@@ -536,8 +643,12 @@ class MemoryService:
 
     def get(self, memory_id: str) -> MemoryDetail:
         memory = self._require(check_id(memory_id))
+        edges = self.store.edges_of([memory.id])
         return MemoryDetail(
-            memory, self.store.trust_history(memory.id), self.store.edges_of([memory.id])
+            memory,
+            self.store.trust_history(memory.id),
+            edges,
+            self._decisions(memory.id, edges),
         )
 
     def list(
@@ -604,6 +715,11 @@ class MemoryService:
         (unordered)."""
         if not text or not text.strip():
             raise InvalidInput("query is empty", field="query")
+        if len(text) > MAX_QUERY_CHARS:
+            raise InvalidInput(
+                f"query has {len(text)} characters; the limit is {MAX_QUERY_CHARS}",
+                field="query",
+            )
         check_text(text, "query")
         check_filter(flt)
         if not 1 <= top_k <= MAX_TOP_K:

@@ -228,10 +228,12 @@ def build_context(
         rel = float(relevances[i])
         value = rel * (0.25 + 0.75 * hit.trust_score)
         unconfirmed = ", unconfirmed: written by an agent" if hit.unconfirmed else ""
+        # a relative date ("last week") is read against the day it was said (memini/dates.py)
+        said = f", said on {hit.said_on}" if hit.said_on else ""
         item = ContextItem(
             "memory",
             hit.id,
-            f"Memory (trust {hit.trust_score:.2f}, relevance {rel:.2f}{unconfirmed})",
+            f"Memory (trust {hit.trust_score:.2f}, relevance {rel:.2f}{said}{unconfirmed})",
             hit.content,
             value,
             why="relevance × trust",

@@ -15,6 +15,10 @@ import httpx
 
 from neuralgentics.orchestrator.errors import MemoryUnavailable
 
+# What the orchestrator searches memory with: the start of a task (memini refuses a query over
+# 4,000 characters; the embedding model reads ~1,000 of them anyway).
+QUERY_CHARS = 2_000
+
 
 @dataclass
 class MemoryHit:
@@ -27,6 +31,8 @@ class MemoryHit:
     tags: list[str] = field(default_factory=list)
     # an agent wrote it and no user confirmed it yet (memini/provenance.py)
     unconfirmed: bool = False
+    # when its text holds a relative date: the day it was said (memini's `said_on`)
+    said_on: str | None = None
 
 
 @dataclass
@@ -103,6 +109,7 @@ def hit_from_json(item: dict) -> MemoryHit:
         superseded_by=_first(memory, "superseded_by"),
         tags=list(_first(memory, "tags", default=[])),
         unconfirmed=bool(_first(memory, "quarantined", default=False)),
+        said_on=_first(memory, "said_on"),
     )
 
 
@@ -166,7 +173,7 @@ class HttpMemoryClient:
         agent: str | None = None,
         session: str | None = None,
     ) -> list[MemoryHit]:
-        body: dict = {"query": text, "top_k": top_k}
+        body: dict = {"query": text[:QUERY_CHARS], "top_k": top_k}
         if project:
             for name, value in (("project", project), ("agent", agent), ("session", session)):
                 if value:

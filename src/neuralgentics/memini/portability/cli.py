@@ -154,8 +154,15 @@ def import_(
     out.print(
         f"memories: {mem['added']} added, {mem['unchanged']} unchanged, {mem['conflicts']}"
         f" conflicts; relationships: {rel['added']} added, {rel['unchanged']} unchanged,"
-        f" {rel['conflicts']} conflicts; {report['trust_events']} trust events;"
-        f" {report['reembedded']} re-embedded"
+        f" {rel['conflicts']} conflicts; {report['trust_events']} trust events (kept as"
+        f" `imported` history); {report['reembedded']} embedded from their text"
     )
+    if report["vectors_replaced"]:
+        out.print(
+            f"  {report['vectors_replaced']} vectors in the file did not match their text:"
+            " replaced by the text's own"
+        )
     for p in report["conflicts"]:
         out.print(f"  conflict, line {p['line']}: {p['message']}", markup=False, soft_wrap=True)
+    for p in report["linked_existing"]:
+        out.print(f"  linked, line {p['line']}: {p['message']}", markup=False, soft_wrap=True)

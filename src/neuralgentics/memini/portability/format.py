@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Literal
 from uuid import UUID
@@ -289,9 +290,31 @@ def to_memory(line: MemoryLine) -> tuple[Memory, list[TrustEvent]]:
     return memory, events
 
 
+# What an imported trust event is recorded as (issue 28 item 5): a file can claim any history
+# ("user_confirmed by the user, +0.90"), so none of it becomes the event it names. Each is kept
+# as history — its delta and score as they were, for the chart — under this event and actor,
+# the original event, actor and note in its note. Events already recorded so (a file exported
+# after an import) are kept as they are, so moving memories on again changes nothing.
+IMPORTED_EVENT = "imported"
+IMPORT_ACTOR = "import"
+
+
+def as_imported(events: list[TrustEvent]) -> list[TrustEvent]:
+    """A file's trust events as an import stores them."""
+    out = []
+    for e in events:
+        if e.event == IMPORTED_EVENT and e.actor == IMPORT_ACTOR:
+            out.append(e)
+            continue
+        said = f"{e.event} by {e.actor}" if e.actor else e.event
+        note = f"{said}: {e.note}" if e.note else said
+        out.append(replace(e, event=IMPORTED_EVENT, actor=IMPORT_ACTOR, note=note))
+    return out
+
+
 def to_imported(line: MemoryLine, embedding: np.ndarray) -> ImportedMemory:
     memory, events = to_memory(line)
-    return ImportedMemory(memory, embedding, events)
+    return ImportedMemory(memory, embedding, as_imported(events))
 
 
 def to_relationship(line: RelationshipLine) -> Relationship:

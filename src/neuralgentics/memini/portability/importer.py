@@ -1,14 +1,22 @@
 """Import: an export file back into a store, all of it or none of it.
 
 Two passes over the file. The first reads and checks every line without touching the store
-(shape, values, ids repeated in the file, order, the end line's counts) and embeds what needs
-it: a memory without an embedding, or every memory when the file's model is not this
-embedder's. Any bad line fails the import here, naming its line number. The second pass writes
+(shape, values, ids repeated in the file, order, the end line's counts) and embeds every
+memory's text: a vector in the file is checked but never stored (a hostile file could give a
+text another text's vector, to rank first for its questions). Any bad line fails the import
+here, naming its line number. Lines are read with a bounded reader: one longer than
+MAX_LINE_BYTES is refused without ever being held whole. The second pass writes
 in one transaction: a memory or relationship whose id is already stored with the same record is
 left alone (so importing a file twice changes nothing); one stored differently, or a memory
 whose content the project already holds under another id, is a conflict. Conflicts are never
 overwritten: with `on_conflict="fail"` (the default) the transaction is rolled back and the
 conflicts reported; with `"skip"` the rest is written and the conflicts reported.
+
+An import changes only what it adds (issue 28 item 5): an edge is written only between memories
+of the file, or from one of them to a stored memory of the same owner (reported); any other
+edge — to another project's or session's memory, or between two memories the file does not
+hold — is a conflict. Imported trust history is kept as history under the event `imported`
+and the actor `import` (format.imported_event), never as the events it names.
 """
 
 from __future__ import annotations
@@ -20,15 +28,20 @@ from typing import IO, Any, Literal
 import numpy as np
 
 from neuralgentics.embeddings import Embedder
+from neuralgentics.memini import scopes
 from neuralgentics.memini.errors import Conflict, InvalidInput
 from neuralgentics.memini.portability import format as fmt
 from neuralgentics.memini.store import transfer
-from neuralgentics.memini.store.base import Store
+from neuralgentics.memini.store.base import Relationship, Store
 
 OnConflict = Literal["fail", "skip"]
 MAX_PROBLEMS = 20  # bad lines reported at most (the first ones)
 EMBED_BATCH = 64
 MAX_LINE_BYTES = 1 << 22  # far above a memory's 64 kB content plus its embedding
+# A line longer than the limit is read past in pieces of this size, never held whole.
+_SKIP_PIECE = 1 << 20
+# A file's vector this far from its text's (cosine) is counted as not matching it.
+MATCHING_VECTOR = 0.98
 
 
 @dataclass
@@ -50,9 +63,13 @@ class Counts:
 class ImportReport:
     memories: Counts = field(default_factory=Counts)
     relationships: Counts = field(default_factory=Counts)
-    trust_events: int = 0  # trust events written (those of added memories)
-    reembedded: int = 0  # memories embedded here (no embedding in the file, or another model)
+    trust_events: int = 0  # trust events written (those of added memories), as `imported`
+    reembedded: int = 0  # memories embedded here: every added one (file vectors are not used)
+    # added memories whose vector in the file was not their text's (cosine < MATCHING_VECTOR)
+    vectors_replaced: int = 0
     conflicts: list[Problem] = field(default_factory=list)
+    # edges written from a memory of the file to a stored memory of the same owner
+    linked_existing: list[Problem] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -115,9 +132,20 @@ def import_file(
     return transfer.in_transaction(store, write)
 
 
-def _lines(source: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+def _lines(source: IO[bytes]) -> Iterator[tuple[int, bytes | None]]:
+    """Each line with its number, read at most MAX_LINE_BYTES (+1) at a time: a longer line is
+    None, its bytes read past in pieces (before: the whole line was read, then refused; one
+    of 256 MiB added 521 MiB to the peak)."""
     source.seek(0)
-    yield from enumerate(source, start=1)
+    number = 0
+    while raw := source.readline(MAX_LINE_BYTES + 1):
+        number += 1
+        if len(raw) <= MAX_LINE_BYTES:
+            yield number, raw
+            continue
+        while raw and not raw.endswith(b"\n"):
+            raw = source.readline(_SKIP_PIECE)
+        yield number, None
 
 
 def model_id(embedder: Embedder) -> str:
@@ -126,8 +154,8 @@ def model_id(embedder: Embedder) -> str:
 
 
 def _check(source: IO[bytes], embedder: Embedder) -> tuple[dict[int, np.ndarray], int]:
-    """Pass one: every line checked, nothing written. Returns the vectors made here, by line,
-    and the number of memories in the file."""
+    """Pass one: every line checked, nothing written. Returns the vectors made here (one per
+    memory, from its text), by line, and the number of memories in the file."""
     problems: list[Problem] = []
     memory_ids: set[str] = set()
     contents: dict[tuple[str, str], int] = {}  # (project, content_hash) -> its line
@@ -136,7 +164,6 @@ def _check(source: IO[bytes], embedder: Embedder) -> tuple[dict[int, np.ndarray]
     to_embed: list[tuple[int, str]] = []
     counts = {"memory": 0, "relationship": 0, "trust_events": 0}
     seen_header = seen_end = False
-    reembed_all = False
     last_kind = "header"
     number = 0
 
@@ -146,11 +173,11 @@ def _check(source: IO[bytes], embedder: Embedder) -> tuple[dict[int, np.ndarray]
     for number, raw in _lines(source):
         if len(problems) >= MAX_PROBLEMS:
             break
+        if raw is None:
+            bad(number, f"line is longer than {MAX_LINE_BYTES} bytes ({MAX_LINE_BYTES >> 20} MiB)")
+            continue
         if not raw.strip():
             bad(number, "empty line")
-            continue
-        if len(raw) > MAX_LINE_BYTES:
-            bad(number, f"line is longer than {MAX_LINE_BYTES} bytes")
             continue
         if seen_end:
             bad(number, "a line after the end record")
@@ -166,7 +193,6 @@ def _check(source: IO[bytes], embedder: Embedder) -> tuple[dict[int, np.ndarray]
                     bad(number, "a second header record", "type")
                     continue
                 seen_header = True
-                reembed_all = line.embedding_model != model_id(embedder)
             elif isinstance(line, fmt.MemoryLine):
                 if last_kind == "relationship":
                     bad(number, "memory records must come before relationship records", "type")
@@ -191,9 +217,8 @@ def _check(source: IO[bytes], embedder: Embedder) -> tuple[dict[int, np.ndarray]
                 counts["memory"] += 1
                 counts["trust_events"] += len(events)
                 if line.embedding is not None:
-                    fmt.decode_vector(line.embedding)  # checked even when re-embedding
-                if line.embedding is None or reembed_all:
-                    to_embed.append((number, memory.content))
+                    fmt.decode_vector(line.embedding)  # a bad one is a bad line
+                to_embed.append((number, memory.content))  # never stored from the file
             elif isinstance(line, fmt.RelationshipLine):
                 last_kind = "relationship"
                 rel = fmt.to_relationship(line)
@@ -243,7 +268,8 @@ def _write(w: transfer.Writer, source: IO[bytes], vectors: dict[int, np.ndarray]
     """Pass two, inside the transaction: the lines were checked by `_check`."""
     report = ImportReport()
     skipped: set[str] = set()  # memories in conflict: their edges are not made
-    present: set[str] = set()  # memories of the file now stored (added or unchanged)
+    # memories of the file now stored (added or unchanged), with their owners
+    present: dict[str, scopes.Owner] = {}
     superseded: set[str] = set()
     chunk: list[tuple[int, fmt.MemoryLine]] = []
 
@@ -262,9 +288,13 @@ def _write(w: transfer.Writer, source: IO[bytes], vectors: dict[int, np.ndarray]
             held = stored.get(memory.id)
             if held is not None:
                 same = fmt.memory_record(held, history.get(held.id, []), None)
-                if same == fmt.memory_record(memory, events, None):
+                # as the file says it (into the store it came from), or as an import stored it
+                if same in (
+                    fmt.memory_record(memory, events, None),
+                    fmt.memory_record(memory, fmt.as_imported(events), None),
+                ):
                     report.memories.unchanged += 1
-                    present.add(memory.id)
+                    present[memory.id] = scopes.placed(memory).owner
                 else:
                     report.memories.conflicts += 1
                     skipped.add(memory.id)
@@ -286,19 +316,20 @@ def _write(w: transfer.Writer, source: IO[bytes], vectors: dict[int, np.ndarray]
                     memory.id,
                 )
                 continue
-            vector = vectors.get(number)
-            if vector is None:
-                assert line.embedding is not None  # _check embedded every line without one
-                vector = fmt.decode_vector(line.embedding)
-            else:
-                report.reembedded += 1
-            rows.append(transfer.ImportedMemory(memory, vector, events))
-            present.add(memory.id)
+            vector = vectors[number]  # _check embedded every memory's text
+            report.reembedded += 1
+            if line.embedding is not None:
+                given = fmt.decode_vector(line.embedding)
+                if float(given @ vector) < MATCHING_VECTOR:
+                    report.vectors_replaced += 1
+            rows.append(transfer.ImportedMemory(memory, vector, fmt.as_imported(events)))
+            present[memory.id] = scopes.placed(memory).owner
             report.memories.added += 1
             report.trust_events += len(events)
         w.insert_memories(rows)
 
     for number, raw in _lines(source):
+        assert raw is not None  # _check refused every line too long
         line = fmt.parse(raw)
         if isinstance(line, fmt.MemoryLine):
             chunk.append((number, line))
@@ -315,8 +346,12 @@ def _write(w: transfer.Writer, source: IO[bytes], vectors: dict[int, np.ndarray]
                 report.relationships.conflicts += 1
                 conflict(number, f"relationship {rel.id}: memory {held[0]} conflicted", rel.id)
                 continue
+            stored_ends: dict[str, scopes.Owner] = {}
             for end in ends:
-                if end not in present and w.memory(end) is None:
+                if end in present:
+                    continue
+                held_memory = w.memory(end)
+                if held_memory is None:
                     raise BadImportFile(
                         [
                             Problem(
@@ -327,6 +362,12 @@ def _write(w: transfer.Writer, source: IO[bytes], vectors: dict[int, np.ndarray]
                             )
                         ]
                     )
+                stored_ends[end] = scopes.placed(held_memory).owner
+            refused = _foreign_edge(rel, present, stored_ends)
+            if refused:
+                report.relationships.conflicts += 1
+                conflict(number, refused, rel.id)
+                continue
             stored_rel = w.relationship(rel.id)
             if stored_rel is not None:
                 if fmt.relationship_record(stored_rel) == fmt.relationship_record(rel):
@@ -360,9 +401,46 @@ def _write(w: transfer.Writer, source: IO[bytes], vectors: dict[int, np.ndarray]
                 continue
             w.insert_relationship(rel)
             report.relationships.added += 1
+            for end, owner in stored_ends.items():
+                report.linked_existing.append(
+                    Problem(
+                        number,
+                        f"relationship {rel.id}: {rel.relationship_type} links the file's memory"
+                        f" to stored memory {end} ({_owner_text(owner)})",
+                        "source_id" if end == rel.source_id else "target_id",
+                        rel.id,
+                    )
+                )
             if rel.relationship_type == "SUPERSEDES":
                 superseded.add(rel.target_id)
     if chunk:
         flush()
     w.refresh_superseded(sorted(superseded))
     return report
+
+
+def _owner_text(owner: scopes.Owner) -> str:
+    return owner.scope if owner.key is None else f"{owner.scope} {owner.key!r}"
+
+
+def _foreign_edge(
+    rel: Relationship, present: dict[str, scopes.Owner], stored: dict[str, scopes.Owner]
+) -> str | None:
+    """Why the edge may not be written (None: it may): an import links its own memories, or
+    one of them to a stored memory of the same owner; never two memories it does not hold, nor
+    across owners (a hostile file hid another project's memory with a SUPERSEDES edge)."""
+    if len(stored) == 2:
+        return (
+            f"relationship {rel.id} links two memories the file does not hold"
+            f" ({rel.source_id}, {rel.target_id}); an import links only its own memories"
+        )
+    for end, owner in stored.items():
+        other = rel.target_id if end == rel.source_id else rel.source_id
+        mine = present[other]
+        if owner != mine:
+            return (
+                f"relationship {rel.id}: {rel.relationship_type} would link the file's memory"
+                f" {other} ({_owner_text(mine)}) to stored memory {end} of another owner"
+                f" ({_owner_text(owner)}); an import links only memories of the same owner"
+            )
+    return None

@@ -13,6 +13,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 
+from neuralgentics.memini.generation import Generation
 from neuralgentics.memini.scopes import Owner
 
 RELATIONSHIP_TYPES = ("SUPERSEDES", "RELATED_TO", "CONTRADICTS", "DERIVED_FROM")
@@ -188,6 +189,8 @@ class MemoryFilter:
 
 class Store(Protocol):
     kind: str  # "sqlite" | "postgres"
+    # bumped after every committed write (memini/generation.py): what readers compare
+    generation: Generation
 
     def add_memory(
         self,
@@ -278,6 +281,15 @@ class Store(Protocol):
     def add_relationships(self, source_id: str, links: Sequence[NewLink]) -> list[Relationship]:
         """Several edges from one memory in one transaction: all made or none. Raises as
         `add_relationship` does (a link with `required=False` whose target is gone is skipped)."""
+        ...
+
+    def remove_relationships(
+        self, relationship_ids: Sequence[str], changes: Sequence[TrustChange] = ()
+    ) -> list[Relationship]:
+        """One transaction: delete these edges (recomputing `superseded_by` of SUPERSEDES
+        targets, as `delete_relationship` does) and apply the trust changes (a decision undone:
+        `memory restore`). All or nothing: NotFound when an edge is gone by then. Returns the
+        edges removed."""
         ...
 
     def get_relationship(self, relationship_id: str) -> Relationship | None: ...

@@ -23,6 +23,7 @@ from psycopg.types.json import Jsonb
 from neuralgentics.db.postgres import PostgresDatabase
 from neuralgentics.memini import scopes
 from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound
+from neuralgentics.memini.generation import Generation
 from neuralgentics.memini.store import cycles, repair
 from neuralgentics.memini.store.base import (
     ID_TABLES,
@@ -219,6 +220,7 @@ class PostgresStore:
         self.keyword_budget = 2000  # rows the selecting words may match
         self.keyword_candidates = 5000  # rows ranked at most
         self._stats_cache: tuple[float, tuple[float, dict[str, float], float]] | None = None
+        self.generation = Generation()
         self.db = PostgresDatabase(
             url,
             name="memini",
@@ -256,9 +258,19 @@ class PostgresStore:
         return tuple(int(p) for p in re.findall(r"\d+", row[0])[:3]) if row else (0,)
 
     def _run(
-        self, fn: Callable[[psycopg.Connection], T], *, tx: bool = True, attempts: int = 3
+        self,
+        fn: Callable[[psycopg.Connection], T],
+        *,
+        tx: bool = True,
+        attempts: int = 3,
+        writes: bool | None = None,
     ) -> T:
-        return self.db.run(fn, tx=tx, attempts=attempts)
+        """`fn` on a pooled connection; a transaction unless `tx=False`. A transaction is a
+        write (`writes`, default `tx`): once committed it bumps the generation."""
+        result = self.db.run(fn, tx=tx, attempts=attempts)
+        if tx if writes is None else writes:
+            self.generation.bump()
+        return result
 
     # --- memories ---------------------------------------------------------------------------
 
@@ -394,7 +406,7 @@ class PostgresStore:
             ).fetchall()
             return [_row_to_memory(r) for r in rows], int(total)
 
-        return self._run(op)
+        return self._run(op, writes=False)  # one transaction: the count and the page agree
 
     def update_memory(self, memory_id: str, patch: MemoryPatch) -> Memory:
         mid = _as_uuid(memory_id)
@@ -855,6 +867,42 @@ class PostgresStore:
             if row[1] == "SUPERSEDES":
                 conn.execute(_SET_SUPERSEDED_BY, [[row[0]]])
             return True
+
+        return self._run(op)
+
+    def remove_relationships(
+        self, relationship_ids: Sequence[str], changes: Sequence[TrustChange] = ()
+    ) -> list[Relationship]:
+        changes = [check_change(c) for c in changes]
+        wanted = list(dict.fromkeys(relationship_ids))
+        rids = [_as_uuid(r) for r in wanted]
+        for rid, given in zip(rids, wanted):
+            if rid is None:
+                raise NotFound(f"relationship {given} does not exist", field="id")
+
+        def op(conn: psycopg.Connection) -> list[Relationship]:
+            ends = conn.execute(
+                "SELECT target_id FROM memory_relationships WHERE id = ANY(%s)", [rids]
+            ).fetchall()
+            # the rows this transaction updates, locked in id order as every writer does
+            self._lock_rows(conn, [str(r[0]) for r in ends] + [c.memory_id for c in changes])
+            removed: list[Relationship] = []
+            for rid, given in zip(rids, wanted):
+                row = conn.execute(
+                    f"DELETE FROM memory_relationships WHERE id = %s RETURNING {_REL_COLUMNS}",
+                    [rid],
+                ).fetchone()
+                if row is None:
+                    raise NotFound(f"relationship {given} does not exist", field="id")
+                removed.append(_row_to_relationship(row))
+            targets = [
+                _as_uuid(r.target_id) for r in removed if r.relationship_type == "SUPERSEDES"
+            ]
+            if targets:
+                conn.execute(_SET_SUPERSEDED_BY, [targets])
+            for change in changes:
+                self._apply_trust(conn, change)
+            return removed
 
         return self._run(op)
 

@@ -6,8 +6,8 @@ import json
 import re
 import sqlite3
 import uuid
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,6 +16,7 @@ import numpy as np
 from neuralgentics.db.sqlite import SQLiteDatabase
 from neuralgentics.memini import scopes
 from neuralgentics.memini.errors import Conflict, InvalidInput, NotFound
+from neuralgentics.memini.generation import Generation
 from neuralgentics.memini.store import cycles, repair
 from neuralgentics.memini.store.base import (
     ID_TABLES,
@@ -239,6 +240,7 @@ class SQLiteStore:
         self.path = Path(path)
         index_dir = index_dir or self.path.parent
         self.db = SQLiteDatabase(self.path, also_private=[index_dir])
+        self.generation = Generation()
         self.db.migrate(COMPONENT, migrations("sqlite"))
         conn = self.db.connection()
         conn.executescript(
@@ -256,8 +258,11 @@ class SQLiteStore:
     def _conn(self) -> sqlite3.Connection:
         return self.db.connection()
 
-    def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
-        return self.db.transaction()
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self.db.transaction() as conn:
+            yield conn
+        self.generation.bump()  # committed: readers of memories build afresh
 
     def schema_version(self) -> int:
         return self.db.schema_version(COMPONENT)
@@ -559,11 +564,15 @@ class SQLiteStore:
         return [(ids[i], float(sims[i])) for i in top]
 
     def _doc_freq(self, stems: list[str]) -> dict[str, int]:
-        marks = ",".join("?" * len(stems))
-        rows = self._conn().execute(
-            f"SELECT term, doc FROM memories_fts_vocab WHERE term IN ({marks})", stems
-        )
-        return dict(rows.fetchall())
+        # in batches: a long text's words once overran SQLite's variable limit (a 500)
+        found: dict[str, int] = {}
+        conn = self._conn()
+        for part, marks in in_batches(list(dict.fromkeys(stems))):
+            rows = conn.execute(
+                f"SELECT term, doc FROM memories_fts_vocab WHERE term IN ({marks})", part
+            )
+            found.update(rows.fetchall())
+        return found
 
     def keyword_search(self, text: str, flt: MemoryFilter, k: int) -> list[tuple[str, float]]:
         query = fts_query(text, self._doc_freq)
@@ -755,6 +764,28 @@ class SQLiteStore:
                 # Another SUPERSEDES edge may still point at the target.
                 conn.execute(_SET_SUPERSEDED_BY.format(marks="?"), (row[1],))
             return True
+
+    def remove_relationships(
+        self, relationship_ids: Sequence[str], changes: Sequence[TrustChange] = ()
+    ) -> list[Relationship]:
+        changes = [check_change(c) for c in changes]
+        with self._tx() as conn:
+            removed: list[Relationship] = []
+            for rid in dict.fromkeys(relationship_ids):
+                row = conn.execute(
+                    "DELETE FROM memory_relationships WHERE id = ? RETURNING id, source_id,"
+                    " target_id, relationship_type, confidence, created_at, metadata",
+                    (rid,),
+                ).fetchone()
+                if row is None:
+                    raise NotFound(f"relationship {rid} does not exist", field="id")
+                removed.append(_relationship(row))
+            targets = [r.target_id for r in removed if r.relationship_type == "SUPERSEDES"]
+            for part, marks in in_batches(targets):
+                conn.execute(_SET_SUPERSEDED_BY.format(marks=marks), part)
+            for change in changes:
+                self._apply_trust(conn, change)
+            return removed
 
     def edges_of(self, ids: list[str], types: list[str] | None = None) -> list[Relationship]:
         if not ids:

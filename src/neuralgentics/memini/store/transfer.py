@@ -127,9 +127,12 @@ def relationship_pages(store: Store, *, page: int | None = None) -> Iterable[lis
 def in_transaction(store: Store, fn: Callable[[Writer], T]) -> T:
     if store.kind == "sqlite":
         with store.db.transaction() as conn:  # type: ignore[attr-defined]
-            return fn(_SQLiteWriter(conn))
-    # PostgresDatabase.run retries a transaction the database aborted: fn must start afresh
-    return store.db.run(lambda conn: fn(_PgWriter(conn)))  # type: ignore[attr-defined]
+            result = fn(_SQLiteWriter(conn))
+    else:
+        # PostgresDatabase.run retries a transaction the database aborted: fn must start afresh
+        result = store.db.run(lambda conn: fn(_PgWriter(conn)))  # type: ignore[attr-defined]
+    store.generation.bump()  # committed (memini/generation.py)
+    return result
 
 
 # -- SQLite ---------------------------------------------------------------------------------

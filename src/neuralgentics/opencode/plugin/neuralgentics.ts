@@ -67,6 +67,7 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
       if (prepared !== undefined) {
         s.contextKey = `${s.agent}\u0000${text}`
         s.contextText = prepared.trim() || undefined
+        s.contextGeneration = svc.memoryGeneration
       }
     },
 
@@ -76,7 +77,9 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
       if (!s.task) return
       const agent = s.agent ?? "build"
       const key = `${agent}\u0000${s.task}`
-      if (s.contextKey !== key) {
+      // built again for a new task or agent, and after any memory write memini-core reported
+      // (the save of this very turn included): a superseded fact must not reach the next step
+      if (s.contextKey !== key || s.contextGeneration !== svc.memoryGeneration) {
         const res = await svc.call(
           "POST",
           "/orchestrator/context",
@@ -86,6 +89,7 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
         if (!res.ok) return // noticed once; asked again on the next step
         s.contextKey = key
         s.contextText = typeof res.body === "string" ? res.body.trim() || undefined : undefined
+        s.contextGeneration = svc.memoryGeneration
       }
       if (s.contextText) output.system.push(s.contextText)
     },
@@ -149,7 +153,7 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
       const lines = hits
         .map((h) => h?.memory ?? h)
         .filter((m) => m && typeof m.content === "string")
-        .map((m) => `- ${String(m.content).slice(0, 500)}`)
+        .map((m) => `- ${String(m.content).slice(0, 500)}${m.said_on ? ` (said on ${m.said_on})` : ""}`)
       if (lines.length) output.context.push(`Neuralgentics memory recalled for this session:\n${lines.join("\n")}`)
     },
   }

@@ -105,6 +105,9 @@ export class Service {
   readonly timeoutMs: number
   readonly tokenFile: string
   readonly projectCredential: boolean
+  /** The memory generation the last answer of memini-core named (memini/generation.py): it
+   * changes with every committed memory write, so what was built from memories before is stale. */
+  memoryGeneration?: string
 
   constructor(
     private readonly env: Env,
@@ -162,6 +165,8 @@ export class Service {
       this.down(why)
       return { ok: false, status: 0, body: undefined, down: true, error: why }
     }
+    const generation = res.headers.get("x-neuralgentics-memory-generation")
+    if (generation) this.memoryGeneration = generation
     const text = await res.text().catch(() => "")
     let parsed: any = text
     if ((res.headers.get("content-type") || "").includes("json")) {

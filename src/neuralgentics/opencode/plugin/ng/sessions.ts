@@ -15,6 +15,9 @@ export type SessionState = {
   // what the context text was built for (agent + task), so each LLM step does not re-ask
   contextKey?: string
   contextText?: string
+  /** The memory generation the package was built at: a newer one (a save that superseded a
+   * fact, in this turn or elsewhere) builds it again before the next request. */
+  contextGeneration?: string
 }
 
 // OpenCode's hidden agents: they call no tools and must get no context package.

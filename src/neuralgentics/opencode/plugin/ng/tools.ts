@@ -107,7 +107,9 @@ export const memoryTools = (svc: Service, project: string, directory: string): R
       const lines = hits.map((h) => {
         const m = h?.memory ?? h
         const flag = (h?.contradicted ? " (contradicted)" : "") + (m?.quarantined ? " (unconfirmed)" : "")
-        return `- ${m.id} · trust ${Number(m.trust_score).toFixed(2)}${flag} · ${oneLine(m.content, 400)}`
+        // a relative date ("last week") is read against the day it was said
+        const said = m.said_on ? ` (said on ${m.said_on})` : ""
+        return `- ${m.id} · trust ${Number(m.trust_score).toFixed(2)}${flag} · ${oneLine(m.content, 400)}${said}`
       })
       return `${hits.length} memories (id · trust · text):\n${lines.join("\n")}`
     },

@@ -9,6 +9,16 @@ function linkIds(text) {
     .map((part, i) => (i % 2 ? h('a', { href: `#/memory/${part}` }, part.slice(0, 8) + '…') : part));
 }
 
+// How a decision reads from this memory's side (relation, direction: by the other / of this one).
+const DECISION_WORDS = {
+  'SUPERSEDES by': 'hidden by',
+  'SUPERSEDES of': 'hid',
+  'CONTRADICTS by': 'contradicted by',
+  'CONTRADICTS of': 'contradicts',
+  'RELATED_TO by': 'probably updated by',
+  'RELATED_TO of': 'probably updates',
+};
+
 export async function render({ args }) {
   const id = args[0];
   if (!id) return h('div', { class: 'notice' }, 'No memory chosen: pick one on the Memories page.');
@@ -33,11 +43,15 @@ export async function render({ args }) {
       window.dispatchEvent(new HashChangeEvent('hashchange'));
     } catch (e) { status.textContent = e.message; }
   } }, what === 'confirm' ? 'Confirm (it is right)' : 'Reject (it is wrong)');
+  const decisions = detail.decisions || [];
+  const hiddenBy = decisions.filter((d) => d.relation === 'SUPERSEDES' && d.direction === 'by');
   return h('div', {},
     h('h1', {}, 'Memory ', h('span', { class: 'muted small' }, m.id)),
     h('div', { class: 'cols' },
       h('section', { class: 'panel', id: 'memory-detail' },
-        m.superseded_by ? h('div', { class: 'notice' }, 'Superseded by ', otherLink(m.superseded_by), ': left out of queries and lists.') : null,
+        m.superseded_by ? h('div', { class: 'notice', id: 'hidden-notice' }, 'Superseded by ', otherLink(m.superseded_by), ': left out of queries and lists.',
+          hiddenBy.map((d) => h('div', { class: 'small' }, `${d.how}${d.score != null ? ` (${num(d.score, 2)})` : ''}: ${d.reason || 'no reason recorded'}`)),
+          h('div', { class: 'small' }, 'Undo: ', h('code', {}, `neuralgentics memory restore ${m.id}`))) : null,
         m.quarantined ? h('div', { class: 'notice', id: 'memory-unconfirmed' }, `Unconfirmed: an agent wrote it${m.origin_project ? ` in project ${m.origin_project}` : ''}; other projects do not see it until you confirm it.`) : null,
         h('pre', { id: 'memory-content' }, m.content),
         h('p', {}, verdict('confirm'), ' ', verdict('reject'), ' ', status),
@@ -63,6 +77,16 @@ export async function render({ args }) {
           { label: 'by', render: (e) => `${e.origin || 'user'}${e.actor ? ` ${e.actor}` : ''}` },
           { label: 'note', render: (e) => linkIds(e.note || '') },
         ], [...detail.trust_history].reverse(), { empty: 'No trust events yet: trust is the default 0.50.' }))),
+    h('section', { class: 'panel', id: 'decisions', style: { marginTop: '16px' } },
+      h('h2', {}, `Decisions (${decisions.length})`),
+      table([
+        { label: 'when', cls: 'nowrap', render: (d) => fmtTime(d.at) },
+        { label: 'what', render: (d) => DECISION_WORDS[`${d.relation} ${d.direction}`] || d.relation },
+        { label: 'other memory', cls: 'content', render: (d) => h('a', { href: `#/memory/${d.other_id}` }, d.other_content != null ? clip(d.other_content, 110) : `${d.other_id} (deleted)`) },
+        { label: 'how', render: (d) => `${d.how}${d.score != null ? ` ${num(d.score, 2)}` : ''}` },
+        { label: 'why', render: (d) => d.reason || '—' },
+        { label: 'undo', render: (d) => (d.undo ? h('code', {}, d.undo) : '—') },
+      ], decisions, { empty: 'No decision hid, contradicted or linked this memory.' })),
     h('section', { class: 'panel', id: 'relationships', style: { marginTop: '16px' } },
       h('h2', {}, `Relationships (${rels.length})`),
       table([
