@@ -182,9 +182,11 @@ def fusion_sweep(store, project: str, queries: list[Query]) -> dict:
     (the old way) and a grid of score fusions; the best on the tuning half is reported with
     its held-out figure, which no choice here has seen."""
     from neuralgentics.app.process import shared_embedder
+    from neuralgentics.memini.indexer.chunk_model import chunk_embedder
     from neuralgentics.memini.indexer.search import Fusion, fuse, rrf
 
-    vecs = shared_embedder().embed([q.text for q in queries])
+    # the queries' vectors from the model the chunks were embedded with, as search_project does
+    vecs = chunk_embedder(shared_embedder()).embed([q.text for q in queries])
     runs = []
     for q, vec in zip(queries, vecs):
         kw = store.keyword_search(project, q.text, 50)
