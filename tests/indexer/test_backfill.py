@@ -112,6 +112,10 @@ def test_vectors_of_another_model_are_made_again(chunks, repo: Path) -> None:
     made_by = chunk_embedder(shared_embedder()).vectors_id
     assert made_by == "all-MiniLM-L6-v2+int8" != shared_embedder().vectors_id
     assert chunks.project(project).last_run["vectors"] == made_by
+    # a backend chosen by name is kept for the chunks too (`onnx`: float, as before)
+    from neuralgentics.embeddings import MiniLMEmbedder
+
+    assert chunk_embedder(MiniLMEmbedder("onnx")).vectors_id == shared_embedder().vectors_id
     other = _OtherModel()
     again = index_project(repo, chunks, embedder=other)
     assert again.chunks == 0 and again.embedded == first.embedded == other.texts

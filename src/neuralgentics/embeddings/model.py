@@ -200,9 +200,9 @@ class MiniLMEmbedder:
         """This model with int8 MatMuls, for bulk work whose vectors stay among themselves
         (the project index: its chunks and the queries against them). ~3x the texts per
         CPU-second; search quality measured in docs/benchmarks-indexer.md. Made once per
-        embedder, loaded on first use; itself when this one is already int8 or is another
-        backend (torch, the reference weights), whose vectors it would not match."""
-        if self.requested_backend not in ("auto", "onnx"):
+        embedder, loaded on first use; only for the default backend (`auto`): one chosen by
+        name (`onnx` for the float MatMuls everywhere, torch, the reference weights) is kept."""
+        if self.requested_backend != "auto":
             return self
         with self._load_lock:
             if self._int8 is None:
