@@ -205,8 +205,6 @@ def index_project(
         if batch.pending >= BATCH_CHUNKS:
             batch.flush()
     batch.flush()
-    if report.chunks or report.removed or batch.dropped:
-        store.refresh_vectors()  # reused vectors and removed chunks, before the long part
     report.keyword_seconds = time.perf_counter() - started
     status.keyword_ready = True
     tell()
@@ -218,7 +216,10 @@ def index_project(
 
     report.embedded = embed_pending(project, store, embedder, embedding)
     if report.embedded:
-        status.phase, status.eta_s = "vectors", 0.0
+        status.eta_s = 0.0
+    if report.chunks or report.removed or batch.dropped or report.embedded:
+        # searches bring the vector index in step by themselves (vector_log); this saves it
+        status.phase = "vectors"
         tell()
         store.refresh_vectors()
     report.files = len(store.file_states(project))

@@ -30,7 +30,7 @@ MAX_TOP_K = 100
 # The relevance floor: a hit matches well when its cosine to the query reaches this, or when it
 # holds every word of the query. Chosen on bench/index.py's queries against nonsense ones
 # (docs/benchmarks-indexer.md, "Relevance floor").
-MIN_COSINE = 0.3
+MIN_COSINE = 0.25
 NOTHING_WELL = "nothing matches well"
 Mode = Literal["hybrid", "keyword", "vector"]
 
