@@ -198,7 +198,7 @@ class MiniLMEmbedder:
 
     def int8(self) -> MiniLMEmbedder:
         """This model with int8 MatMuls, for bulk work whose vectors stay among themselves
-        (the project index: its chunks and the queries against them). ~3x the texts per
+        (the project index: its chunks and the queries against them). 1.7-3x the texts per
         CPU-second; search quality measured in docs/benchmarks-indexer.md. Made once per
         embedder, loaded on first use; only for the default backend (`auto`): one chosen by
         name (`onnx` for the float MatMuls everywhere, torch, the reference weights) is kept."""
