@@ -182,9 +182,11 @@ def fusion_sweep(store, project: str, queries: list[Query]) -> dict:
     (the old way) and a grid of score fusions; the best on the tuning half is reported with
     its held-out figure, which no choice here has seen."""
     from neuralgentics.app.process import shared_embedder
+    from neuralgentics.memini.indexer.chunk_model import chunk_embedder
     from neuralgentics.memini.indexer.search import Fusion, fuse, rrf
 
-    vecs = shared_embedder().embed([q.text for q in queries])
+    # the queries' vectors from the model the chunks were embedded with, as search_project does
+    vecs = chunk_embedder(shared_embedder()).embed([q.text for q in queries])
     runs = []
     for q, vec in zip(queries, vecs):
         kw = store.keyword_search(project, q.text, 50)
@@ -214,6 +216,77 @@ def fusion_sweep(store, project: str, queries: list[Query]) -> dict:
         fusion = Fusion(share, code_share, norm, boost)
         name = f"{norm} kw={share} code_kw={code_share} symbol={boost}"
         out[name] = measure(lambda q, kw, vs, sy, f=fusion: fuse(q.text, kw, vs, sy, f))
+    return out
+
+
+# Queries nothing in these packages answers: what the relevance floor must turn away.
+OFF_TOPIC = [
+    "recipe for banana bread with walnuts",
+    "who won the football world cup in 1998",
+    "symptoms of seasonal influenza in children",
+    "best hiking trails in the swiss alps",
+    "how to prune tomato plants in july",
+    "quantum chromodynamics lattice simulation",
+    "the plot of a midsummer night's dream",
+    "tax deductions for a home office",
+    "where do we charge the customer's credit card for payments",
+    "translate the invoice into french",
+    "train the neural network on the gpu cluster",
+    "render the 3d mesh with ray tracing shaders",
+    "feed the cat twice a day",
+    "mortgage interest rates in spain",
+    "what is the boiling point of ethanol",
+    "compose a sonnet about the ocean",
+    "schedule the dentist appointment",
+    "kubernetes pod autoscaling on gpu nodes",
+    "migrate the oracle database to mainframe cobol",
+    "calculate the orbit of a satellite around mars",
+]
+
+
+def floor_check(store, project: str, queries: list[Query], floors: list[float]) -> dict:
+    """For each candidate floor: the share of queries whose right answer, found in the top 10,
+    would no longer count as matching well, and the share of off-topic queries that would
+    still show a hit that does (the shipped rule of search.matches_well, cosine set to each)."""
+    from neuralgentics.app.process import shared_embedder
+    from neuralgentics.memini.indexer import search
+
+    answered: list[tuple[Query, object, list[str]]] = []
+    for q in queries:
+        hits = search.search_project(store, project, q.text, top_k=10, embedder=shared_embedder())
+        right = next(
+            (h for h in hits if h.file_path == q.path and h.start_line <= q.line <= h.end_line),
+            None,
+        )
+        if right is not None:
+            answered.append((q, right, search.keyword_words(q.text)))
+    off = [
+        (search.search_project(store, project, t, top_k=10, embedder=shared_embedder()), t)
+        for t in OFF_TOPIC
+    ]
+    out = {}
+    saved = search.MIN_COSINE
+    try:
+        for floor in floors:
+            search.MIN_COSINE = floor
+            lost = [q for q, h, words in answered if not search.matches_well(h, words)]
+            passed = [
+                t
+                for hits, t in off
+                if any(search.matches_well(h, search.keyword_words(t)) for h in hits)
+            ]
+            out[str(floor)] = {
+                "right_answers_lost": round(len(lost) / max(len(answered), 1), 4),
+                "lost_held_out": round(
+                    sum(q.half == "held-out" for q in lost)
+                    / max(sum(q.half == "held-out" for q, _, _ in answered), 1),
+                    4,
+                ),
+                "off_topic_passed": round(len(passed) / len(off), 4),
+                "off_topic_passing": passed,
+            }
+    finally:
+        search.MIN_COSINE = saved
     return out
 
 
@@ -292,6 +365,7 @@ def main() -> None:
             for mode in ("hybrid", "keyword", "vector")
         }
         sweep = fusion_sweep(store, project, queries)
+        floors = floor_check(store, project, queries, [0.2, 0.25, 0.3, 0.35, 0.4])
         store.close()
     finally:
         if not args.work:
@@ -329,6 +403,7 @@ def main() -> None:
         "hybrid_vs_best_single": ratio,
         "fusion_sweep_mrr10": sweep,
         "fusion_best_on_tuning": best_tuned,
+        "relevance_floor": floors,
     }
     print()
     for half in HALVES:
@@ -344,6 +419,12 @@ def main() -> None:
     for name in dict.fromkeys(shown):
         print(f"  {name:44} {sweep[name]['tuning']:.4f} / {sweep[name]['held-out']:.4f}")
     print(f"best on tuning: {best_tuned}")
+    print("relevance floor: right answers (in the top 10) lost / held-out lost / off-topic passed")
+    for floor, got in floors.items():
+        print(
+            f"  cosine >= {floor}: {got['right_answers_lost']:.1%} / {got['lost_held_out']:.1%}"
+            f" / {got['off_topic_passed']:.0%}"
+        )
     if reused:
         print(f"index reused from {work} ({cold_s:.1f} s to check it; cold index not measured)")
     else:

@@ -37,7 +37,8 @@ class NewChunk:
     symbol: str | None
     kind: str
     terms: str
-    embedding: np.ndarray
+    # None until the run's second phase embeds it: keyword search finds the chunk meanwhile
+    embedding: np.ndarray | None
 
 
 @dataclass
@@ -70,6 +71,7 @@ class ProjectInfo:
     files: int
     chunks: int
     last_run: dict = field(default_factory=dict)
+    embedded: int = 0  # chunks that have their vector (search by meaning reaches these)
 
 
 class ChunkStore(Protocol):
@@ -90,6 +92,18 @@ class ChunkStore(Protocol):
         removed: Sequence[str] = (),
         touched: Sequence[FileState] = (),
     ) -> None: ...
+
+    def pending_embeddings(self, project: str) -> list[tuple[str, str]]:
+        """(chunk_hash, content) of each distinct text of the project still without a vector."""
+        ...
+
+    def set_embeddings(self, vectors: dict[str, np.ndarray]) -> None:
+        """Give every chunk still without a vector whose hash is a key its vector."""
+        ...
+
+    def clear_embeddings(self, project: str) -> None:
+        """Drop the project's vectors (made by another model): the next phase remakes them."""
+        ...
 
     def forget(self, project: str) -> bool: ...
 

@@ -128,7 +128,7 @@ class PostgresChunkStore:
                     project,
                     w.state.path,
                     c.content,
-                    np.asarray(c.embedding),
+                    None if c.embedding is None else np.asarray(c.embedding),
                     c.start_line,
                     c.end_line,
                     c.language,
@@ -173,6 +173,37 @@ class PostgresChunkStore:
 
         self._run(op)
 
+    def pending_embeddings(self, project: str) -> list[tuple[str, str]]:
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT DISTINCT ON (chunk_hash) chunk_hash, content FROM project_chunks"
+                " WHERE project = %s AND embedding IS NULL",
+                [project],
+            ).fetchall()
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    def set_embeddings(self, vectors: dict[str, np.ndarray]) -> None:
+        if not vectors:
+            return
+
+        def op(conn: psycopg.Connection) -> None:
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "UPDATE project_chunks SET embedding = %s WHERE chunk_hash = %s"
+                    " AND embedding IS NULL",
+                    [(np.asarray(vec, dtype=np.float32), h) for h, vec in vectors.items()],
+                )
+
+        self._run(op)
+
+    def clear_embeddings(self, project: str) -> None:
+        self._run(
+            lambda conn: conn.execute(
+                "UPDATE project_chunks SET embedding = NULL WHERE project = %s", [project]
+            )
+        )
+
     def forget(self, project: str) -> bool:
         def op(conn: psycopg.Connection) -> bool:
             conn.execute("DELETE FROM project_chunks WHERE project = %s", [project])
@@ -188,7 +219,9 @@ class PostgresChunkStore:
             lambda conn: conn.execute(
                 "SELECT p.root, p.status, p.created_at, p.indexed_at, p.last_run,"
                 " (SELECT count(*) FROM project_files f WHERE f.project = p.root),"
-                " (SELECT count(*) FROM project_chunks c WHERE c.project = p.root)"
+                " (SELECT count(*) FROM project_chunks c WHERE c.project = p.root),"
+                " (SELECT count(*) FROM project_chunks c WHERE c.project = p.root"
+                " AND c.embedding IS NOT NULL)"
                 f" FROM indexed_projects p {where} ORDER BY p.root",
                 params,
             ).fetchall()
@@ -202,6 +235,7 @@ class PostgresChunkStore:
                 r[5],
                 r[6],
                 r[4] if isinstance(r[4], dict) else json.loads(r[4] or "{}"),
+                r[7],
             )
             for r in rows
         ]

@@ -135,7 +135,7 @@ class SQLiteChunkStore:
                             project,
                             w.state.path,
                             c.content,
-                            to_blob(c.embedding),
+                            None if c.embedding is None else to_blob(c.embedding),
                             c.start_line,
                             c.end_line,
                             c.language,
@@ -173,6 +173,29 @@ class SQLiteChunkStore:
                 ],
             )
 
+    def pending_embeddings(self, project: str) -> list[tuple[str, str]]:
+        return (
+            self._conn()
+            .execute(
+                "SELECT chunk_hash, content FROM project_chunks WHERE project = ?"
+                " AND embedding IS NULL GROUP BY chunk_hash",
+                (project,),
+            )
+            .fetchall()
+        )
+
+    def set_embeddings(self, vectors: dict[str, np.ndarray]) -> None:
+        with self._tx() as conn:
+            conn.executemany(
+                "UPDATE project_chunks SET embedding = ? WHERE chunk_hash = ?"
+                " AND embedding IS NULL",
+                [(to_blob(vec), h) for h, vec in vectors.items()],
+            )
+
+    def clear_embeddings(self, project: str) -> None:
+        with self._tx() as conn:
+            conn.execute("UPDATE project_chunks SET embedding = NULL WHERE project = ?", (project,))
+
     def forget(self, project: str) -> bool:
         with self._tx() as conn:
             conn.execute("DELETE FROM project_chunks WHERE project = ?", (project,))
@@ -187,14 +210,17 @@ class SQLiteChunkStore:
             .execute(
                 "SELECT p.root, p.status, p.created_at, p.indexed_at, p.last_run,"
                 " (SELECT count(*) FROM project_files f WHERE f.project = p.root),"
-                " (SELECT count(*) FROM project_chunks c WHERE c.project = p.root)"
+                " (SELECT count(*) FROM project_chunks c WHERE c.project = p.root),"
+                " (SELECT count(*) FROM project_chunks c WHERE c.project = p.root"
+                " AND c.embedding IS NOT NULL)"
                 f" FROM indexed_projects p {where} ORDER BY p.root",
                 params,
             )
             .fetchall()
         )
         return [
-            ProjectInfo(r[0], r[1], r[2], r[3], r[5], r[6], json.loads(r[4] or "{}")) for r in rows
+            ProjectInfo(r[0], r[1], r[2], r[3], r[5], r[6], json.loads(r[4] or "{}"), r[7])
+            for r in rows
         ]
 
     def projects(self) -> list[ProjectInfo]:

@@ -16,7 +16,6 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import (
     BarColumn,
-    MofNCompleteColumn,
     Progress,
     TaskID,
     TextColumn,
@@ -46,53 +45,72 @@ def default_root(start: Path | None = None) -> Path:
     return here
 
 
+def _eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "estimating"
+    seconds = int(round(seconds))
+    if seconds >= 3600:
+        return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min left"
+    if seconds >= 60:
+        return f"{seconds // 60} min {seconds % 60:02d} s left"
+    return f"{seconds} s left"
+
+
+def progress_line(status) -> str:
+    """What the run is doing, in the unit that moves: files while reading, chunks (with the
+    rate and the time left) while embedding."""
+    if status.phase == "embedding":
+        rate = f"{status.rate:.1f} chunks/s" if status.rate else "starting the model"
+        return (
+            f"embedding {status.embedded}/{status.to_embed} chunks · {rate} · {_eta(status.eta_s)}"
+            " · keyword search is ready"
+        )
+    if status.phase == "indexing":
+        return f"reading {status.files_done}/{status.files_total} files · {status.chunks} chunks"
+    return status.phase
+
+
 class _Bar:
-    """A rich progress bar on a terminal; plain log lines at phase changes otherwise."""
+    """A rich progress bar on a terminal; plain log lines otherwise (at each phase change and,
+    while embedding, every few seconds)."""
+
+    LOG_EVERY_S = 10.0
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
         self.progress: Progress | None = None
         self.task: TaskID | None = None
         self.phase = ""
+        self.logged = 0.0
 
     def __enter__(self) -> _Bar:
         if self.enabled:
             self.progress = Progress(
-                TextColumn("[bold]{task.fields[phase]:<9}"),
                 BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn(
-                    "files · {task.fields[chunks]} chunks · {task.fields[embedded]} embedded"
-                ),
+                TextColumn("{task.fields[line]}"),
                 TimeElapsedColumn(),
                 console=err,
                 transient=True,
             )
             self.progress.start()
-            self.task = self.progress.add_task(
-                "index", total=None, phase="scanning", chunks=0, embedded=0
-            )
+            self.task = self.progress.add_task("index", total=None, line="scanning")
         return self
 
     def __call__(self, status) -> None:
+        import time
+
+        embedding = status.phase == "embedding"
         if self.progress is not None and self.task is not None:
+            total = status.to_embed if embedding else status.files_total
+            done = status.embedded if embedding else status.files_done
             self.progress.update(
-                self.task,
-                total=status.files_total or None,
-                completed=status.files_done,
-                phase=status.phase,
-                chunks=status.chunks,
-                embedded=status.embedded,
+                self.task, total=total or None, completed=done, line=progress_line(status)
             )
-        elif status.phase != self.phase:
-            log.info(
-                "index phase=%s files=%d/%d chunks=%d embedded=%d",
-                status.phase,
-                status.files_done,
-                status.files_total,
-                status.chunks,
-                status.embedded,
-            )
+        elif status.phase != self.phase or (
+            embedding and time.monotonic() - self.logged >= self.LOG_EVERY_S
+        ):
+            log.info("index %s", progress_line(status))
+            self.logged = time.monotonic()
         self.phase = status.phase
 
     def __exit__(self, *exc: object) -> None:
@@ -201,6 +219,7 @@ def _print_projects(store, as_json: bool) -> None:
                         "status": p.status,
                         "files": p.files,
                         "chunks": p.chunks,
+                        "embedded": p.embedded,
                         "indexed_at": p.indexed_at,
                     }
                     for p in projects
@@ -211,9 +230,10 @@ def _print_projects(store, as_json: bool) -> None:
     if not projects:
         out.print("no project is indexed yet; run `neuralgentics index PATH`")
         return
-    table = Table("project", "status", "files", "chunks", "indexed at")
+    table = Table("project", "status", "files", "chunks", "embedded", "indexed at")
     for p in projects:
-        table.add_row(p.root, p.status, str(p.files), str(p.chunks), p.indexed_at or "-")
+        share = f"{p.embedded / p.chunks:.0%}" if p.chunks else "-"
+        table.add_row(p.root, p.status, str(p.files), str(p.chunks), share, p.indexed_at or "-")
     out.print(table)
 
 
@@ -230,7 +250,8 @@ def search(
     """Search an indexed project by meaning and keyword."""
     from neuralgentics.app.process import shared_embedder
     from neuralgentics.config import get_settings
-    from neuralgentics.memini.indexer import find_project, open_chunk_store, search_project
+    from neuralgentics.memini.indexer import find_project, open_chunk_store
+    from neuralgentics.memini.indexer.search import answer
 
     if queries_file is None and not query:
         err.print("[red]error:[/red] give a query, or --queries-file FILE")
@@ -253,7 +274,7 @@ def search(
     try:
         root = find_project(store, project if project is not None else default_root())
         for q in queries:
-            hits = search_project(
+            found = answer(
                 store,
                 root,
                 q,
@@ -262,30 +283,49 @@ def search(
                 embedder=shared_embedder(),
             )
             if as_json:
-                line = {"query": q, "project": root, "hits": [h.as_dict() for h in hits]}
-                sys.stdout.write(json.dumps(line) + "\n")
+                sys.stdout.write(json.dumps(found.as_dict()) + "\n")
                 sys.stdout.flush()
             else:
-                _print_hits(q, hits)
+                _print_answer(found)
     except NeuralgenticsError as exc:
         raise _fail(exc) from None
     finally:
         store.close()
 
 
-def _print_hits(query: str, hits) -> None:
-    if not hits:
-        out.print(f"no match for {query!r}", markup=False, highlight=False)
-        return
+def _print_answer(found) -> None:
+    if found.hits:
+        _print_hits(found.hits)
+    elif found.closest:
+        out.print(
+            f"nothing matches {found.query!r} well; the closest, for what they are worth:",
+            markup=False,
+            highlight=False,
+        )
+        _print_hits(found.closest, dim=True)
+    else:
+        out.print(f"no match for {found.query!r}", markup=False, highlight=False)
+    if found.embedded < found.chunks:
+        err.print(
+            f"[yellow]note:[/yellow] search by meaning covers {found.embedded:,} of"
+            f" {found.chunks:,} chunks ({found.coverage:.0%}) while the index is embedded;"
+            " keyword search covers every file"
+        )
+
+
+def _print_hits(hits, dim: bool = False) -> None:
     for i, h in enumerate(hits, 1):
         where = escape(f"{h.file_path}:{h.start_line}-{h.end_line}")
         symbol = escape(f"  {h.kind} {h.symbol}") if h.symbol else ""
+        style = "dim" if dim else "bold"
         out.print(
-            f"[bold]{i}. {where}[/bold]{symbol}  [dim]({h.language}, score {h.score:.4f})[/dim]",
+            f"[{style}]{i}. {where}[/{style}]{symbol}  [dim]({h.language}, score {h.score:.4f})[/dim]",
             highlight=False,
             soft_wrap=True,
         )
         out.print(f"   [dim]{escape(h.why)}[/dim]", highlight=False, soft_wrap=True)
+        if dim:
+            continue
         body = h.content.split("\n")[1:7]
         for line in body:
             out.print("   │ " + line, highlight=False, markup=False, soft_wrap=True)

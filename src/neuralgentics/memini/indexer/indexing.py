@@ -1,4 +1,9 @@
-"""One indexing run: select files, find what changed, chunk and embed only that, write it.
+"""One indexing run: select files, find what changed, chunk and write that, then embed it.
+
+Two phases, so that a user does not wait for the model: first every changed file is read,
+chunked and written (keyword search answers from then on), then the chunks whose text has no
+vector yet are embedded behind it (`backfill.py`), with progress in chunks, a rate and an
+estimate. Search says how much of the project has its vectors meanwhile.
 
 Incremental by construction. A file whose size and modification time match what was stored is
 not even read; one whose bytes hash the same is only re-stamped; a changed one is re-chunked,
@@ -7,7 +12,8 @@ only the chunks it touched. The model is loaded only when some chunk text is new
 
 Each write is one transaction holding whole files (their chunks and their file row together),
 so a run stopped at any point (Ctrl-C, a crash) leaves every file as it was or as it is now;
-the next run finds the rest by comparing hashes and finishes the job.
+the next run finds the rest by comparing hashes, embeds whatever still has no vector, and
+finishes the job.
 """
 
 from __future__ import annotations
@@ -20,9 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from neuralgentics.embeddings import Embedder
+from neuralgentics.memini.indexer.backfill import Backfill, embed_pending
+from neuralgentics.memini.indexer.chunk_model import chunk_embedder
 from neuralgentics.memini.indexer.chunking import Chunk, chunk_file, render
 from neuralgentics.memini.indexer.chunkstore import (
     ChunkStore,
@@ -45,20 +51,25 @@ from neuralgentics.text import plural
 
 log = logging.getLogger(__name__)
 
-# Chunks gathered before one embed call and one transaction: big enough to batch the model
-# well, small enough that an interrupted run loses little.
+# Chunks gathered before one transaction: few transactions, and an interrupted run loses little.
 BATCH_CHUNKS = 256
+# The vectors of an index written before runs recorded which model made them.
+LEGACY_VECTORS = "all-MiniLM-L6-v2+int8-weights"
 
 
 @dataclass
 class IndexStatus:
     """A snapshot of a run, for progress bars and the HTTP job view."""
 
-    phase: str = "scanning"  # scanning, indexing, embedding, vectors, done
+    phase: str = "scanning"  # scanning, indexing (reading files), embedding, vectors, done
     files_total: int = 0  # files that need reading this run
     files_done: int = 0
     chunks: int = 0  # chunks written this run
     embedded: int = 0  # chunk texts sent to the model this run
+    to_embed: int = 0  # chunk texts the embedding phase has to embed
+    rate: float | None = None  # chunk texts embedded per second
+    eta_s: float | None = None  # seconds left until every chunk has its vector
+    keyword_ready: bool = False  # every file is written: keyword search sees all of them
 
 
 @dataclass
@@ -75,6 +86,8 @@ class IndexReport:
     reused: int = 0  # chunk texts whose stored embedding was reused
     secret_chunks: int = 0  # chunks left out because they hold a token (secrets.py)
     seconds: float = 0.0
+    keyword_seconds: float = 0.0  # until every file was written (keyword search complete)
+    vectors: str | None = None  # the model that made the vectors (a change re-embeds all)
 
     def summary(self) -> str:
         return (
@@ -98,6 +111,8 @@ class IndexReport:
             "reused": self.reused,
             "secret_chunks": self.secret_chunks,
             "seconds": round(self.seconds, 3),
+            "keyword_seconds": round(self.keyword_seconds, 3),
+            "vectors": self.vectors,
         }
 
 
@@ -160,6 +175,9 @@ def index_project(
     selection = select_files(root, max_file_bytes=max_file_bytes)
     report.skipped = list(selection.skipped)
     store.begin_run(project)
+    embedder = chunk_embedder(embedder)
+    report.vectors = getattr(embedder, "vectors_id", None)
+    _same_model_or_clear(project, store, report.vectors)
     known = store.file_states(project)
     present = {c.path for c in selection.candidates}
     removed = sorted(p for p in known if p not in present)
@@ -181,14 +199,26 @@ def index_project(
     status.phase, status.files_total = "indexing", len(todo)
     tell()
 
-    batch = _Batch(project, store, embedder, report, status, tell)
+    batch = _Batch(project, store, report, status, tell)
     for cand in todo:
         batch.add(cand, known.get(cand.path))
         if batch.pending >= BATCH_CHUNKS:
             batch.flush()
     batch.flush()
+    report.keyword_seconds = time.perf_counter() - started
+    status.keyword_ready = True
+    tell()
 
-    if report.chunks or report.removed or batch.dropped:
+    def embedding(fill: Backfill) -> None:
+        status.phase, status.to_embed, status.embedded = "embedding", fill.total, fill.done
+        status.rate, status.eta_s = fill.rate, fill.eta_s
+        tell()
+
+    report.embedded = embed_pending(project, store, embedder, embedding)
+    if report.embedded:
+        status.eta_s = 0.0
+    if report.chunks or report.removed or batch.dropped or report.embedded:
+        # searches bring the vector index in step by themselves (vector_log); this saves it
         status.phase = "vectors"
         tell()
         store.refresh_vectors()
@@ -200,6 +230,18 @@ def index_project(
     return report
 
 
+def _same_model_or_clear(project: str, store: ChunkStore, vectors: str | None) -> None:
+    """Vectors of two models do not compare: a project embedded by another one is embedded
+    again (its keyword index stays as it is meanwhile)."""
+    info = store.project(project)
+    if vectors is None or info is None or not info.embedded or not info.last_run:
+        return  # nothing embedded, or no finished run to say by what
+    before = info.last_run.get("vectors") or LEGACY_VECTORS
+    if before != vectors:
+        log.info("%s: vectors of %s, now %s: embedding again", project, before, vectors)
+        store.clear_embeddings(project)
+
+
 class _Batch:
     """Files read and chunked, waiting for one embed call and one transaction."""
 
@@ -207,7 +249,6 @@ class _Batch:
         self,
         project: str,
         store: ChunkStore,
-        embedder: Embedder,
         report: IndexReport,
         status: IndexStatus,
         tell: Callable[[], None],
@@ -215,7 +256,6 @@ class _Batch:
         self.project, self.store, self.report, self.status = project, store, report, status
         self.tell = tell
         self.read = 0  # files taken in so far; reported as done once written
-        self.embedder = embedder
         self.files: list[tuple[FileState, list[tuple[str, str, Chunk]], bool]] = []
         self.touched: list[FileState] = []
         self.removed: list[str] = []
@@ -292,25 +332,10 @@ class _Batch:
             self.tell()
             return
         hashes = [h for _, chunks, _ in self.files for _, h, _ in chunks]
+        # text embedded before (here or in another project) keeps its vector; the rest waits
+        # for the embedding phase, so the model never holds up the keyword index
         vectors = self.store.known_embeddings(hashes) if hashes else {}
         self.report.reused += sum(1 for h in hashes if h in vectors)
-        missing: dict[str, str] = {}
-        for _, chunks, _ in self.files:
-            for text, h, _ in chunks:
-                if h not in vectors:
-                    missing.setdefault(h, text)
-        if missing:
-            model = self.embedder
-            # similar lengths in one batch waste less padding
-            order = sorted(missing, key=lambda h: len(missing[h]))
-            self.status.phase = "embedding"
-            self.tell()
-            embedded = model.embed([missing[h] for h in order])
-            self.status.phase = "indexing"
-            for h, vec in zip(order, embedded):
-                vectors[h] = np.asarray(vec, dtype=np.float32)
-            self.report.embedded += len(order)
-            self.status.embedded += len(order)
         writes = []
         for state, chunks, is_new in self.files:
             writes.append(
@@ -326,7 +351,7 @@ class _Batch:
                             symbol=c.symbol,
                             kind=c.kind,
                             terms=identifier_terms(text),
-                            embedding=vectors[h],
+                            embedding=vectors.get(h),
                         )
                         for text, h, c in chunks
                     ],

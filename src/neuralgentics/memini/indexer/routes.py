@@ -15,7 +15,7 @@ from neuralgentics.embeddings import Embedder
 from neuralgentics.memini.errors import NotFound
 from neuralgentics.memini.indexer.chunkstore import ChunkStore
 from neuralgentics.memini.indexer.jobs import JobManager
-from neuralgentics.memini.indexer.search import MAX_TOP_K, find_project, search_project
+from neuralgentics.memini.indexer.search import MAX_TOP_K, answer, find_project
 
 
 class IndexProgress(BaseModel):
@@ -23,7 +23,11 @@ class IndexProgress(BaseModel):
     files_total: int
     files_done: int
     chunks: int
-    embedded: int
+    embedded: int = Field(description="chunk texts embedded so far this run")
+    to_embed: int = Field(0, description="chunk texts the embedding phase has to embed")
+    rate: float | None = Field(None, description="chunk texts embedded per second")
+    eta_s: float | None = Field(None, description="seconds until every chunk has its vector")
+    keyword_ready: bool = Field(False, description="every file written: keywords find them")
 
 
 class IndexJob(BaseModel):
@@ -62,7 +66,16 @@ class ProjectHit(BaseModel):
 class ProjectSearchResponse(BaseModel):
     project: str
     query: str
-    hits: list[ProjectHit]
+    hits: list[ProjectHit] = Field(description="the hits that match well (none: see closest)")
+    closest: list[ProjectHit] = Field(
+        description="when nothing matches well: the nearest few, not to be taken as answers"
+    )
+    matches_well: bool
+    chunks: int = Field(description="chunks in the project's index")
+    embedded: int = Field(description="chunks search by meaning reaches (the rest: keywords)")
+    note: str | None = Field(
+        None, description='"nothing matches well", and how much is embedded while indexing'
+    )
 
 
 class ProjectSummary(BaseModel):
@@ -70,6 +83,7 @@ class ProjectSummary(BaseModel):
     status: str
     files: int
     chunks: int
+    embedded: int = Field(description="chunks with their vector (search by meaning reaches them)")
     indexed_at: str | None
     last_run: dict
 
@@ -144,6 +158,7 @@ def list_projects(store: Store) -> list[ProjectSummary]:
             status=p.status,
             files=p.files,
             chunks=p.chunks,
+            embedded=p.embedded,
             indexed_at=p.indexed_at,
             last_run=p.last_run,
         )
@@ -165,12 +180,11 @@ def search(store: Store, model: Model, body: ProjectSearchRequest) -> ProjectSea
         project = roots[0]
     else:
         project = find_project(cs, body.project)
-    hits = search_project(cs, project, body.query, top_k=body.top_k, mode=body.mode, embedder=model)
-    return ProjectSearchResponse(
-        project=project,
-        query=body.query,
-        hits=[
-            ProjectHit(**{k: v for k, v in h.as_dict().items() if k in ProjectHit.model_fields})
-            for h in hits
-        ],
-    )
+    found = answer(cs, project, body.query, top_k=body.top_k, mode=body.mode, embedder=model)
+    data = found.as_dict()
+    for key in ("hits", "closest"):
+        data[key] = [
+            ProjectHit(**{k: v for k, v in h.items() if k in ProjectHit.model_fields})
+            for h in data[key]
+        ]
+    return ProjectSearchResponse(**data)

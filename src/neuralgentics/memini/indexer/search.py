@@ -21,11 +21,17 @@ import numpy as np
 
 from neuralgentics.embeddings import Embedder
 from neuralgentics.memini.errors import InvalidInput, NotFound
+from neuralgentics.memini.indexer.chunk_model import chunk_embedder
 from neuralgentics.memini.indexer.chunkstore import ChunkStore, keyword_words, split_identifier
 from neuralgentics.memini.indexer.selection import expand_path
 
 RRF_K = 10  # for the rrf() baseline: 5-10 beat the customary 60 on top-50 lists
 MAX_TOP_K = 100
+# The relevance floor: a hit matches well when its cosine to the query reaches this, or when it
+# holds every word of the query. Chosen on bench/index.py's queries against nonsense ones
+# (docs/benchmarks-indexer.md, "Relevance floor").
+MIN_COSINE = 0.25
+NOTHING_WELL = "nothing matches well"
 Mode = Literal["hybrid", "keyword", "vector"]
 
 
@@ -46,6 +52,82 @@ class SearchHit:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class SearchAnswer:
+    """What a person or an agent is shown: the hits that match well, or, when none does, the
+    closest few marked as such; and how much of the project search by meaning reaches."""
+
+    project: str
+    query: str
+    hits: list[SearchHit]  # those that match well
+    closest: list[SearchHit]  # when none does: the nearest, not to be taken as answers
+    chunks: int  # chunks in the project's index
+    embedded: int  # of which have their vector
+
+    @property
+    def note(self) -> str | None:
+        notes = []
+        if not self.hits:
+            notes.append(NOTHING_WELL if self.closest else "no match")
+        if self.embedded < self.chunks:
+            notes.append(
+                f"search by meaning covers {self.embedded:,} of {self.chunks:,} chunks"
+                f" ({self.coverage:.0%}); the rest are still being embedded"
+            )
+        return "; ".join(notes) or None
+
+    @property
+    def coverage(self) -> float:
+        return self.embedded / self.chunks if self.chunks else 1.0
+
+    def as_dict(self) -> dict:
+        return {
+            "project": self.project,
+            "query": self.query,
+            "hits": [h.as_dict() for h in self.hits],
+            "closest": [h.as_dict() for h in self.closest],
+            "matches_well": bool(self.hits),
+            "chunks": self.chunks,
+            "embedded": self.embedded,
+            "note": self.note,
+        }
+
+
+def matches_well(hit: SearchHit, words: list[str]) -> bool:
+    """Close in meaning, or holding every word the query means (a name spelled out)."""
+    if hit.similarity is not None and hit.similarity >= MIN_COSINE:
+        return True
+    return bool(words) and len(_matched(hit.content, words, limit=len(words), stem=True)) == len(
+        words
+    )
+
+
+def answer(
+    store: ChunkStore,
+    project: str,
+    query: str,
+    *,
+    top_k: int = 10,
+    mode: Mode = "hybrid",
+    embedder: Embedder,
+    closest: int = 3,
+) -> SearchAnswer:
+    """`search_project` behind the relevance floor, with the index's coverage: what the CLI
+    and POST /project/search answer."""
+    ranked = search_project(store, project, query, top_k=top_k, mode=mode, embedder=embedder)
+    words = keyword_words(query)
+    good = [h for h in ranked if matches_well(h, words)]
+    info = store.project(project)
+    return SearchAnswer(
+        project=project,
+        query=query,
+        hits=good,
+        closest=[] if good else ranked[:closest],
+        chunks=info.chunks if info else 0,
+        embedded=info.embedded if info else 0,
+    )
 
 
 def find_project(store: ChunkStore, path: str | os.PathLike[str] | None) -> str:
@@ -84,7 +166,7 @@ def search_project(
     if mode in ("hybrid", "keyword"):
         keyword = store.keyword_search(project, query, depth)
     if mode in ("hybrid", "vector"):
-        vec = embedder.embed([query])[0]
+        vec = chunk_embedder(embedder).embed([query])[0]
         vector = store.vector_search(project, vec, depth)
 
     k_rank = {cid: i for i, (cid, _) in enumerate(keyword, 1)}
@@ -100,6 +182,12 @@ def search_project(
         fused = {cid: -float(i) for i, (cid, _) in enumerate(keyword or vector)}
     # ties go to the closer meaning
     best = sorted(fused, key=lambda cid: (-fused[cid], -v_score.get(cid, -2.0)))[:top_k]
+    # The fusion scales each list by its best score, so the first hit of any query scores ~1.
+    # Shown as is, that says nonsense matches perfectly: scale the query's scores down by how
+    # far its closest meaning stays under the floor (one factor for all: the order holds).
+    confidence = 1.0
+    if mode == "hybrid" and vector:
+        confidence = min(1.0, max(0.0, max(v_score.values())) / MIN_COSINE)
     if mode != "hybrid":
         chunks = store.chunks(best)
     hits = []
@@ -119,7 +207,11 @@ def search_project(
             reasons.append(f"meaning #{v_rank[cid]} (cosine {v_score[cid]:.3f})")
         if mode == "hybrid" and symbol_overlap(chunk.symbol, set(words)):
             reasons.append(f"name {chunk.symbol} matches")
-        score = fused[cid] if mode == "hybrid" else (k_score.get(cid) or v_score.get(cid) or 0.0)
+        score = (
+            fused[cid] * confidence
+            if mode == "hybrid"
+            else (k_score.get(cid) or v_score.get(cid) or 0.0)
+        )
         hits.append(
             SearchHit(
                 file_path=chunk.file_path,
@@ -239,7 +331,13 @@ def _normalised(ranked: list[tuple[str, float]], how: Normalise) -> dict[str, fl
     return {cid: float((score - low) / spread) for (cid, _), score in zip(ranked, scores)}
 
 
-def _matched(content: str, words: list[str], limit: int = 5) -> list[str]:
+def _matched(content: str, words: list[str], limit: int = 5, stem: bool = False) -> list[str]:
+    """The query words found at a word start in `content`; with `stem`, a word's last two
+    letters may differ (payments/payment, retry/retries), as the keyword index's stemmer does."""
     lower = content.lower()
-    found = [w for w in words if re.search(r"(?<![a-z0-9])" + re.escape(w), lower)]
+    found = []
+    for w in words:
+        probe = w[: max(4, len(w) - 2)] if stem else w
+        if re.search(r"(?<![a-z0-9])" + re.escape(probe), lower):
+            found.append(w)
     return found[:limit]

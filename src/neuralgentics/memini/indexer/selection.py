@@ -22,6 +22,8 @@ from pathspec import GitIgnoreSpec
 
 from neuralgentics import jsonsafe
 from neuralgentics.memini.errors import InvalidInput
+from neuralgentics.memini.indexer.installed import REASON as INSTALLED_REASON
+from neuralgentics.memini.indexer.installed import installed_paths
 from neuralgentics.memini.indexer.secrets import LABEL as SECRET_LABEL
 from neuralgentics.memini.indexer.secrets import SECRET_FILES
 from neuralgentics.memini.indexer.secrets import file_reason as secret_file_reason
@@ -300,9 +302,26 @@ def select_files(root: Path, *, max_file_bytes: int = MAX_FILE_BYTES) -> Selecti
     )
     stack = [defaults, deny] + ([top] if top else [])
     _walk(root, "", stack, selection, max_file_bytes)
+    _leave_out_installed(root, selection)
     selection.candidates.sort(key=lambda c: c.path)
     selection.skipped.sort(key=lambda s: s.path)
     return selection
+
+
+def _leave_out_installed(root: Path, selection: Selection) -> None:
+    """No rule brings back what the installer wrote: it describes Neuralgentics, not the
+    project, and it goes away on uninstall."""
+    files, folders = installed_paths(root)
+    if not (files or folders):
+        return
+    prefixes = tuple(f.rstrip("/") + "/" for f in folders)
+    kept = []
+    for cand in selection.candidates:
+        if cand.path in files or cand.path.startswith(prefixes):
+            selection.skipped.append(Skipped(cand.path, INSTALLED_REASON))
+        else:
+            kept.append(cand)
+    selection.candidates = kept
 
 
 def _walk(root: Path, rel_dir: str, stack: list[_Rules], out: Selection, max_bytes: int) -> None:

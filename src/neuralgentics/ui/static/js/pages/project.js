@@ -45,7 +45,8 @@ function searchTab(root, q, go, modeWanted) {
       clear(out, res.hits.length ? res.hits.map((x) => h('div', { class: 'panel hit', dataset: { file: x.file_path } },
         h('div', {}, h('b', {}, `${x.file_path}:${x.start_line}-${x.end_line}`), ' ', x.symbol ? h('span', { class: 'tag' }, `${x.kind} ${x.symbol}`) : h('span', { class: 'tag' }, x.kind),
           ' ', h('span', { class: 'why' }, `score ${num(x.score, 4)} · ${x.why}`)),
-        h('pre', { style: { marginTop: '6px', maxHeight: '160px' } }, x.content))) : h('div', { class: 'empty' }, 'No code matches.'));
+        h('pre', { style: { marginTop: '6px', maxHeight: '160px' } }, x.content))) : h('div', { class: 'empty' }, res.closest && res.closest.length ? `Nothing matches well (closest: ${res.closest.map((x) => x.file_path).join(', ')}).` : 'No code matches.'));
+      if (res.embedded < res.chunks) out.prepend(h('p', { class: 'muted small' }, res.note));
     } catch (err) {
       clear(out, errorBox(err));
     }
@@ -65,7 +66,10 @@ function reindexButton(root, go, query) {
       let job = await api('/project/index', { params: { path: root } });
       for (let i = 0; i < 1800 && (job.status === 'queued' || job.status === 'running'); i++) {
         const p = job.progress;
-        status.textContent = `${job.status}: ${p.phase} ${p.files_done}/${p.files_total} files, ${p.embedded} chunks embedded`;
+        status.textContent = p.phase === 'embedding'
+          ? `embedding ${p.embedded}/${p.to_embed} chunks` + (p.rate ? ` · ${num(p.rate, 1)} chunks/s` : '')
+            + (p.eta_s != null ? ` · ${Math.round(p.eta_s)} s left` : '') + ' · keyword search is ready'
+          : `${job.status}: ${p.phase} ${p.files_done}/${p.files_total} files, ${p.chunks} chunks`;
         await new Promise((r) => setTimeout(r, 500));
         job = await api(`/project/index/${job.id}`);
       }
