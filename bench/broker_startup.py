@@ -11,7 +11,11 @@ answer of `tools/list` after `initialize` + `notifications/initialized`:
   broker            `neuralgentics broker stdio` with three servers configured (raw echo,
                     mcp-server-time, server-everything when npm installed it), their tool
                     lists cached on disk by an earlier run (the usual case: servers start on
-                    first use, the catalog comes from the cache)
+                    first use, the catalog comes from the cache) and so are the last
+                    start's answers: initialize and tools/list are answered before the SDK
+                    has loaded (broker/server/stdio_prelude.py)
+  broker (SDK path) the same without the last start's answers (stdio-answers.json removed
+                    before each start): the MCP SDK is imported before anything is answered
   broker (no cache) the same with an empty home: the catalog in `initialize`'s instructions
                     waits for the servers to list (at most `catalog.list_wait`)
   fastmcp           FastMCP 4 `create_proxy` over the same three servers (own venv,
@@ -20,7 +24,9 @@ answer of `tools/list` after `initialize` + `notifications/initialized`:
 `--compare-src DIR` adds "broker@ref": the same start with another checkout's package
 (`git archive <ref> src/neuralgentics | tar -x -C /tmp/before`, then `/tmp/before/src`).
 "cpu s" is the CPU time of the process and what it started, until it exited (steadier than
-wall time on a busy machine). Prints the median and min per path and the ratios. `--profile DIR`: one more broker
+wall time on a busy machine); "cpu@answer" the same when the tools/list answer was read (the
+process tree's utime+stime from /proc): what the client waits for, when a start answers
+before it has finished loading (broker/server/stdio_prelude.py). Prints the median and min per path and the ratios. `--profile DIR`: one more broker
 start under pyinstrument (its HTML and text into DIR) and `-X importtime` (top imports).
 """
 
@@ -73,8 +79,10 @@ class Path_:
     argv: list[str]
     env: dict[str, str]
     fresh_home: Path | None = None  # emptied before every start
+    drop: Path | None = None  # a file removed before every start
     seconds: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)  # CPU seconds of the process tree
+    cpu_answer: list[float] = field(default_factory=list)  # ... when tools/list was answered
 
 
 def servers() -> dict[str, dict[str, object]]:
@@ -92,11 +100,38 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def start_once(p: Path_) -> tuple[float, float, int]:
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu(root: int) -> float:
+    """utime+stime of a live process and its live descendants (from /proc), in seconds."""
+    parent: dict[int, int] = {}
+    ticks: dict[int, int] = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        parent[int(d)] = int(fields[1])
+        ticks[int(d)] = int(fields[11]) + int(fields[12])
+    tree, grew = {root}, True
+    while grew:
+        more = {pid for pid, pp in parent.items() if pp in tree} - tree
+        grew = bool(more)
+        tree |= more
+    return sum(ticks.get(pid, 0) for pid in tree) / _TICK
+
+
+def start_once(p: Path_) -> tuple[float, float, float, int]:
     """Seconds from spawn to the tools/list answer, CPU seconds of the process (and what it
-    started) until it exited, the number of tools listed."""
+    started) then and until it exited, the number of tools listed."""
     if p.fresh_home is not None:
         shutil.rmtree(p.fresh_home, ignore_errors=True)
+    if p.drop is not None:
+        p.drop.unlink(missing_ok=True)
     c0 = _children_cpu()
     t0 = time.perf_counter()
     proc = subprocess.Popen(
@@ -117,6 +152,7 @@ def start_once(p: Path_) -> tuple[float, float, int]:
         proc.stdin.flush()
         listed = _answer(proc, 1)
         dt = time.perf_counter() - t0
+        at_answer = tree_cpu(proc.pid)
     finally:
         proc.stdin.close()
         try:
@@ -124,7 +160,7 @@ def start_once(p: Path_) -> tuple[float, float, int]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-    return dt, _children_cpu() - c0, len(listed["result"]["tools"])
+    return dt, _children_cpu() - c0, at_answer, len(listed["result"]["tools"])
 
 
 def _answer(proc: subprocess.Popen[bytes], rid: int) -> dict[str, object]:
@@ -159,6 +195,13 @@ def build(work: Path, compare_src: str | None) -> list[Path_]:
     paths = [
         Path_("echo alone", [PY, str(ECHO_SERVER)], dict(os.environ)),
         Path_("broker", argv, env_for(work / "cached")),
+        # the catalog cached, the last start's answers not: the SDK answers, as before
+        Path_(
+            "broker (SDK path)",
+            argv,
+            env_for(work / "sdk"),
+            drop=work / "sdk" / "home" / "broker" / "stdio-answers.json",
+        ),
         Path_("broker (no cache)", argv, env_for(work / "fresh"), fresh_home=work / "fresh"),
     ]
     if compare_src:
@@ -258,31 +301,39 @@ def main() -> None:
         work = Path(tmp)
         paths = build(work, opts.compare_src)
         for p in paths:
-            if p.name in ("broker", "broker@ref"):
+            if p.name in ("broker", "broker (SDK path)", "broker@ref"):
                 fill_cache(p)
         tools: dict[str, int] = {}
         for rep in range(opts.repeats):
             order = paths if rep % 2 == 0 else paths[::-1]
             for p in order:
-                dt, cpu, n = start_once(p)
+                dt, cpu, at_answer, n = start_once(p)
                 p.seconds.append(dt)
                 p.cpu.append(cpu)
+                p.cpu_answer.append(at_answer)
                 tools[p.name] = n
         print(f"\n## initialize + tools/list from spawn ({opts.repeats} interleaved repeats)")
-        print(f"{'path':<20} {'median s':>9} {'min s':>7} {'cpu s':>7} {'tools':>6}")
+        print(
+            f"{'path':<20} {'median s':>9} {'min s':>7} {'cpu@answer':>10} {'cpu s':>7} "
+            f"{'tools':>6}"
+        )
         for p in paths:
             print(
                 f"{p.name:<20} {statistics.median(p.seconds):9.3f} {min(p.seconds):7.3f} "
-                f"{statistics.median(p.cpu):7.3f} {tools[p.name]:>6}"
+                f"{statistics.median(p.cpu_answer):10.3f} {statistics.median(p.cpu):7.3f} "
+                f"{tools[p.name]:>6}"
             )
         by = {p.name: statistics.median(p.seconds) for p in paths}
         cpu = {p.name: statistics.median(p.cpu) for p in paths}
-        for peer in ("fastmcp", "broker@ref"):
+        at = {p.name: statistics.median(p.cpu_answer) for p in paths}
+        for peer in ("fastmcp", "broker@ref", "broker (SDK path)"):
             if peer in by:
-                for name in ("broker", "broker (no cache)"):
+                for name in ("broker", "broker (SDK path)", "broker (no cache)"):
+                    if name == peer:
+                        continue
                     print(
                         f"{name} / {peer}: wall {by[name] / by[peer]:.2f}, "
-                        f"cpu {cpu[name] / cpu[peer]:.2f}"
+                        f"cpu@answer {at[name] / at[peer]:.2f}, cpu {cpu[name] / cpu[peer]:.2f}"
                     )
         if opts.profile:
             profile(paths[1], Path(opts.profile))

@@ -5,13 +5,15 @@ from __future__ import annotations
 import atexit
 import gc
 import inspect
+import os
 import sys
 from importlib import import_module
-from typing import Any
-
-import typer
+from typing import TYPE_CHECKING, Any
 
 from neuralgentics import __version__
+
+if TYPE_CHECKING:
+    import typer
 
 # Area module -> the top-level commands its `register(app)` adds. Only the area that owns the
 # command being run is imported: `neuralgentics broker stdio`, which OpenCode spawns, does not
@@ -29,6 +31,8 @@ AREAS: dict[str, tuple[str, ...]] = {
 
 
 def _version(value: bool) -> None:
+    import typer
+
     if value:
         typer.echo(__version__)
         raise typer.Exit()
@@ -67,6 +71,8 @@ def _reflow_help(app: typer.Typer) -> None:
 
 def build_app(command: str | None = None) -> typer.Typer:
     """The app with every area, or with only the area that owns `command`."""
+    import typer
+
     _flags_show_no_type()
     app = typer.Typer(
         name="neuralgentics",
@@ -103,6 +109,11 @@ def main() -> None:
     # 0.6 s of a `broker stdio` exit, which its client waits out. Frozen objects are skipped
     # (they are freed as their modules go, as before); the atexit hook runs before that.
     atexit.register(gc.freeze)
+    if sys.argv[1:3] == ["broker", "stdio"]:
+        # typer, the SDK and pydantic are not imported yet: the first answers may not need them
+        from neuralgentics.broker.server.stdio_prelude import prelude
+
+        prelude(sys.argv[3:], dict(os.environ))
     command = sys.argv[1] if len(sys.argv) > 1 else None
     build_app(command)()
 

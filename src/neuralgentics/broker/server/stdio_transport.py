@@ -44,6 +44,7 @@ from mcp_types.methods import serialize_server_result
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from neuralgentics.broker.limits import loads_pruned
+from neuralgentics.broker.server import stdio_prelude
 
 logger = logging.getLogger(__name__)
 
@@ -324,6 +325,12 @@ async def broker_stdio_transport(
     os.dup2(2, 1)
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=_LINE_LIMIT)
+    # The start's first answers: recorded for the next start, or already sent from the last
+    # one's (stdio_prelude), then the lines the prelude read come first.
+    answers = stdio_prelude.current()
+    if answers is not None and answers.feed:
+        reader.feed_data(answers.feed)
+        answers.feed = b""
     rtransport, _ = await loop.connect_read_pipe(
         lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(in_fd, "rb", buffering=0)
     )
@@ -350,6 +357,8 @@ async def broker_stdio_transport(
                     return
                 if not line.strip():
                     continue
+                if answers is not None and answers.active:
+                    answers.saw_request(line)
                 if front.try_fast(line):
                     continue
                 try:
@@ -366,6 +375,18 @@ async def broker_stdio_transport(
             async for sm in write_reader:
                 front.saw_outbound(sm.message)
                 data = sm.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                if (
+                    answers is not None
+                    and answers.active
+                    and isinstance(sm.message, types.JSONRPCResponse | types.JSONRPCError)
+                    and answers.saw_answer(sm.message.id, data.encode())
+                ):
+                    if "tools/list" in answers.stale:
+                        answers.stale.discard("tools/list")
+                        writer.write(
+                            b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
+                        )
+                    continue  # the prelude answered it
                 writer.write(data.encode())
                 try:
                     await writer.drain()
