@@ -34,7 +34,6 @@ FORMAT = 1
 METHODS = ("initialize", "tools/list")
 # The ids the answered requests are re-sent under to the SDK path (a client's ids are its own).
 REPLAY = {m: f"neuralgentics-prelude-{m}" for m in METHODS}
-_REPLAY_IDS = frozenset(REPLAY.values())
 # Loaded on a thread while the prelude waits for the client: what `broker stdio` runs on.
 HEAVY = (
     "neuralgentics.broker.cli",
@@ -63,6 +62,8 @@ class StartAnswers:
     _pending: dict[tuple[type, object], str] = field(default_factory=dict)
     _init_key: str | None = None
     _done: set[str] = field(default_factory=set)
+    # the replay ids the prelude sent to the SDK path
+    _replayed: set[str] = field(default_factory=set)
     # methods whose replayed answer differed from the one sent (an input the digest missed)
     stale: set[str] = field(default_factory=set)
     # bytes for the SDK path ahead of what it reads itself (the lines the prelude read)
@@ -95,15 +96,17 @@ class StartAnswers:
         written — the answer to a replayed request, which the prelude already sent. When it
         differs from what was sent, its method is in ``stale`` afterwards."""
         key = self._pending.pop((type(rid), rid), None)
-        replayed = rid in _REPLAY_IDS
         if key is None:
-            return replayed
+            return False
+        replayed = rid in self._replayed
         method = key.split(" ", 1)[0]
         self._done.add(method)
         result = _result_of(data, rid)
-        if result is None and replayed:
-            logger.warning("broker stdio: the SDK path refused a replayed %s: %s", method, data)
         if replayed and result != self.answers.get(key):
+            # an input the digest does not see changed: this start's answer was the last one's
+            logger.warning(
+                "broker stdio: %s was answered from a stale start; now: %s", method, data
+            )
             self.stale.add(method)
         if result is not None and self.answers.get(key) != result:
             self.answers[key] = result
@@ -122,20 +125,23 @@ class StartAnswers:
         return f"tools/list {self._init_key.split(' ', 1)[1]} {p}"
 
     def save(self) -> None:
-        # The inputs as they are now, when the answer was just given: a first start lists the
-        # servers for its instructions and caches their tools, which the next start reads.
-        found = start_digest(self.args, self.environ)
-        if found is not None and found[1] != self.digest:
-            self.digest = found[1]
-            self.answers = {k: v for k, v in self.answers.items() if k in self._recorded}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        """Write the answers (a cache: when the file cannot be written, the next start's
+        answers are the SDK path's)."""
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        body = {"format": FORMAT, "digest": self.digest, "answers": self.answers}
         try:
+            # The inputs as they are now, when the answer was just given: a first start lists
+            # the servers for its instructions and caches their tools, which the next reads.
+            found = start_digest(self.args, self.environ)
+            if found is not None and found[1] != self.digest:
+                self.digest = found[1]
+                self.answers = {k: v for k, v in self.answers.items() if k in self._recorded}
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            body = {"format": FORMAT, "digest": self.digest, "answers": self.answers}
             tmp.write_text(json.dumps(body), encoding="utf-8")
             os.replace(tmp, self.path)
-        except OSError:
-            tmp.unlink(missing_ok=True)  # a cache: the next start answers on the SDK path
+        except OSError as exc:
+            logger.warning("broker stdio: %s not written: %s", self.path, exc)
+            tmp.unlink(missing_ok=True)
 
 
 _current: StartAnswers | None = None
@@ -422,6 +428,7 @@ def _answer_from_cache(answers: StartAnswers, loader: threading.Thread) -> bytes
         want.pop(0)
         replay = REPLAY[method]
         answers._expect(replay, method, req.get("params"))
+        answers._replayed.add(replay)
         feed.append(json.dumps({**req, "id": replay}).encode() + b"\n")
     return b"".join(feed) + buf
 
