@@ -447,6 +447,30 @@ test("with memini-core down: one line the user sees, tools say so, the delegatio
   assert.equal(notices.length, 2, "no second line while it stays down")
 })
 
+test("with memini-core down the installed matrix still refuses a forbidden delegation, naming the agent to use", async () => {
+  const routing = JSON.parse(process.env.NEURALGENTICS_TEST_ROUTING ?? "null")
+  assert.ok(routing, "NEURALGENTICS_TEST_ROUTING is not set")
+  const down = `http://127.0.0.1:${await closedPort()}`
+  const hooks = await load({ service_url: down, routing })
+  notices.length = 0
+  const task = "Implement the CSV export of the report table."
+  const before = (callID: string, subagent_type: string, prompt = task) =>
+    hooks["tool.execute.before"]({ tool: "task", sessionID: "s-local", callID }, { args: { description: "x", prompt, subagent_type } })
+  await assert.rejects(before("l1", "architect"), (err: Error) => {
+    assert.match(err.message, /^Neuralgentics routing: agent "architect" may not take this task: .*forbids architect \(checked by the plugin: memini-core is down\)\./)
+    assert.match(err.message, /subagent_type "coder"/)
+    return true
+  })
+  assert.match(notices.join("\n"), /routing checked locally/)
+  await assert.rejects(before("l2", "nobody"), /unknown agent 'nobody'/)
+  await before("l3", "coder")
+  const out = { output: "done" }
+  await hooks["tool.execute.after"]({ tool: "task", sessionID: "s-local", callID: "l3" }, out)
+  assert.match(out.output, /routing checked by the plugin \(memini-core did not answer: connection refused\): coder is the primary agent for /)
+  // a text no keyword rule names: only the roster is checked
+  await before("l4", "architect", "Ponder the zebra.")
+})
+
 test("a wrong token: one line naming where it was read from (never the token); nothing throws", async () => {
   const dir = mkdtempSync(join(tmpdir(), "ng-tok-"))
   writeFileSync(join(dir, "token"), "not-the-token\n")

@@ -14,7 +14,9 @@ six `opencode run`s of the real binary against a scripted model (the only fake):
    runs, the reviewer verifies it; the task row has the 8 steps in order, a DERIVED_FROM link to
    the memory its context used, and that memory's trust went up by agent_used (+0.05);
 5. the default `build` agent calls mcp-server-time through the broker; the audit shows `build`;
-6. with the services stopped the run still completes, and the user sees one line saying so.
+6. with the services stopped the run still completes, and the user sees one line saying so;
+7. with the services stopped a delegation the matrix forbids is refused all the same (the
+   plugin applies the matrix the installer wrote into its options), naming the agent to use.
 
 The runs happen once (module fixture); each test asserts one promise from the services' own
 state, read while they were up.
@@ -122,7 +124,11 @@ def script(req: dict) -> Reply:
             return Reply(tool_calls=[ToolCall("task", verify)])
         return Reply(text="The CSV export is in place and verified.")
     if user.startswith("What time is it"):
-        if not done:
+        named = "get_current_time" in system
+        if not done and not named:
+            # what a model does when nothing names the tool: list the tools first
+            return Reply(tool_calls=[ToolCall("neuralgentics_get_tool_list", {})])
+        if len(done) == (0 if named else 1):
             call = {
                 "server": "time",
                 "tool": "get_current_time",
@@ -130,7 +136,7 @@ def script(req: dict) -> Reply:
                 "role": "admin",  # the model's claim: the plugin stamps the real agent
             }
             return Reply(tool_calls=[ToolCall("neuralgentics_mcp_router_call", call)])
-        return Reply(text=f"It is {done[0][:80]}")
+        return Reply(text=f"It is {done[-1][:80]}")
     return Reply(text="ok")
 
 
@@ -236,6 +242,10 @@ def loop(tmp_path_factory: pytest.TempPathFactory, shared_models_dir: Path) -> L
             ports_free = not listening(port) and not listening(broker_port)
             # both services down: the session must still work, and say so
             turns["down"] = _run(opencode, project, env, llm, QUESTION)
+            # ... and the matrix must hold (issue 30 item 1): the plugin applies it itself
+            turns["down_delegate"] = _run(
+                opencode, project, env, llm, "--agent", "orchestrator", TASK
+            )
         return Loop(
             turns,
             memories,
@@ -399,7 +409,46 @@ def test_turn6_with_the_services_down_the_run_completes_and_says_so(loop: Loop) 
     turn = loop.turns["down"]
     assert turn.rc == 0, turn.debug()
     lines = [x for x in turn.stderr.splitlines() if x.startswith("[neuralgentics]")]
-    assert any("memini-core is not answering" in x and "routing unchecked" in x for x in lines)
+    assert any(
+        "memini-core is not answering" in x and "routing checked locally" in x for x in lines
+    )
     assert any("broker is not answering" in x for x in lines)
     assert len(lines) == 2, lines  # one line each, not one per request
     assert "[neuralgentics]" not in turn.stdout  # the JSON stream stays clean
+
+
+def test_turn7_with_the_services_down_a_forbidden_delegation_is_still_refused(
+    loop: Loop,
+) -> None:
+    assert loop.plugin_options["routing"]["agents"]  # the installer wrote the matrix
+    turn = loop.turns["down_delegate"]
+    assert turn.rc == 0, turn.debug()
+    results = results_since_user(_primary_requests(turn)[-1])
+    assert len(results) >= 2, turn.debug()
+    refused, done = results[:2]
+    assert 'agent "architect" may not take this task' in refused, refused
+    assert "forbids architect" in refused and 'subagent_type "coder"' in refused
+    assert "memini-core is down" in refused
+    assert not any("You are the architect agent" in system_text(r) for r in turn.requests)
+    # the right agent ran, checked by the plugin and said to be so
+    assert CODER_MARKER in done and "routing checked by the plugin" in done
+
+
+def test_turn5_over_http_the_first_request_names_the_brokered_servers(loop: Loop) -> None:
+    """Issue 30 item 2: with `--broker http` (OpenCode's connection has the owner's token and no
+    role) the catalog is in the first request, so the first call can be the router."""
+    first = _primary_requests(loop.turns["tool"])[0]
+    system = system_text(first)
+    assert "get_current_time" in system and "time" in system, system[-3000:]
+    assert "no role yet" not in system
+    # the script, like a model, lists the tools first when the request does not name them
+    assert _calls(_primary_requests(loop.turns["tool"])[-1])[0] == "neuralgentics_mcp_router_call"
+
+
+def _calls(req: dict) -> list[str]:
+    """The tools the model called in a request's history, oldest first."""
+    return [
+        c.get("function", {}).get("name", "")
+        for m in req.get("messages", [])
+        for c in m.get("tool_calls") or []
+    ]

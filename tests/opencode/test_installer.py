@@ -406,3 +406,28 @@ def test_the_install_summary_lists_as_many_settings_as_it_counts(project: Path) 
     assert count == total > 2, line
     assert any(x.startswith("agent.orchestrator.permission.task (") for x in listed), line
     uninstall(Settings(), project)
+
+
+def test_the_plugin_options_carry_the_projects_routing_matrix(project: Path) -> None:
+    """Issue 30 item 1: the matrix the plugin applies while memini-core is down is the one the
+    orchestrator resolves for this project, overrides included; a broken one is refused."""
+    override = project / ".neuralgentics" / "routing.yaml"
+    override.parent.mkdir()
+    override.write_text("task_types:\n  implementation:\n    forbidden: [general, writer]\n")
+    install(Settings(), project)
+    routing = plugin_entry(project)[1]["routing"]
+    types = {t["id"]: t for t in routing["types"]}
+    assert types["implementation"]["forbidden"] == ["general", "writer"]
+    assert types["implementation"]["primary"] == "coder"
+    assert any("implement" in pattern for pattern, _ in types["implementation"]["keywords"])
+    assert "coder" in routing["agents"] and routing["version"] == 1
+
+
+def test_a_broken_routing_matrix_is_refused_and_nothing_changes(project: Path) -> None:
+    override = project / ".neuralgentics" / "routing.yaml"
+    override.parent.mkdir()
+    override.write_text("task_types:\n  implementation:\n    primary: nobody\n")
+    before = snapshot(project)
+    with pytest.raises(InstallError, match="names unknown agent 'nobody'"):
+        install(Settings(), project)
+    assert snapshot(project) == before

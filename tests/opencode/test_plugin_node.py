@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
 
 from oc_support import HERE, REPO, node_tool, which_or_fail
+
+from neuralgentics.orchestrator.config import load_config
+from neuralgentics.orchestrator.local_matrix import local_matrix
 
 
 def test_plugin_typechecks() -> None:
@@ -39,6 +43,8 @@ def test_plugin_node_suite(service: tuple[str, str, Path]) -> None:
             **{k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")},
             "NEURALGENTICS_TEST_SERVICE_URL": url,
             "NEURALGENTICS_TEST_CONFIG_DIR": str(token_file.parent),
+            # the built-in matrix as the installer writes it into the plugin options
+            "NEURALGENTICS_TEST_ROUTING": json.dumps(local_matrix(load_config())),
         },
         capture_output=True,
         text=True,

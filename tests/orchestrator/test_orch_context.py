@@ -42,6 +42,17 @@ def test_a_generous_budget_holds_routing_skill_capabilities_and_relevant_memorie
     assert package.memory_ids == [i.id for i in package.items if i.kind == "memory"]
 
 
+def test_the_package_points_at_no_matrix_it_does_not_hold(orch):
+    """Issue 30 item 5: the capabilities said "checked against the matrix below" in a package
+    that holds only its task's routing line (AGENTS.md has the table; a package has none)."""
+    for agent in ("build", "coder"):
+        package = orch.context(TASK, agent, 4000)
+        [caps] = [i.text for i in package.items if i.kind == "capabilities"]
+        assert "checked against the routing matrix;" in caps
+        assert "below" not in caps and "| task type |" not in package.markdown
+    assert "checked against the routing matrix (below)" in orch.agents_md()
+
+
 def test_a_small_budget_keeps_the_most_valuable_items_and_reports_the_rest(orch):
     big = orch.context(TASK, "coder", 4000)
     small = orch.context(TASK, "coder", 150)

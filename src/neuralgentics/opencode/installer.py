@@ -48,6 +48,7 @@ from neuralgentics.opencode.jsonedit import (
     undo,
 )
 from neuralgentics.opencode.models import ModelTierError, models_file, resolve_tiers
+from neuralgentics.orchestrator.errors import ConfigError as MatrixError
 from neuralgentics.text import plural
 
 BrokerMode = Literal["stdio", "http"]
@@ -150,13 +151,15 @@ def plugin_options(
     mode: BrokerMode,
     key: project_key.ProjectKey | None = None,
     credential: Path | None = None,
+    routing: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """What OpenCode hands the plugin (its second argument): where the services are — custom
     ports included — and where the token file is. The path, not the token: opencode.json may
     be committed, and the plugin reads the file on each call, so a new token is picked up
     without restarting OpenCode. A project install adds the repository's key (`project`; the
     folder name only as `project_name`) and its project credential's file (`credential_file`,
-    which the plugin uses instead of the owner token)."""
+    which the plugin uses instead of the owner token). ``routing``: the matrix the plugin applies
+    itself while memini-core is down (`orchestrator.local_matrix`)."""
     from neuralgentics.credentials import token_path
 
     opts: dict[str, Any] = {
@@ -171,6 +174,8 @@ def plugin_options(
         opts["project_name"] = key.display
     if credential is not None:
         opts["credential_file"] = home_relative(credential)
+    if routing is not None:
+        opts["routing"] = routing
     return opts
 
 
@@ -197,6 +202,18 @@ def verdict_command(verb: str, description: str) -> str:
         f"The user ran /memory-{verb} $ARGUMENTS. Its result, for your information only (do not "
         f"act on it, say in one line what it says):\n\n!`{exe} memory {verb} $ARGUMENTS 2>&1`\n"
     )
+
+
+def routing_for(s: Settings, project_dir: Path | None) -> dict[str, Any]:
+    """The matrix as the orchestrator resolves it for this project (built-in, the user's config
+    dir, the project's .neuralgentics/), as data for the plugin's local check."""
+    from neuralgentics.orchestrator.config import load_config
+    from neuralgentics.orchestrator.local_matrix import local_matrix
+
+    try:
+        return local_matrix(load_config(project_dir, s.config_dir))
+    except MatrixError as exc:
+        raise InstallError(f"the routing matrix: {exc}") from None
 
 
 def _sha(data: bytes | str) -> str:
@@ -357,7 +374,10 @@ def install(
         doc = read_json_file(target.config_file)
     except JsonFileError as exc:
         raise InstallError(str(exc)) from None
-    roster = load_roster(target.project_dir)
+    try:
+        roster = load_roster(target.project_dir)
+    except MatrixError as exc:
+        raise InstallError(f"the routing matrix: {exc}") from None
     # A project is its repository (project_key.py); its plugin holds a credential bound to it.
     key = project_key.project_key(target.project_dir) if target.project_dir else None
     try:
@@ -380,7 +400,8 @@ def install(
     log = EditLog()
     for leaf, value in _desired_config(s, doc, broker, roster):
         merge_leaf(doc, leaf, value, log)
-    entry = [plugin_spec(plugin), plugin_options(s, broker, key, credential)]
+    routing = routing_for(s, target.project_dir)
+    entry = [plugin_spec(plugin), plugin_options(s, broker, key, credential, routing)]
     append_item(doc, ("plugin",), entry, log, same=lambda e: _spec_of(e) == entry[0])
     files: list[tuple[Path, str]] = [(plugin_dir / rel, text) for rel, text in plugin_files()]
     files += [(target.agent_dir / f"{a.name}.md", a.text) for a in agent_files(roster, tiers)]

@@ -18,6 +18,7 @@
 import type { Plugin } from "@opencode-ai/plugin"
 
 import { Delegations } from "./ng/protocol.ts"
+import { LocalMatrix } from "./ng/routing.ts"
 import { type Json, makeNotice, type Options, Service } from "./ng/service.ts"
 import { makeInternalDetector, Sessions, textOf } from "./ng/sessions.ts"
 import { memoryTools, SCHEMAS } from "./ng/tools.ts"
@@ -38,7 +39,10 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
     env.NEURALGENTICS_PROJECT || opts.project || (root ? root.split(/[\\/]/).filter(Boolean).pop() : undefined) || "default"
   const sessions = new Sessions()
   const isInternal = makeInternalDetector(client)
-  const delegations = new Delegations(svc, directory, project)
+  // the matrix the installer wrote: applied here while memini-core is down (fail closed)
+  const matrix = LocalMatrix.from(opts.routing)
+  svc.routingLocal = matrix !== undefined
+  const delegations = new Delegations(svc, directory, project, matrix)
   // the first message of this OpenCode instance checks that the services answer (once)
   let checked: Promise<void> | undefined
 

@@ -11,14 +11,16 @@
  *     context used, which gain trust only when the task succeeded. A type without a verifier
  *     goes straight to verify (not required) and return.
  *
- * When memini-core does not answer, the delegation goes ahead unchecked, and the model and the
- * user are told so.
+ * When memini-core does not answer, the matrix the installer wrote into the plugin options is
+ * applied here (ng/routing.ts): a forbidden delegation is refused all the same, naming the agent
+ * to use; an allowed one goes ahead, not recorded, and the model and the user are told so.
  */
+import { LocalMatrix } from "./routing.ts"
 import type { Json, Service } from "./service.ts"
 
 type Work = { kind: "work"; taskId: string; agent: string; verifyWith: string[]; label: string }
 type Verify = { kind: "verify"; taskId: string; verifier: string }
-type Unchecked = { kind: "unchecked"; why: string }
+type Unchecked = { kind: "unchecked"; why: string; local?: string }
 type CallEntry = Work | Verify | Unchecked
 type Awaiting = { taskId: string; agent: string; verifyWith: string[]; label: string; summary: string }
 type SessionTasks = {
@@ -46,6 +48,17 @@ export const verdictOf = (text: string): { passed: boolean; explicit: boolean } 
   return { passed: all[all.length - 1][1].toLowerCase() === "pass", explicit: true }
 }
 
+/** A refused delegation: OpenCode blocks the call and the model reads why and whom to use. */
+const refuse = (target: string, reason: string, suggested: string[], note?: string): never => {
+  const instead = suggested.find((a) => a !== target)
+  throw new Error(
+    `Neuralgentics routing: agent "${target}" may not take this task: ${reason.replace(/\.$/, "")}` +
+      (note ? ` (${note})` : "") +
+      "." +
+      (instead ? ` Delegate it to "${instead}": call the task tool again with subagent_type "${instead}".` : ""),
+  )
+}
+
 export class Delegations {
   private readonly sessions = new Map<string, SessionTasks>()
   private readonly calls = new Map<string, CallEntry>()
@@ -56,6 +69,7 @@ export class Delegations {
     private readonly svc: Service,
     private readonly projectDir: string,
     private readonly project: string,
+    private readonly matrix?: LocalMatrix,
   ) {}
 
   private session(id: string): SessionTasks {
@@ -80,9 +94,12 @@ export class Delegations {
     return this.pending.splice(i, 1)[0].markdown
   }
 
-  private unchecked(callID: string, answer: { status: number; error: string }): void {
+  /** memini-core could not check it: the installed matrix decides here (a refusal throws). */
+  private unchecked(callID: string, answer: { status: number; error: string }, task: string, target: string): void {
     const why = answer.status ? `memini-core answered ${answer.status}: ${answer.error}` : `memini-core did not answer: ${answer.error}`
-    this.calls.set(callID, { kind: "unchecked", why })
+    const verdict = this.matrix?.check(task, target)
+    if (verdict && !verdict.allowed) refuse(target, verdict.reason, verdict.suggested, "checked by the plugin: memini-core is down")
+    this.calls.set(callID, { kind: "unchecked", why, local: verdict?.reason })
   }
 
   async before(sessionID: string, callID: string, args: Json): Promise<void> {
@@ -106,7 +123,7 @@ export class Delegations {
         this.calls.set(callID, { kind: "work", taskId: r.taskId, agent: target, verifyWith: r.verifyWith, label: r.label })
         return
       }
-      if (again.down) return this.unchecked(callID, again)
+      if (again.down) return this.unchecked(callID, again, task, target)
       // delegated too often: close it as failed, and treat this call as a new task
       await this.step(s.redelegate.taskId, "return", { summary: s.redelegate.summary, outcome: "failed" })
       s.redelegate = undefined
@@ -119,11 +136,11 @@ export class Delegations {
         "/orchestrator/tasks",
         { task: task.slice(0, 20000), session: sessionID, project_dir: this.projectDir || undefined, project: this.project },
       )
-      if (!created.ok) return this.unchecked(callID, created)
+      if (!created.ok) return this.unchecked(callID, created, task, target)
       taskId = String(created.body.id)
       for (const step of ["recall", "classify"]) {
         const r = await this.step(taskId, step)
-        if (!r.ok) return this.unchecked(callID, r)
+        if (!r.ok) return this.unchecked(callID, r, task, target)
       }
     }
     const route = await this.step(taskId, "route", { agent: target })
@@ -131,16 +148,12 @@ export class Delegations {
       if (route.status === 409 && route.body?.error?.code === "step_refused") {
         s.open.set(task, taskId)
         const suggested: string[] = Array.isArray(route.body.error.suggested_agents) ? route.body.error.suggested_agents : []
-        const instead = suggested.find((a) => a !== target)
         const reason = String(route.body.error.message || "")
           .replace(/^agent '[^']*' refused: /, "")
           .replace(/: delegate to .* instead\.?$/, "")
-        throw new Error(
-          `Neuralgentics routing: agent "${target}" may not take this task: ${reason.replace(/\.$/, "")}.` +
-            (instead ? ` Delegate it to "${instead}": call the task tool again with subagent_type "${instead}".` : ""),
-        )
+        refuse(target, reason, suggested)
       }
-      return this.unchecked(callID, route)
+      return this.unchecked(callID, route, task, target)
     }
     s.open.delete(task)
     const verifyWith: string[] = Array.isArray(route.body?.output?.verify_with) ? route.body.output.verify_with : []
@@ -151,7 +164,7 @@ export class Delegations {
       if (this.pending.length > MAX_PENDING) this.pending.shift()
     }
     const delegated = await this.step(taskId, "delegate", { agent: target })
-    if (!delegated.ok) return this.unchecked(callID, delegated)
+    if (!delegated.ok) return this.unchecked(callID, delegated, task, target)
     this.calls.set(callID, { kind: "work", taskId, agent: target, verifyWith, label })
   }
 
@@ -161,7 +174,9 @@ export class Delegations {
     if (!entry) return undefined
     this.calls.delete(callID)
     if (entry.kind === "unchecked")
-      return `[Neuralgentics] routing unchecked (${entry.why}): this delegation was not checked against the routing matrix and its result is not remembered.`
+      return entry.local
+        ? `[Neuralgentics] routing checked by the plugin (${entry.why}): ${entry.local}; by keyword rules only, and the result is not remembered.`
+        : `[Neuralgentics] routing unchecked (${entry.why}): this delegation was not checked against the routing matrix and its result is not remembered.`
     const s = this.session(sessionID)
     const result = taskResult(output).slice(0, MAX_SUMMARY_CHARS) || "(no output)"
 

@@ -34,6 +34,8 @@ export type Options = {
   project?: string
   project_name?: string
   credential_file?: string
+  // the routing matrix, applied by the plugin while memini-core is down (ng/routing.ts)
+  routing?: unknown
 }
 
 /** Who a call is for: the agent and the session, sent as headers (labels; the server decides
@@ -137,11 +139,17 @@ export class Service {
     }
   }
 
+  // the plugin holds the routing matrix the installer wrote (ng/routing.ts)
+  routingLocal = false
+
   /** The service is not answering: say so once, in words that say what the session loses. */
   down(why: string): void {
+    const routing = this.routingLocal
+      ? "delegations are checked against the installed routing matrix by keyword rules only (routing checked locally)"
+      : "delegations are not checked against the routing matrix (routing unchecked)"
     this.notice(
       "memini-down",
-      `memini-core is not answering at ${this.base} (${why}): this session runs without memory, and delegations are not checked against the routing matrix (routing unchecked). Start it: neuralgentics up`,
+      `memini-core is not answering at ${this.base} (${why}): this session runs without memory, and ${routing}. Start it: neuralgentics up`,
     )
   }
 
