@@ -12,7 +12,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from neuralgentics.broker.catalog import count_tokens
-from neuralgentics.broker.server.instructions import GUIDE, NO_ROLE
+from neuralgentics.broker.server.instructions import ANY_ROLE, GUIDE, NO_ROLE
 from tests.broker.conftest import (
     base_config,
     cli,
@@ -44,9 +44,11 @@ async def test_stdio_instructions_carry_the_roles_catalog(write_config, home) ->
     cases = {
         "coder": (write_config(cfg, "coder.yaml"), "coder"),
         "reviewer": (write_config(cfg, "reviewer.yaml"), "reviewer"),
-        # no --role: the default role's catalog; none: the guide and how to see one's tools
+        # no --role: the default role's catalog; none: what some role may use (issue 30
+        # item 2: the first request names the servers); no roles at all: the guide alone
         "default": (write_config({**cfg, "default_role": "reviewer"}, "default.yaml"), None),
         "none": (write_config(cfg, "none.yaml"), None),
+        "roleless": (write_config({**cfg, "roles": {}}, "roleless.yaml"), None),
         # switched off: the guide alone
         "off": (write_config({**cfg, "catalog": {"in_instructions": False}}, "off.yaml"), "coder"),
     }
@@ -75,7 +77,12 @@ async def test_stdio_instructions_carry_the_roles_catalog(write_config, home) ->
     assert "convert_time" not in reviewer and "get_current_time" in reviewer
 
     assert "Role reviewer may use:" in texts["default"]
-    assert texts["none"] == GUIDE + NO_ROLE
+    none = texts["none"]
+    assert none.startswith(GUIDE) and ANY_ROLE in none and NO_ROLE not in none
+    # the union of coder's and reviewer's: every server, each tool once
+    assert "get_current_time" in none and "convert_time" in none and "echo" in none
+    assert none.count("get_current_time") == 1
+    assert texts["roleless"] == GUIDE + NO_ROLE
     assert texts["off"] == GUIDE
 
 
@@ -119,7 +126,8 @@ def test_http_instructions_follow_the_sessions_role(write_config, home) -> None:
         owner = anyio.run(initialize, base, auth(base))
         assert "Role coder may use:" in coder and "echo" in coder
         assert "Role reviewer may use:" in by_token and "echo" not in by_token
-        assert owner == GUIDE + NO_ROLE  # the owner naming no role, no default role
+        # the owner naming no role, no default role: what some role may use (issue 30 item 2)
+        assert ANY_ROLE in owner and "echo" in owner and "get_current_time" in owner
 
         # a change of roles reaches the next session's instructions (no restart)
         r = httpx.post(

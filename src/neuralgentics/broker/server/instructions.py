@@ -15,6 +15,7 @@ from the request that opened the session).
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 from typing import Any
 
@@ -30,6 +31,9 @@ GUIDE = (
     "searches them, get_tool_list lists them again."
 )
 NO_ROLE = " This connection has no role yet: get_tool_list shows what you may use."
+# A connection without a role (the owner's, with no default_role: OpenCode's one connection,
+# whose calls each carry the calling agent's role) is shown what some role may use.
+ANY_ROLE = "Your agent's role may use some of (each call is checked against it):"
 
 _UNSET = object()
 # The role of the connection being served (set by the front before the SDK sees a request).
@@ -72,19 +76,50 @@ class Instructions:
         if not cfg.in_instructions:
             return GUIDE, True
         if role is None:
-            return GUIDE + NO_ROLE, True
-        tbs = await self.broker.tools_by_server_within(role, cfg.list_wait)
-        summaries = {n: s for n, s in self.broker.summaries(role).items() if n in tbs}
+            roles = sorted(self.broker.config.roles)
+            if not roles:
+                return GUIDE + NO_ROLE, True
+            tbs, skills = await self._union(roles, cfg.list_wait)
+            header = f"{GUIDE}\n{ANY_ROLE}"
+        else:
+            tbs = await self.broker.tools_by_server_within(role, cfg.list_wait)
+            skills = await self.broker.skills(role)
+            header = f"{GUIDE}\nRole {role} may use:"
+        summaries = {n: s for n, s in self.broker.summaries(None).items() if n in tbs}
         view = render_catalog(
             tbs,
             summaries,
             budget_tokens=cfg.instructions_budget_tokens,
-            skills=await self.broker.skills(role),
-            header=f"{GUIDE}\nRole {role} may use:",
+            skills=skills,
+            header=header,
             # in every request: skills by name (get_tool_list describes them)
             describe_skills=False,
         )
         return view.text, all(t is not None for t in tbs.values())
+
+    async def _union(
+        self, roles: list[str], wait: float
+    ) -> tuple[dict[str, list[Any] | None], list[Any]]:
+        """What any of ``roles`` may use: each server's tools some role may call, and the
+        skills some role may see (each once, in the config's order)."""
+        per_role = await asyncio.gather(
+            *(self.broker.tools_by_server_within(r, wait) for r in roles)
+        )
+        tbs: dict[str, list[Any] | None] = {}
+        for listing in per_role:
+            for server, tools in listing.items():
+                if tools is None:
+                    tbs.setdefault(server, None)
+                    continue
+                have = tbs.get(server) or []
+                names = {t.name for t in have}
+                tbs[server] = have + [t for t in tools if t.name not in names]
+        skills: dict[str, Any] = {}
+        for r in roles:
+            for record in await self.broker.skills(r):
+                skills.setdefault(record.id, record)
+        order = list(self.broker.launcher.entries)
+        return {n: tbs[n] for n in order if n in tbs}, list(skills.values())
 
     def text_for(self, role: Any) -> str:
         """What ``initialize`` answers: the prepared text, or the guide alone."""
