@@ -45,6 +45,8 @@ class Settings(BaseSettings):
     # update detection on add: auto (supersede / link when confident, report when unsure),
     # report (never link on its own, only report), off (docs/memini.md, "Update detection")
     update_detection: Literal["auto", "report", "off"] = "auto"
+    # a task waiting for its verification longer than this is stalled (task list, doctor)
+    task_stall_seconds: float = Field(default=300.0, ge=0)
     # where clients reach memini-core and the broker (default: host and port above)
     service_url: str | None = None
     broker_url: str | None = None

@@ -57,6 +57,9 @@ NEW_FACT = "Our CSV exports now use a comma as the separator."
 QUESTION = "Which separator do our CSV exports use?"
 TASK = "Implement the CSV export of the report table, with the separator this project uses."
 CODER_MARKER = "CSV-EXPORT-DONE-5e1c"
+# a delegation whose verification the model skips (issue 30 item 4), resumed on a later turn
+STALL_TASK = "Implement the JSON export of the report table."
+RESUME = "Go on."
 
 
 def _text(content: Any) -> str:
@@ -123,6 +126,20 @@ def script(req: dict) -> Reply:
             }
             return Reply(tool_calls=[ToolCall("task", verify)])
         return Reply(text="The CSV export is in place and verified.")
+    if user == STALL_TASK:
+        if not done:
+            call = {"description": "JSON export", "prompt": STALL_TASK, "subagent_type": "coder"}
+            return Reply(tool_calls=[ToolCall("task", call)])
+        return Reply(text="The JSON export is written.")  # the verify hint ignored
+    if user == RESUME:
+        if not done and "waits for verification by reviewer" in system:
+            verify = {
+                "description": "Verify JSON export",
+                "prompt": "Verify the JSON export of the report table.",
+                "subagent_type": "reviewer",
+            }
+            return Reply(tool_calls=[ToolCall("task", verify)])
+        return Reply(text="Nothing left to do." if not done else "Verified.")
     if user.startswith("What time is it"):
         named = "get_current_time" in system
         if not done and not named:
@@ -168,6 +185,9 @@ class Loop:
     update_detection: bool
     up_exit: int
     ports_free: bool
+    stalled: dict  # the stalled task as GET /orchestrator/tasks showed it
+    task_list: str  # `neuralgentics task list` while it was stalled
+    doctor: list[dict]
 
 
 def _run(opencode: Path, project: Path, env: dict, llm: FakeLLM, *args: str) -> Turn:
@@ -187,6 +207,8 @@ def loop(tmp_path_factory: pytest.TempPathFactory, shared_models_dir: Path) -> L
         **env_under(root, shared_models_dir),
         # custom ports: nothing else tells the plugin (issue 16, item 6)
         "NEURALGENTICS_PORT": str(port),
+        # a task waiting for its verification is stalled at once (default: after 5 minutes)
+        "NEURALGENTICS_TASK_STALL_SECONDS": "0",
         "NEURALGENTICS_BROKER_PORT": str(broker_port),
     }
     env = {
@@ -220,6 +242,34 @@ def loop(tmp_path_factory: pytest.TempPathFactory, shared_models_dir: Path) -> L
                 "delegate": _run(opencode, project, env, llm, "--agent", "orchestrator", TASK),
                 "tool": _run(opencode, project, env, llm, "What time is it in UTC?"),
             }
+            # issue 30 item 4: the model skips the verification; the task is reported stalled,
+            # and the next turn of that session reminds the orchestrator, who has it verified
+            turns["stall"] = _run(
+                opencode, project, env, llm, "--agent", "orchestrator", STALL_TASK
+            )
+            listed = httpx.get(base + "/orchestrator/tasks", headers=auth).json()["tasks"]
+            [stalled] = [t for t in listed if t["task"] == STALL_TASK]
+            task_list = neuralgentics("task", "list", env=exactly(env))
+            doctor = neuralgentics(
+                "doctor",
+                "--no-model",
+                "--no-servers",
+                "--project",
+                str(project),
+                "--json",
+                env=exactly(env),
+            )
+            turns["resume"] = _run(
+                opencode,
+                project,
+                env,
+                llm,
+                "--session",
+                stalled["session"],
+                "--agent",
+                "orchestrator",
+                RESUME,
+            )
             memories = httpx.get(
                 base + "/memory",
                 params={"project": options["project"], "include_superseded": True, "limit": 100},
@@ -260,12 +310,42 @@ def loop(tmp_path_factory: pytest.TempPathFactory, shared_models_dir: Path) -> L
             update_detection,
             up_exit,
             ports_free,
+            stalled,
+            task_list.stdout,
+            json.loads(doctor.stdout),
         )
     finally:
         stop(up)
 
 
 SUBAGENTS = ("coder", "reviewer", "architect")
+
+
+def test_a_stalled_verify_is_reported_then_resumed_on_the_next_turn(loop: Loop) -> None:
+    """Issue 30 item 4: the model ignored "delegate the check"; the task is marked stalled by
+    the service, `task list` and `doctor`; the session's next turn reminds the orchestrator,
+    whose delegation to the reviewer verifies it and the result is remembered."""
+    stalled = loop.stalled
+    assert stalled["stalled"] and stalled["next_step"] == "verify"
+    assert stalled["waiting_for"] == ["reviewer", "tester"]
+    assert CODER_MARKER in stalled["result_summary"]  # the coder's answer, kept for later
+    [line] = [x for x in loop.task_list.splitlines() if x.startswith(stalled["id"])]
+    assert line.endswith("STALLED") and " verify " in line
+    assert "neuralgentics task close ID" in loop.task_list
+    [tasks] = [c for c in loop.doctor if c["name"] == "tasks"]
+    assert tasks["status"] == "warn" and stalled["id"][:8] in tasks["detail"], tasks
+
+    first = _primary_requests(loop.turns["resume"])[0]
+    assert f"Task {stalled['id'][:8]}" in system_text(first)
+    assert "waits for verification by reviewer or tester" in system_text(first)
+    [task] = [t for t in loop.tasks if t["id"] == stalled["id"]]
+    assert task["status"] == "done" and not task["stalled"]
+    verify = task["steps"][-2]
+    assert verify["step"] == "verify" and verify["data"]["verified_by"] == "reviewer"
+    result = loop.details[task["result_memory_id"]]["memory"]["content"]
+    assert CODER_MARKER in result
+    last = _primary_requests(loop.turns["resume"])[-1]
+    assert "verified by reviewer: pass" in results_since_user(last)[-1]
 
 
 def _primary_requests(turn: Turn) -> list[dict]:
@@ -383,9 +463,11 @@ def test_turn4_delegation_refused_then_run_verified_and_remembered(loop: Loop) -
     )
     # trust from use: +0.05 (agent_used), once, for the memory the task's context used
     history = loop.details[new["id"]]["trust_history"]
-    used = [e for e in history if e["event"] == "agent_used"]
+    used = [e for e in history if e["event"] == "agent_used" and task["id"] in (e["note"] or "")]
     assert len(used) == 1 and used[0]["actor"] == "coder" and used[0]["delta"] == 0.05
-    assert loop.details[new["id"]]["memory"]["trust_score"] == 0.55
+    # (the stalled task's context used it too: +0.05 again once that one was verified)
+    every = [e for e in history if e["event"] == "agent_used"]
+    assert loop.details[new["id"]]["memory"]["trust_score"] == round(0.5 + 0.05 * len(every), 2)
 
 
 def test_turn5_the_default_build_agent_calls_a_broker_tool_out_of_the_box(loop: Loop) -> None:

@@ -431,3 +431,20 @@ def test_a_broken_routing_matrix_is_refused_and_nothing_changes(project: Path) -
     with pytest.raises(InstallError, match="names unknown agent 'nobody'"):
         install(Settings(), project)
     assert snapshot(project) == before
+
+
+def test_doctor_warns_when_the_plugins_matrix_is_older_than_the_routing_yaml(
+    project: Path,
+) -> None:
+    from neuralgentics.opencode.doctor import check_plugin_routing
+
+    install(Settings(), project)
+    options = plugin_entry(project)[1]
+    assert check_plugin_routing(Settings(), options, project, "reinstall").status == "ok"
+    override = project / ".neuralgentics" / "routing.yaml"
+    override.parent.mkdir()
+    override.write_text("task_types:\n  implementation:\n    forbidden: [general, writer]\n")
+    stale = check_plugin_routing(Settings(), options, project, "reinstall")
+    assert stale.status == "warn" and "changed since install" in stale.detail
+    missing = check_plugin_routing(Settings(), {}, project, "reinstall")
+    assert missing.status == "warn" and "run unchecked" in missing.detail

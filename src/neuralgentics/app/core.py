@@ -172,6 +172,7 @@ def create_app(
         config_dir=settings.config_dir,
         memory=DirectMemory(memory, memory.chunk_store),
         store_path=settings.home / "orchestrator.db",
+        stall_after=settings.task_stall_seconds,
     )
 
     @asynccontextmanager

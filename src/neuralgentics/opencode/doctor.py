@@ -279,6 +279,7 @@ def check_install(s: Settings, project: Path | None, global_: bool) -> list[Chec
         checks.append(check_plugin_options(s, found[1], reinstall))
         if target.project_dir is not None:
             checks.append(check_project_key(s, found[1], reinstall))
+        checks.append(check_plugin_routing(s, found[1], target.project_dir, reinstall))
     checks.append(check_tui_brand(target.home, where))
     entry = cfg.get("mcp", {}).get(MCP_NAME) if isinstance(cfg.get("mcp"), dict) else None
     if not entry:
@@ -727,6 +728,64 @@ def check_routing(s: Settings, project: Path | None) -> Check:
     )
 
 
+def check_tasks(s: Settings) -> Check:
+    """Tasks stalled at verify (the model ignored the hint): their results are not remembered
+    until someone verifies, closes or resumes them."""
+    from neuralgentics.orchestrator import protocol
+    from neuralgentics.orchestrator.task_store import TaskStore
+
+    path = s.home / "orchestrator.db"
+    if not path.exists():
+        return Check("tasks", "ok", "no task recorded yet")
+    store = TaskStore(path)
+    try:
+        records = store.list(limit=500)
+    finally:
+        store.close()
+    stalled = [t for t in records if protocol.stalled(t, s.task_stall_seconds)]
+    if not stalled:
+        return Check("tasks", "ok", f"none stalled ({plural(len(records), 'recent task')})")
+    names = ", ".join(f"{t.id[:8]} ({t.task_type}, {t.agent})" for t in stalled[:5])
+    return Check(
+        "tasks",
+        "warn",
+        f"{plural(len(stalled), 'task')} stalled at verify, results not remembered: {names}",
+        "neuralgentics task list; then task resume ID (the orchestrator is reminded on the "
+        "session's next turn) or task close ID [--succeeded]",
+    )
+
+
+def check_plugin_routing(
+    s: Settings, options: dict, project_dir: Path | None, reinstall: str
+) -> Check:
+    """The plugin's copy of the routing matrix (applied while memini-core is down) must be the
+    matrix the orchestrator resolves now."""
+    from neuralgentics.opencode.installer import InstallError, routing_for
+
+    try:
+        current = routing_for(s, project_dir)
+    except InstallError as exc:
+        return Check("plugin routing", "fail", str(exc), "fix the roster/routing YAML it names")
+    installed = options.get("routing")
+    if installed is None:
+        return Check(
+            "plugin routing",
+            "warn",
+            "the plugin has no copy of the routing matrix: with memini-core down delegations "
+            "run unchecked",
+            reinstall,
+        )
+    if installed != current:
+        return Check(
+            "plugin routing",
+            "warn",
+            "the routing matrix changed since install: with memini-core down the plugin "
+            "applies the old one",
+            reinstall,
+        )
+    return Check("plugin routing", "ok", "the plugin holds the current matrix")
+
+
 def run_checks(
     s: Settings,
     project: Path | None = None,
@@ -759,6 +818,7 @@ def run_checks(
         )
         checks.append(check_broker_config(s))
         checks.append(check_routing(s, project))
+        checks.append(check_tasks(s))
         checks.append(opencode.result())
         checks += check_install(s, project, global_)
         checks.append(check_agent_tools(s, project))

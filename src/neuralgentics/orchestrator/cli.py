@@ -40,6 +40,7 @@ def _orchestrator(project: Path | None, *, tasks: bool = False):
         memory=HttpMemoryClient(settings.url, token=client_token(settings)),
         # only the task commands touch the task file: `route` must not create files
         store_path=settings.home / "orchestrator.db" if tasks else None,
+        stall_after=settings.task_stall_seconds,
     )
 
 
@@ -250,19 +251,71 @@ def task_list(
     limit: int = typer.Option(20, "--limit", help="How many tasks at most."),
     project: Path | None = ProjectOpt,
 ) -> None:
-    """Recent tasks (newest first): id, session, next step, agent, task."""
+    """Recent tasks (newest first): id, session, next step, agent, task. A task waiting too
+    long for its verification is marked STALLED, with the commands that end or resume it."""
     try:
-        tasks = _orchestrator(project, tasks=True).list_tasks(session=session, limit=limit)
+        orch = _orchestrator(project, tasks=True)
+        tasks = [orch.task_view(t) for t in orch.list_tasks(session=session, limit=limit)]
     except OrchestratorError as exc:
         _fail(exc)
         return
     if not tasks:
         typer.echo(f"no task in session {session!r}" if session else "no task recorded yet")
     for t in tasks:
-        data = t.to_json()
+        mark = "  STALLED" if t["stalled"] else ""
         typer.echo(
-            f"{t.id}  {t.session:<12} {data['next_step'] or 'done':<9} {t.agent or '-':<10} {t.task[:60]}"
+            f"{t['id']}  {t['session']:<12} {t['next_step'] or 'done':<9} {t['agent'] or '-':<10} "
+            f"{t['task'][:60]}{mark}"
         )
+    stalled = [t for t in tasks if t["stalled"]]
+    if stalled:
+        typer.echo(
+            f"{plural(len(stalled), 'task')} stalled at verify (its result is not remembered): "
+            "neuralgentics task resume ID (remind the orchestrator on its next turn) or "
+            "neuralgentics task close ID [--succeeded] [--summary TEXT]"
+        )
+
+
+@task_app.command("close")
+def task_close(
+    task_id: str = typer.Argument(..., help=TaskIdHelp),
+    succeeded: bool = typer.Option(
+        False, "--succeeded", help="It worked (default: closed as failed; no trust is given)."
+    ),
+    summary: str | None = typer.Option(
+        None, "--summary", help="The result to remember (default: the agent's answer, kept)."
+    ),
+    project: Path | None = ProjectOpt,
+) -> None:
+    """End a task stalled at verify: verify is recorded as closed by you, return remembers it."""
+    try:
+        orch = _orchestrator(project, tasks=True)
+        record, output = orch.close_task(
+            orch.resolve_task_id(task_id), "succeeded" if succeeded else "failed", summary
+        )
+    except NeuralgenticsError as exc:
+        _fail(exc)
+        return
+    typer.echo(f"closed {record.id} ({output['outcome']}); remembered as {output['memory_id']}")
+
+
+@task_app.command("resume")
+def task_resume(
+    task_id: str = typer.Argument(..., help=TaskIdHelp), project: Path | None = ProjectOpt
+) -> None:
+    """Put a task stalled at verify back in play: its session's next turn reminds the
+    orchestrator to have it verified."""
+    try:
+        orch = _orchestrator(project, tasks=True)
+        record = orch.resume_task(orch.resolve_task_id(task_id))
+    except NeuralgenticsError as exc:
+        _fail(exc)
+        return
+    who = " or ".join(orch.verifiers(record)) or "its verifier"
+    typer.echo(
+        f"{record.id} waits for verification by {who}; the next turn of session "
+        f"{record.session} reminds the orchestrator: opencode --session {record.session}"
+    )
 
 
 @task_app.command("show")
@@ -272,7 +325,7 @@ def task_show(
     """Print a task record with its steps and timestamps."""
     try:
         orch = _orchestrator(project, tasks=True)
-        _print_json(orch.get_task(orch.resolve_task_id(task_id)).to_json())
+        _print_json(orch.task_view(orch.get_task(orch.resolve_task_id(task_id))))
     except NeuralgenticsError as exc:
         _fail(exc)
 

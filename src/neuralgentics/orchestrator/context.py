@@ -48,7 +48,7 @@ MEMORY_FRAMING = (
 
 @dataclass
 class ContextItem:
-    kind: str  # routing | skill | capabilities | memory | chunk
+    kind: str  # reminder | routing | skill | capabilities | memory | chunk
     id: str
     title: str
     text: str
@@ -130,6 +130,7 @@ def build_context(
     project: str | None = None,
     delegable: bool = True,
     session: str | None = None,
+    reminders: list[tuple[str, str]] | None = None,
 ) -> ContextPackage:
     budget = validate_budget(budget_tokens)
     if not isinstance(agent, str) or not AGENT_NAME_RE.fullmatch(agent):
@@ -139,6 +140,13 @@ def build_context(
     dropped: list[DroppedItem] = []
     candidates: list[ContextItem] = []
 
+    for task_id, text in reminders or []:
+        # a task of this session waits for its verification: first, whatever this turn is
+        candidates.append(
+            ContextItem(
+                "reminder", task_id, "Waiting for verification", text, 1.01, why="stalled verify"
+            )
+        )
     conf = f" (confidence {confidence:.2f})" if confidence is not None else ""
     role = config.agents.get(agent)
     if delegable:

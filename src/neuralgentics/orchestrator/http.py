@@ -163,14 +163,47 @@ def task_step(task_id: str, body: StepRequest, orch: Orch, by: By) -> Any:
     if by.bound:
         require_project(by, orch.get_task(task_id).project, field="task_id")
     record, output = orch.for_task(task_id).step(task_id, body.step, body.data)
-    return {"task": record.to_json(), "output": output}
+    return {"task": orch.task_view(record), "output": output}
+
+
+class ResultRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    summary: str = Field(min_length=1, max_length=20_000)
+
+
+class CloseRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    outcome: Literal["succeeded", "failed"] = "failed"
+    summary: str | None = Field(default=None, min_length=1, max_length=20_000)
+
+
+@router.post("/tasks/{task_id}/result", response_model=m.TaskOut)
+def task_result(task_id: str, body: ResultRequest, orch: Orch) -> Any:
+    """The delegated agent's answer, kept while the task waits for its verification."""
+    return orch.task_view(orch.record_result(task_id, body.summary))
+
+
+@router.post("/tasks/{task_id}/close", response_model=m.CloseOut)
+def close_task(task_id: str, body: CloseRequest, orch: Orch) -> Any:
+    """End a task waiting for its verification, by the user's word (`neuralgentics task close`)."""
+    record, output = orch.for_task(task_id).close_task(task_id, body.outcome, body.summary)
+    return {"task": orch.task_view(record), "output": output}
+
+
+@router.post("/tasks/{task_id}/resume", response_model=m.TaskOut)
+def resume_task(task_id: str, orch: Orch) -> Any:
+    """Restart a stalled task's clock; its session's next turn reminds the orchestrator."""
+    return orch.task_view(orch.resume_task(task_id))
 
 
 @router.get("/tasks", response_model=m.TasksOut)
-def list_tasks(orch: Orch, session: str | None = None, limit: int = 50) -> Any:
-    return {"tasks": [t.to_json() for t in orch.list_tasks(session=session, limit=limit)]}
+def list_tasks(
+    orch: Orch, session: str | None = None, limit: int = 50, stalled: bool = False
+) -> Any:
+    records = orch.stalled_tasks() if stalled else orch.list_tasks(session=session, limit=limit)
+    return {"tasks": [orch.task_view(t) for t in records]}
 
 
 @router.get("/tasks/{task_id}", response_model=m.TaskOut)
 def get_task(task_id: str, orch: Orch) -> Any:
-    return orch.get_task(task_id).to_json()
+    return orch.task_view(orch.get_task(task_id))

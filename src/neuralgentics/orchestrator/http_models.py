@@ -127,6 +127,10 @@ class TaskOut(BaseModel):
     project_dir: str | None = None
     version: int = 0
     next_step: str | None = None
+    # waiting for its verification longer than NEURALGENTICS_TASK_STALL_SECONDS
+    stalled: bool = False
+    # while it waits for its verification: the agents that may verify it
+    waiting_for: list[str] = []
 
 
 class TasksOut(BaseModel):
@@ -134,5 +138,10 @@ class TasksOut(BaseModel):
 
 
 class StepOut(BaseModel):
+    task: TaskOut
+    output: dict[str, Any]
+
+
+class CloseOut(BaseModel):
     task: TaskOut
     output: dict[str, Any]

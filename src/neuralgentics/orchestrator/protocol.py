@@ -105,6 +105,20 @@ def next_step(record: TaskRecord) -> str | None:
     return STEPS[last + 1] if last + 1 < len(STEPS) else None
 
 
+def waiting_for_verify(record: TaskRecord) -> bool:
+    """Delegated and answered, its verification not done yet (the orchestrator's move)."""
+    return record.status == "open" and next_step(record) == "verify"
+
+
+def stalled(record: TaskRecord, after_seconds: float, at: datetime | None = None) -> bool:
+    """Waiting for its verification for `after_seconds` or more: the model ignored the
+    hint, and without a reminder or a command the result is never remembered."""
+    if not waiting_for_verify(record):
+        return False
+    since = datetime.fromisoformat(record.updated_at)
+    return ((at or datetime.now(UTC)) - since).total_seconds() >= after_seconds
+
+
 def allowed_steps(record: TaskRecord) -> list[str]:
     nxt = next_step(record)
     if nxt is None:

@@ -33,6 +33,9 @@ from neuralgentics.orchestrator.task_store import TaskStore
 MAX_SUMMARY_CHARS = 20_000
 MAX_SESSION_CHARS = 200
 MAX_SIBLINGS = 16
+STALL_AFTER_SECONDS = 300.0
+# how many of a session's newest tasks the reminder in its context looks at
+REMIND_SCAN = 20
 
 
 class Orchestrator:
@@ -47,8 +50,11 @@ class Orchestrator:
         store: TaskStore | None = None,
         store_path: Path | None = None,
         project: str | None = None,
+        stall_after: float = STALL_AFTER_SECONDS,
     ) -> None:
         self.project_dir = project_dir
+        # seconds a task may wait for its verification before it counts as stalled
+        self.stall_after = stall_after
         self.config_dir = config_dir
         self.memory = memory
         # explicit chunk search, else the memory client's project search for this project dir
@@ -183,7 +189,121 @@ class Orchestrator:
             project=project if project is not None else self.project,
             delegable=delegable,
             session=session,
+            reminders=self.reminders(session) if session else [],
         )
+
+    def reminders(self, session: str) -> list[tuple[str, str]]:
+        """(task id, text) for each task of `session` waiting for its verification: the
+        orchestrator is reminded on its next turn (a model may ignore the hint it got)."""
+        if self.store is None and self.store_path is None:
+            return []
+        out: list[tuple[str, str]] = []
+        for record in self._store().list(session=session, limit=REMIND_SCAN):
+            if not protocol.waiting_for_verify(record):
+                continue
+            verifiers = self.verifiers(record)
+            who = " or ".join(verifiers) or "its verifier"
+            first = verifiers[0] if verifiers else "reviewer"
+            out.append(
+                (
+                    record.id,
+                    f"Task {record.id[:8]} ({record.task_type}, done by {record.agent}) waits for "
+                    f"verification by {who}: delegate the check (task tool, subagent_type "
+                    f'"{first}"), asking for "VERDICT: pass" or "VERDICT: fail: why". Until then '
+                    f"its result is not remembered. Task: {record.task[:200]}",
+                )
+            )
+        return out
+
+    def verifiers(self, record: TaskRecord) -> list[str]:
+        spec = self.config.task_types.get(record.task_type or "")
+        return list(spec.verify_with) if spec else []
+
+    def task_view(self, record: TaskRecord) -> dict:
+        """A task record as the routes and commands show it: plus whether it is stalled and,
+        while it waits for its verification, who may verify it."""
+        data = record.to_json()
+        waiting = protocol.waiting_for_verify(record)
+        data["stalled"] = protocol.stalled(record, self.stall_after)
+        data["waiting_for"] = self.verifiers(record) if waiting else []
+        return data
+
+    def stalled_tasks(self, limit: int = 500) -> list[TaskRecord]:
+        return [t for t in self._store().list(limit=limit) if protocol.stalled(t, self.stall_after)]
+
+    def record_result(self, task_id: str, summary: str) -> TaskRecord:
+        """The delegated agent's answer, kept while the task waits for its verification, so a
+        later turn, `task close` or `task resume` can remember it (not remembered yet)."""
+        record = self._store().get(task_id)
+        if not protocol.waiting_for_verify(record):
+            raise StepRefused(
+                f"task {record.id} is not waiting for its verification "
+                f"(next step: {protocol.next_step(record) or 'none, it is complete'})",
+                field="task_id",
+            )
+        record.result_summary = _summary(summary)
+        record.updated_at = protocol.now()
+        self._store().save(record)
+        return record
+
+    def close_task(
+        self, task_id: str, outcome: str = "failed", summary: str | None = None
+    ) -> tuple[TaskRecord, dict]:
+        """End a task that waits for its verification, by the user's word: verify is recorded
+        as closed without a verifier (passed = outcome succeeded), then return remembers the
+        result kept for it (or `summary`) with that outcome."""
+        if outcome not in ("succeeded", "failed"):
+            raise InvalidInput("outcome must be 'succeeded' or 'failed'", field="outcome")
+        record = self._store().get(task_id)
+        if not protocol.waiting_for_verify(record):
+            raise StepRefused(
+                f"task {record.id} is not waiting for its verification, so there is nothing to "
+                f"close (next step: {protocol.next_step(record) or 'none, it is complete'})",
+                field="task_id",
+            )
+        text = _summary(summary) if summary is not None else record.result_summary
+        if not text:
+            raise InvalidInput(
+                "no result was kept for this task: give the result to remember (--summary)",
+                field="summary",
+            )
+        updated_at = record.updated_at
+        protocol.record_step(
+            record,
+            "verify",
+            {
+                "verified_by": None,
+                "passed": outcome == "succeeded",
+                "notes": f"closed by the user ({outcome}) without its verification",
+                "required": bool(self.verifiers(record)),
+                "closed_by": "user",
+            },
+        )
+        try:
+            out = self._step_return(record, {"summary": text, "outcome": outcome})
+        except Exception:
+            # return claims the record before it writes the memory: take the verify back out
+            # (a failing close leaves the task as it was)
+            record.steps.pop()
+            record.updated_at = updated_at
+            self._store().save(record)
+            raise
+        self._store().save(record)
+        return record, out
+
+    def resume_task(self, task_id: str) -> TaskRecord:
+        """A stalled task back in play: its clock starts again (so it is not reported stalled
+        meanwhile) and its session's next turn reminds the orchestrator to verify it."""
+        record = self._store().get(task_id)
+        if not protocol.waiting_for_verify(record):
+            raise StepRefused(
+                f"task {record.id} is not waiting for its verification "
+                f"(next step: {protocol.next_step(record) or 'none, it is complete'})",
+                field="task_id",
+            )
+        record.updated_at = protocol.now()
+        self._store().save(record)
+        return record
 
     def agents_md(self) -> str:
         return render_agents_md(self.config, self.skills.skills())
@@ -226,6 +346,7 @@ class Orchestrator:
                     store_path=self.store_path,
                     embedder=self.embedder,
                     project=self.project,
+                    stall_after=self.stall_after,
                 )
                 self._siblings[resolved] = found
             return found
@@ -564,4 +685,15 @@ class Orchestrator:
         }
 
 
-__all__ = ["Orchestrator", "PROJECT_CONFIG_DIR"]
+def _summary(text: object) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInput("summary (the result to remember) is required", field="summary")
+    if len(text) > MAX_SUMMARY_CHARS:
+        raise InvalidInput(
+            f"summary is {len(text)} characters; the limit is {MAX_SUMMARY_CHARS}",
+            field="summary",
+        )
+    return text.strip()
+
+
+__all__ = ["Orchestrator", "PROJECT_CONFIG_DIR", "STALL_AFTER_SECONDS"]

@@ -87,7 +87,9 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
         const res = await svc.call(
           "POST",
           "/orchestrator/context",
-          { task: s.task.slice(0, 20000), agent, format: "markdown", project_dir: directory || undefined, project },
+          // the session: its memories join, and a task of it left waiting for its verification
+          // is recalled to the orchestrator (a reminder on its next turn)
+          { task: s.task.slice(0, 20000), agent, format: "markdown", project_dir: directory || undefined, project, session: input.sessionID || undefined },
           svc.writeTimeoutMs,
         )
         if (!res.ok) return // noticed once; asked again on the next step

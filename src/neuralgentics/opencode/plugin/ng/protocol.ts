@@ -28,6 +28,9 @@ type SessionTasks = {
   open: Map<string, string>
   awaiting?: Awaiting
   redelegate?: Awaiting
+  // asked the service once for a task of this session left waiting for its verification
+  // (by an earlier OpenCode process: `opencode run --continue`, a reopened TUI)
+  synced?: boolean
 }
 
 const MAX_SUMMARY_CHARS = 20000
@@ -86,6 +89,18 @@ export class Delegations {
     return this.svc.call("POST", `/orchestrator/tasks/${encodeURIComponent(taskId)}/step`, { step, data }, this.svc.writeTimeoutMs)
   }
 
+  /** A task of this session still waiting for its verification (the service keeps it, and the
+   * agent's answer): the next delegation to one of its verifiers verifies it. */
+  private async sync(sessionID: string, s: SessionTasks): Promise<void> {
+    const res = await this.svc.call("GET", `/orchestrator/tasks?session=${encodeURIComponent(sessionID)}&limit=20`)
+    if (!res.ok) return // down: nothing to resume; asked again on the next delegation
+    s.synced = true
+    const tasks: any[] = Array.isArray(res.body?.tasks) ? res.body.tasks : []
+    const t = tasks.find((x) => Array.isArray(x?.waiting_for) && x.waiting_for.length && typeof x.result_summary === "string")
+    if (t)
+      s.awaiting = { taskId: String(t.id), agent: String(t.agent), verifyWith: t.waiting_for, label: String(t.task_type), summary: t.result_summary }
+  }
+
   /** The package step 5 built for this agent and prompt (taken once), for the subagent's session. */
   takeContext(agent: string | undefined, text: string): string | undefined {
     const t = text.trim()
@@ -110,6 +125,7 @@ export class Delegations {
     const task = (prompt || (typeof args.description === "string" ? args.description : "")).trim()
     if (!task || !target) return // OpenCode itself rejects a task call without them
     const s = this.session(sessionID)
+    if (!s.awaiting && !s.synced) await this.sync(sessionID, s)
 
     if (s.awaiting && s.awaiting.verifyWith.includes(target)) {
       this.calls.set(callID, { kind: "verify", taskId: s.awaiting.taskId, verifier: target })
@@ -183,6 +199,8 @@ export class Delegations {
     if (entry.kind === "work") {
       if (entry.verifyWith.length) {
         s.awaiting = { taskId: entry.taskId, agent: entry.agent, verifyWith: entry.verifyWith, label: entry.label, summary: result }
+        // kept by the service too: a later turn, `task close` or `task resume` finds it there
+        await this.svc.call("POST", `/orchestrator/tasks/${encodeURIComponent(entry.taskId)}/result`, { summary: result }, this.svc.writeTimeoutMs)
         return (
           `[Neuralgentics] ${entry.label} results are verified by ${entry.verifyWith.join(" or ")}: delegate the check ` +
           `(task tool, subagent_type "${entry.verifyWith[0]}"), asking for "VERDICT: pass" or "VERDICT: fail: why". ` +
