@@ -436,6 +436,13 @@ test("with memini-core down: one line the user sees, tools say so, the delegatio
   await hooks["experimental.chat.system.transform"]({ sessionID: "s-down", model: {} }, sys)
   assert.deepEqual(sys.system, ["base"])
   assert.match(await tool(hooks, "memory_search", { query: "x" }), /memory is unavailable/)
+  // offered as one line while it is down (issue 30 item 5): no call wasted on it
+  for (const toolID of ["memory_search", "memory_save", "memory_feedback", "project_search"]) {
+    const def: any = { description: "full", parameters: {} }
+    await hooks["tool.definition"]({ toolID }, def)
+    assert.match(def.description, /^Unavailable: Neuralgentics memory is down/)
+    assert.deepEqual(def.jsonSchema.properties, {})
+  }
   const args = { description: "x", prompt: "Implement the thing", subagent_type: "architect" }
   await hooks["tool.execute.before"]({ tool: "task", sessionID: "s-down", callID: "x1" }, { args })
   const out = { output: "done" }

@@ -497,6 +497,13 @@ def test_turn6_with_the_services_down_the_run_completes_and_says_so(loop: Loop) 
     assert any("broker is not answering" in x for x in lines)
     assert len(lines) == 2, lines  # one line each, not one per request
     assert "[neuralgentics]" not in turn.stdout  # the JSON stream stays clean
+    # the memory tools say in one line that memory is down (issue 30 item 5)
+    first = _primary_requests(turn)[0]
+    described = {
+        t["function"]["name"]: t["function"].get("description", "") for t in first["tools"]
+    }
+    assert described["memory_save"].startswith("Unavailable: Neuralgentics memory is down")
+    assert described["project_search"].startswith("Unavailable")
 
 
 def test_turn7_with_the_services_down_a_forbidden_delegation_is_still_refused(

@@ -54,6 +54,8 @@ def test_the_tui_shows_the_brand_with_live_status_and_offline_when_the_services_
         "NEURALGENTICS_BROKER_PORT": str(broker_port),
         # the plugin asks every 5 s by default; a test need not wait that long for a change
         "NEURALGENTICS_TUI_POLL_MS": "500",
+        # a task waiting for its verification is stalled at once
+        "NEURALGENTICS_TASK_STALL_SECONDS": "0",
     }
     for k, v in env.items():
         monkeypatch.setenv(k, v)
@@ -109,12 +111,28 @@ def test_the_tui_shows_the_brand_with_live_status_and_offline_when_the_services_
                     },
                 ).raise_for_status()
 
+                # a delegated task whose verification was skipped (issue 30 item 4)
+                task = httpx.post(
+                    memini + "/orchestrator/tasks",
+                    headers=auth,
+                    timeout=60,
+                    json={"task": "Implement the CSV export.", "session": "s1", "project": "proj"},
+                ).json()["id"]
+                for step in ("recall", "classify", "route", "context", "delegate"):
+                    httpx.post(
+                        f"{memini}/orchestrator/tasks/{task}/step",
+                        headers=auth,
+                        timeout=60,
+                        json={"step": step, "data": {}},
+                    ).raise_for_status()
+
                 # home screen: the built-in footer is replaced by ours, with the live status
                 screen = tui.wait_for(
                     lambda t: BRAND in t and "2 memories in proj" in t and "broker 1/1 warm" in t,
                     90,
                     f"{BRAND!r} with '2 memories in proj' and 'broker 1/1 warm'",
                 )
+                assert "1 stalled task" in screen
                 assert "services up" in screen
                 assert "• OpenCode" not in screen  # the stock footer's line is gone
                 # the directory is still shown

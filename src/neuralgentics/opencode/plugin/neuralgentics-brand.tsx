@@ -71,6 +71,7 @@ const tui = async (api: any, options: any) => {
 
   const [memory, setMemory] = createSignal<Health>({ state: "checking" })
   const [broker, setBroker] = createSignal<Health>({ state: "checking" })
+  const [stalled, setStalled] = createSignal(0)
 
   /** GET a JSON route: the body, or the reason it could not be had. */
   const get = async (url: string): Promise<{ ok: true; body: any } | { ok: false; why: Health["state"] }> => {
@@ -100,6 +101,9 @@ const tui = async (api: any, options: any) => {
     }
     const n = Number(list.body?.total ?? 0)
     setMemory({ state: "up", detail: `${n} ${n === 1 ? "memory" : "memories"}` })
+    // tasks stuck at verify (the model skipped the check): `neuralgentics task list` says more
+    const tasks = await get(`${serviceUrl}/orchestrator/tasks?stalled=true`)
+    setStalled(tasks.ok && Array.isArray(tasks.body?.tasks) ? tasks.body.tasks.length : 0)
   }
 
   const pollBroker = async (): Promise<void> => {
@@ -153,7 +157,10 @@ const tui = async (api: any, options: any) => {
     const b = brokerMode === "stdio" ? "stdio" : broker().state
     if (m === "offline" && (b === "offline" || b === "stdio")) return ["services offline"]
     const lead = m === "up" && (b === "up" || b === "stdio") ? ["services up"] : []
-    return [...lead, memoryText(), brokerText()]
+    const n = m === "up" ? stalled() : 0
+    // short: the home footer shares its line with OpenCode's start-up spinner
+    const tasks = n ? [`${n} stalled ${n === 1 ? "task" : "tasks"}`] : []
+    return [...lead, memoryText(), brokerText(), ...tasks]
   }
   const statusColor = () => {
     const m = memory().state

@@ -21,7 +21,7 @@ import { Delegations } from "./ng/protocol.ts"
 import { LocalMatrix } from "./ng/routing.ts"
 import { type Json, makeNotice, type Options, Service } from "./ng/service.ts"
 import { makeInternalDetector, Sessions, textOf } from "./ng/sessions.ts"
-import { memoryTools, SCHEMAS } from "./ng/tools.ts"
+import { DOWN_DESCRIPTION, DOWN_SCHEMA, memoryTools, SCHEMAS } from "./ng/tools.ts"
 
 // The broker's meta-tools as OpenCode names them: `<mcp server>_<tool>` (the installer names the
 // server "neuralgentics"). Each answers for a role: the catalog it lists, the calls it allows.
@@ -54,7 +54,10 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
     "tool.definition": async (input: { toolID: string }, output: any) => {
       // plain-schema tools get every key required; hand OpenCode the real schema instead
       const schema = SCHEMAS[input.toolID]
-      if (schema) output.jsonSchema = schema
+      if (!schema) return
+      // asked for every request: while memini-core is down the tool says so in one line
+      output.jsonSchema = svc.unreachable ? DOWN_SCHEMA : schema
+      if (svc.unreachable) output.description = DOWN_DESCRIPTION
     },
 
     "chat.message": async (input, output) => {

@@ -141,9 +141,13 @@ export class Service {
 
   // the plugin holds the routing matrix the installer wrote (ng/routing.ts)
   routingLocal = false
+  // memini-core did not answer the last call (or the health check): the memory tools are
+  // offered as one line saying so (ng/tools.ts), until a call gets through again
+  unreachable = false
 
   /** The service is not answering: say so once, in words that say what the session loses. */
   down(why: string): void {
+    this.unreachable = true
     const routing = this.routingLocal
       ? "delegations are checked against the installed routing matrix by keyword rules only (routing checked locally)"
       : "delegations are not checked against the routing matrix (routing unchecked)"
@@ -184,6 +188,7 @@ export class Service {
         parsed = text
       }
     }
+    this.unreachable = res.status === 503
     if (res.ok) return { ok: true, status: res.status, body: parsed }
     const message = typeof parsed?.error?.message === "string" ? parsed.error.message : text.slice(0, 300)
     if (res.status === 401) {

@@ -56,6 +56,11 @@ export const DESCRIPTIONS: Record<string, string> = {
   project_search: "Search this project's indexed code by meaning and keywords. Returns file:lines and snippets.",
 }
 
+/** A memory tool's definition while memini-core does not answer: one line, no arguments (the
+ * four cost 357 cl100k tokens per request, these 4 × 48), so no call is wasted on it. */
+export const DOWN_DESCRIPTION = "Unavailable: Neuralgentics memory is down (memini-core not answering)."
+export const DOWN_SCHEMA: Schema = schema({}, [])
+
 // The agent's verdicts are the agent's events (memini/provenance.py): smaller than the user's,
 // within [0.3, 0.6], once per memory and session. Only the user confirms as the user
 // (`neuralgentics memory confirm`, the dashboard, /memory-confirm).
