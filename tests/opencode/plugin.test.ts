@@ -478,6 +478,17 @@ test("with memini-core down the installed matrix still refuses a forbidden deleg
   await before("l4", "architect", "Ponder the zebra.")
 })
 
+test("the local matrix decides as the service's router with similarity off, for every labelled task and agent", async () => {
+  const { LocalMatrix } = await import("../../src/neuralgentics/opencode/plugin/ng/routing.ts")
+  const matrix = LocalMatrix.from(JSON.parse(process.env.NEURALGENTICS_TEST_ROUTING ?? "null"))
+  assert.ok(matrix)
+  const cases: { task: string; agent: string; allowed: boolean }[] = JSON.parse(readFileSync(process.env.NEURALGENTICS_TEST_ROUTING_CASES ?? "", "utf8"))
+  assert.ok(cases.length > 300, `${cases.length} cases`)
+  const differ = cases.filter((c) => matrix.check(c.task, c.agent).allowed !== c.allowed)
+  assert.deepEqual(differ, [])
+  assert.ok(cases.some((c) => !c.allowed) && cases.some((c) => c.allowed))
+})
+
 test("a wrong token: one line naming where it was read from (never the token); nothing throws", async () => {
   const dir = mkdtempSync(join(tmpdir(), "ng-tok-"))
   writeFileSync(join(dir, "token"), "not-the-token\n")

@@ -7,10 +7,42 @@ import os
 import subprocess
 from pathlib import Path
 
+import yaml
 from oc_support import HERE, REPO, node_tool, which_or_fail
 
+from neuralgentics.orchestrator.classify import TaskClassifier, Weights
 from neuralgentics.orchestrator.config import load_config
 from neuralgentics.orchestrator.local_matrix import local_matrix
+from neuralgentics.orchestrator.routing import Router
+
+
+class _NoEmbedder:
+    """Similarity is off: the classifier never embeds (it is the keyword half alone)."""
+
+    def embed(self, texts):  # pragma: no cover - never called
+        raise AssertionError("similarity is off")
+
+
+def keyword_verdicts() -> list[dict]:
+    """What the service's router decides with similarity off, for every labelled task text the
+    keyword rules recognise and every roster agent: the plugin's local matrix must agree."""
+    config = load_config()
+    classifier = TaskClassifier(
+        config, embedder=_NoEmbedder(), weights=Weights(use_similarity=False)
+    )
+    router = Router(config, classifier)
+    labelled = yaml.safe_load((HERE.parent / "orchestrator" / "routing_tasks.yaml").read_text())
+    cases = []
+    for texts in labelled.values():
+        for text in texts:
+            decision = router.decide(text)
+            if not decision.recognised:
+                continue  # decided by similarity in the service: only the roster is checked
+            for agent in config.agents:
+                cases.append(
+                    {"task": text, "agent": agent, "allowed": router.check(decision, agent).allowed}
+                )
+    return cases
 
 
 def test_plugin_typechecks() -> None:
@@ -24,8 +56,10 @@ def test_plugin_typechecks() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def test_plugin_node_suite(service: tuple[str, str, Path]) -> None:
+def test_plugin_node_suite(service: tuple[str, str, Path], tmp_path: Path) -> None:
     url, kind, token_file = service
+    cases = tmp_path / "routing-cases.json"
+    cases.write_text(json.dumps(keyword_verdicts()))
     node_tool("tsx")
     proc = subprocess.run(
         [
@@ -45,6 +79,8 @@ def test_plugin_node_suite(service: tuple[str, str, Path]) -> None:
             "NEURALGENTICS_TEST_CONFIG_DIR": str(token_file.parent),
             # the built-in matrix as the installer writes it into the plugin options
             "NEURALGENTICS_TEST_ROUTING": json.dumps(local_matrix(load_config())),
+            # too long for an environment variable: a file
+            "NEURALGENTICS_TEST_ROUTING_CASES": str(cases),
         },
         capture_output=True,
         text=True,

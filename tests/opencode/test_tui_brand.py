@@ -128,11 +128,15 @@ def test_the_tui_shows_the_brand_with_live_status_and_offline_when_the_services_
 
                 # home screen: the built-in footer is replaced by ours, with the live status
                 screen = tui.wait_for(
-                    lambda t: BRAND in t and "2 memories in proj" in t and "broker 1/1 warm" in t,
+                    lambda t: (
+                        BRAND in t
+                        and "2 memories in proj" in t
+                        and "broker 1/1 warm" in t
+                        and "1 stalled task" in t
+                    ),
                     90,
-                    f"{BRAND!r} with '2 memories in proj' and 'broker 1/1 warm'",
+                    f"{BRAND!r} with '2 memories in proj', 'broker 1/1 warm', '1 stalled task'",
                 )
-                assert "1 stalled task" in screen
                 assert "services up" in screen
                 assert "• OpenCode" not in screen  # the stock footer's line is gone
                 # the directory is still shown

@@ -65,9 +65,12 @@ export class LocalMatrix {
     const ranked = scored.map((s, i) => ({ ...s, p: exp[i] / sum })).sort((a, b) => b.kw - a.kw)
     const [best, second] = ranked
     const ambiguous = second !== undefined && best.p - second.p < d.ambiguity_margin
-    return (ambiguous ? [best, second] : [best]).filter((c) => c.kw > 0)
+    const candidates = ambiguous ? [best, second] : [best]
+    // recognised when a keyword rule of a candidate matched (TaskClassifier's rule, similarity off)
+    return candidates.some((c) => c.kw > 0) ? candidates : []
   }
 
+  /** Whether `agent` may take `task`, as Router.check decides it with the keyword half alone. */
   check(task: string, agent: string): Verdict {
     const d = this.doc
     const candidates = this.candidates(task)
