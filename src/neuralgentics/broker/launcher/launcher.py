@@ -354,6 +354,14 @@ class Launcher:
         rt = await self.acquire(name)
         return rt.tools
 
+    def known_content(self, name: str) -> ServerContent | None:
+        """The server's last resources/prompts listing (in memory, then on disk), without
+        starting it; None when it was never listed."""
+        entry = self.entry(name)
+        if entry.content is None and self.content_cache is not None:
+            entry.content = _load_cached(self.content_cache.load, name, entry.config)
+        return entry.content
+
     async def content(self, name: str) -> ServerContent:
         """The server's resources, templates and prompts: the last listing (in memory, then on
         disk), else start it and list them."""

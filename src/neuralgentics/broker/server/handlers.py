@@ -386,6 +386,7 @@ def build_server(
         return result
 
     server = ListChangedServer(
+        broker,
         "neuralgentics-broker",
         version=__version__,
         instructions_source=instructions or Instructions(broker),
@@ -404,7 +405,38 @@ def build_server(
 
 class ListChangedServer(BrokerServer):
     """The broker's SDK server, declaring ``listChanged`` for tools, resources and prompts whichever
-    front runs it (the streamable HTTP manager asks with no options: it would say false)."""
+    front runs it (the streamable HTTP manager asks with no options: it would say false).
+
+    ``resources`` and ``prompts`` are declared only when some server may have them (it exposes
+    them, lists some, or was never listed): a client adds tools of its own for a server that
+    declares resources (OpenCode 1.18: its three ``*_mcp_resource*`` tools, 275 tokens in
+    every request), which here would have nothing to read."""
+
+    def __init__(self, broker: Broker, *args: Any, **kwargs: Any) -> None:
+        self._broker = broker
+        super().__init__(*args, **kwargs)
+
+    def _some_server_has(self, what: str) -> bool:
+        launcher = self._broker.launcher
+        for name, entry in launcher.entries.items():
+            if what in entry.config.expose:
+                return True
+            known = launcher.known_content(name)
+            if known is None:
+                return True  # not listed yet: it may have some
+            found = (known.resources or known.templates) if what == "resources" else known.prompts
+            if found:
+                return True
+        return False
+
+    def get_capabilities(self, *args: Any, **kwargs: Any) -> types.ServerCapabilities:
+        caps = super().get_capabilities(*args, **kwargs)
+        return caps.model_copy(
+            update={
+                "resources": caps.resources if self._some_server_has("resources") else None,
+                "prompts": caps.prompts if self._some_server_has("prompts") else None,
+            }
+        )
 
     def create_initialization_options(
         self,
