@@ -65,6 +65,10 @@ AGENT_ROUTES: frozenset[tuple[str, str]] = frozenset(
         ("POST", "/orchestrator/context"),
         ("POST", "/orchestrator/tasks"),
         ("POST", "/orchestrator/tasks/{task_id}/step"),
+        # the delegated answer kept while a task waits for verify, and (with ?session=, see
+        # orchestrator/http.py) a session's own tasks, to take up one left waiting
+        ("POST", "/orchestrator/tasks/{task_id}/result"),
+        ("GET", "/orchestrator/tasks"),
     }
 )
 

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from neuralgentics.errors import Forbidden
 from neuralgentics.memini.provenance import Actor, require_project
 from neuralgentics.orchestrator import http_models as m
 from neuralgentics.orchestrator.context import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET
@@ -198,8 +199,17 @@ def resume_task(task_id: str, orch: Orch) -> Any:
 
 @router.get("/tasks", response_model=m.TasksOut)
 def list_tasks(
-    orch: Orch, session: str | None = None, limit: int = 50, stalled: bool = False
+    request: Request,
+    orch: Orch,
+    session: str | None = None,
+    limit: int = 50,
+    stalled: bool = False,
 ) -> Any:
+    # a project credential (the plugin's) sees one session's tasks, whose id it holds
+    if getattr(getattr(request.state, "principal", None), "project", None) is not None and (
+        not session or stalled
+    ):
+        raise Forbidden("a project credential lists only one session's tasks (?session=ID)")
     records = orch.stalled_tasks() if stalled else orch.list_tasks(session=session, limit=limit)
     return {"tasks": [orch.task_view(t) for t in records]}
 
