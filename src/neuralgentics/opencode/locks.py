@@ -7,7 +7,7 @@ external plugin is configured. Offline that is npm's retry back-off, ~70 s; onli
 64 MB of ``node_modules`` per dir. OpenCode skips the install when ``node_modules/`` exists and
 ``package-lock.json`` lists ``@opencode-ai/plugin`` in ``packages[""].dependencies`` (it never
 looks inside ``node_modules``), so an empty ``node_modules/`` and a 4-line lock are enough
-(/work/notes/opencode-1.18.md §3: 3.8 s offline instead of 72 s).
+(measured with OpenCode 1.18.33: a start in 3.8 s offline instead of 72 s).
 
 Only a dir without ``node_modules`` gets one: a user's real install is never touched. The
 global dir is shared by every project installed, so who relies on each lock is recorded in a

@@ -250,7 +250,7 @@ class BrokerApp:
     """What ``broker serve`` runs: ``/mcp`` goes straight to the MCP endpoint (behind its own
     HTTPGuard), everything else — REST, the lifespan — to the FastAPI app. FastAPI's
     middleware, routing and exception layers were ~5 % of the HTTP front's CPU per MCP call
-    and do nothing for it (notes/broker-http-profile.md)."""
+    and do nothing for it (docs/benchmarks-broker.md, the HTTP front's profile)."""
 
     def __init__(self, api: FastAPI, mcp: ASGIApp) -> None:
         self.api = api

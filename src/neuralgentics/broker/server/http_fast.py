@@ -1,6 +1,6 @@
 """The HTTP front's fast path: a plain ``tools/call`` POST answered with one JSON response.
 
-Profiling ``broker serve`` (notes/broker-http-profile.md) put most of a call's CPU in the
+Profiling ``broker serve`` (docs/benchmarks-broker.md, ``--profile-http``) put most of a call's CPU in the
 SDK's streamable HTTP machinery: an SSE response per POST (sse-starlette, a task group),
 the POST handling (message validation, per-request memory streams), and the SDK server's
 dispatch (a task, a cancel scope, a span) — for a call that needs none of it. So, like the

@@ -1,7 +1,7 @@
 """The role's catalog in the broker's MCP ``instructions``: no catalog round trip.
 
 OpenCode (1.18) puts every MCP server's ``instructions`` from ``initialize`` into the system
-prompt of every agent (notes/opencode-1.18.md §5). With the compact catalog there, the agent
+prompt of every agent (read in its source; docs/opencode.md). With the compact catalog there, the agent
 can call ``mcp_router_call`` first; ``get_tool_list`` stays for a refresh after
 ``tools/list_changed`` (the instructions are only read at ``initialize``).
 

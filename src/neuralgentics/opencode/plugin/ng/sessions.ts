@@ -5,7 +5,7 @@
  * and compaction requests with the user's session id. So: the agent of a session comes from
  * `chat.message` (`output.message.agent`, set for every user message, the subagent's prompt
  * from `task` included), and an internal request is told apart by the first system message,
- * which starts with that agent's own prompt (notes: /work/notes/opencode-1.18.md §1.4).
+ * which starts with that agent's own prompt (read in OpenCode 1.18.33's source).
  */
 
 export type SessionState = {
