@@ -101,7 +101,7 @@ def load_rows(name: str, splits: list[str]) -> list[Row]:
     splits asked for (tune and held-out are separate projects). Older sets: the whole set (its
     corpus is shared), questions filtered later."""
     if name in STREAM_SETS:
-        wanted = ("tune", "heldout") if "all" in splits else splits
+        wanted = ("tune", "heldout", "heldout2") if "all" in splits else splits
         return [row for split in wanted for row in _stream(name, split)]
     if name == "updates":
         return _updates()
@@ -278,7 +278,7 @@ def evaluate(
                         c.new_first["mem0"] = c.new_first.get("mem0", 0) + (rank == 1)
                         gone = r_old is None or r_old > TOP
                         c.old_hidden["mem0"] = c.old_hidden.get("mem0", 0) + gone
-    wanted = ["tune", "heldout", "all"] if "all" in splits else splits
+    wanted = ["tune", "heldout", "heldout2", "all"] if "all" in splits else splits
     return {s: counts[s].as_dict() for s in wanted if s in counts}
 
 

@@ -3,9 +3,12 @@
     python bench/data/gen_streams.py           # (re)write bench/data/streams_*.jsonl
     python bench/data/gen_streams.py --check   # exit 1 when a committed file is stale
 
-Four sets, each in two files that never share an entity, a name or a number: `*_tune.jsonl`
-(tune on it, read its failures) and `*_heldout.jsonl` (run it to report, never read it to
-choose a rule or a constant). Deterministic: no randomness but a sha256 of fixed strings.
+Four sets, each in three files that never share an entity, a name or a number: `*_tune.jsonl`
+(tune on it, read its failures), `*_heldout.jsonl` (run it to report, never read it to
+choose a rule or a constant) and `*_heldout2.jsonl` (written after `heldout` had been looked
+at: new entity shapes, phrasings, event kinds, people and update wordings that no other file
+has; run once at the end of a piece of work, never read or tuned on). Deterministic: no
+randomness but a sha256 of fixed strings.
 
 - `parallel`: 14 components x 9 attributes, every fact true at once (each component its own
   timeout, port, owning team, language, deploy day, replicas, log retention, region, payload
@@ -38,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent
-SPLITS = ("tune", "heldout")
+SPLITS = ("tune", "heldout", "heldout2")
 
 
 def h(*parts: object) -> int:
@@ -56,7 +59,9 @@ def order(items: list, *key: object) -> list:
 def cap(s: str) -> str:
     """Sentence-initial form: "the payments service" -> "The payments service"; an identifier
     such as "inventory-worker" is written as it is."""
-    return s if "-" in s.split(" ")[0] else s[:1].upper() + s[1:]
+    first = s.split(" ")[0]
+    ident = "-" in first or "_" in first or any(c.isupper() for c in first[1:])
+    return s if ident else s[:1].upper() + s[1:]
 
 
 # -- parallel facts ------------------------------------------------------------------------------
@@ -93,6 +98,24 @@ COMPONENTS = {
         "audit-exporter",
         "the canary feature-flag server",
         "the nightly data exporter",
+    ],
+    # heldout2: shapes neither earlier split has (snake_case, CamelCase, a prefixed id,
+    # numbered tiers, platform pairs, a qualifier before a shared head noun)
+    "heldout2": [
+        "the reconciliation daemon",
+        "svc-geo-lookup",
+        "TokenVault",
+        "the iOS push bridge",
+        "the Android push bridge",
+        "the tier-1 cache",
+        "the tier-2 cache",
+        "rate_limiter",
+        "the GraphQL gateway",
+        "the SMS OTP sender",
+        "the PDF renderer",
+        "the invoices Kafka consumer",
+        "the refunds Kafka consumer",
+        "the on-prem license server",
     ],
 }
 
@@ -244,7 +267,50 @@ ATTRIBUTES: dict[str, dict] = {
 }
 
 
+# heldout2 (never used for tuning): phrasings no earlier split has, two per attribute.
+PHRASES_H2: dict[str, list[Phrase]] = {
+    "timeout": [
+        lambda e, v: f"{cap(e)} waits at most {v} seconds for an answer.",
+        lambda e, v: f"A call to {e} is cut off at the {v}-second mark.",
+    ],
+    "port": [
+        lambda e, v: f"Clients reach {e} at port {v}.",
+        lambda e, v: f"{cap(e)} is exposed on :{v}.",
+    ],
+    "team": [
+        lambda e, v: f"The {v} squad maintains {e}.",
+        lambda e, v: f"Ownership of {e} sits with team {v}.",
+    ],
+    "language": [
+        lambda e, v: f"{cap(e)} is a {v} codebase.",
+        lambda e, v: f"Engineers change {e} in {v}.",
+    ],
+    "deploy_day": [
+        lambda e, v: f"{cap(e)} goes to prod every {v}.",
+        lambda e, v: f"The release train for {e} leaves on {v}.",
+    ],
+    "replicas": [
+        lambda e, v: f"We keep {v} instances of {e} up.",
+        lambda e, v: f"{cap(e)} is horizontally scaled to {v} nodes.",
+    ],
+    "retention": [
+        lambda e, v: f"Log files of {e} expire after {v} days.",
+        lambda e, v: f"{v} days is how long the logs of {e} stay around.",
+    ],
+    "region": [
+        lambda e, v: f"{cap(e)} sits in the {v} data centre.",
+        lambda e, v: f"The home region of {e} is {v}.",
+    ],
+    "payload": [
+        lambda e, v: f"{cap(e)} caps uploads at {v} MB.",
+        lambda e, v: f"Anything over {v} MB sent to {e} is refused.",
+    ],
+}
+
+
 def phrasing(split: str, attribute: str, *key: object) -> Phrase:
+    if split == "heldout2":
+        return pick(PHRASES_H2[attribute], split, attribute, *key)
     phrases = ATTRIBUTES[attribute]["phrases"]
     pool = phrases if split == "heldout" else phrases[:-1]
     return pick(pool, split, attribute, *key)
@@ -361,7 +427,106 @@ CUSTOMER_PHRASE = [
 CUSTOMER_Q = [lambda n: f"What issue did {n} raise?", lambda n: f"What is {n} complaining about?"]
 
 
+# heldout2 (never used for tuning): kinds of event no earlier split has — pull requests,
+# schema migrations, deploys, security audits, vendor outages — many of one template.
+EVENTS_H2: dict[str, dict] = {
+    "pull requests": {
+        "names": ["PR #812", "PR #813", "PR #815", "PR #820", "PR #821"],
+        "what": [
+            "adds retries to the webhook sender",
+            "removes the unused feature-flag client",
+            "switches the date parsing to ISO 8601",
+            "splits the settings page into tabs",
+            "bumps the ORM to the next major version",
+        ],
+        "phrases": [
+            lambda n, a: f"{n} {a}.",
+            lambda n, a: f"The change in {n} {a}.",
+        ],
+        "questions": [lambda n: f"What does {n} do?", lambda n: f"What is {n} about?"],
+    },
+    "migrations": {
+        "names": ["migration 0042", "migration 0043", "migration 0047", "migration 0051"],
+        "what": [
+            "adds an index on orders.created_at",
+            "drops the legacy sessions table",
+            "renames the column user_name to handle",
+            "backfills the currency of old invoices",
+        ],
+        "phrases": [
+            lambda n, a: f"Schema {n} {a}.",
+            lambda n, a: f"{n[:1].upper() + n[1:]} {a}.",
+        ],
+        "questions": [lambda n: f"What does database {n} change?"],
+    },
+    "deploys": {
+        "names": ["deploy 3307", "deploy 3308", "deploy 3312", "deploy 3315"],
+        "what": [
+            "was rolled back after error rates doubled",
+            "was paused because a health check flapped",
+            "went out behind a 5 % canary",
+            "was delayed by a stuck image pull",
+        ],
+        "phrases": [
+            lambda n, a: f"Production {n} {a}.",
+            lambda n, a: f"{n[:1].upper() + n[1:]} {a}.",
+        ],
+        "questions": [lambda n: f"What happened with {n}?"],
+    },
+    "audits": {
+        "names": ["the Q1 audit", "the Q2 audit", "the Q3 audit", "the Q4 audit"],
+        "what": [
+            "found two admin accounts without MFA",
+            "flagged an S3 bucket that was public",
+            "asked for shorter API key lifetimes",
+            "found debug logging of card numbers",
+        ],
+        "phrases": [
+            lambda n, a: f"{n[:1].upper() + n[1:]} {a}.",
+            lambda n, a: f"During {n} the security team {a}.",
+        ],
+        "questions": [lambda n: f"What did {n} turn up?"],
+    },
+    "vendor outages": {
+        "names": ["Stripe", "Twilio", "SendGrid", "Cloudflare", "Okta"],
+        "what": [
+            "was down for forty minutes on the first of the month",
+            "dropped about a tenth of our requests for an afternoon",
+            "returned stale data from one of its regions",
+            "rate-limited us during the launch",
+            "broke its API with an unannounced field rename",
+        ],
+        "phrases": [
+            lambda n, a: f"Our vendor {n} {a}.",
+            lambda n, a: f"{n} {a}.",
+        ],
+        "questions": [lambda n: f"What trouble did we have with {n}?"],
+    },
+}
+
+
+def event_rows_h2(tag: str, take: int | None = None) -> list[dict]:
+    rows = []
+    for kind, spec in EVENTS_H2.items():
+        for i, n in enumerate(spec["names"][:take]):
+            what = spec["what"][(i + h(tag, kind)) % len(spec["what"])]
+            text = pick(spec["phrases"], "heldout2", tag, n)(n, what)
+            question = pick(spec["questions"], "heldout2", tag, n, 1)(n)
+            rows.append(
+                {
+                    "kind": "event",
+                    "entity": n,
+                    "attribute": "event",
+                    "text": text,
+                    "questions": [question],
+                }
+            )
+    return rows
+
+
 def event_rows(split: str, tag: str, take: int | None = None) -> list[dict]:
+    if split == "heldout2":
+        return event_rows_h2(tag, take)
     ev = EVENTS[split]
     rows = []
 
@@ -403,6 +568,42 @@ def event_rows(split: str, tag: str, take: int | None = None) -> list[dict]:
 PEOPLE = {
     "tune": ["Marisol", "Kenji", "Priya", "Tomasz", "Aiko", "Dmitri", "Fatima", "Liam"],
     "heldout": ["Ingrid", "Rafael", "Oluwaseun", "Beatriz", "Hamid", "Sofia", "Nikolai", "Mei"],
+    "heldout2": ["Yusuf", "Astrid", "Chiara", "Bongani", "Leilani", "Tobias", "Svetlana", "Arjun"],
+}
+# heldout2 (never used for tuning): phrasings no earlier split has, two per attribute.
+PERSON_PHRASES_H2: dict[str, list[Phrase]] = {
+    "commute": [
+        lambda p, v: f"Every morning {p} comes in by {v}.",
+        lambda p, v: f"{p} reaches the office by {v} most days.",
+    ],
+    "city": [
+        lambda p, v: f"{p} relocated to {v} last year.",
+        lambda p, v: f"{p}'s home is in {v}.",
+    ],
+    "role": [
+        lambda p, v: f"{p} joined as a {v}.",
+        lambda p, v: f"On the org chart {p} is listed as {v}.",
+    ],
+    "editor": [
+        lambda p, v: f"{p} swears by {v}.",
+        lambda p, v: f"{p} does all their coding in {v}.",
+    ],
+    "pet": [
+        lambda p, v: f"{p} adopted {v}.",
+        lambda p, v: f"{p} lives with {v}.",
+    ],
+    "hobby": [
+        lambda p, v: f"Off the clock {p} is into {v}.",
+        lambda p, v: f"{p} unwinds by {v}.",
+    ],
+    "speaks": [
+        lambda p, v: f"{p} is a native {v} speaker.",
+        lambda p, v: f"{p} talks to family in {v}.",
+    ],
+    "standup": [
+        lambda p, v: f"{p} holds the team sync at {v}.",
+        lambda p, v: f"The daily check-in {p} leads begins at {v}.",
+    ],
 }
 PERSON_ATTRS: dict[str, dict] = {
     "commute": {
@@ -522,7 +723,8 @@ def person_rows(split: str, people: list[str], attrs: list[str], tag: str) -> li
         for attribute in attrs:
             spec = PERSON_ATTRS[attribute]
             value = spec["values"][(pi + h(tag, attribute)) % len(spec["values"])]
-            text = pick(spec["phrases"], split, tag, person, attribute)(person, value)
+            phrases = PERSON_PHRASES_H2[attribute] if split == "heldout2" else spec["phrases"]
+            text = pick(phrases, split, tag, person, attribute)(person, value)
             rows.append(
                 {
                     "kind": "fact",
@@ -631,6 +833,56 @@ MIXED = {
         },
     },
 }
+MIXED["heldout2"] = {
+    "projects": {
+        "harbormaster": [
+            "the berth scheduler",
+            "crane-telemetry",
+            "CustomsBridge",
+            "the tier-1 manifest store",
+            "the tier-2 manifest store",
+            "the pilot_dispatch job",
+        ],
+        "wavecast": [
+            "the podcast ingester",
+            "rss-poller",
+            "the iOS player API",
+            "the Android player API",
+            "the transcript aligner",
+            "the ad-insertion proxy",
+        ],
+    },
+}
+# heldout2 (never used for tuning): update and restatement wordings no earlier split has.
+UPDATE_PHRASES_H2: dict[str, list[Callable[[str, str, str], str]]] = {
+    "timeout": [
+        lambda e, o, n: f"We cut the timeout of {e} to {n} seconds; it used to be {o}.",
+        lambda e, o, n: f"{cap(e)} waits at most {n} seconds for an answer.",
+    ],
+    "port": [
+        lambda e, o, n: f"{cap(e)} switched to port {n} (it was {o}).",
+        lambda e, o, n: f"Clients reach {e} at port {n}.",
+    ],
+    "team": [
+        lambda e, o, n: f"The {o} team handed {e} over to the {n} team.",
+        lambda e, o, n: f"Ownership of {e} sits with team {n} now.",
+    ],
+    "region": [
+        lambda e, o, n: f"We relocated {e} from {o} to {n}.",
+        lambda e, o, n: f"The home region of {e} is {n}.",
+    ],
+    "replicas": [
+        lambda e, o, n: f"{cap(e)} went from {o} to {n} replicas.",
+        lambda e, o, n: f"We keep {n} instances of {e} up.",
+    ],
+}
+RESTATE_H2 = {
+    "timeout": lambda e, v: f"After {v} seconds without a reply, {e} gives up.",
+    "port": lambda e, v: f"To talk to {e}, connect to port {v}.",
+    "team": lambda e, v: f"Questions about {e} go to the {v} team.",
+    "region": lambda e, v: f"{cap(e)} is operated out of {v}.",
+    "replicas": lambda e, v: f"{cap(e)} has {v} instances behind it.",
+}
 MIXED_ATTRS = ["timeout", "port", "team", "region", "replicas"]
 
 
@@ -648,7 +900,8 @@ def mixed_rows(split: str, project: str, components: list[str]) -> list[dict]:
         spec = ATTRIBUTES[r["attribute"]]
         values = [v for v in spec["values"] if v != r["value"]]
         new_value = pick(values, split, tag, r["entity"], r["attribute"], "new")
-        phrase = pick(UPDATE_PHRASES[r["attribute"]], split, tag, r["entity"], "u")
+        upd = UPDATE_PHRASES_H2 if split == "heldout2" else UPDATE_PHRASES
+        phrase = pick(upd[r["attribute"]], split, tag, r["entity"], "u")
         text = phrase(r["entity"], r["value"], new_value)
         later.append(
             {
@@ -663,7 +916,9 @@ def mixed_rows(split: str, project: str, components: list[str]) -> list[dict]:
         )
         r["questions"] = []
     for r in restated:
-        text = RESTATE[r["attribute"]](r["entity"], r["value"])
+        text = (RESTATE_H2 if split == "heldout2" else RESTATE)[r["attribute"]](
+            r["entity"], r["value"]
+        )
         later.append(
             {
                 "kind": "restatement",

@@ -5,9 +5,9 @@ for the one call that confirms it. Both stores, real MiniLM."""
 
 from __future__ import annotations
 
-OLD = "Releases are tagged by Maria."
-NEW = "Tom tags the releases these days."
-QUESTION = "Who tags releases?"
+OLD = "Releases are tagged by Maria from the web team."
+NEW = "Releases are tagged by Tom."
+QUESTION = "Who on the web team tags releases?"
 
 
 def add(client, content: str, **extra) -> dict:

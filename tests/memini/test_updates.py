@@ -73,12 +73,12 @@ def test_a_related_but_different_fact_hides_nothing(client, first, second):
 
 
 def test_unsure_is_reported_and_one_call_confirms(client):
-    old = add(client, "The mobile app talks to the API over REST.")["memory"]["id"]
-    new = add(client, "The mobile app uses GraphQL.")
+    old = add(client, "Releases are tagged by Maria.")["memory"]["id"]
+    new = add(client, "Releases are tagged by Tom.")
     new_id = new["memory"]["id"]
     assert new["superseded"] == []
     [likely] = new["likely_updates"]
-    assert likely["id"] == old and likely["content"].startswith("The mobile app talks")
+    assert likely["id"] == old and likely["content"].startswith("Releases are tagged by Maria")
     assert 0 < likely["score"] < 1 and likely["reason"]
     assert client.get(f"/memory/{old}").json()["memory"]["superseded_by"] is None  # nothing yet
 
@@ -93,7 +93,7 @@ def test_unsure_is_reported_and_one_call_confirms(client):
     # who made the supersession (issue 28): the owner token is the user, "agent" only a label
     assert edges["SUPERSEDES"] == {"detected": "confirmed", "by": "user", "by_name": "agent"}
     assert edges["RELATED_TO"]["detected"] == "likely_update"
-    assert old not in live_ids(client, "how does the mobile app call the API?")
+    assert old not in live_ids(client, "who tags the releases?")
     # confirming again changes nothing
     again = client.post(f"/memory/{new_id}/supersede", json={"ids": [old]})
     assert again.status_code == 200 and counts(client)["relationships"] == 2
@@ -202,8 +202,8 @@ def test_the_cli_says_what_the_add_did_and_how_to_confirm():
     ]
     shown = run("add", "CI moved to GitHub Actions; the Jenkins box was retired.").stdout
     assert f"supersedes: {old}" in shown and "why:" in shown
-    rest = json.loads(run("add", "The mobile app talks to the API over REST.", "--json").stdout)
-    unsure = run("add", "The mobile app uses GraphQL.").stdout
+    rest = json.loads(run("add", "Releases are tagged by Maria.", "--json").stdout)
+    unsure = run("add", "Releases are tagged by Tom.").stdout
     assert f"likely update of: {rest['memory']['id']}" in unsure
     confirm = next(line.strip() for line in unsure.splitlines() if "confirm:" in line)
     args = confirm.removeprefix("confirm: neuralgentics memory ").split()
@@ -211,7 +211,7 @@ def test_the_cli_says_what_the_add_did_and_how_to_confirm():
     listed = json.loads(run("list", "--json").stdout)["items"]
     assert {m["content"] for m in listed} == {
         "CI moved to GitHub Actions; the Jenkins box was retired.",
-        "The mobile app uses GraphQL.",
+        "Releases are tagged by Tom.",
     }
 
 

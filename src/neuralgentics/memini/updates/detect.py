@@ -104,7 +104,7 @@ def decide(
             continue
         old = read(memory.content)
         ev = evidence.weigh(new, old)
-        if ev.different or not ev.may_report:
+        if ev.different or not (ev.may_report or ev.may_act or ev.may_contradict):
             continue  # another entity, or another attribute of it: not an update of it
         j = scorer.judge(new, old, cosine, weights)
         reason = ev.reason() + "; " + _without_shared_words(j.reason)
@@ -116,7 +116,7 @@ def decide(
     for finding, ev in judged:
         bar = weights.auto if finding.relation == "SUPERSEDES" else weights.contradict
         if finding.relation == "SUPERSEDES":
-            allowed = ev.may_supersede or ev.cue_only or ev.bare_change
+            allowed = ev.may_act
         else:
             allowed = ev.may_contradict
         # the text states the change of this very value: the scorer need only find it likely
@@ -124,7 +124,7 @@ def decide(
         sure = finding.score >= bar or (stated and finding.score >= weights.likely)
         if not out.act and allowed and mode == "auto" and sure:
             out.act.append(finding)
-        elif finding.score >= weights.likely and len(out.likely) < MAX_LIKELY:
+        elif ev.may_report and finding.score >= weights.likely and len(out.likely) < MAX_LIKELY:
             out.likely.append(finding)
     return out
 

@@ -24,6 +24,14 @@ from neuralgentics.memini.updates.text import ADDITIVE_WORDS, CHANGE_WORDS, Fact
 
 # "from 8 to 12 seconds", "from eu-west-1 to us-east-2": the writer states the change.
 _FROM_TO = re.compile(r"\bfrom\s+(?:the\s+|port\s+)?\S+\s+(?:\S+\s+)?to\s+\S+", re.I)
+# The old value a change names ("from 8 to 12", "instead of Vue", "dropped paho-mqtt",
+# "deprecated its Modal component"): the change is of a fact that holds it, no other.
+_FROM_VALUE = re.compile(
+    r"\bfrom\s+(?:the\s+|port\s+)?([\w.:/-]+)\s+(?:\S+\s+)?to\s+"
+    r"|\binstead\s+of\s+(?:the\s+|its\s+|our\s+)?([\w.:/-]+)"
+    r"|\b(?:replaced|deprecated|dropped|retired|removed)\s+(?:the\s+|its\s+|our\s+)?([\w.:/-]+)",
+    re.I,
+)
 _CUE_WORDS = (
     CHANGE_WORDS
     | ADDITIVE_WORDS
@@ -41,12 +49,21 @@ class Evidence:
     clash: bool  # one attribute said alike, values that cannot both hold (a number of one
     # unit, a port, host or path, a schedule)
     bare: bool  # the new fact states only its entity, a value and cue words
+    confident: bool  # the attribute is read with confidence: a third or more of the two
+    # facts' attribute words are shared ("times out after" / "now times out after"), not one
+    # object word among many ("administers the clusters" / "upgraded the clusters")
+    additive: bool  # "also", "another", "a second": the new fact adds one beside the old
+    kinds_apart: bool  # the values that went and came are of different kinds (a weekday
+    # went, a region came): two attributes said with one verb ("is deployed each Tuesday" /
+    # "is deployed to ca-central-1"), not one attribute changed
     old_attribute_words: int  # how many words the older fact spends on its attribute
     entity: str  # for the reason shown to people
     attribute: str
 
     @property
     def may_supersede(self) -> bool:
+        if not self.cue and (self.kinds_apart or not self.confident):
+            return False
         return self.same_entity and self.same_attribute and (self.changed or self.cue)
 
     @property
@@ -54,7 +71,13 @@ class Evidence:
         """One entity, a bare new fact with a changed value, and an older fact that names no
         attribute of its own beyond one word ("The admin UI is a Vue app."): read as the same
         attribute."""
-        return self.same_entity and self.bare and self.changed and self.old_attribute_words <= 1
+        return (
+            self.same_entity
+            and self.bare
+            and self.changed
+            and not self.kinds_apart
+            and self.old_attribute_words <= 1
+        )
 
     @property
     def cue_only(self) -> bool:
@@ -62,7 +85,7 @@ class Evidence:
         attribute said in other words ("Kenji is on point for ingest" / "Ingest is Ana's
         responsibility from this quarter"): may supersede when the scorer is sure. Not a bare
         "Aiko moved to Nagoya", which names no attribute at all."""
-        if not (self.same_entity and self.cue and self.changed):
+        if not (self.same_entity and self.cue and self.changed) or self.kinds_apart:
             return False
         # a bare new fact ("The admin UI was rewritten in React.") may replace a fact that
         # names no attribute of its own either ("The admin UI is a Vue app."), not one that
@@ -71,11 +94,27 @@ class Evidence:
 
     @property
     def may_contradict(self) -> bool:
-        return self.same_entity and self.clash
+        return self.same_entity and self.confident and self.clash
+
+    @property
+    def may_act(self) -> bool:
+        """May this pair be superseded (when the scorer is sure) at all?"""
+        return self.may_supersede or self.cue_only or self.bare_change
 
     @property
     def may_report(self) -> bool:
-        return not self.different and (self.same_attribute or self.cue_only or self.bare_change)
+        """A likely update is reported only when one entity's one attribute is read with
+        confidence on both sides and its values differ (values of one kind): anything less
+        says nothing, so that a project of parallel facts reports almost none (issue 27: at
+        most 1 add in 20)."""
+        return (
+            self.same_entity
+            and self.same_attribute
+            and self.confident
+            and self.changed
+            and not self.kinds_apart
+            and not self.additive
+        )
 
     def reason(self) -> str:
         if self.different:
@@ -93,7 +132,9 @@ def _units(fact: Fact) -> frozenset[str]:
 def weigh(new: Fact, old: Fact) -> Evidence:
     e_new, e_old = subject.entity(new.text), subject.entity(old.text)
     if subject.different(e_new, e_old, new.text, old.text):
-        return Evidence(True, False, False, False, False, False, False, 0, "", "")
+        return Evidence(
+            True, False, False, False, False, False, False, False, False, False, 0, "", ""
+        )
     a_new = subject.attribute(new.text, new.values, _units(new), _CUE_WORDS)
     a_old = subject.attribute(old.text, old.values, _units(old), _CUE_WORDS)
     # what one says in its subject and the other in its predicate ("Identity lead: Mara" /
@@ -106,6 +147,9 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     low_gone = {kind(g.lower()) for g in gone} - {"number"}
     low_came = {kind(c.lower()) for c in came} - {"number"}
     same_kind = bool(low_gone & low_came)
+    kinds_gone = {kind(g.lower()) for g in gone}
+    kinds_came = {kind(c.lower()) for c in came}
+    kinds_apart = bool(kinds_gone and kinds_came and not kinds_gone & kinds_came)
     units = _units(new) & _units(old)
     unit_changed = any(
         {n for n, u in new.numbers if u == unit} != {n for n, u in old.numbers if u == unit}
@@ -131,12 +175,23 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     # or names the old value beside a change cue and brings a new one ("ingest dropped
     # paho-mqtt in favour of aiomqtt", "Bitrise is gone; the apps build on Xcode Cloud")
     cue = bool(new.change_cues) or bool(_FROM_TO.search(new.text))
+    if cue and not _names_old_value(new.text, old):
+        cue = False  # the change it states is of another fact ("upgraded the clusters from
+        # Postgres 13 to 16" does not replace "administers the PostgreSQL clusters")
     anchors = e_new.anchors | e_old.anchors
     named_old = any(
         g.lower() in new.tokens or g.lower() in new.words for g in gone if g.lower() not in anchors
     )
+    # a shared unit alone ("48 hours ahead" / "every three hours") is one attribute only
+    # beside a stated change: two plain facts need a word of their attribute in common
+    worded = any(not a.startswith("unit:") for a in shared)
+    words_new = {a for a in wide_new if not a.startswith("unit:")}
+    words_old = {a for a in wide_old if not a.startswith("unit:")}
+    common = {a for a in words_new if any(_same_stem(a, b) for b in words_old)}
+    union = len(words_new) + len(words_old) - len(common)
+    confident = bool(common) and len(common) / max(union, 1) >= 1 / 3
     same_attribute = (
-        bool(shared)
+        (worded or (bool(shared) and cue))
         or (bare and bool((low_gone & low_came) - {"word"}))
         or (cue and named_old and bool(came))
     )
@@ -147,13 +202,30 @@ def weigh(new: Fact, old: Fact) -> Evidence:
         same_attribute=same_attribute,
         changed=changed,
         cue=cue,
-        clash=bool(a_new & a_old)
+        # "also", "another", "a second": the new fact adds one, it cannot contradict
+        clash=not new.additive_cues
+        and bool(a_new & a_old)
         and (unit_changed or bool(low_gone & low_came - {"word"}) or schedule),
         bare=bare,
+        confident=confident or (bare and bool((low_gone & low_came) - {"word"})),
+        additive=bool(new.additive_cues),
+        kinds_apart=kinds_apart,
         old_attribute_words=len({a for a in a_old if not a.startswith("unit:")}),
         entity=e_new.text() or e_old.text(),
         attribute=", ".join(shown),
     )
+
+
+def _names_old_value(text: str, old: Fact) -> bool:
+    """Does the older fact hold the old value the new one names ("from 8081 to 8085": 8081)?
+    True when the new one names none (a bare "now", "no longer")."""
+    named = [next(g for g in m.groups() if g) for m in _FROM_VALUE.finditer(text)]
+    named = [n.strip(".,;:").lower() for n in named]
+    named = [n for n in named if n and n not in ("a", "an", "its", "the", "our")]
+    if not named:
+        return True
+    held = old.words | old.tokens | {v.lower() for v in old.values}
+    return any(n in held for n in named)
 
 
 @lru_cache(maxsize=16384)
@@ -161,4 +233,5 @@ def same_subject_and_attribute(a: str, b: str) -> bool:
     """Are two texts about one entity's one attribute (a restatement or an update of each
     other)? What recency may order (memini/ranking.py)."""
     ev = weigh(read(a), read(b))
-    return ev.same_entity and (ev.same_attribute or ev.cue_only or ev.bare_change)
+    same_attribute = ev.same_attribute and ev.confident and not ev.kinds_apart
+    return ev.same_entity and (same_attribute or ev.cue_only or ev.bare_change)

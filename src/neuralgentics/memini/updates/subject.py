@@ -85,6 +85,7 @@ SCHEDULE = frozenset(
     """every each monday tuesday wednesday thursday friday saturday sunday mondays tuesdays
     wednesdays thursdays fridays saturdays sundays""".split()
 )
+WH_WORDS = frozenset("where how when what who which why".split())
 PARTICLES = frozenset("over on up out off back in".split())
 # Words never part of an entity (they say how, not what).
 _NOT_ENTITY = STOPWORDS | DETERMINERS | ADVERBS
@@ -130,7 +131,26 @@ def _verbish(tokens: list[str], i: int, seen_content: bool) -> bool:
         return False
     following = tokens[i + 1].lower() if i + 1 < len(tokens) else ""
     # "the payments service": a modifier; "new builds of X", "logs from X": a plural noun
-    return following not in HEADS and following not in ("of", "from")
+    if following in HEADS or following in ("of", "from"):
+        return False
+    # a verb comes right after it ("the EU pricing feed runs in", "the seed feed is",
+    # "the billing feed moved to"): it is the phrase's head noun, the next word the verb
+    return not _verb_next(tokens, i + 1)
+
+
+def _verb_next(tokens: list[str], i: int) -> bool:
+    """Is tokens[i] a verb for sure: an auxiliary or common verb of the closed list, or a
+    lower-case "-ed" word followed by a preposition, an article or a number ("moved to",
+    "failed on", "dropped 3")?"""
+    if i >= len(tokens):
+        return False
+    low = tokens[i].lower()
+    if low in AUXILIARIES or low in ATTRIBUTION:
+        return True
+    if not (tokens[i].isalpha() and tokens[i].islower() and low.endswith("ed") and len(low) > 4):
+        return False
+    after = tokens[i + 1].lower() if i + 1 < len(tokens) else ""
+    return after in PREPOSITIONS or after in DETERMINERS or after[:1].isdigit()
 
 
 @lru_cache(maxsize=8192)
@@ -257,6 +277,17 @@ def entity(text: str) -> Entity:
             return found
         start = j + 1 if j < len(tokens) and tokens[j] == "," else j
     begin, end, verb = _phrase(tokens, start)
+    # "Port 8084 is where the EU search cluster can be reached", "Rust is what X is written
+    # in": the subject names the attribute; the clause after the wh-word names the entity
+    if (
+        verb is not None
+        and tokens[verb].lower() in ("is", "are", "was", "were")
+        and verb + 2 < len(tokens)
+        and tokens[verb + 1].lower() in WH_WORDS
+    ):
+        found = entity(" ".join(tokens[verb + 2 :]))
+        if found.known:
+            return found
     subject = _entity(tokens, begin, end)
     head = tokens[end - 1].lower() if end > begin else ""
     raw = [t.lower() for t in tokens[begin:end]]
@@ -295,14 +326,17 @@ def mentions(e: Entity, text: str) -> bool:
     if not e.known:
         return False
     lower = text.lower()
-    stems = {stem(w) for w in re.findall(r"[a-z0-9]+", lower)}
-    stems |= {stem(t.lower().removesuffix("'s")) for t in tokens_of(text)}
+    # whole tokens: "search" is not named by "search-api" (a part of another identifier);
+    # an identifier's parts may be named as words ("feature flag" for "feature-flag")
+    whole = {stem(t.lower().removesuffix("'s").removesuffix("\u2019s")) for t in tokens_of(text)}
+    whole |= {stem(w) for t in tokens_of(text) for w in t.lower().split("/") if w}
+    parts_named = {stem(w) for w in re.findall(r"[a-z0-9]+", lower)}
 
     def named(p: str) -> bool:
         if " " in p:
             return p in lower
         parts = [x for x in re.split(r"[-_./]+", p) if x]
-        return p in stems or (len(parts) > 1 and all(stem(x) in stems for x in parts))
+        return p in whole or (len(parts) > 1 and all(stem(x) in parts_named for x in parts))
 
     return all(named(p) for p in e.anchors | e.words)
 

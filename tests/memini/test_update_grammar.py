@@ -1,0 +1,153 @@
+"""The grammar rules of update detection, one test per rule (issue 27, second pass): each
+misreading below hid a true fact, reported a likely update that was none, or linked a false
+contradiction on the stream sets' tune part. Rules over the tokens, then the behaviour a user
+sees through the HTTP API, on both stores, real MiniLM, detection on (the default)."""
+
+from __future__ import annotations
+
+import pytest
+
+from neuralgentics.memini.updates import subject
+from neuralgentics.memini.updates.evidence import same_subject_and_attribute, weigh
+from neuralgentics.memini.updates.text import read
+
+
+def add(client, content: str) -> dict:
+    r = client.post("/memory/add", json={"content": content, "project": "shop"})
+    assert r.status_code in (200, 201), r.text
+    return r.json()
+
+
+def superseded(client, memory_id: str) -> str | None:
+    return client.get(f"/memory/{memory_id}").json()["memory"]["superseded_by"]
+
+
+def test_a_word_ending_in_ed_or_s_right_before_a_verb_is_the_head_noun():
+    # "feed" is no past tense: the verb is "runs"/"is"/"moved" right after it
+    for text in (
+        "The EU pricing feed runs in eu-west-1.",
+        "The EU pricing feed is owned by the Orca team.",
+        "The EU pricing feed moved to us-east-2.",
+    ):
+        e = subject.entity(text)
+        assert "feed" in e.words and "eu" in e.anchors, (text, e)
+    # still a verb when no verb follows it
+    assert subject.entity("The cart service logs requests to S3.").words == {"cart", "servic"}
+    assert subject.entity("Build 1423 failed on the lint step.").anchors == {"build 1423"}
+
+
+def test_an_attribute_subject_before_a_wh_clause_hands_over_to_the_clause():
+    said = subject.entity("Port 8084 is where the EU search cluster can be reached.")
+    plain = subject.entity("The EU search cluster binds to port 8084.")
+    assert said == subject.entity("The EU search cluster can be reached.")
+    assert subject.same(said, plain) and said.anchors == {"eu"}
+    us = "The US search cluster listens on port 8088."
+    assert weigh(
+        read(us), read("Port 8084 is where the EU search cluster can be reached.")
+    ).different
+
+
+def test_a_word_inside_another_identifier_does_not_name_an_entity():
+    a = "CrashLoopBackOff on the search-api pod happened once because of a bad URL."
+    b = "504 Gateway Timeout on /search means Elasticsearch took longer than 60 seconds."
+    assert weigh(read(b), read(a)).different
+    # an identifier's parts said as words still name it
+    assert subject.mentions(subject.entity("feature-flag server is up."), "the feature flag server")
+
+
+def test_values_of_different_kinds_are_two_attributes_said_with_one_verb():
+    region = "The staging payment webhook is deployed to ca-central-1."
+    day = "The staging payment webhook is deployed each Tuesday."
+    ev = weigh(read(region), read(day))
+    assert ev.same_entity and ev.kinds_apart
+    assert not (ev.may_report or ev.may_act or ev.may_contradict)
+    assert not same_subject_and_attribute(region, day)  # recency leaves them alone
+
+
+def test_one_shared_object_word_is_no_attribute_read_with_confidence():
+    old = "Dmitri Volkov administers the production PostgreSQL clusters."
+    new = "Dmitri Volkov upgraded the clusters from Postgres 13 to 16 in one weekend."
+    ev = weigh(read(new), read(old))
+    assert ev.same_entity and not ev.confident
+    assert not (ev.may_report or ev.may_act)
+    # a shared unit alone, without a stated change, is none either
+    horizon = "Project Helios predicts rooftop solar output 48 hours ahead."
+    refresh = "Project Helios refreshes its weather inputs every three hours."
+    assert not weigh(read(refresh), read(horizon)).may_act
+
+
+def test_a_change_that_names_its_old_value_replaces_only_a_fact_holding_it():
+    old = "Prism provides React components with built-in accessibility checks."
+    new = "Prism deprecated its Modal component in favour of Dialog."
+    assert not weigh(read(new), read(old)).cue
+    port = "The cart service listens on port 8081."
+    moved = "The cart service moved from port 8081 to port 8085."
+    assert weigh(read(moved), read(port)).may_supersede
+
+
+def test_a_fact_that_says_also_never_contradicts():
+    old = "Log lines carry trace_id and span_id fields so Grafana can jump to Tempo."
+    new = "Log lines also carry a request_id field from the gateway."
+    assert not weigh(read(new), read(old)).may_contradict
+
+
+def test_a_likely_update_needs_one_attribute_read_with_confidence_and_a_changed_value():
+    cases = [
+        ("Aiko uses IntelliJ for programming.", "Aiko moved to Nagoya."),  # another attribute
+        (  # a restatement: the same value
+            "The US search cluster has 2 pods behind its load balancer.",
+            "The US search cluster is running with 2 replicas.",
+        ),
+    ]
+    for old, new in cases:
+        assert not weigh(read(new), read(old)).may_report, (old, new)
+    ev = weigh(
+        read("The cart service times out after 8 seconds."),
+        read("The cart service times out after 5 seconds."),
+    )
+    assert ev.may_report and ev.may_supersede
+
+
+@pytest.mark.parametrize(
+    "facts",
+    [
+        [
+            "Dmitri Volkov administers the production PostgreSQL clusters.",
+            "Dmitri Volkov upgraded the clusters from Postgres 13 to 16 in one weekend.",
+        ],
+        [
+            "Prism provides React components with built-in accessibility checks.",
+            "Prism deprecated its Modal component in favour of Dialog.",
+        ],
+        [
+            "Project Helios predicts rooftop solar output 48 hours ahead.",
+            "Project Helios refreshes its weather inputs every three hours.",
+        ],
+        [
+            "The staging payment webhook is deployed each Tuesday.",
+            "The staging payment webhook is deployed to ca-central-1.",
+        ],
+        [
+            "Log lines carry trace_id and span_id fields so Grafana can jump to Tempo.",
+            "Log lines also carry a request_id field from the gateway.",
+        ],
+        [
+            "The US search cluster listens on port 8088.",
+            "Port 8084 is where the EU search cluster can be reached.",
+        ],
+    ],
+    ids=["object-word", "named-old-value", "unit-only", "kinds-apart", "also", "wh-clause"],
+)
+def test_both_facts_stay_visible_and_nothing_is_reported(client, facts):
+    first = add(client, facts[0])
+    second = add(client, facts[1])
+    assert second["superseded"] == [] and second["contradicts"] == [], second
+    assert second["likely_updates"] == [], second["likely_updates"]
+    assert superseded(client, first["memory"]["id"]) is None
+
+
+def test_a_stated_change_of_one_attribute_still_supersedes(client):
+    old = add(client, "We keep 4 instances of the berth planner up.")["memory"]["id"]
+    add(client, "The berth planner listens on port 8090.")
+    new = add(client, "The berth planner was scaled from 4 to 9 instances.")
+    assert [f["id"] for f in new["superseded"]] == [old]
