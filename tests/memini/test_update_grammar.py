@@ -151,3 +151,46 @@ def test_a_stated_change_of_one_attribute_still_supersedes(client):
     add(client, "The berth planner listens on port 8090.")
     new = add(client, "The berth planner was scaled from 4 to 9 instances.")
     assert [f["id"] for f in new["superseded"]] == [old]
+
+
+def test_facts_of_one_frame_that_differ_only_in_a_name_before_the_verb_are_two_entities():
+    """However the subject is read ("Anything over 2 MB sent to X is refused": the pronoun hands
+    over to a number and a participle), one frame with two names is two entities; a changed
+    value after the verb is not a name."""
+    a = "Anything over 2 MB sent to the thumbnail resizer is refused."
+    b = "Anything over 9 MB sent to the audit-log shipper is refused."
+    assert subject.one_frame_two_names(a, b) and weigh(read(b), read(a)).different
+    c = "A call to the orders Kafka consumer is cut off at the 3-second mark."
+    d = "A call to LedgerSync is cut off at the 6-second mark."
+    assert weigh(read(d), read(c)).different
+    # a value that changed after the verb: not a name, the frame rule stays out of it
+    assert not subject.one_frame_two_names(
+        "The admin UI is written in Vue.", "The admin UI is written in React."
+    )
+    assert not subject.one_frame_two_names(
+        "Deploys go out on Tuesdays.", "Deploys go out on Thursdays."
+    )
+
+
+def test_a_change_verb_in_the_bare_present_states_no_change():
+    """ "Engineers change the billing worker in Rust" says what they do, not that a fact about
+    the worker was replaced: no cue, so it hides nothing of another attribute."""
+    port = read("The billing worker listens on :7001.")
+    habit = read("Engineers change the billing worker in Rust.")
+    assert not habit.change_cues
+    ev = weigh(habit, port)
+    assert not ev.may_supersede and not ev.cue_only and not ev.bare_change
+    assert read("The billing worker changed its port to :7002.").change_cues
+
+
+def test_parallel_facts_in_one_frame_all_stay_visible(client):
+    ids = [
+        add(client, f"Anything over {mb} MB sent to {name} is refused.")["memory"]["id"]
+        for mb, name in (
+            (2, "the thumbnail resizer"),
+            (9, "the audit-log shipper"),
+            (16, "LedgerSync"),
+            (4, "the orders Kafka consumer"),
+        )
+    ]
+    assert [superseded(client, i) for i in ids] == [None] * 4

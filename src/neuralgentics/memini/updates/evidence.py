@@ -59,10 +59,14 @@ class Evidence:
     old_attribute_words: int  # how many words the older fact spends on its attribute
     entity: str  # for the reason shown to people
     attribute: str
+    # both facts' entities were read (not one read and merely named by the other fact): the
+    # weaker identity may hide nothing without a stated change ("Engineers change the PDF
+    # renderer in Kotlin" names the renderer, yet says nothing that replaces its port)
+    both_read: bool = True
 
     @property
     def may_supersede(self) -> bool:
-        if not self.cue and (self.kinds_apart or not self.confident):
+        if not self.cue and (self.kinds_apart or not self.confident or not self.both_read):
             return False
         return self.same_entity and self.same_attribute and (self.changed or self.cue)
 
@@ -73,6 +77,7 @@ class Evidence:
         attribute."""
         return (
             self.same_entity
+            and self.both_read
             and self.bare
             and self.changed
             and not self.kinds_apart
@@ -211,6 +216,7 @@ def weigh(new: Fact, old: Fact) -> Evidence:
         additive=bool(new.additive_cues),
         kinds_apart=kinds_apart,
         old_attribute_words=len({a for a in a_old if not a.startswith("unit:")}),
+        both_read=e_new.known and e_old.known,
         entity=e_new.text() or e_old.text(),
         attribute=", ".join(shown),
     )

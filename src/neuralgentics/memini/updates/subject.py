@@ -40,7 +40,10 @@ DETERMINERS = frozenset(
 PREPOSITIONS = frozenset(
     "of for to from into in on at by with behind under over inside within across via".split()
 )
-PRONOUNS = frozenset("we it they i you he she there this that everyone someone one".split())
+PRONOUNS = frozenset(
+    """we it they i you he she there this that everyone someone one anyone anything
+    everything something nothing""".split()
+)
 # Words that end a subject: the verb or what stands before it.
 AUXILIARIES = frozenset(
     """is are was were be been being has have had can could will would should must may might
@@ -175,7 +178,10 @@ def _phrase(tokens: list[str], start: int) -> tuple[int, int, int | None]:
             return start, i + 1, j if j < len(tokens) else None
         if t in ",;:()\u2014":
             return start, i, None
-        if _verbish(tokens, i, seen):
+        # a verb never follows a determiner or a preposition: "A call to the invoices Kafka
+        # consumer" goes on past "invoices"
+        after_function_word = i > start and tokens[i - 1].lower() in DETERMINERS | PREPOSITIONS
+        if _verbish(tokens, i, seen) and not after_function_word:
             return start, i, i
         if t.lower() not in _NOT_ENTITY:
             seen = True
@@ -341,12 +347,53 @@ def mentions(e: Entity, text: str) -> bool:
     return all(named(p) for p in e.anchors | e.words)
 
 
+def one_frame_two_names(a_text: str, b_text: str) -> bool:
+    """Two facts said in one frame that differ, before their main verb, only in the name of
+    what they are about: "Anything over 1 MB sent to [the SMS OTP sender] is refused" /
+    "Anything over 12 MB sent to [the GraphQL gateway] is refused". Whatever the reading of
+    their subjects, such facts are parallel, about two entities. Numbers are one slot of the
+    frame (the values may differ); the differing words must come before a verb that both share
+    after them ("… is refused"), and name a component (an identifier or a head noun such as
+    "gateway"), so a changed value after the verb ("is written in Vue" / "in React") is not
+    taken for a name."""
+    a = ["#" if t[:1].isdigit() else t.lower() for t in tokens_of(a_text)]
+    b = ["#" if t[:1].isdigit() else t.lower() for t in tokens_of(b_text)]
+    p = 0
+    while p < min(len(a), len(b)) and a[p] == b[p]:
+        p += 1
+    q = 0
+    while q < min(len(a), len(b)) - p and a[-1 - q] == b[-1 - q]:
+        q += 1
+    mid_a, mid_b = a[p : len(a) - q], b[p : len(b) - q]
+    content_a = {t for t in mid_a if t not in _NOT_ENTITY and t != "#"}
+    content_b = {t for t in mid_b if t not in _NOT_ENTITY and t != "#"}
+    if not content_a or not content_b or content_a & content_b:
+        return False
+    prefix, suffix = a[:p], a[len(a) - q :]
+    if any(t in AUXILIARIES for t in prefix) or not any(t in AUXILIARIES for t in suffix):
+        return False
+    raw_a = [t for t in tokens_of(a_text)][p : len(a) - q]
+    raw_b = [t for t in tokens_of(b_text)][p : len(b) - q]
+
+    def names(raw: list[str]) -> bool:
+        return any(
+            _is_anchor(t, t.lower(), False) or t.lower() in HEADS
+            for t in raw
+            if t.lower() not in _NOT_ENTITY and not t[:1].isdigit()
+        )
+
+    return names(raw_a) or names(raw_b)
+
+
 def different(a: Entity, b: Entity, a_text: str = "", b_text: str = "") -> bool:
     """Two known entities that are not one: each names something the other does not ("the
     payments service" / "inventory-worker", "EU cron scheduler" / "US cron scheduler", "build
     1423" / "build 1424"), and neither fact names the other's entity anywhere ("Kenji is on
     point for the ingest service" / "Ingest is Ana's responsibility" are one entity said two
-    ways). One naming more of the same ("Customer Acme" / "Acme") is one."""
+    ways). One naming more of the same ("Customer Acme" / "Acme") is one. Two facts of one
+    frame with two names are two entities, however their subjects were read."""
+    if a_text and b_text and one_frame_two_names(a_text, b_text):
+        return True
     if not a.known or not b.known:
         return False
     mine, theirs = a.anchors | a.words, b.anchors | b.words

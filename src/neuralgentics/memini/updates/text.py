@@ -30,13 +30,15 @@ STOPWORDS = frozenset(
 )
 
 # Change cues: the writer says that something changed. Words are matched whole; phrases on
-# the lower-cased text.
+# the lower-cased text. Only forms that state a change happened or is under way: the bare
+# present of a verb ("Engineers change the PDF renderer in Kotlin", "we switch to Gradle next
+# sprint", "move X to Y") describes a habit, a plan or an instruction, not a new fact that
+# replaces an old one.
 CHANGE_WORDS = frozenset(
-    """now moved move moving switched switch switching migrated migrate migration replaced
-    replace replacing upgraded upgrade bumped renamed rename changed change changing rewritten
-    rewrote rebuilt rebuild retired dropped deprecated removed gone instead favour favor
-    standardised standardized decided longer anymore since newer latest currently became
-    ported adopted abandoned sunset phased ended""".split()
+    """now moved moving switched switching migrated migration replaced replacing upgraded
+    bumped renamed changed changing rewritten rewrote rebuilt retired dropped deprecated
+    removed gone instead standardised standardized decided longer anymore since newer latest
+    currently became ported adopted abandoned sunset phased ended""".split()
 )
 CHANGE_PHRASES = (
     "no longer",
