@@ -12,10 +12,12 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import httpx
 
+from neuralgentics.memini.provenance import AGENT_EVENTS, band
+from neuralgentics.memini.store.base import TrustChange, from_milli
 from neuralgentics.memini.trust import DEFAULT_TRUST, EVENTS, EVENTS_MILLI
 from reliability import loopback
 from reliability.memini_proc import auth
@@ -209,10 +211,13 @@ def run_load(
 
 
 def _replay(history: list[dict]) -> float:
-    """The score the events lead to, in exact thousandths (stores keep trust that way)."""
+    """The score the events lead to, in exact thousandths (stores keep trust that way), each
+    within its band (an agent's events: memini/provenance.py)."""
     milli = round(DEFAULT_TRUST * 1000)
     for e in history:
-        milli = min(1000, max(0, milli + EVENTS_MILLI[e["event"]]))
+        floor, ceiling = band("agent" if e["event"] in AGENT_EVENTS else "user")
+        change = TrustChange(e["memory_id"], e["event"], from_milli(EVENTS_MILLI[e["event"]]))
+        milli = replace(change, floor_milli=floor, ceiling_milli=ceiling).bounded(milli)
         score = milli / 1000
         assert score == e["score_after"], (
             f"event {e['id']}: replay {score} != stored {e['score_after']}"

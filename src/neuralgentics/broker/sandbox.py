@@ -67,6 +67,40 @@ def _expand(path: str) -> str:
     return str(Path(os.path.expandvars(os.path.expanduser(path))).resolve())
 
 
+def _install_root(path: Path) -> Path:
+    """What a program needs beside itself: its ``node_modules`` tree, its virtualenv, or its
+    folder."""
+    for parent in path.parents:
+        if parent.name == "node_modules":
+            return parent
+        if (parent / "pyvenv.cfg").is_file():
+            return parent
+    return path.parent
+
+
+def _program_roots(exe: str) -> list[str]:
+    """The install roots of the command, of the file it links to, and of a script's
+    interpreter (its ``#!`` line)."""
+    if os.sep not in exe or not Path(exe).exists():
+        return []
+    files = [Path(exe), Path(exe).resolve()]
+    try:
+        with open(files[1], "rb") as f:
+            first = f.readline(512)
+    except OSError:
+        first = b""
+    if first.startswith(b"#!"):
+        interpreter = first[2:].decode("utf-8", "replace").split()
+        if interpreter and interpreter[0].startswith("/"):
+            files.append(Path(interpreter[0]))
+    roots: list[str] = []
+    for f in files:
+        root = str(_install_root(f))
+        if root not in roots and root != "/":
+            roots.append(root)
+    return roots
+
+
 def launch(config: ServerConfig, gateway: str | None = None) -> Launch:
     """The command line that starts ``config``'s process (args and env already expanded)."""
     assert config.command is not None
@@ -92,6 +126,11 @@ def launch(config: ServerConfig, gateway: str | None = None) -> Launch:
             p = _expand(path)
             if Path(p).exists():
                 argv += ["--ro-bind", p, p]
+    # The program itself stays visible, read-only, wherever it is installed: a server from a
+    # checkout or a virtualenv under /tmp or the home directory would otherwise vanish behind
+    # the tmpfs mounts above ("bwrap: execvp …: No such file or directory").
+    for root in _program_roots(exe):
+        argv += ["--ro-bind", root, root]
     for path in sandbox.writable:
         p = _expand(path)
         Path(p).mkdir(parents=True, exist_ok=True)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-_SCP = re.compile(r"^(?:[^@/]+@)?(?P<host>[^:/]+):(?P<path>(?!/).+)$")
+_SCP = re.compile(r"(?:[^@/]+@)?(?P<host>[^:/]+):(?P<path>(?!/).+)")
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def normalise_remote(url: str) -> str | None:
             return None
         host, path = parts.hostname, parts.path
     else:
-        m = _SCP.match(url)
+        m = _SCP.fullmatch(url)
         if m is None:
             return None
         host, path = m.group("host"), m.group("path")
