@@ -85,8 +85,8 @@ def _program_roots(exe: str) -> list[str]:
         return []
     files = [Path(exe), Path(exe).resolve()]
     try:
-        with open(files[1], "rb") as f:
-            first = f.readline(512)
+        with open(files[1], "rb") as script:
+            first = script.readline(512)
     except OSError:
         first = b""
     if first.startswith(b"#!"):
@@ -94,8 +94,8 @@ def _program_roots(exe: str) -> list[str]:
         if interpreter and interpreter[0].startswith("/"):
             files.append(Path(interpreter[0]))
     roots: list[str] = []
-    for f in files:
-        root = str(_install_root(f))
+    for file in files:
+        root = str(_install_root(file))
         if root not in roots and root != "/":
             roots.append(root)
     return roots
