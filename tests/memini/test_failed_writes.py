@@ -298,6 +298,18 @@ def test_every_failing_write_changes_nothing(client, store, settings, tmp_path) 
             ("/orchestrator/tasks", {"json": {"task": "t", "session": ""}}),
             ("/orchestrator/tasks", raw('{"task": "t", "session": "s\\u0000"}')),
         ],
+        ("POST", "/orchestrator/tasks/{task_id}/result"): [
+            ("/orchestrator/tasks/nope/result", {"json": {"summary": "done"}}),
+            (f"/orchestrator/tasks/{task}/result", {"json": {"summary": ""}}),
+            (f"/orchestrator/tasks/{task}/result", {"json": {"summary": "x", "extra": 1}}),
+        ],
+        ("POST", "/orchestrator/tasks/{task_id}/close"): [
+            ("/orchestrator/tasks/nope/close", {"json": {}}),
+            (f"/orchestrator/tasks/{task}/close", {"json": {"outcome": "maybe"}}),
+        ],
+        ("POST", "/orchestrator/tasks/{task_id}/resume"): [
+            ("/orchestrator/tasks/nope/resume", {}),
+        ],
         ("POST", "/orchestrator/tasks/{task_id}/step"): [
             (
                 f"/orchestrator/tasks/{task}/step",

@@ -34,6 +34,8 @@ def test_the_plugin_is_told_where_the_services_are_custom_ports_included(
     assert cfg["plugin"][0] == "my-own-plugin@1.0.0"  # the user's list is appended to
     spec, options = our_plugin(project)
     assert spec.startswith("file:///")
+    # the project's routing matrix, for the plugin to apply with the services down (issue 30)
+    assert "coder" in options.pop("routing")["agents"]
     assert options == {
         "service_url": "http://127.0.0.1:18900",
         "broker_url": "http://127.0.0.1:18901",

@@ -179,8 +179,10 @@ class CloseRequest(BaseModel):
 
 
 @router.post("/tasks/{task_id}/result", response_model=m.TaskOut)
-def task_result(task_id: str, body: ResultRequest, orch: Orch) -> Any:
+def task_result(task_id: str, body: ResultRequest, orch: Orch, by: By) -> Any:
     """The delegated agent's answer, kept while the task waits for its verification."""
+    if by.bound:  # a project's credential keeps answers of its own project's tasks only
+        require_project(by, orch.get_task(task_id).project, field="task_id")
     return orch.task_view(orch.record_result(task_id, body.summary))
 
 
