@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from neuralgentics.config import Settings
-from neuralgentics.filemodes import distrust
+from neuralgentics.filemodes import distrust, home_relative
 
 TOKEN_FILE = "token"
 # 32 random bytes, URL-safe base64 (43 characters): no character a shell or a header mangles.
@@ -61,11 +61,7 @@ def token_location(settings: Settings) -> str:
     """Where a person finds the credential: the variable, or the file (``~/…`` when under home)."""
     if settings.token:
         return "NEURALGENTICS_TOKEN"
-    path = token_path(settings)
-    try:
-        return "~/" + str(path.resolve().relative_to(Path.home().resolve()))
-    except ValueError:
-        return str(path)
+    return home_relative(token_path(settings))
 
 
 def new_token() -> str:

@@ -120,3 +120,12 @@ def distrust(path: Path, what: str) -> str | None:
             f"holds, then `chmod go-w {path}`"
         )
     return None
+
+
+def home_relative(path: Path) -> str:
+    """``~/…`` for a path under the home directory (the same on every machine of a team), else
+    the path itself."""
+    try:
+        return "~/" + str(path.resolve().relative_to(Path.home().resolve()))
+    except ValueError:
+        return str(path)

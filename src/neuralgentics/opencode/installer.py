@@ -28,6 +28,7 @@ from typing import Any, Literal
 from neuralgentics import __version__, project_credentials
 from neuralgentics.config import Settings
 from neuralgentics.credentials import CredentialError, ensure_token
+from neuralgentics.filemodes import home_relative
 from neuralgentics.opencode import broker_roles, locks, project_key, tui
 from neuralgentics.opencode.agents import (
     agent_files,
@@ -237,14 +238,6 @@ def token_reference(s: Settings) -> str:
     if s.token:
         return "{env:NEURALGENTICS_TOKEN}"
     return "{file:" + home_relative(token_path(s)) + "}"
-
-
-def home_relative(path: Path) -> str:
-    """``~/…`` for a path under the home directory (the same on every machine of a team)."""
-    try:
-        return "~/" + str(path.resolve().relative_to(Path.home().resolve()))
-    except ValueError:
-        return str(path)
 
 
 def broker_entry(s: Settings, mode: BrokerMode) -> dict[str, Any]:

@@ -63,7 +63,7 @@ def plugin_options(
     the token itself: tui.json may be committed with the project), and the repository's
     project key its memories are counted under (opencode/project_key.py)."""
     from neuralgentics.credentials import token_path
-    from neuralgentics.opencode.installer import home_relative
+    from neuralgentics.filemodes import home_relative
 
     opts: dict[str, Any] = {
         "service_url": s.url,

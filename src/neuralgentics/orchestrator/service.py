@@ -231,16 +231,21 @@ class Orchestrator:
     def stalled_tasks(self, limit: int = 500) -> list[TaskRecord]:
         return [t for t in self._store().list(limit=limit) if protocol.stalled(t, self.stall_after)]
 
-    def record_result(self, task_id: str, summary: str) -> TaskRecord:
-        """The delegated agent's answer, kept while the task waits for its verification, so a
-        later turn, `task close` or `task resume` can remember it (not remembered yet)."""
+    def _waiting_task(self, task_id: str, why: str = "") -> TaskRecord:
+        """The task, which must be waiting for its verification (else StepRefused)."""
         record = self._store().get(task_id)
         if not protocol.waiting_for_verify(record):
             raise StepRefused(
-                f"task {record.id} is not waiting for its verification "
+                f"task {record.id} is not waiting for its verification{why} "
                 f"(next step: {protocol.next_step(record) or 'none, it is complete'})",
                 field="task_id",
             )
+        return record
+
+    def record_result(self, task_id: str, summary: str) -> TaskRecord:
+        """The delegated agent's answer, kept while the task waits for its verification, so a
+        later turn, `task close` or `task resume` can remember it (not remembered yet)."""
+        record = self._waiting_task(task_id)
         record.result_summary = _summary(summary)
         record.updated_at = protocol.now()
         self._store().save(record)
@@ -254,13 +259,7 @@ class Orchestrator:
         result kept for it (or `summary`) with that outcome."""
         if outcome not in ("succeeded", "failed"):
             raise InvalidInput("outcome must be 'succeeded' or 'failed'", field="outcome")
-        record = self._store().get(task_id)
-        if not protocol.waiting_for_verify(record):
-            raise StepRefused(
-                f"task {record.id} is not waiting for its verification, so there is nothing to "
-                f"close (next step: {protocol.next_step(record) or 'none, it is complete'})",
-                field="task_id",
-            )
+        record = self._waiting_task(task_id, ", so there is nothing to close")
         text = _summary(summary) if summary is not None else record.result_summary
         if not text:
             raise InvalidInput(
@@ -294,13 +293,7 @@ class Orchestrator:
     def resume_task(self, task_id: str) -> TaskRecord:
         """A stalled task back in play: its clock starts again (so it is not reported stalled
         meanwhile) and its session's next turn reminds the orchestrator to verify it."""
-        record = self._store().get(task_id)
-        if not protocol.waiting_for_verify(record):
-            raise StepRefused(
-                f"task {record.id} is not waiting for its verification "
-                f"(next step: {protocol.next_step(record) or 'none, it is complete'})",
-                field="task_id",
-            )
+        record = self._waiting_task(task_id)
         record.updated_at = protocol.now()
         self._store().save(record)
         return record
