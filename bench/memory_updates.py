@@ -708,9 +708,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--split",
-        choices=("tune", "heldout", "all"),
+        choices=("tune", "heldout", "heldout3", "all"),
         default="all",
-        help="which items; 'all' reports tune, heldout and both together",
+        help="which items; 'all' reports tune, heldout and both together; heldout3 reads "
+        "memory_updates_heldout3.jsonl (run once at the end, never read to tune; not in 'all')",
     )
     parser.add_argument(
         "--mem0-python",
@@ -757,9 +758,8 @@ def main() -> int:
     if args.fit:
         fit_detection(Embedder())
         return 0
-    items = [
-        r for r in load_set("memory_updates") if args.split == "all" or r["split"] == args.split
-    ]
+    pairs_file = "memory_updates_heldout3" if args.split == "heldout3" else "memory_updates"
+    items = [r for r in load_set(pairs_file) if args.split == "all" or r["split"] == args.split]
     splits = ["tune", "heldout", "all"] if args.split == "all" else [args.split]
 
     embedder = Embedder()
