@@ -5,6 +5,7 @@ unavailable message and exit code."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from _cli import neuralgentics
@@ -67,20 +68,43 @@ def test_broker_commands_reload_the_broker_at_NEURALGENTICS_BROKER_URL(tmp_path:
 
 
 def test_doctor_checks_the_broker_at_NEURALGENTICS_BROKER_URL(tmp_path: Path) -> None:
-    from neuralgentics.opencode.doctor import run_checks
-
     config = write_config(tmp_path / "broker.yaml", {"time": time_server()})
     with serving(config, tmp_path) as (base, _):
+        env = _env(
+            tmp_path,
+            NEURALGENTICS_PORT=str(free_port()),
+            NEURALGENTICS_BROKER_PORT=str(free_port()),
+            NEURALGENTICS_BROKER_URL=base,
+        )
+        done = neuralgentics(
+            "doctor", "--json", "--no-model", "--no-servers", "--project", str(tmp_path), env=env
+        )
+    checks = {c["name"]: c for c in json.loads(done.stdout)}
+    broker = checks["broker (http)"]
+    assert broker["status"] == "ok" and base in broker["detail"], broker
+
+
+def test_the_dashboard_forwards_to_the_broker_at_NEURALGENTICS_BROKER_URL(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from neuralgentics.app.core import create_app
+
+    token = "service-urls-token"
+    config = write_config(tmp_path / "broker.yaml", {"time": time_server()})
+    with serving(config, tmp_path, {"NEURALGENTICS_TOKEN": token}) as (base, _):
         s = Settings(
-            home=tmp_path / "home",
-            config_dir=tmp_path / "config",
-            port=free_port(),
-            broker_port=free_port(),
+            home=tmp_path / "memini",
+            config_dir=tmp_path / "memini-config",
+            token=token,
+            broker_port=free_port(),  # nothing there: only the URL reaches the broker
             broker_url=base,
         )
-        checks = {c.name: c for c in run_checks(s, tmp_path, servers=False)}
-    broker = checks["broker (http)"]
-    assert broker.status == "ok" and base in broker.detail, broker
+        with TestClient(create_app(s)) as client:
+            auth = {"Authorization": f"Bearer {token}"}
+            assert client.get("/ui/api/info", headers=auth).json()["broker_url"] == base
+            servers = client.get("/ui/api/broker/servers", headers=auth)
+            assert servers.status_code == 200, servers.text
+            assert [row["name"] for row in servers.json()] == ["time"]
 
 
 def test_a_broker_that_is_not_running_leaves_the_edit_made_and_says_nothing(

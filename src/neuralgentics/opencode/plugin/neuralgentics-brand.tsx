@@ -4,7 +4,8 @@
  * with live status, in the session sidebar's footer and the home screen's footer.
  *
  * A TUI plugin, listed in tui.json by `neuralgentics opencode install`. OpenCode compiles this
- * file itself and serves `@opentui/solid` and `solid-js` to it, so it needs no npm install.
+ * file itself and serves `@opentui/solid` and `solid-js` to it, so it needs no npm install (the
+ * `@opencode-ai/plugin/tui` import is types only, erased when OpenCode compiles it).
  * `sidebar_footer` and `home_footer` are single-winner slots: the lowest `order` wins and the
  * built-in footers register at 100, so order 0 replaces them. The built-in home footer shows
  * the directory and the MCP status: this one shows them too.
