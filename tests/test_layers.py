@@ -23,6 +23,7 @@ FOUNDATIONS = {
     "errors",
     "config",
     "credentials",
+    "service_client",
     "project_credentials",
     "netguard",
     "httpguard",

@@ -72,9 +72,24 @@ class Settings(BaseSettings):
     def sqlite_path(self) -> Path:
         return self.home / "memini.db"
 
+    # The two services' URLs, as every client derives them (service_client.py builds the
+    # authenticated client; the installers write them into the plugin's options).
     @property
     def url(self) -> str:
+        """memini-core: NEURALGENTICS_SERVICE_URL, else the host and port it is served on."""
         return self.service_url or f"http://{self.host}:{self.port}"
+
+    @property
+    def broker_base_url(self) -> str:
+        """The broker's HTTP front: NEURALGENTICS_BROKER_URL (without a trailing slash), else
+        memini-core's host (`neuralgentics up` serves both there) on the broker port. A
+        wildcard bind is reached on loopback; an IPv6 address gets its brackets."""
+        if self.broker_url:
+            return self.broker_url.rstrip("/")
+        host = self.host if self.host not in ("0.0.0.0", "::", "") else "127.0.0.1"
+        if ":" in host and not host.startswith("["):
+            host = f"[{host}]"
+        return f"http://{host}:{self.broker_port}"
 
 
 @lru_cache(maxsize=1)

@@ -88,3 +88,26 @@ def test_plugin_node_suite(service: tuple[str, str, Path], tmp_path: Path) -> No
     )
     print(f"service: {kind}\n{proc.stdout}\n{proc.stderr}")
     assert proc.returncode == 0, f"against {kind}:\n{proc.stdout}\n{proc.stderr}"
+
+
+def test_plugin_helpers_without_a_service() -> None:
+    """The pure helpers (failure text, the notice, the internal-request detector, the local
+    matrix, the task envelope, the verdict) on their own: no service, no OpenCode."""
+    node_tool("tsx")
+    proc = subprocess.run(
+        [
+            which_or_fail("node"),
+            "--import",
+            "tsx",
+            "--test",
+            "--test-reporter=spec",
+            str(HERE / "helpers.test.ts"),
+        ],
+        cwd=REPO,
+        env={k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ℹ fail 0" in proc.stdout and "ℹ pass 0" not in proc.stdout, proc.stdout

@@ -143,21 +143,24 @@ def check_cmd(config: Path | None = ConfigOpt) -> None:
 
 
 def _notify_running_broker() -> None:
-    """Ask a broker serving on the configured port to reload (best effort)."""
+    """Ask a broker serving at the configured URL (NEURALGENTICS_BROKER_URL, else the broker
+    port) to reload (best effort)."""
     import httpx
 
     from neuralgentics.config import get_settings
-    from neuralgentics.credentials import CredentialError, auth_headers
+    from neuralgentics.credentials import CredentialError
+    from neuralgentics.service_client import service_client
 
     s = get_settings()
     try:
-        headers = auth_headers(s)  # the owner token: /reload is an admin operation
-        r = httpx.post(f"http://127.0.0.1:{s.broker_port}/reload", headers=headers, timeout=2.0)
+        # the owner token: /reload is an admin operation
+        with service_client(s, "broker", timeout=2.0) as client:
+            r = client.post("/reload")
         if r.status_code == 200:
-            typer.echo(f"running broker on :{s.broker_port} reloaded")
+            typer.echo(f"running broker at {s.broker_base_url} reloaded")
         elif r.status_code in (401, 403):
             typer.echo(
-                f"the broker on :{s.broker_port} refused to reload ({r.status_code}); "
+                f"the broker at {s.broker_base_url} refused to reload ({r.status_code}); "
                 "send it SIGHUP or restart it",
                 err=True,
             )

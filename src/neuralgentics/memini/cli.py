@@ -19,7 +19,8 @@ from rich.console import Console
 from rich.table import Table
 
 from neuralgentics.config import get_settings
-from neuralgentics.credentials import CredentialError, auth_headers
+from neuralgentics.credentials import CredentialError
+from neuralgentics.service_client import service_client
 from neuralgentics.text import plural
 
 memory_app = typer.Typer(help="Add, search and link memories.", no_args_is_help=True)
@@ -55,7 +56,7 @@ def _client(local: bool) -> Iterator[httpx.Client]:
         with TestClient(create_app(settings), raise_server_exceptions=True) as local_client:
             yield cast(httpx.Client, local_client)  # the same calls, answered in-process
         return
-    with httpx.Client(base_url=settings.url, headers=auth_headers(settings), timeout=60) as client:
+    with service_client(settings, "memini-core", timeout=60) as client:
         yield client
 
 

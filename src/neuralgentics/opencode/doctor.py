@@ -812,9 +812,7 @@ def run_checks(
         ]
         remote = remote_broker_url(s, project, global_)
         checks.append(
-            check_broker_http(
-                s, remote or f"http://127.0.0.1:{s.broker_port}", required=remote is not None
-            )
+            check_broker_http(s, remote or s.broker_base_url, required=remote is not None)
         )
         checks.append(check_broker_config(s))
         checks.append(check_routing(s, project))

@@ -143,10 +143,6 @@ def _spec_of(entry: Any) -> Any:
     return entry[0] if isinstance(entry, list) and entry else entry
 
 
-def broker_base_url(s: Settings) -> str:
-    return (s.broker_url or f"http://127.0.0.1:{s.broker_port}").rstrip("/")
-
-
 def plugin_options(
     s: Settings,
     mode: BrokerMode,
@@ -165,7 +161,7 @@ def plugin_options(
 
     opts: dict[str, Any] = {
         "service_url": s.url,
-        "broker_url": broker_base_url(s),
+        "broker_url": s.broker_base_url,
         "broker": mode,
     }
     if not s.token:
@@ -244,7 +240,7 @@ def broker_entry(s: Settings, mode: BrokerMode) -> dict[str, Any]:
     if mode == "http":
         return {
             "type": "remote",
-            "url": f"{broker_base_url(s)}/mcp",
+            "url": f"{s.broker_base_url}/mcp",
             "enabled": True,
             "headers": {"Authorization": "Bearer " + token_reference(s)},
         }

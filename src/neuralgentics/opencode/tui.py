@@ -67,7 +67,7 @@ def plugin_options(
 
     opts: dict[str, Any] = {
         "service_url": s.url,
-        "broker_url": f"http://127.0.0.1:{s.broker_port}",
+        "broker_url": s.broker_base_url,
         "broker": broker,
         "token_file": home_relative(token_path(s)),
     }

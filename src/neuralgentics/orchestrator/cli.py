@@ -28,16 +28,18 @@ def _orchestrator(project: Path | None, *, tasks: bool = False):
     one), memory over HTTP at the configured service, the process's embedder."""
     from neuralgentics.app.process import shared_embedder
     from neuralgentics.config import get_settings
-    from neuralgentics.credentials import client_token
     from neuralgentics.orchestrator.memory_client import HttpMemoryClient
     from neuralgentics.orchestrator.service import Orchestrator
+    from neuralgentics.service_client import service_client
 
     settings = get_settings()
     return Orchestrator(
         embedder=shared_embedder(),
         project_dir=(project or Path.cwd()).resolve(),
         config_dir=settings.config_dir,
-        memory=HttpMemoryClient(settings.url, token=client_token(settings)),
+        memory=HttpMemoryClient(
+            settings.url, http=service_client(settings, "memini-core", timeout=5.0)
+        ),
         # only the task commands touch the task file: `route` must not create files
         store_path=settings.home / "orchestrator.db" if tasks else None,
         stall_after=settings.task_stall_seconds,

@@ -9,9 +9,7 @@ CORS rules on the broker.
 from __future__ import annotations
 
 import asyncio
-import functools
 import re
-import ssl
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote, unquote
@@ -19,7 +17,7 @@ from urllib.parse import quote, unquote
 import httpx
 
 from neuralgentics.config import Settings
-from neuralgentics.credentials import auth_headers
+from neuralgentics.service_client import async_service_client
 
 # (method, path pattern) the dashboard may reach on the broker.
 ALLOWED: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -35,18 +33,6 @@ class BrokerUnreachable(Exception):
         super().__init__(detail)
         self.url = url
         self.detail = detail
-
-
-def broker_url(settings: Settings) -> str:
-    explicit = getattr(settings, "broker_url", None)
-    if explicit:
-        return str(explicit).rstrip("/")
-    # `neuralgentics up` binds the broker to memini-core's host; a wildcard bind is reached
-    # on loopback.
-    host = settings.host if settings.host not in ("0.0.0.0", "::", "") else "127.0.0.1"
-    if ":" in host and not host.startswith("["):
-        host = f"[{host}]"
-    return f"http://{host}:{settings.broker_port}"
 
 
 def normalise(raw: str) -> str | None:
@@ -92,14 +78,6 @@ def encoded(path: str) -> str:
     return "/" + "/".join(segment(seg) for seg in path.split("/"))
 
 
-@functools.cache
-def _tls() -> ssl.SSLContext:
-    """The TLS settings httpx makes for each new client (its CA bundle, SSL_CERT_FILE and
-    SSL_CERT_DIR honoured), made once: loading the bundle costs ~30 ms of CPU per client, and
-    the dashboard makes a client per forwarded request."""
-    return httpx.create_ssl_context()
-
-
 def _token_counting() -> tuple[Any, Callable[[str], int], Callable[[str, Any], int]]:
     from mcp.types import Tool
 
@@ -110,14 +88,12 @@ def _token_counting() -> tuple[Any, Callable[[str], int], Callable[[str, Any], i
 
 class BrokerClient:
     def __init__(self, settings: Settings) -> None:
-        self.base = broker_url(settings)
-        # The owner token: the served broker needs it on every route but /health.
-        self.headers = auth_headers(settings)
+        self.settings = settings
+        self.base = settings.broker_base_url
 
     def _client(self) -> httpx.AsyncClient:
-        return httpx.AsyncClient(
-            base_url=self.base, headers=self.headers, timeout=TIMEOUT, verify=_tls()
-        )
+        # The owner token: the served broker needs it on every route but /health.
+        return async_service_client(self.settings, "broker", timeout=TIMEOUT)
 
     async def request(
         self,

@@ -14,7 +14,8 @@ import httpx
 import typer
 
 from neuralgentics.config import get_settings
-from neuralgentics.credentials import CredentialError, auth_headers
+from neuralgentics.credentials import CredentialError
+from neuralgentics.service_client import service_client
 
 
 def ui_cmd(
@@ -28,12 +29,8 @@ def ui_cmd(
     """Open the dashboard in a browser, signed in (a one-time address; no token in it)."""
     settings = get_settings()
     try:
-        response = httpx.post(
-            f"{settings.url}/ui/login-code",
-            json={"scope": "write" if write else "read"},
-            headers=auth_headers(settings),
-            timeout=10,
-        )
+        with service_client(settings, "memini-core", timeout=10) as client:
+            response = client.post("/ui/login-code", json={"scope": "write" if write else "read"})
     except CredentialError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -4,7 +4,8 @@
  * with live status, in the session sidebar's footer and the home screen's footer.
  *
  * A TUI plugin, listed in tui.json by `neuralgentics opencode install`. OpenCode compiles this
- * file itself and serves `@opentui/solid` and `solid-js` to it, so it needs no npm install.
+ * file itself and serves `@opentui/solid` and `solid-js` to it, so it needs no npm install (the
+ * `@opencode-ai/plugin/tui` import is types only, erased when OpenCode compiles it).
  * `sidebar_footer` and `home_footer` are single-winner slots: the lowest `order` wins and the
  * built-in footers register at 100, so order 0 replaces them. The built-in home footer shows
  * the directory and the MCP status: this one shows them too.
@@ -22,6 +23,7 @@
  *   poll_ms      how often to ask (NEURALGENTICS_TUI_POLL_MS; default 5000, at least 500)
  *   project      memories are counted for it (NEURALGENTICS_PROJECT; default the worktree's name)
  */
+import type { TuiPlugin, TuiPluginModule, TuiSidebarMcpItem } from "@opencode-ai/plugin/tui"
 import { createSignal, For, Show } from "solid-js"
 import { readFileSync } from "node:fs"
 import { homedir } from "node:os"
@@ -29,6 +31,12 @@ import { join } from "node:path"
 
 type Env = Record<string, string | undefined>
 type Health = { state: "checking" | "offline" | "refused" | "up"; detail?: string }
+/** A row of the broker's GET /servers (the fields the status reads). */
+type BrokerServer = { state?: string; first_class?: boolean }
+
+/** `body[key]` when `body` is a JSON object: the services' answers are read, not trusted. */
+const field = (body: unknown, key: string): unknown =>
+  body !== null && typeof body === "object" ? (body as Record<string, unknown>)[key] : undefined
 
 const expandHome = (p: string): string => (p.startsWith("~/") ? join(homedir(), p.slice(2)) : p)
 const abbreviateHome = (p: string): string => {
@@ -36,7 +44,7 @@ const abbreviateHome = (p: string): string => {
   return home && (p === home || p.startsWith(home + "/")) ? "~" + p.slice(home.length) : p
 }
 
-const tui = async (api: any, options: any) => {
+const tui: TuiPlugin = async (api, options) => {
   const env: Env = (globalThis as { process?: { env: Env } }).process?.env ?? {}
   const opt = (options ?? {}) as Record<string, unknown>
   const str = (v: unknown): string | undefined => (typeof v === "string" && v ? v : undefined)
@@ -74,7 +82,7 @@ const tui = async (api: any, options: any) => {
   const [stalled, setStalled] = createSignal(0)
 
   /** GET a JSON route: the body, or the reason it could not be had. */
-  const get = async (url: string): Promise<{ ok: true; body: any } | { ok: false; why: Health["state"] }> => {
+  const get = async (url: string): Promise<{ ok: true; body: unknown } | { ok: false; why: Health["state"] }> => {
     const headers: Record<string, string> = { accept: "application/json" }
     const bearer = token()
     if (bearer) headers.authorization = `Bearer ${bearer}`
@@ -99,11 +107,12 @@ const tui = async (api: any, options: any) => {
       setMemory({ state: list.why === "refused" ? "refused" : "up" })
       return
     }
-    const n = Number(list.body?.total ?? 0)
+    const n = Number(field(list.body, "total") ?? 0)
     setMemory({ state: "up", detail: `${n} ${n === 1 ? "memory" : "memories"}` })
     // tasks stuck at verify (the model skipped the check): `neuralgentics task list` says more
     const tasks = await get(`${serviceUrl}/orchestrator/tasks?stalled=true`)
-    setStalled(tasks.ok && Array.isArray(tasks.body?.tasks) ? tasks.body.tasks.length : 0)
+    const stalledTasks = tasks.ok ? field(tasks.body, "tasks") : undefined
+    setStalled(Array.isArray(stalledTasks) ? stalledTasks.length : 0)
   }
 
   const pollBroker = async (): Promise<void> => {
@@ -113,8 +122,11 @@ const tui = async (api: any, options: any) => {
       setBroker({ state: res.why })
       return
     }
-    const servers = (Array.isArray(res.body) ? res.body : []).filter((s: any) => s && !s.first_class)
-    const warm = servers.filter((s: any) => s.state === "warm").length
+    const rows: unknown[] = Array.isArray(res.body) ? res.body : []
+    const servers = rows.filter(
+      (s): s is BrokerServer => s !== null && typeof s === "object" && !(s as BrokerServer).first_class,
+    )
+    const warm = servers.filter((s) => s.state === "warm").length
     setBroker({ state: "up", detail: `${warm}/${servers.length} warm` })
   }
 
@@ -132,7 +144,8 @@ const tui = async (api: any, options: any) => {
   })
 
   const theme = () => api.theme.current
-  const mcp = (): any[] => (typeof api.state?.mcp === "function" ? api.state.mcp() : [])
+  // an OpenCode without MCP state in its TUI API shows no MCP status
+  const mcp = (): ReadonlyArray<TuiSidebarMcpItem> => (typeof api.state?.mcp === "function" ? api.state.mcp() : [])
 
   const brokerText = (): string => {
     if (brokerMode === "stdio") {
@@ -228,7 +241,8 @@ const tui = async (api: any, options: any) => {
     order: 0,
     slots: {
       sidebar_footer(_ctx: unknown, props: { session_id?: string; directory?: string }) {
-        const dir = () => props?.directory || api.state?.session?.get?.(props?.session_id)?.directory
+        const session = () => (props?.session_id ? api.state?.session?.get?.(props.session_id) : undefined)
+        const dir = () => props?.directory || session()?.directory
         return (
           <box gap={0}>
             <text fg={theme().textMuted}>
@@ -261,4 +275,4 @@ const tui = async (api: any, options: any) => {
   })
 }
 
-export default { id: "neuralgentics-brand", tui }
+export default { id: "neuralgentics-brand", tui } satisfies TuiPluginModule

@@ -15,11 +15,11 @@
  * It imports only types from @opencode-ai/plugin (erased at load time), so nothing needs to be
  * installed next to it. Settings: ng/service.ts (plugin options, environment).
  */
-import type { Plugin } from "@opencode-ai/plugin"
+import type { Hooks, Plugin } from "@opencode-ai/plugin"
 
 import { Delegations } from "./ng/protocol.ts"
 import { LocalMatrix } from "./ng/routing.ts"
-import { type Json, makeNotice, type Options, Service } from "./ng/service.ts"
+import { type Json, makeNotice, type MemoryHit, type Options, Service } from "./ng/service.ts"
 import { makeInternalDetector, Sessions, textOf } from "./ng/sessions.ts"
 import { DOWN_DESCRIPTION, DOWN_SCHEMA, memoryTools, SCHEMAS } from "./ng/tools.ts"
 
@@ -49,9 +49,10 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
   return {
     // Plain JSON-Schema args, which the .d.ts (zod only) does not describe: OpenCode 1.18 takes
     // them on its "legacy" path (notes §2), so the type is widened here and nowhere else.
-    tool: memoryTools(svc, project, directory) as unknown as Record<string, any>,
+    tool: memoryTools(svc, project, directory) as unknown as NonNullable<Hooks["tool"]>,
 
-    "tool.definition": async (input: { toolID: string }, output: any) => {
+    // `jsonSchema`: the plain schema OpenCode 1.18's legacy path reads (the .d.ts lacks it)
+    "tool.definition": async (input: { toolID: string }, output: { description: string; jsonSchema?: unknown }) => {
       // plain-schema tools get every key required; hand OpenCode the real schema instead
       const schema = SCHEMAS[input.toolID]
       if (!schema) return
@@ -152,13 +153,13 @@ export const NeuralgenticsPlugin: Plugin = async ({ client, directory, worktree 
         )
       }
       // with no task the project's path is no question: any of its memories will do (no floor)
-      const res = await svc.call("POST", "/memory/query", {
+      const res = await svc.call<{ hits?: MemoryHit[] }>("POST", "/memory/query", {
         query: (s.task || project).slice(0, 4000),
         project,
         top_k: 5,
         min_score: s.task ? undefined : -1,
       })
-      const hits: any[] = res.ok && Array.isArray(res.body?.hits) ? res.body.hits : []
+      const hits = res.ok && Array.isArray(res.body?.hits) ? res.body.hits : []
       const lines = hits
         .map((h) => h?.memory ?? h)
         .filter((m) => m && typeof m.content === "string")

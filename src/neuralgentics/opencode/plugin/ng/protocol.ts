@@ -16,13 +16,17 @@
  * to use; an allowed one goes ahead, not recorded, and the model and the user are told so.
  */
 import { LocalMatrix } from "./routing.ts"
-import type { Json, Service } from "./service.ts"
+import { type Json, problemOf, type Service } from "./service.ts"
 
 type Work = { kind: "work"; taskId: string; agent: string; verifyWith: string[]; label: string }
 type Verify = { kind: "verify"; taskId: string; verifier: string }
 type Unchecked = { kind: "unchecked"; why: string; local?: string }
 type CallEntry = Work | Verify | Unchecked
 type Awaiting = { taskId: string; agent: string; verifyWith: string[]; label: string; summary: string }
+/** A task record as GET /orchestrator/tasks lists it: the fields read here. */
+type TaskRow = { id?: unknown; agent?: unknown; task_type?: unknown; waiting_for?: string[]; result_summary?: unknown }
+/** What a protocol step answers (POST /orchestrator/tasks/{id}/step): its output. */
+type StepAnswer = { output?: { verify_with?: unknown; label?: unknown; task_type?: unknown; markdown?: unknown } }
 type SessionTasks = {
   // tasks refused at route, kept so the same delegation to the right agent continues the record
   open: Map<string, string>
@@ -86,17 +90,20 @@ export class Delegations {
   }
 
   private async step(taskId: string, step: string, data: Json = {}) {
-    return this.svc.call("POST", `/orchestrator/tasks/${encodeURIComponent(taskId)}/step`, { step, data }, this.svc.writeTimeoutMs)
+    return this.svc.call<StepAnswer>("POST", `/orchestrator/tasks/${encodeURIComponent(taskId)}/step`, { step, data }, this.svc.writeTimeoutMs)
   }
 
   /** A task of this session still waiting for its verification (the service keeps it, and the
    * agent's answer): the next delegation to one of its verifiers verifies it. */
   private async sync(sessionID: string, s: SessionTasks): Promise<void> {
-    const res = await this.svc.call("GET", `/orchestrator/tasks?session=${encodeURIComponent(sessionID)}&limit=20`)
+    const res = await this.svc.call<{ tasks?: TaskRow[] }>("GET", `/orchestrator/tasks?session=${encodeURIComponent(sessionID)}&limit=20`)
     if (!res.ok) return // down: nothing to resume; asked again on the next delegation
     s.synced = true
-    const tasks: any[] = Array.isArray(res.body?.tasks) ? res.body.tasks : []
-    const t = tasks.find((x) => Array.isArray(x?.waiting_for) && x.waiting_for.length && typeof x.result_summary === "string")
+    const tasks = Array.isArray(res.body?.tasks) ? res.body.tasks : []
+    const t = tasks.find(
+      (x): x is TaskRow & { waiting_for: string[]; result_summary: string } =>
+        Array.isArray(x?.waiting_for) && x.waiting_for.length > 0 && typeof x.result_summary === "string",
+    )
     if (t)
       s.awaiting = { taskId: String(t.id), agent: String(t.agent), verifyWith: t.waiting_for, label: String(t.task_type), summary: t.result_summary }
   }
@@ -147,7 +154,7 @@ export class Delegations {
 
     let taskId = s.open.get(task)
     if (!taskId) {
-      const created = await this.svc.call(
+      const created = await this.svc.call<{ id?: unknown }>(
         "POST",
         "/orchestrator/tasks",
         { task: task.slice(0, 20000), session: sessionID, project_dir: this.projectDir || undefined, project: this.project },
@@ -161,10 +168,11 @@ export class Delegations {
     }
     const route = await this.step(taskId, "route", { agent: target })
     if (!route.ok) {
-      if (route.status === 409 && route.body?.error?.code === "step_refused") {
+      const problem = problemOf(route.body)
+      if (route.status === 409 && problem?.code === "step_refused") {
         s.open.set(task, taskId)
-        const suggested: string[] = Array.isArray(route.body.error.suggested_agents) ? route.body.error.suggested_agents : []
-        const reason = String(route.body.error.message || "")
+        const suggested: string[] = Array.isArray(problem.suggested_agents) ? problem.suggested_agents : []
+        const reason = String(problem.message || "")
           .replace(/^agent '[^']*' refused: /, "")
           .replace(/: delegate to .* instead\.?$/, "")
         refuse(target, reason, suggested)

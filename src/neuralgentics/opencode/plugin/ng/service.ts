@@ -42,10 +42,23 @@ export type Options = {
  * from the credential that the caller is an agent, never from these). */
 export type Who = { agent?: string; session?: string }
 
-/** What a call gave: the parsed body, or why there is none. `down`: nothing answered. */
-export type Answer =
-  | { ok: true; status: number; body: any }
-  | { ok: false; status: number; body: any; down: boolean; error: string }
+/** What a call gave: the parsed body, or why there is none. `down`: nothing answered. `T`: the
+ * shape the route answers with (declared, not checked: readers still test each field). */
+export type Answer<T = unknown> =
+  | { ok: true; status: number; body: T }
+  | { ok: false; status: number; body: unknown; down: boolean; error: string }
+
+/** A memory as memini-core's routes give it: the fields the plugin reads. */
+export type MemoryRow = { id?: string; content?: unknown; trust_score?: unknown; said_on?: string; quarantined?: boolean }
+/** A memory search hit: the memory (nested, or the hit itself) and whether one contradicts it. */
+export type MemoryHit = MemoryRow & { memory?: MemoryRow; contradicted?: boolean }
+
+/** The error of memini-core's one error body (http_errors.py), when `body` is one. */
+export type Problem = { code?: unknown; message?: unknown; suggested_agents?: unknown }
+export const problemOf = (body: unknown): Problem | undefined => {
+  const error = body !== null && typeof body === "object" ? (body as { error?: unknown }).error : undefined
+  return error !== null && typeof error === "object" ? (error as Problem) : undefined
+}
 
 const expand = (p: string): string => (p.startsWith("~/") ? join(homedir(), p.slice(2)) : p)
 
@@ -83,7 +96,13 @@ export const failure = (err: unknown): string => {
   return e?.name ? `${e.name}: ${detail}`.trim() : String(err)
 }
 
-export const makeNotice = (client: any, write: (line: string) => void = (l) => process.stderr.write(l)): Notice => {
+/** What the notice uses of OpenCode's client (the SDK's `tui.showToast` and `app.log`). */
+export type NoticeClient = {
+  tui?: { showToast?: (o: { body: { title?: string; message: string; variant: "warning"; duration?: number } }) => Promise<unknown> }
+  app?: { log?: (o: { body: { service: string; level: "warn"; message: string } }) => Promise<unknown> }
+}
+
+export const makeNotice = (client: NoticeClient | undefined, write: (line: string) => void = (l) => process.stderr.write(l)): Notice => {
   const last = new Map<string, number>()
   return (key, message) => {
     const now = Date.now()
@@ -157,7 +176,7 @@ export class Service {
     )
   }
 
-  async call(method: "GET" | "POST", path: string, body?: Json, ms = this.timeoutMs, who?: Who): Promise<Answer> {
+  async call<T = unknown>(method: "GET" | "POST", path: string, body?: Json, ms = this.timeoutMs, who?: Who): Promise<Answer<T>> {
     const headers: Record<string, string> = { accept: "application/json, text/markdown, text/plain" }
     if (who?.agent) headers["x-neuralgentics-agent"] = who.agent.slice(0, 200)
     if (who?.session) headers["x-neuralgentics-session"] = who.session.slice(0, 200)
@@ -180,7 +199,7 @@ export class Service {
     const generation = res.headers.get("x-neuralgentics-memory-generation")
     if (generation) this.memoryGeneration = generation
     const text = await res.text().catch(() => "")
-    let parsed: any = text
+    let parsed: unknown = text
     if ((res.headers.get("content-type") || "").includes("json")) {
       try {
         parsed = text ? JSON.parse(text) : {}
@@ -189,8 +208,9 @@ export class Service {
       }
     }
     this.unreachable = res.status === 503
-    if (res.ok) return { ok: true, status: res.status, body: parsed }
-    const message = typeof parsed?.error?.message === "string" ? parsed.error.message : text.slice(0, 300)
+    if (res.ok) return { ok: true, status: res.status, body: parsed as T }
+    const problem = problemOf(parsed)?.message
+    const message = typeof problem === "string" ? problem : text.slice(0, 300)
     if (res.status === 401) {
       const from = this.env.NEURALGENTICS_TOKEN && !this.projectCredential ? "NEURALGENTICS_TOKEN" : this.tokenFile
       this.notice(

@@ -49,7 +49,11 @@ export class Sessions {
  * title/summary/compaction are read once, lazily, from `client.app.agents()` inside a hook —
  * never in the plugin's init, where awaiting the client deadlocks OpenCode 1.18.
  */
-export const makeInternalDetector = (client: any, timeoutMs = 2000): ((system0: string | undefined) => Promise<boolean>) => {
+/** What the detector uses of OpenCode's client: the SDK's `app.agents()` (answers `{ data }`). */
+export type AgentsClient = { app?: { agents?: () => Promise<unknown> } }
+type AgentRow = { name?: unknown; prompt?: unknown }
+
+export const makeInternalDetector = (client: AgentsClient | undefined, timeoutMs = 2000): ((system0: string | undefined) => Promise<boolean>) => {
   let prompts: Promise<string[]> | undefined
   const load = async (): Promise<string[]> => {
     try {
@@ -57,9 +61,13 @@ export const makeInternalDetector = (client: any, timeoutMs = 2000): ((system0: 
         client?.app?.agents?.(),
         new Promise((resolve) => setTimeout(() => resolve(undefined), timeoutMs)),
       ])
-      const agents: any[] = Array.isArray((res as any)?.data) ? (res as any).data : []
+      const data = (res as { data?: unknown } | undefined)?.data
+      const agents: AgentRow[] = Array.isArray(data) ? data : []
       return agents
-        .filter((a) => INTERNAL_AGENTS.includes(a?.name) && typeof a?.prompt === "string" && a.prompt.trim())
+        .filter(
+          (a): a is { name: string; prompt: string } =>
+            typeof a?.name === "string" && INTERNAL_AGENTS.includes(a.name) && typeof a?.prompt === "string" && a.prompt.trim() !== "",
+        )
         .map((a) => a.prompt.trim().slice(0, 60))
     } catch {
       return []

@@ -7,11 +7,18 @@
  * Names and descriptions are short on purpose: they ride on every request (cl100k counts in
  * docs/opencode.md; bench/session_tokens.py measures the session).
  */
-import type { Json, Service } from "./service.ts"
+import type { Json, MemoryHit, MemoryRow, Service } from "./service.ts"
 
 type Schema = { type: "object"; properties: Record<string, Json>; required: string[]; additionalProperties: false }
 type ToolContext = { agent?: string; sessionID?: string }
-export type ToolDef = { description: string; args: Record<string, Json>; execute: (args: any, ctx: ToolContext) => Promise<string> }
+// the arguments as the model sent them: each tool checks its own (OpenCode does not, see above)
+export type ToolDef = { description: string; args: Record<string, Json>; execute: (args: Json, ctx: ToolContext) => Promise<string> }
+/** A code search hit (POST /project/search). */
+type CodeHit = { file_path?: string; start_line?: number; end_line?: number; symbol?: string; content?: unknown }
+/** POST /memory/add: the memory kept, and what the write found it replaces or contradicts. */
+type Saved = { memory?: MemoryRow; created?: boolean; superseded?: unknown; contradicts?: unknown; likely_updates?: unknown }
+/** POST /memory/{id}/trust: the trust event recorded. */
+type TrustAnswer = { event?: { score_after?: unknown; delta?: unknown } }
 
 const schema = (properties: Record<string, Json>, required: string[]): Schema => ({
   type: "object",
@@ -90,7 +97,7 @@ const findings = (value: unknown): { id: string; content: string; score?: number
   if (typeof value === "string" && value) return [{ id: value, content: "" }]
   if (!Array.isArray(value)) return []
   return value
-    .filter((f) => f && typeof f === "object" && typeof f.id === "string")
+    .filter((f): f is { id: string; content?: unknown; score?: unknown; reason?: string } => f && typeof f === "object" && typeof f.id === "string")
     .map((f) => ({ id: f.id, content: String(f.content ?? ""), score: typeof f.score === "number" ? f.score : undefined, reason: f.reason }))
 }
 
@@ -105,9 +112,9 @@ export const memoryTools = (svc: Service, project: string, directory: string): R
       // the user's, this agent's and this session's memories join the project's (docs/memini.md, Scopes)
       if (ctx?.agent) body.agent = ctx.agent
       if (ctx?.sessionID) body.session = ctx.sessionID
-      const res = await svc.call("POST", "/memory/query", body, svc.timeoutMs, who(ctx))
+      const res = await svc.call<{ hits?: MemoryHit[] }>("POST", "/memory/query", body, svc.timeoutMs, who(ctx))
       if (!res.ok) return res.down ? unavailable(svc, res.error) : refused(res)
-      const hits: any[] = Array.isArray(res.body?.hits) ? res.body.hits : []
+      const hits = Array.isArray(res.body?.hits) ? res.body.hits : []
       if (!hits.length) return "No memory matches."
       const lines = hits.map((h) => {
         const m = h?.memory ?? h
@@ -128,7 +135,7 @@ export const memoryTools = (svc: Service, project: string, directory: string): R
       if (!fact) return "Give the fact to save."
       const replaces = Array.isArray(args?.replaces) ? args.replaces.filter((x: unknown) => typeof x === "string" && x) : []
       const scope = args?.scope ?? "project"
-      if (!SCOPES.includes(scope)) return `scope must be one of ${SCOPES.join(", ")}.`
+      if (typeof scope !== "string" || !SCOPES.includes(scope)) return `scope must be one of ${SCOPES.join(", ")}.`
       if (scope === "agent" && !ctx?.agent) return "scope agent needs to know which agent you are; save it to the project instead."
       if (scope === "session" && !ctx?.sessionID) return "scope session needs a session; save it to the project instead."
       const body: Json = {
@@ -143,9 +150,9 @@ export const memoryTools = (svc: Service, project: string, directory: string): R
       if (scope === "agent") body.agent = ctx?.agent
       if (scope === "session") body.session = ctx?.sessionID
       if (replaces.length) body.supersedes = replaces
-      const res = await svc.call("POST", "/memory/add", body, svc.writeTimeoutMs, who(ctx))
+      const res = await svc.call<Saved>("POST", "/memory/add", body, svc.writeTimeoutMs, who(ctx))
       if (!res.ok) return res.down ? unavailable(svc, res.error) : refused(res)
-      const m = res.body?.memory ?? {}
+      const m: MemoryRow = res.body?.memory ?? {}
       const out = [res.body?.created === false ? `Already known as ${m.id} (trust ${Number(m.trust_score).toFixed(2)}).` : `Saved ${m.id}.`]
       const gone = findings(res.body?.superseded)
       if (gone.length) out.push(`Replaced (now hidden): ${gone.map((f) => `${f.id}${f.content ? ` "${oneLine(f.content, 160)}"` : ""}`).join("; ")}.`)
@@ -183,7 +190,7 @@ export const memoryTools = (svc: Service, project: string, directory: string): R
       }
       const event = TRUST_EVENT[verdict]
       if (!event) return 'verdict must be one of: confirmed, rejected, wrong, outdated.'
-      const res = await svc.call(
+      const res = await svc.call<TrustAnswer>(
         "POST",
         `/memory/${encodeURIComponent(id)}/trust`,
         { event, actor: ctx?.agent ?? null, note: `memory_feedback: ${verdict}` },
@@ -203,13 +210,13 @@ export const memoryTools = (svc: Service, project: string, directory: string): R
     async execute(args) {
       const query = typeof args?.query === "string" ? args.query.trim() : ""
       if (!query) return "Give a query (what to look for, in words)."
-      const res = await svc.call("POST", "/project/search", { query: query.slice(0, 4000), project: directory, top_k: limitOf(args?.limit, 5) })
+      const res = await svc.call<{ hits?: CodeHit[] }>("POST", "/project/search", { query: query.slice(0, 4000), project: directory, top_k: limitOf(args?.limit, 5) })
       if (!res.ok) {
         if (res.down) return unavailable(svc, res.error)
         if (res.status === 404) return `This project is not indexed (${res.error}). Index it: neuralgentics index ${directory}`
         return refused(res)
       }
-      const hits: any[] = Array.isArray(res.body?.hits) ? res.body.hits : []
+      const hits = Array.isArray(res.body?.hits) ? res.body.hits : []
       if (!hits.length) return "No code matches."
       return hits
         .map((h) => {
