@@ -133,12 +133,21 @@ class BrokerClient:
                 # The broker's describe route returns the tool exactly as tools/list gave it.
                 async with sem:
                     # names come from downstream MCP servers: encoded, never a path of their own
-                    r = await client.get(f"/tools/{segment(server)}/{segment(tool)}", params=params)
+                    try:
+                        r = await client.get(
+                            f"/tools/{segment(server)}/{segment(tool)}", params=params
+                        )
+                    except httpx.TransportError:
+                        # one describe lost (a loaded machine, a broker restarting) costs that
+                        # tool's count, never the page: the row says how many are unknown
+                        return None
                 if r.status_code != 200:
                     return None
-                d = r.json()
+                d = _json(r)
+                if not isinstance(d, dict):
+                    return None
                 t = Tool(
-                    name=d["name"],
+                    name=str(d.get("name") or tool),
                     description=d.get("description") or None,
                     input_schema=d.get("inputSchema") or {"type": "object"},
                 )
@@ -154,6 +163,7 @@ class BrokerClient:
                         "summary": entry.get("summary", ""),
                         "tools": tools,
                         "schema_tokens": sum(c for c in counts if c is not None),
+                        "schema_tokens_unknown": sum(c is None for c in counts),
                     }
                 )
         text = body.get("text", "")
