@@ -9,13 +9,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from neuralgentics import errors
 from neuralgentics.config import Settings
 from neuralgentics.credentials import CredentialError, ensure_token, token_location, with_token
 from neuralgentics.filemodes import private_dir
 from neuralgentics.netguard import check_bind, check_port_free
 
 
-class ServeError(Exception):
+class ServeError(errors.InvalidConfig):
     """Could not start; the message says what to fix."""
 
 
