@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from neuralgentics.exits import fail
 from neuralgentics.text import plural
+
+if TYPE_CHECKING:
+    from neuralgentics.broker.config import BrokerConfig
 
 broker_app = typer.Typer(
     name="broker",
@@ -32,7 +35,7 @@ def _config(config: Path | None) -> tuple[Path, bool]:
     return (config, False) if config is not None else (default_config_path(get_settings()), True)
 
 
-def _load(config: Path | None):  # -> BrokerConfig
+def _load(config: Path | None) -> BrokerConfig:
     from neuralgentics.broker.config import load_config
 
     path, missing_ok = _config(config)

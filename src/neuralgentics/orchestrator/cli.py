@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -12,6 +12,9 @@ from neuralgentics.errors import NeuralgenticsError
 from neuralgentics.exits import fail
 from neuralgentics.orchestrator.context import DEFAULT_BUDGET
 from neuralgentics.text import plural
+
+if TYPE_CHECKING:
+    from neuralgentics.orchestrator.service import Orchestrator
 
 skills_app = typer.Typer(
     help="Markdown skills: project skills/ > user config dir > built-ins.", no_args_is_help=True
@@ -23,7 +26,7 @@ JsonOpt = typer.Option(False, "--json", help="Machine-readable output.")
 TaskIdHelp = "The task's id, or a unique start of it (at least 4 digits)."
 
 
-def _orchestrator(project: Path | None, *, tasks: bool = False):
+def _orchestrator(project: Path | None, *, tasks: bool = False) -> Orchestrator:
     """The orchestrator a command works with: the project directory (default: the current
     one), memory over HTTP at the configured service, the process's embedder."""
     from neuralgentics.app.process import shared_embedder

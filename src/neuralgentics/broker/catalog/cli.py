@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -16,6 +17,9 @@ from neuralgentics.broker.config import DEFAULT_BUDGET_TOKENS
 from neuralgentics.exits import fail
 from neuralgentics.text import plural
 
+if TYPE_CHECKING:
+    from neuralgentics.broker.catalog.sources import CatalogSource
+
 ToolsFileOpt = typer.Option(
     None,
     "--tools-file",
@@ -23,7 +27,7 @@ ToolsFileOpt = typer.Option(
 )
 
 
-def _source(tools_file: Path | None, config: Path | None, role: str | None):
+def _source(tools_file: Path | None, config: Path | None, role: str | None) -> CatalogSource:
     from neuralgentics.broker.catalog.sources import load_source
     from neuralgentics.broker.catalog.toolsfile import ToolsFileError
     from neuralgentics.broker.config import ConfigError
