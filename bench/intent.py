@@ -39,7 +39,6 @@ import numpy as np  # noqa: E402
 from mcp.types import Tool  # noqa: E402
 
 from neuralgentics.app.process import shared_embedder
-from neuralgentics.broker.catalog.tokens import count_tokens  # noqa: E402
 from neuralgentics.broker.intent import IntentMatcher, rerank  # noqa: E402
 from neuralgentics.broker.intent.embedcache import EmbeddingCache  # noqa: E402
 from neuralgentics.broker.intent.tools import (  # noqa: E402
@@ -47,6 +46,7 @@ from neuralgentics.broker.intent.tools import (  # noqa: E402
     UNSURE_DETAILED,
     candidate_lines,
 )
+from neuralgentics.token_counts import count_tokens  # noqa: E402
 
 MODES = ("bm25", "embedding", "hybrid")
 

@@ -21,6 +21,9 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 # docs/ARCHITECTURE.md, "Layers": the shared foundations every area may use.
 FOUNDATIONS = {
     "errors",
+    "token_counts",
+    "secret_shapes",
+    "exits",
     "config",
     "credentials",
     "service_client",

@@ -7,7 +7,7 @@ memini-core and the broker's HTTP front always require a token when served. It i
 0700 directory) and read by every client. Nothing else needs configuring.
 
 Extra tokens bound to one broker role (``neuralgentics broker token add --role R``) are kept
-only as hashes (:func:`token_hash`) in the broker config; see ``broker/tokens.py``.
+only as hashes (:func:`token_hash`) in the broker config; see ``broker/role_tokens.py``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from neuralgentics import errors
 from neuralgentics.config import Settings
 from neuralgentics.filemodes import distrust, home_relative
 
@@ -29,7 +30,7 @@ TOKEN_FILE = "token"
 _TOKEN_BYTES = 32
 
 
-class CredentialError(Exception):
+class CredentialError(errors.InvalidConfig):
     """The token file cannot be read or created; the message says what to fix."""
 
 

@@ -9,7 +9,11 @@ non-zero; the broker's MCP fronts send `rpc_code` as the JSON-RPC error code.
     ├── Forbidden           403  the caller may not do this
     ├── NotFound            404  what it names does not exist
     ├── Conflict            409  it clashes with the current state
+    ├── InvalidConfig       500  a file or setting the user wrote is wrong (the request is fine)
     └── Unavailable         503  a part it needs is down; try again
+
+Commands map the same tree to exit codes (`neuralgentics.exits`): the 4xx kinds and
+InvalidConfig exit 2 (bad input), Unavailable 3, anything else 1.
 
 Each area has its own base (`memini.errors.MeminiError`, `orchestrator.errors.OrchestratorError`,
 `broker.errors.BrokerError`, ...) and its errors inherit from both, e.g.
@@ -64,6 +68,13 @@ class NotFound(NeuralgenticsError):
 class Conflict(NeuralgenticsError):
     status = 409
     code = "conflict"
+
+
+class InvalidConfig(NeuralgenticsError):
+    # The server cannot answer until its owner fixes a file (broker.yaml, the roster, the token
+    # file): not the request's fault, so not a 4xx; a command reading that file exits 2.
+    status = 500
+    code = "config_error"
 
 
 class Unavailable(NeuralgenticsError):

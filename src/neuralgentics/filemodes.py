@@ -1,14 +1,18 @@
 """Private files: what the services keep on disk (memories, the vector indexes, task records)
 is readable by its owner only — data dir 0700, files 0600 — because other local users are not
 trusted. New files are created with these modes; files and directories made by an older
-version (0755 / 0644 under a usual umask) are tightened when they are opened."""
+version (0755 / 0644 under a usual umask) are tightened when they are opened.
+
+Every file the project rewrites goes through `atomic_write` (or `atomic_path` for a library
+that writes to a path): a reader, or a crash, sees the old file or the whole new one."""
 
 from __future__ import annotations
 
 import logging
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -71,6 +75,94 @@ def make_private(path: Path) -> None:
         os.chmod(path, FILE_MODE)
     except OSError as exc:
         log.warning("cannot make %s private (%s)", path, exc)
+
+
+def user_file_mode(path: Path) -> int:
+    """The mode to keep for a file the user owns (opencode.json, tui.json): its own when it
+    exists, else what the umask gives a new file."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return new_file_mode()
+
+
+def new_file_mode() -> int:
+    """What the umask gives a new file (0644 under the usual 022): for files anyone may read."""
+    current = os.umask(0)
+    os.umask(current)
+    return 0o666 & ~current
+
+
+def _temp_beside(path: Path, mode: int) -> tuple[int, Path]:
+    # A name no other writer picks (pid + random), created exclusively, in the same directory
+    # so the rename stays on one filesystem. Not tempfile.mkstemp: `broker stdio`'s prelude
+    # writes through here before anything heavy is imported, and tempfile pulls in random.
+    while True:
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            continue
+        # 0600 from creation (a secret is never readable on the way), then the mode asked for:
+        # os.open's mode is filtered by the umask, fchmod's is not.
+        os.fchmod(fd, mode)
+        return fd, tmp
+
+
+def _fsync_dir(directory: Path) -> None:
+    # The rename is durable once the directory is synced; not every filesystem allows it.
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes | str, *, mode: int) -> None:
+    """Replace `path` with `data` in one rename: a unique temp file beside it (created 0600,
+    then `mode`), written and fsynced, renamed over `path`, the directory fsynced. Two writers
+    at once each rename a whole file (the last one wins); an error removes the temp file and
+    leaves `path` as it was. `mode`: the new file's permissions (FILE_MODE for what the
+    services keep; `user_file_mode(path)` for a file of the user's)."""
+    body = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = _temp_beside(path, mode)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(body)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+@contextmanager
+def atomic_path(path: Path, *, mode: int) -> Iterator[Path]:
+    """`atomic_write` for a writer that wants a path (a library's save): yields the temp path;
+    when the block ends it gets `mode`, is fsynced and renamed over `path`; on an error it is
+    removed and `path` is untouched."""
+    fd, tmp = _temp_beside(path, mode)
+    os.close(fd)
+    try:
+        yield tmp
+        os.chmod(tmp, mode)  # the library may have made the file again with its own mode
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
 
 
 def _owner_ok(uid: int) -> bool:

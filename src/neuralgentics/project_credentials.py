@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import hmac
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from neuralgentics.config import Settings
 from neuralgentics.credentials import CredentialError, Principal, new_token, token_hash
-from neuralgentics.filemodes import private_dir
+from neuralgentics.filemodes import FILE_MODE, atomic_write, private_dir
 
 FILE = "project-credentials.json"
 
@@ -58,24 +56,12 @@ def _save(settings: Settings, entries: list[ProjectCredential]) -> None:
     path = registry_path(settings)
     private_dir(path.parent)
     body = json.dumps({"version": 1, "credentials": [asdict(e) for e in entries]}, indent=2)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".project-credentials.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:  # mkstemp: 0600 from the start
-            f.write(body + "\n")
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    atomic_write(path, body + "\n", mode=FILE_MODE)
 
 
 def _write_token(path: Path, token: str) -> None:
     private_dir(path.parent)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".credential.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(token + "\n")
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    atomic_write(path, token + "\n", mode=FILE_MODE)
 
 
 def issue(settings: Settings, *, label: str, project: str, token_file: Path) -> ProjectCredential:

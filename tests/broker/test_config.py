@@ -83,12 +83,12 @@ def test_check_command(write_config, home) -> None:
     # base_config's roles name servers most tests do not configure: a rule on a server that
     # is not there is an error in `check` (issue 18 item 2), with its line
     r = cli("broker", "check", "--config", str(write_config(base_config(), "stale.yaml")))
-    assert r.returncode == 1
+    assert r.returncode == 2
     assert "stale.yaml:17: roles.coder.allow: 'slow/*': no server named 'slow'" in r.stderr
     bad = home / "bad.yaml"
     bad.write_text("servers:\n  t:\n    transport: stdio\n")
     r = cli("broker", "check", "--config", str(bad))
-    assert r.returncode == 1
+    assert r.returncode == 2
     assert "bad.yaml:3: servers.t: transport 'stdio' needs 'command'" in r.stderr
 
 
@@ -110,17 +110,17 @@ def test_add_and_remove_persist_and_bad_entry_changes_nothing(write_config, home
 
     before = path.read_text()
     r = run("add", "bad", "--url", "ftp://nowhere")
-    assert r.returncode == 1 and "'url' must start with http://" in r.stderr
+    assert r.returncode == 2 and "'url' must start with http://" in r.stderr
     r = run("add", "git", "--", "other")
-    assert r.returncode == 1 and "already exists" in r.stderr
+    assert r.returncode == 2 and "already exists" in r.stderr
     r = run("add", "bad name!", "--", "x")
-    assert r.returncode == 1 and "name 'bad name!'" in r.stderr
+    assert r.returncode == 2 and "name 'bad name!'" in r.stderr
     assert path.read_text() == before
 
     r = run("remove", "git")
     assert r.returncode == 0 and "git" not in load_config(path).servers
     r = run("remove", "git")
-    assert r.returncode == 1 and "no server named 'git'" in r.stderr
+    assert r.returncode == 2 and "no server named 'git'" in r.stderr
 
 
 def test_first_class_servers_are_not_brokered() -> None:
@@ -133,7 +133,7 @@ def test_first_class_servers_are_not_brokered() -> None:
 
 def test_role_tokens_are_added_listed_and_removed_and_only_their_hash_is_kept(write_config) -> None:
     from neuralgentics.broker.config import load_config
-    from neuralgentics.broker.tokens import principal_of
+    from neuralgentics.broker.role_tokens import principal_of
 
     path = write_config(base_config())
     r = cli("broker", "token", "add", "--role", "coder", "--label", "ci", "--config", str(path))

@@ -51,7 +51,7 @@ def test_a_world_writable_config_dir_is_refused_and_nothing_runs(home: Path, as_
     config = _plant(home, marker)
     os.chmod(config, 0o777)
     r = cli("broker", "refresh")
-    assert r.returncode == 1
+    assert r.returncode == 2
     assert f"the directory {config} of the broker config is writable by other users" in r.stderr
     assert f"chmod go-w {config}" in r.stderr
     assert not marker.exists()
@@ -86,7 +86,7 @@ def test_files_another_user_owns_or_can_write_are_refused(home: Path, as_root) -
     os.chown(config / "broker.yaml", 0, 0)
     os.chmod(config / "broker.yaml", 0o666)
     r = cli("broker", "check")
-    assert r.returncode == 1 and "is writable by other users (mode 666)" in r.stderr
+    assert r.returncode == 2 and "is writable by other users (mode 666)" in r.stderr
     os.chmod(config / "broker.yaml", 0o644)
     assert "evil" in load_config(config / "broker.yaml").servers
 

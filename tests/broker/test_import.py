@@ -235,15 +235,15 @@ def test_bad_input_is_named_and_changes_nothing(world, tmp_path: Path) -> None:
     nothing = tmp_path / "settings.json"
     nothing.write_text('{"editor.fontSize": 12}')
     r = _imp(world, str(nothing), "--apply")
-    assert r.returncode == 1 and "no MCP servers here" in r.stderr and "mcpServers" in r.stderr
+    assert r.returncode == 2 and "no MCP servers here" in r.stderr and "mcpServers" in r.stderr
     broken = tmp_path / "broken.json"
     broken.write_text('{"mcpServers": {"x": ')
     r = _imp(world, str(broken), "--apply")
-    assert r.returncode == 1 and "not valid JSON/JSONC" in r.stderr
+    assert r.returncode == 2 and "not valid JSON/JSONC" in r.stderr
     r = _imp(world, "--apply", "--grant", "nobody")
-    assert r.returncode == 1 and "--grant nobody: no such role" in r.stderr
+    assert r.returncode == 2 and "--grant nobody: no such role" in r.stderr
     r = _imp(world, str(tmp_path / "missing.json"))
-    assert r.returncode == 1 and "no such file" in r.stderr
+    assert r.returncode == 2 and "no such file" in r.stderr
     assert not config.exists()
 
 

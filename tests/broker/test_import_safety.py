@@ -183,7 +183,7 @@ def test_a_deeply_nested_file_is_refused_with_a_message(proj) -> None:
     deep = proj / "deep.json"
     deep.write_text('{"mcpServers": ' + "[" * 5000 + "]" * 5000 + "}")
     r = _imp(proj, str(deep))
-    assert r.returncode == 1
+    assert r.returncode == 2
     assert "nested more than 64 levels deep" in r.stderr and str(deep) in r.stderr
     assert "Traceback" not in r.stdout + r.stderr
 
@@ -220,4 +220,4 @@ def test_a_large_jsonc_file_parses_in_well_under_a_second_and_a_huge_one_is_refu
     huge = proj / "huge.json"
     huge.write_text('{"mcpServers": {}, "pad": "' + "x" * (2 * 1024 * 1024) + '"}')
     r = _imp(proj, str(huge))
-    assert r.returncode == 1 and "more than the 1,048,576 a config file may have" in r.stderr
+    assert r.returncode == 2 and "more than the 1,048,576 a config file may have" in r.stderr

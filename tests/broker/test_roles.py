@@ -30,13 +30,13 @@ def test_role_commands_edit_the_file_and_refuse_what_names_nothing(write_config)
     # a rule naming a server that is not configured: refused, the file untouched
     before = path.read_bytes()
     r = cli("broker", "role", "add", "ops", "--allow", "git/*", *c)
-    assert r.returncode == 1
+    assert r.returncode == 2
     assert "no server named 'git'" in r.stderr and "servers: time" in r.stderr
     assert path.read_bytes() == before
     r = cli("broker", "role", "grant", "nobody", "time/*", *c)
-    assert r.returncode == 1 and "no role named 'nobody'" in r.stderr and "coder" in r.stderr
+    assert r.returncode == 2 and "no role named 'nobody'" in r.stderr and "coder" in r.stderr
     r = cli("broker", "role", "add", "coder", *c)
-    assert r.returncode == 1 and "already exists" in r.stderr
+    assert r.returncode == 2 and "already exists" in r.stderr
 
     # a glob server part may name servers still to come: accepted, with a note
     r = cli("broker", "role", "grant", "coder", "git*/git_status", *c)
@@ -48,7 +48,7 @@ def test_role_commands_edit_the_file_and_refuse_what_names_nothing(write_config)
     assert cli("broker", "role", "revoke", "coder", "time/get_tiem", *c).returncode == 0
     assert cli("broker", "refresh", *c).returncode == 0
     r = cli("broker", "role", "grant", "coder", "time/get_tiem", *c)
-    assert r.returncode == 1
+    assert r.returncode == 2
     assert "has no tool matching 'get_tiem'" in r.stderr and "get_current_time" in r.stderr
 
     r = cli("broker", "role", "grant", "coder", "--deny", "time/convert_time", *c)
@@ -60,7 +60,7 @@ def test_role_commands_edit_the_file_and_refuse_what_names_nothing(write_config)
 
     # revoking one tool a glob allows: refused, and told how to deny it instead
     r = cli("broker", "role", "revoke", "coder", "time/get_current_time", *c)
-    assert r.returncode == 1 and "role grant coder --deny time/get_current_time" in r.stderr
+    assert r.returncode == 2 and "role grant coder --deny time/get_current_time" in r.stderr
     assert (
         cli("broker", "role", "revoke", "coder", "--deny", "time/convert_time", *c).returncode == 0
     )
@@ -70,10 +70,10 @@ def test_role_commands_edit_the_file_and_refuse_what_names_nothing(write_config)
     assert cli("broker", "token", "add", "--role", "coder", "--label", "ci", *c).returncode == 0
     assert cli("broker", "role", "default", "coder", *c).returncode == 0
     r = cli("broker", "role", "remove", "coder", *c)
-    assert r.returncode == 1 and "token(s) ci" in r.stderr
+    assert r.returncode == 2 and "token(s) ci" in r.stderr
     assert cli("broker", "token", "remove", "ci", *c).returncode == 0
     r = cli("broker", "role", "remove", "coder", *c)
-    assert r.returncode == 1 and "default_role" in r.stderr
+    assert r.returncode == 2 and "default_role" in r.stderr
     assert cli("broker", "role", "default", "--unset", *c).returncode == 0
     assert cli("broker", "role", "remove", "coder", *c).returncode == 0
     assert load_config(path).roles == {}
@@ -90,7 +90,7 @@ def test_check_fails_on_a_rule_naming_a_missing_server_and_remove_says_what_it_l
         }
     )
     r = cli("broker", "check", "--config", str(path))
-    assert r.returncode == 1
+    assert r.returncode == 2
     assert "roles.coder.allow: 'git/*': no server named 'git'" in r.stderr
 
     fixed = write_config(
@@ -99,7 +99,7 @@ def test_check_fails_on_a_rule_naming_a_missing_server_and_remove_says_what_it_l
     assert cli("broker", "check", "--config", str(fixed)).returncode == 0
     r = cli("broker", "remove", "time", "--config", str(fixed))
     assert r.returncode == 0 and "roles.coder.allow: 'time'" in r.stderr
-    assert cli("broker", "check", "--config", str(fixed)).returncode == 1
+    assert cli("broker", "check", "--config", str(fixed)).returncode == 2
 
 
 def test_resource_and_prompt_rules_are_rules_to_role_edits_and_check(write_config) -> None:
@@ -123,7 +123,7 @@ def test_resource_and_prompt_rules_are_rules_to_role_edits_and_check(write_confi
         ("time:zzz:x", "unknown kind 'zzz'"),
     ):
         r = cli("broker", "role", "grant", "reader", rule, *c)
-        assert r.returncode == 1 and said in r.stderr, (rule, r.stderr)
+        assert r.returncode == 2 and said in r.stderr, (rule, r.stderr)
     assert path.read_bytes() == before
 
 

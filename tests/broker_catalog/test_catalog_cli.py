@@ -128,18 +128,18 @@ def test_match_errors_name_the_problem(
     cli, tools_file: Path, config_file: Path, tmp_path: Path
 ) -> None:
     r = run(cli, "match", "--tools-file", str(tools_file))
-    assert r.exit_code == 1 and "give either an INTENT or --queries-file" in r.output
+    assert r.exit_code == 2 and "give either an INTENT or --queries-file" in r.output
     r = run(cli, "match", "--tools-file", str(tmp_path / "missing.json"), "x")
-    assert r.exit_code == 1 and "missing.json: cannot read tools file" in r.output
+    assert r.exit_code == 2 and "missing.json: cannot read tools file" in r.output
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"srv": [{"description": "no name"}]}))
     r = run(cli, "match", "--tools-file", str(bad), "x")
-    assert r.exit_code == 1 and "srv[0].name" in r.output
+    assert r.exit_code == 2 and "srv[0].name" in r.output
     bad.write_text(
         json.dumps({"srv": [{"name": "a", "inputSchema": {}}, {"name": "a", "inputSchema": {}}]})
     )
     r = run(cli, "match", "--tools-file", str(bad), "x")
-    assert r.exit_code == 1 and "duplicate tool name 'a'" in r.output
+    assert r.exit_code == 2 and "duplicate tool name 'a'" in r.output
     r = run(
         cli,
         "match",
@@ -151,9 +151,9 @@ def test_match_errors_name_the_problem(
         "ghost",
         "x",
     )
-    assert r.exit_code == 1 and "roles.ghost: no such role" in r.output
+    assert r.exit_code == 2 and "roles.ghost: no such role" in r.output
     r = run(cli, "match", "--tools-file", str(tools_file), "--mode", "magic", "x")
-    assert r.exit_code == 1 and "--mode must be" in r.output
+    assert r.exit_code == 2 and "--mode must be" in r.output
 
 
 def test_catalog_from_a_tools_file_prints_both_token_counts(cli, tools_file: Path) -> None:
@@ -222,7 +222,7 @@ def test_refresh_reports_each_failure(cli, tmp_path: Path) -> None:
     assert r.exit_code == 1
     assert "time: 2 tools" in r.output and "broken: failed" in r.output
     r = run(cli, "refresh", "--config", str(path), "nope")
-    assert r.exit_code == 1 and "no brokered server named 'nope'" in r.output
+    assert r.exit_code == 2 and "no brokered server named 'nope'" in r.output
 
 
 def test_match_keeps_the_tools_vectors_for_the_next_match(
@@ -254,5 +254,5 @@ def test_match_refuses_an_unknown_query_backend(
     monkeypatch.setenv("NEURALGENTICS_INTENT_QUERY_BACKEND", "abacus")
     get_settings.cache_clear()
     r = run(cli, "match", "--tools-file", str(tools_file), "x")
-    assert r.exit_code == 1
+    assert r.exit_code == 2
     assert "abacus" in r.output and "onnx" in r.output

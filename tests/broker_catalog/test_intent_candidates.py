@@ -8,8 +8,8 @@ import evalset
 import pytest
 
 from neuralgentics.broker.catalog.names import expand_group
-from neuralgentics.broker.catalog.tokens import count_tokens
 from neuralgentics.broker.intent.tools import UNSURE_CANDIDATES, UNSURE_DETAILED, candidate_lines
+from neuralgentics.token_counts import count_tokens
 
 # Tuning set, measured by bench/intent.py: the right tool among the 25 shown 0.995 of all
 # intents, 0.989 of the unsure ones; auto-dispatch 0.536 of the intents at precision 0.971.

@@ -1,4 +1,4 @@
-"""Token counts remembered across processes (`catalog/tokens.py`): a `broker stdio` start that
+"""Token counts remembered across processes (`token_counts.py`): a `broker stdio` start that
 renders the catalog it rendered last time does so without loading the tokenizer, and a count
 read from disk is never wrong (a file from another encoding, or broken, is ignored)."""
 
@@ -25,7 +25,7 @@ def count_in_a_new_process(path: Path, texts: list[str], save: bool = False) -> 
         f"""
 import json, sys
 from pathlib import Path
-from neuralgentics.broker.catalog import tokens
+from neuralgentics import token_counts as tokens
 tokens.load_counts(Path({str(path)!r}))
 counts = [tokens.count_tokens(t) for t in {texts!r}]
 if {save!r}:

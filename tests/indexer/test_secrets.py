@@ -228,7 +228,7 @@ def test_the_deny_list_yields_only_to_neuralgenticsignore(tmp_path: Path) -> Non
         (AWS_ID, "AWS access key id"),
         (GH_TOKEN, "GitHub token"),
         (NPM_TOKEN, "npm token"),
-        (STRIPE, "Stripe live key"),
+        (STRIPE, "Stripe key"),
         ("xox" + "b-" + "1234567890-abcdefghij", "Slack token"),
         ("AI" + "za" + "S" * 35, "Google API key"),
         ("gl" + "pat-" + "x" * 20, "GitLab token"),

@@ -7,7 +7,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from neuralgentics.orchestrator.agents_md import MAX_TOKENS
-from neuralgentics.orchestrator.tokens import count_tokens
+from neuralgentics.token_counts import count_tokens
 
 REPO = Path(__file__).resolve().parents[2]
 

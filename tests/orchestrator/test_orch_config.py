@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from neuralgentics.orchestrator.config import load_config
-from neuralgentics.orchestrator.errors import ConfigError
+from neuralgentics.orchestrator.errors import RosterError
 
 SEED_ROSTER = {
     "orchestrator": "primary",
@@ -105,7 +105,7 @@ def test_project_override_changes_only_the_fields_it_sets_and_wins_over_user(tmp
 )
 def test_a_broken_override_names_the_file_and_the_problem(tmp_path: Path, filename, text, expected):
     path = _write(tmp_path / ".neuralgentics" / filename, text)
-    with pytest.raises(ConfigError) as err:
+    with pytest.raises(RosterError) as err:
         load_config(tmp_path, None)
     assert str(path) in err.value.message
     assert expected in err.value.message

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from neuralgentics.orchestrator.errors import InvalidInput
 from neuralgentics.orchestrator.memory_client import MemoryHit
-from neuralgentics.orchestrator.tokens import count_tokens
+from neuralgentics.token_counts import count_tokens
 
 TASK = "add retry with backoff to the HTTP client used by the deploy command"
 

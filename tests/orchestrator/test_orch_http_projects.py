@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from neuralgentics.orchestrator.tokens import count_tokens
+from neuralgentics.token_counts import count_tokens
 
 
 @pytest.fixture

@@ -110,7 +110,7 @@ def test_the_shipped_skills_load_and_are_short(tmp_path):
     skills = {s.id: s for s in reg.skills()}
     assert set(skills) == SHIPPED
     assert reg.problems() == []
-    from neuralgentics.orchestrator.tokens import count_tokens
+    from neuralgentics.token_counts import count_tokens
 
     for skill in skills.values():
         assert skill.origin == "builtin"

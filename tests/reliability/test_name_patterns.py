@@ -54,7 +54,7 @@ def test_post_servers_refuses_a_newline_name_and_changes_nothing(tmp_path: Path)
 
 
 def test_cli_and_tokens_refuse_it(tmp_path: Path) -> None:
-    from neuralgentics.broker.tokens import add_token
+    from neuralgentics.broker.role_tokens import add_token
 
     config = write_config(tmp_path / "broker.yaml", {"time": time_server()})
     done = neuralgentics(
@@ -74,8 +74,7 @@ def test_cli_and_tokens_refuse_it(tmp_path: Path) -> None:
 
 def test_orchestrator_names_refuse_it(tmp_path: Path) -> None:
     from neuralgentics.orchestrator.config import load_config
-    from neuralgentics.orchestrator.errors import ConfigError as OrchestratorConfigError
-    from neuralgentics.orchestrator.errors import InvalidInput
+    from neuralgentics.orchestrator.errors import InvalidInput, RosterError
     from neuralgentics.orchestrator.skills import (
         SkillParseError,
         SkillRegistry,
@@ -86,7 +85,7 @@ def test_orchestrator_names_refuse_it(tmp_path: Path) -> None:
     (tmp_path / "roster.yaml").write_text(
         yaml.safe_dump({"agents": {"coder\n": {"description": "x"}}})
     )
-    with pytest.raises(OrchestratorConfigError, match="not a valid name"):
+    with pytest.raises(RosterError, match="not a valid name"):
         load_config(config_dir=tmp_path)
     registry = SkillRegistry([SkillSource("test", tmp_path)])
     with pytest.raises(InvalidInput, match="not valid"):

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from neuralgentics.app.up import UpError, cli_args
+from neuralgentics.app.up import UpError, UpRefused, cli_args
 from neuralgentics.config import Settings
 from neuralgentics.filemodes import private_dir
 
@@ -60,7 +60,7 @@ def up_detached(
 ) -> None:
     """Start `up ARGS` in the background and return once it is ready (its lines echoed)."""
     if (pid := running_pid(s)) is not None:
-        raise UpError(
+        raise UpRefused(
             f"neuralgentics is already running in the background (pid {pid}); "
             "`neuralgentics down` stops it"
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from neuralgentics.config import get_settings
+from neuralgentics.exits import fail
 
 
 def serve(
@@ -21,8 +22,7 @@ def serve(
     try:
         serve_core(settings, echo=lambda line: typer.echo(line, err=True))
     except ServeError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        fail(exc)
 
 
 def up_cmd(
@@ -52,8 +52,7 @@ def up_cmd(
         try:
             up_detached(s, args, echo=typer.echo)
         except UpError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+            fail(exc)
         return
     try:
         code = up(
@@ -65,8 +64,7 @@ def up_cmd(
             echo=lambda line: typer.echo(line, err=False),
         )
     except UpError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        fail(exc)
     raise typer.Exit(code)
 
 
@@ -78,8 +76,7 @@ def down_cmd() -> None:
     try:
         pid = down(get_settings())
     except UpError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        fail(exc)
     typer.echo(f"stopped (pid {pid})" if pid else "nothing to stop: no `up --detach` is running")
 
 

@@ -7,19 +7,21 @@ loopback the token file is created if need be. Every route but /health needs it 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
+from neuralgentics import errors
 from neuralgentics.config import Settings
 from neuralgentics.credentials import CredentialError, ensure_token, token_location, with_token
 from neuralgentics.filemodes import private_dir
 from neuralgentics.netguard import check_bind, check_port_free
 
 
-class ServeError(Exception):
+class ServeError(errors.InvalidConfig):
     """Could not start; the message says what to fix."""
 
 
-def serve_core(settings: Settings, *, echo=print) -> None:  # noqa: ANN001 - a print-like
+def serve_core(settings: Settings, *, echo: Callable[[str], None] = print) -> None:
     """memini-core (memory, project index, orchestrator, dashboard) on settings.host:port."""
     # the address and the credential first: a refusal comes before a second of imports
     try:

@@ -18,6 +18,7 @@ from types import FrameType
 
 import httpx
 
+from neuralgentics import errors
 from neuralgentics.config import Settings
 from neuralgentics.credentials import CredentialError, ensure_token, token_location
 from neuralgentics.netguard import check_port_free
@@ -25,8 +26,14 @@ from neuralgentics.netguard import check_port_free
 STOP_GRACE_SECONDS = 10.0
 
 
-class UpError(Exception):
-    """Could not start; nothing is left running. The message says what to fix."""
+class UpError(errors.NeuralgenticsError):
+    """Could not start (or stop); nothing is left running. The message says what to fix. A
+    service that died or did not answer in time is a failure (exit 1)."""
+
+
+class UpRefused(UpError, errors.InvalidConfig):
+    """Refused before anything started: a busy port, a bind or credential the settings get
+    wrong, an `up` already running. Bad input (exit 2), as `serve` refuses the same."""
 
 
 @dataclass
@@ -125,12 +132,12 @@ def up(
         # would otherwise race to create the token file; the loser would read the winner's).
         token = ensure_token(settings)
     except CredentialError as exc:
-        raise UpError(str(exc)) from None
+        raise UpRefused(str(exc)) from None
     for svc, p in zip(services, (port, broker_port)):
         try:
             check_port_free(svc.name, host, p)
         except ValueError as exc:
-            raise UpError(str(exc)) from None
+            raise UpRefused(str(exc)) from None
     stopping: list[int] = []
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:

@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
+from neuralgentics.exits import fail
 from neuralgentics.text import plural
+
+if TYPE_CHECKING:
+    from neuralgentics.broker.config import BrokerConfig
 
 broker_app = typer.Typer(
     name="broker",
@@ -22,11 +26,6 @@ ConfigOpt = typer.Option(
 )
 
 
-def _fail(message: str, code: int = 1) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
-
-
 def _config(config: Path | None) -> tuple[Path, bool]:
     """The config file a command works on, and whether it may be missing (only the default
     one may: nobody has written it yet)."""
@@ -36,7 +35,7 @@ def _config(config: Path | None) -> tuple[Path, bool]:
     return (config, False) if config is not None else (default_config_path(get_settings()), True)
 
 
-def _load(config: Path | None):  # -> BrokerConfig
+def _load(config: Path | None) -> BrokerConfig:
     from neuralgentics.broker.config import load_config
 
     path, missing_ok = _config(config)
@@ -65,7 +64,7 @@ def stdio_cmd(
         _load(config)  # fail before the client starts talking
         check_session_id(session_id, "--session-id")
     except (ConfigError, InvalidRequest) as exc:
-        _fail(str(exc))
+        fail(exc)
     run_stdio(get_settings(), config, role, session_id)
 
 
@@ -87,13 +86,12 @@ def serve_cmd(
     try:
         _load(config)
     except ConfigError as exc:
-        _fail(str(exc))
+        fail(exc)
     settings = get_settings()
     try:
         serve_broker(settings, config, host, port or settings.broker_port)
     except ServeError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        fail(exc)
 
 
 @broker_app.command("check")
@@ -109,7 +107,7 @@ def check_cmd(config: Path | None = ConfigOpt) -> None:
     try:
         cfg = load_config(path)  # checking a file that is not there is an error
     except ConfigError as exc:
-        _fail(str(exc))
+        fail(exc)
     known = known_tools(cfg)
     problems = check_roles(cfg, known)
     for p in problems:
@@ -124,7 +122,7 @@ def check_cmd(config: Path | None = ConfigOpt) -> None:
             typer.echo(f"note: roles.{name} (read-only): {line}", err=True)
     errors = [p for p in problems if p.severity == "error"]
     if errors:
-        _fail(
+        fail(
             f"{plural(len(errors), 'role rule')} name{'s' if len(errors) == 1 else ''} servers or tools that do not exist"
         )
     typer.echo(
@@ -206,7 +204,7 @@ def add_cmd(
     from neuralgentics.broker.config import ConfigError, load_config, save_config, with_server
 
     if not command and not url:
-        _fail("give `-- COMMAND ARGS…` (stdio), `--url URL` (HTTP/SSE), or both (launched HTTP)")
+        fail("give `-- COMMAND ARGS…` (stdio), `--url URL` (HTTP/SSE), or both (launched HTTP)")
     entry: dict[str, Any] = {"summary": summary}
     if command:
         entry.update(command=command[0], args=command[1:])
@@ -224,11 +222,11 @@ def add_cmd(
         path = _config(config)[0]
         cfg = load_config(path, missing_ok=True)
         if name in cfg.servers and not replace:
-            _fail(f"servers.{name}: a server named {name!r} already exists (use --replace)")
+            fail(f"servers.{name}: a server named {name!r} already exists (use --replace)")
         save_config(with_server(cfg, name, entry), path)
         roles = _default_roles(path)
     except ConfigError as exc:
-        _fail(str(exc))
+        fail(exc)
     typer.echo(f"added {name} to {path}")
     if roles:
         typer.echo(
@@ -295,7 +293,7 @@ def remove_cmd(
         cfg = without_server(load_config(path), name)
         save_config(cfg, path)
     except ConfigError as exc:
-        _fail(str(exc))
+        fail(exc)
     typer.echo(f"removed {name} from {path}")
     dangling = rules_naming_server(cfg, name)
     if dangling:
@@ -337,7 +335,7 @@ def audit_cmd(
         cfg = _load(config)
         sink = open_sink(cfg.audit, get_settings())
     except ConfigError as exc:
-        _fail(str(exc))
+        fail(exc)
     records = query(
         sink.read(), since=_parse_since(since) if since else None, role=role, server=server
     )
@@ -372,12 +370,12 @@ def token_add_cmd(
 ) -> None:
     """Make a token bound to ROLE; it is printed once (only its hash is kept)."""
     from neuralgentics.broker.config import ConfigError
-    from neuralgentics.broker.tokens import add_token
+    from neuralgentics.broker.role_tokens import add_token
 
     try:
         token = add_token(role, label, _config(config)[0])
     except ConfigError as exc:
-        _fail(str(exc))
+        fail(exc)
     typer.echo(token)
     typer.echo(
         f"token {label!r} for role {role!r} added; it is shown only now: hand it to the client "
@@ -391,12 +389,12 @@ def token_add_cmd(
 def token_list_cmd(config: Path | None = ConfigOpt) -> None:
     """Labels and roles of the role tokens (the tokens themselves are not kept)."""
     from neuralgentics.broker.config import ConfigError
-    from neuralgentics.broker.tokens import list_tokens
+    from neuralgentics.broker.role_tokens import list_tokens
 
     try:
         tokens = list_tokens(_config(config)[0])
     except ConfigError as exc:
-        _fail(str(exc))
+        fail(exc)
     if not tokens:
         typer.echo(
             "no role token (add one: neuralgentics broker token add --role ROLE --label NAME)"
@@ -412,12 +410,12 @@ def token_remove_cmd(
 ) -> None:
     """Revoke a role token (a running broker is told to reload)."""
     from neuralgentics.broker.config import ConfigError
-    from neuralgentics.broker.tokens import remove_token
+    from neuralgentics.broker.role_tokens import remove_token
 
     try:
         gone = remove_token(label, _config(config)[0])
     except ConfigError as exc:
-        _fail(str(exc))
+        fail(exc)
     typer.echo(f"removed token {gone.label!r} (role {gone.role!r})")
     _notify_running_broker()
 

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from neuralgentics import errors
 from neuralgentics.config import Settings
-from neuralgentics.filemodes import distrust, private_dir
+from neuralgentics.filemodes import FILE_MODE, atomic_write, distrust, private_dir
 
 Transport = Literal["stdio", "streamable_http", "sse"]
 # What of a server the broker lists on its own MCP surface as it is (namespaced), instead of
@@ -32,7 +32,7 @@ _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _TOKEN_HASH = re.compile(r"sha256:[0-9a-f]{64}")
 
 
-class ConfigError(ValueError):
+class ConfigError(errors.InvalidConfig, ValueError):
     """The configuration is invalid; the message names the field (and line when known)."""
 
 
@@ -433,21 +433,10 @@ def save_config(config: BrokerConfig, path: Path | str) -> Path:
     return p
 
 
-def write_text_atomic(path: Path, text: str, mode: int | None = None) -> None:
-    """Replace a file through a temp file + fsync + rename: a crash leaves old or new.
-    ``mode``: the new file's permissions (default: the temp file's own, 0600)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        if mode is not None:
-            os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def write_text_atomic(path: Path, text: str, mode: int = FILE_MODE) -> None:
+    """Replace a file in one rename (filemodes.atomic_write): a crash leaves old or new.
+    ``mode``: the new file's permissions (default 0600: broker.yaml names commands to run)."""
+    atomic_write(path, text, mode=mode)
 
 
 def config_from(data: dict[str, Any], source: str = "config") -> BrokerConfig:

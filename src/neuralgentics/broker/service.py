@@ -24,16 +24,15 @@ import mcp.types as types
 import pydantic_core
 from mcp.shared.exceptions import MCPError
 
-from neuralgentics.broker import content
+from neuralgentics.broker import resources_prompts
 from neuralgentics.broker.access import AccessPolicy
 from neuralgentics.broker.argcheck import Check, quick_check
 from neuralgentics.broker.audit import AuditRecord, AuditSink, open_sink
 from neuralgentics.broker.audit.gate import FloodGate
 from neuralgentics.broker.audit.record import redact
 from neuralgentics.broker.catalog import ToolListCache, render_catalog
-from neuralgentics.broker.catalog.content import ServerItems, render_content
 from neuralgentics.broker.catalog.content_cache import ContentCache
-from neuralgentics.broker.catalog.tokens import count_tokens
+from neuralgentics.broker.catalog.resource_lines import ServerItems, render_content
 from neuralgentics.broker.client import (
     ConnectionClosed,
     RequestTimedOut,
@@ -72,6 +71,7 @@ from neuralgentics.broker.sandbox import describe
 from neuralgentics.broker.skillcatalog import SkillRecord, skills_for_role
 from neuralgentics.config import Settings
 from neuralgentics.embeddings import embedder_from_settings
+from neuralgentics.token_counts import count_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -276,10 +276,10 @@ class Broker:
     async def catalog_text(self, role: str | None, budget_tokens: int | None = None) -> str:
         """The tools of servers in meta-tools mode and the role's skills (`render_catalog`),
         then what is not a tool — resources, templates, prompts — and which servers are
-        passthrough (`catalog.content`, at most a third of the budget)."""
+        passthrough (`catalog.resource_lines`, at most a third of the budget)."""
         budget_tokens = budget_tokens or self.config.catalog.budget_tokens
         tbs = await self.tools_by_server(role)
-        seen = await content.visible(self, role)
+        seen = await resources_prompts.visible(self, role)
         items = {
             name: ServerItems(
                 resources=c.resources or (),

@@ -9,6 +9,7 @@ from typing import Any
 import typer
 
 from neuralgentics.config import Settings
+from neuralgentics.exits import fail
 
 model_app = typer.Typer(
     help="The embedding model (all-MiniLM-L6-v2): build and inspect.", no_args_is_help=True
@@ -36,8 +37,7 @@ def build(
             "reference" if reference else "packaged", int8=int8, force=force, cache=cache
         )
     except ModelUnavailable as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        fail(exc)
     if quiet:
         return
     if result.created:

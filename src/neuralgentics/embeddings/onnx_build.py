@@ -25,8 +25,6 @@ from neuralgentics.embeddings.onnx_cache import (
     atomic_write_bytes,
     build_lock,
     build_paths,
-    publish,
-    scratch_file,
 )
 from neuralgentics.embeddings.onnx_graph import OPSET, build_graph
 from neuralgentics.embeddings.onnx_weights import DATA_DIR, TOKENIZER, model_config, weight_source
@@ -105,11 +103,10 @@ def _build_fp32(weights: dict[str, np.ndarray], paths: BuildPaths, source: str) 
 
     model = build_graph(weights, model_config())
     del weights
-    with scratch_file(paths.dir, ".onnx") as raw:
+    with atomic_target(paths.fp32) as raw:
         onnx.save(model, str(raw))
         del model
         _verify(raw, MIN_COSINE[(source, False)])
-        publish(raw, paths.fp32)
 
 
 def _quantize(fp32: Path, target: Path) -> None:

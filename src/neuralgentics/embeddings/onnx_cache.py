@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,6 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
+
+from neuralgentics import errors
+from neuralgentics.filemodes import atomic_path, atomic_write, new_file_mode
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 # Bump when the built graph changes shape or meaning (inputs, outputs, pooling, opset).
@@ -33,8 +34,11 @@ MANIFEST_FILE = "manifest.json"
 _DIGEST_MEMO = ".source-digests.json"
 
 
-class ModelUnavailable(RuntimeError):
-    """The embedding model cannot be loaded; the message says what to run or install."""
+class ModelUnavailable(errors.Unavailable, RuntimeError):
+    """The embedding model cannot be loaded; the message says what to run or install. An HTTP
+    front answers it 503 like any `Unavailable`; a command exits 3."""
+
+    code = "model_unavailable"
 
 
 def cache_root(configured: Path | None = None) -> Path:
@@ -97,37 +101,17 @@ def build_paths(source: str, digest: str, cache: Path | None = None) -> BuildPat
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    with atomic_target(path) as tmp:
-        tmp.write_bytes(data)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, data, mode=new_file_mode())
 
 
 @contextmanager
 def atomic_target(path: Path) -> Iterator[Path]:
     """Yield a temporary path beside `path`; on success it replaces `path` in one rename, so a
     reader sees either the old file or the whole new one, never a partial write."""
-    with scratch_file(path.parent, f".{path.name}.tmp") as tmp:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(path, mode=new_file_mode()) as tmp:
         yield tmp
-        publish(tmp, path)
-
-
-def publish(tmp: Path, path: Path) -> None:
-    """Rename a finished temporary file into place, readable like any file the user makes."""
-    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 is meant for secrets, not model files
-    os.replace(tmp, path)
-
-
-@contextmanager
-def scratch_file(directory: Path, suffix: str) -> Iterator[Path]:
-    """A temporary file in `directory` (same filesystem, so it can be renamed into place),
-    removed on the way out unless it was renamed away."""
-    directory.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=".", suffix=suffix, dir=directory)
-    os.close(fd)
-    tmp = Path(name)
-    try:
-        yield tmp
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 @contextmanager
@@ -142,12 +126,6 @@ def build_lock(directory: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
 
 
 def _read_json(path: Path) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from rich.table import Table
 
 from neuralgentics.config import get_settings
 from neuralgentics.credentials import CredentialError
+from neuralgentics.exits import UNAVAILABLE, exit_code, status_exit_code
 from neuralgentics.service_client import service_client
 from neuralgentics.text import plural
 
@@ -69,17 +70,17 @@ def call(local: bool, method: str, path: str, **kwargs: Any) -> Any:
         raise CallFailed(
             f"memini-core is not reachable at {url} ({exc.__class__.__name__}); "
             "start it with `neuralgentics serve`, or pass --local",
-            3,
+            UNAVAILABLE,
         ) from exc
     except CredentialError as exc:
-        raise CallFailed(str(exc), 2) from None
+        raise CallFailed(str(exc), exit_code(exc)) from None
     if response.status_code >= 400:
         try:
             problem = response.json()["error"]["message"]
         except Exception:
             problem = response.text
         raise CallFailed(
-            f"error {response.status_code}: {problem}", 1 if response.status_code >= 500 else 2
+            f"error {response.status_code}: {problem}", status_exit_code(response.status_code)
         )
     return response.json() if response.content else None
 

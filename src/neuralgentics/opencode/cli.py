@@ -10,6 +10,7 @@ from typing import TypeVar
 
 import typer
 
+from neuralgentics.exits import fail
 from neuralgentics.text import plural
 
 T = TypeVar("T")
@@ -63,8 +64,7 @@ def install_cmd(
             get_settings(), project, global_, broker.value, primary_model, secondary_model
         )
     except InstallError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        fail(exc)
     for line in report.lines():
         typer.echo(line)
     typer.echo(
@@ -115,8 +115,7 @@ def uninstall_cmd(project: Path | None = _PROJECT, global_: bool = _GLOBAL) -> N
     try:
         report = uninstall(get_settings(), project, global_)
     except InstallError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        fail(exc)
     for line in report.lines():
         typer.echo(line)
     typer.echo("uninstalled")
@@ -149,8 +148,7 @@ def _credentials(fn: Callable[..., T], *args: str) -> T:
     try:
         return fn(get_settings(), *args)
     except CredentialError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        fail(exc)
 
 
 @credential_app.command("rotate")
@@ -274,8 +272,7 @@ def update_cmd(
             )
         )
     except UpdateError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        fail(exc)
 
 
 def register(app: typer.Typer) -> None:

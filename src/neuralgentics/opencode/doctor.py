@@ -614,7 +614,7 @@ def check_tui_brand(home: Path, where: str) -> Check:
             f"{missing}: the TUI shows OpenCode's own footer",
             f"neuralgentics opencode install {where}",
         )
-    if brand.read_text("utf-8") != tui.brand_source():
+    if any(not f.is_file() or f.read_text("utf-8") != text for f, text in tui.brand_files(home)):
         return Check(
             "tui brand",
             "warn",

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import sys
 from dataclasses import dataclass, field
@@ -25,10 +24,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from neuralgentics import __version__, project_credentials
+from neuralgentics import __version__, errors, project_credentials
 from neuralgentics.config import Settings
 from neuralgentics.credentials import CredentialError, ensure_token
-from neuralgentics.filemodes import home_relative
+from neuralgentics.filemodes import atomic_write, home_relative, user_file_mode
 from neuralgentics.opencode import broker_roles, locks, project_key, tui
 from neuralgentics.opencode.agents import (
     agent_files,
@@ -49,7 +48,7 @@ from neuralgentics.opencode.jsonedit import (
     undo,
 )
 from neuralgentics.opencode.models import ModelTierError, models_file, resolve_tiers
-from neuralgentics.orchestrator.errors import ConfigError as MatrixError
+from neuralgentics.orchestrator.errors import RosterError
 from neuralgentics.text import plural
 
 BrokerMode = Literal["stdio", "http"]
@@ -61,7 +60,7 @@ CREDENTIAL_FILE = "credential"
 BACKUP_DIR = "neuralgentics-backup"
 
 
-class InstallError(Exception):
+class InstallError(errors.InvalidInput):
     """Install/uninstall refused; nothing was changed. The message says what to fix."""
 
 
@@ -209,7 +208,7 @@ def routing_for(s: Settings, project_dir: Path | None) -> dict[str, Any]:
 
     try:
         return local_matrix(load_config(project_dir, s.config_dir))
-    except MatrixError as exc:
+    except RosterError as exc:
         raise InstallError(f"the routing matrix: {exc}") from None
 
 
@@ -318,10 +317,10 @@ def _desired_config(
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
+    # a unique temp name (two installs at once each rename a whole file) and fsync (a crash
+    # leaves the old opencode.json, never an empty one); the user's file keeps its mode
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.neuralgentics-tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    atomic_write(path, data, mode=user_file_mode(path))
 
 
 def _settings_summary(paths: list[list[str]]) -> str:
@@ -365,7 +364,7 @@ def install(
         raise InstallError(str(exc)) from None
     try:
         roster = load_roster(target.project_dir)
-    except MatrixError as exc:
+    except RosterError as exc:
         raise InstallError(f"the routing matrix: {exc}") from None
     # A project is its repository (project_key.py); its plugin holds a credential bound to it.
     key = project_key.project_key(target.project_dir) if target.project_dir else None
@@ -395,7 +394,7 @@ def install(
     files: list[tuple[Path, str]] = [(plugin_dir / rel, text) for rel, text in plugin_files()]
     files += [(target.agent_dir / f"{a.name}.md", a.text) for a in agent_files(roster, tiers)]
     brand = tui.brand_file(target.home)
-    files.append((brand, tui.brand_source()))
+    files += tui.brand_files(target.home)
     command_dir = target.home / "command"
     files += [
         (command_dir / f"{name}.md", verdict_command(verb, text))
@@ -412,6 +411,7 @@ def install(
             plugin_dir.parent.parent,
             target.agent_dir,
             command_dir,
+            brand.parent / "ng",
             brand.parent,
             target.config_file.parent,
         ]

@@ -12,13 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from neuralgentics import errors
 from neuralgentics.jsonc import JsonTextError, check_limits
 
 JsonPath = tuple[str, ...]
 _ABSENT = object()
 
 
-class JsonFileError(ValueError):
+class JsonFileError(errors.InvalidConfig, ValueError):
     """The file cannot be read as JSON; the message names it and the position."""
 
 

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from neuralgentics.config import Settings
+from neuralgentics.filemodes import FILE_MODE, atomic_write
 
 PLUGIN_PACKAGE = "@opencode-ai/plugin"
 # The version OpenCode 1.18.33 asks for; it only checks the name is listed, not the version.
@@ -70,9 +70,7 @@ def _read_registry(s: Settings) -> dict[str, Any]:
 def _write_registry(s: Settings, data: dict[str, Any]) -> None:
     path = registry_path(s)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", "utf-8")
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(data, indent=2, sort_keys=True) + "\n", mode=FILE_MODE)
 
 
 def config_dirs(global_home: Path, project_dir: Path | None) -> list[Path]:

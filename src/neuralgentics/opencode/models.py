@@ -21,12 +21,14 @@ from typing import Literal
 
 import yaml
 
+from neuralgentics import errors
+
 MODELS_FILE = "models.yaml"
 Tier = Literal["primary", "secondary"]
 TIERS: tuple[Tier, ...] = ("primary", "secondary")
 
 
-class ModelTierError(ValueError):
+class ModelTierError(errors.InvalidInput, ValueError):
     """A tier's model is not usable; the message names where it came from and what is expected."""
 
 

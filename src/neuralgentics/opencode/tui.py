@@ -15,14 +15,15 @@ there as written (the user's edits stay). The plugin file itself is an ordinary 
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from neuralgentics import errors
 from neuralgentics.config import Settings
+from neuralgentics.filemodes import atomic_write, user_file_mode
 from neuralgentics.opencode.jsonedit import JsonFileError, dump_json, read_json_file
 
 BRAND_SOURCE = "neuralgentics-brand.tsx"
@@ -30,9 +31,11 @@ BRAND_SOURCE = "neuralgentics-brand.tsx"
 # server plugin, and this one is a TUI plugin.
 BRAND_DIR = "neuralgentics-tui"
 BRAND_SPEC = f"./{BRAND_DIR}/{BRAND_SOURCE}"
+# The server plugin's modules the brand imports (relative to it): one token-file routine.
+BRAND_HELPERS = ("ng/token_file.ts",)
 
 
-class TuiConfigError(Exception):
+class TuiConfigError(errors.InvalidConfig):
     """tui.json cannot be edited safely; nothing was changed. The message says what to fix."""
 
 
@@ -54,6 +57,15 @@ def tui_config_file(home: Path) -> Path:
 
 def brand_file(home: Path) -> Path:
     return home / BRAND_DIR / BRAND_SOURCE
+
+
+def brand_files(home: Path) -> list[tuple[Path, str]]:
+    """(where, text) of the brand and the modules it imports, as install writes them."""
+    base = resources.files("neuralgentics.opencode").joinpath("plugin")
+    helpers = [
+        (home / BRAND_DIR / rel, base.joinpath(rel).read_text("utf-8")) for rel in BRAND_HELPERS
+    ]
+    return [(brand_file(home), brand_source()), *helpers]
 
 
 def plugin_options(
@@ -87,10 +99,10 @@ def _sha(data: bytes) -> str:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
+    # a unique temp name (two installs at once each rename a whole file) and fsync (a crash
+    # leaves the old opencode.json, never an empty one); the user's file keeps its mode
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.neuralgentics-tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    atomic_write(path, data, mode=user_file_mode(path))
 
 
 @dataclass(frozen=True)

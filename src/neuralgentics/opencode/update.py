@@ -41,12 +41,18 @@ from urllib.request import url2pathname
 import httpx
 from packaging.version import InvalidVersion, Version
 
+from neuralgentics import errors
+
 DIST = "neuralgentics"
 InstallKind = Literal["wheel", "git", "editable"]
 
 
-class UpdateError(Exception):
+class UpdateError(errors.InvalidInput):
     """The update was refused or failed; nothing was changed. The message says why and what to do."""
+
+
+class FeedUnavailable(UpdateError, errors.Unavailable):
+    """The release feed or the wheel could not be fetched: try again later (exit 3)."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +111,7 @@ def _read(url: str, timeout: float) -> bytes:
         r.raise_for_status()
         return r.content
     except httpx.HTTPError as exc:
-        raise UpdateError(f"cannot read releases from {url}: {exc}") from None
+        raise FeedUnavailable(f"cannot read releases from {url}: {exc}") from None
 
 
 def _parse_release(data: dict[str, Any], feed: str) -> Release | None:
@@ -258,7 +264,7 @@ def _fetch_wheel(release: Release, folder: Path) -> Path:
                     for chunk in r.iter_bytes():
                         f.write(chunk)
         except httpx.HTTPError as exc:
-            raise UpdateError(f"cannot download {release.wheel_url}: {exc}") from None
+            raise FeedUnavailable(f"cannot download {release.wheel_url}: {exc}") from None
     if release.sha256 and hashlib.sha256(wheel.read_bytes()).hexdigest() != release.sha256:
         raise UpdateError(
             f"{release.wheel_name}: sha256 does not match the release's digest; not installed"

@@ -29,7 +29,7 @@ def capabilities_text(where: str = "") -> str:
 def render_agents_md(config: OrchestratorConfig, skills: list[Skill]) -> str:
     """The document, degraded step by step (skill descriptions, then agent purposes) when a
     large roster or many skills would push it past MAX_TOKENS."""
-    from neuralgentics.orchestrator.tokens import count_tokens
+    from neuralgentics.token_counts import count_tokens
 
     text = ""
     for detail in (2, 1, 0):

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from neuralgentics.errors import NeuralgenticsError
+from neuralgentics.exits import fail
 from neuralgentics.orchestrator.context import DEFAULT_BUDGET
-from neuralgentics.orchestrator.errors import OrchestratorError
 from neuralgentics.text import plural
+
+if TYPE_CHECKING:
+    from neuralgentics.orchestrator.service import Orchestrator
 
 skills_app = typer.Typer(
     help="Markdown skills: project skills/ > user config dir > built-ins.", no_args_is_help=True
@@ -23,7 +26,7 @@ JsonOpt = typer.Option(False, "--json", help="Machine-readable output.")
 TaskIdHelp = "The task's id, or a unique start of it (at least 4 digits)."
 
 
-def _orchestrator(project: Path | None, *, tasks: bool = False):
+def _orchestrator(project: Path | None, *, tasks: bool = False) -> Orchestrator:
     """The orchestrator a command works with: the project directory (default: the current
     one), memory over HTTP at the configured service, the process's embedder."""
     from neuralgentics.app.process import shared_embedder
@@ -46,11 +49,6 @@ def _orchestrator(project: Path | None, *, tasks: bool = False):
     )
 
 
-def _fail(exc: NeuralgenticsError) -> None:
-    typer.echo(f"error: {exc.message}", err=True)
-    raise typer.Exit(2)
-
-
 def _print_json(data: Any) -> None:
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
@@ -69,9 +67,8 @@ def route(
     """
     try:
         decision = _orchestrator(project).route(task, agent)
-    except OrchestratorError as exc:
-        _fail(exc)
-        return
+    except NeuralgenticsError as exc:
+        fail(exc)
     if as_json:
         _print_json(decision.to_json())
     else:
@@ -103,9 +100,8 @@ def skills_list(project: Path | None = ProjectOpt, as_json: bool = JsonOpt) -> N
     try:
         registry = _orchestrator(project).skills
         skills, problems = registry.skills(), registry.problems()
-    except OrchestratorError as exc:
-        _fail(exc)
-        return
+    except NeuralgenticsError as exc:
+        fail(exc)
     if as_json:
         _print_json(
             {
@@ -131,9 +127,8 @@ def skills_show(
     """Print one skill: its header fields and body."""
     try:
         skill = _orchestrator(project).skills.get(skill_id)
-    except OrchestratorError as exc:
-        _fail(exc)
-        return
+    except NeuralgenticsError as exc:
+        fail(exc)
     if as_json:
         _print_json(skill.to_json())
         return
@@ -159,9 +154,8 @@ def context(
     """Build the context package for AGENT on TASK within the token budget."""
     try:
         package = _orchestrator(project).context(task, agent, budget)
-    except OrchestratorError as exc:
-        _fail(exc)
-        return
+    except NeuralgenticsError as exc:
+        fail(exc)
     for warning in package.warnings:
         typer.echo(f"warning: {warning}", err=True)
     if as_json:
@@ -184,13 +178,12 @@ def agents_md(
     project: Path | None = ProjectOpt,
 ) -> None:
     """Generate AGENTS.md (capabilities, agents, routing, skills) from the configuration."""
-    from neuralgentics.orchestrator.tokens import count_tokens
+    from neuralgentics.token_counts import count_tokens
 
     try:
         text = _orchestrator(project).agents_md()
-    except OrchestratorError as exc:
-        _fail(exc)
-        return
+    except NeuralgenticsError as exc:
+        fail(exc)
     if check is not None:
         current = check.read_text("utf-8") if check.is_file() else ""
         if current != text:
@@ -216,8 +209,8 @@ def task_start(
     """Step 1 (intake): create a task record and print it."""
     try:
         _print_json(_orchestrator(project, tasks=True).start_task(task, session).to_json())
-    except OrchestratorError as exc:
-        _fail(exc)
+    except NeuralgenticsError as exc:
+        fail(exc)
 
 
 @task_app.command("step")
@@ -233,17 +226,14 @@ def task_step(
     try:
         payload = json.loads(data)
     except json.JSONDecodeError as exc:
-        typer.echo(f"error: --data is not valid JSON: {exc}", err=True)
-        raise typer.Exit(2) from exc
+        fail(f"--data is not valid JSON: {exc}")
     if not isinstance(payload, dict):
-        typer.echo("error: --data must be a JSON object", err=True)
-        raise typer.Exit(2)
+        fail("--data must be a JSON object")
     try:
         orch = _orchestrator(project, tasks=True)
         record, output = orch.step(orch.resolve_task_id(task_id), step, payload)
     except NeuralgenticsError as exc:
-        _fail(exc)
-        return
+        fail(exc)
     _print_json({"task": record.to_json(), "output": output})
 
 
@@ -258,9 +248,8 @@ def task_list(
     try:
         orch = _orchestrator(project, tasks=True)
         tasks = [orch.task_view(t) for t in orch.list_tasks(session=session, limit=limit)]
-    except OrchestratorError as exc:
-        _fail(exc)
-        return
+    except NeuralgenticsError as exc:
+        fail(exc)
     if not tasks:
         typer.echo(f"no task in session {session!r}" if session else "no task recorded yet")
     for t in tasks:
@@ -296,8 +285,7 @@ def task_close(
             orch.resolve_task_id(task_id), "succeeded" if succeeded else "failed", summary
         )
     except NeuralgenticsError as exc:
-        _fail(exc)
-        return
+        fail(exc)
     typer.echo(f"closed {record.id} ({output['outcome']}); remembered as {output['memory_id']}")
 
 
@@ -311,8 +299,7 @@ def task_resume(
         orch = _orchestrator(project, tasks=True)
         record = orch.resume_task(orch.resolve_task_id(task_id))
     except NeuralgenticsError as exc:
-        _fail(exc)
-        return
+        fail(exc)
     who = " or ".join(orch.verifiers(record)) or "its verifier"
     typer.echo(
         f"{record.id} waits for verification by {who}; the next turn of session "
@@ -329,7 +316,7 @@ def task_show(
         orch = _orchestrator(project, tasks=True)
         _print_json(orch.task_view(orch.get_task(orch.resolve_task_id(task_id))))
     except NeuralgenticsError as exc:
-        _fail(exc)
+        fail(exc)
 
 
 def register(app: typer.Typer) -> None:

@@ -15,7 +15,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from neuralgentics.orchestrator.errors import ConfigError
+from neuralgentics.orchestrator.errors import RosterError
 
 PROJECT_CONFIG_DIR = ".neuralgentics"
 ROSTER_FILE = "roster.yaml"
@@ -88,24 +88,24 @@ def _read_layer(text: str, source: str, top_key: str) -> dict[str, dict]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""
-        raise ConfigError(
+        raise RosterError(
             f"{source}{where}: not valid YAML ({getattr(exc, 'problem', exc)})"
         ) from exc
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: expected a mapping with a '{top_key}' key")
+        raise RosterError(f"{source}: expected a mapping with a '{top_key}' key")
     unknown = set(data) - {top_key}
     if unknown:
-        raise ConfigError(f"{source}: unknown key(s) {sorted(unknown)}; expected '{top_key}'")
+        raise RosterError(f"{source}: unknown key(s) {sorted(unknown)}; expected '{top_key}'")
     entries = data.get(top_key) or {}
     if not isinstance(entries, dict):
-        raise ConfigError(f"{source}: '{top_key}' must map names to settings")
+        raise RosterError(f"{source}: '{top_key}' must map names to settings")
     for name, entry in entries.items():
         if not isinstance(name, str) or not NAME_RE.fullmatch(name):
-            raise ConfigError(
+            raise RosterError(
                 f"{source}: '{top_key}.{name}' is not a valid name (lowercase letters, digits, - or _)"
             )
         if entry is not None and not isinstance(entry, dict):
-            raise ConfigError(f"{source}: '{top_key}.{name}' must be a mapping of fields")
+            raise RosterError(f"{source}: '{top_key}.{name}' must be a mapping of fields")
     return {name: dict(entry or {}) for name, entry in entries.items()}
 
 
@@ -156,7 +156,7 @@ def load_config(
             agents[name] = AgentSpec(name=name, **entry)
         except (ValidationError, TypeError) as exc:
             problem = _pydantic_problem(exc) if isinstance(exc, ValidationError) else str(exc)
-            raise ConfigError(f"{agent_origin[name]}: agent '{name}': {problem}") from exc
+            raise RosterError(f"{agent_origin[name]}: agent '{name}': {problem}") from exc
 
     types: dict[str, TaskTypeSpec] = {}
     for type_id, entry in raw_types.items():
@@ -165,19 +165,19 @@ def load_config(
             spec = TaskTypeSpec(id=type_id, **entry)
         except (ValidationError, TypeError) as exc:
             problem = _pydantic_problem(exc) if isinstance(exc, ValidationError) else str(exc)
-            raise ConfigError(f"{where}: {problem}") from exc
+            raise RosterError(f"{where}: {problem}") from exc
         for ref_field in ("primary", "forbidden", "verify_with"):
             value = getattr(spec, ref_field)
             for agent in [value] if isinstance(value, str) else value:
                 if agent not in agents:
-                    raise ConfigError(
+                    raise RosterError(
                         f"{where}: {ref_field} names unknown agent '{agent}' "
                         f"(roster: {', '.join(sorted(agents))})"
                     )
         if spec.primary in spec.forbidden:
-            raise ConfigError(f"{where}: primary agent '{spec.primary}' is also forbidden")
+            raise RosterError(f"{where}: primary agent '{spec.primary}' is also forbidden")
         if not spec.examples and not spec.keywords:
-            raise ConfigError(f"{where}: needs examples or keywords to be recognised")
+            raise RosterError(f"{where}: needs examples or keywords to be recognised")
         types[type_id] = spec
 
     return OrchestratorConfig(agents=agents, task_types=types, sources=tuple(used_a + used_t))

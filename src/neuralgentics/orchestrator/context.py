@@ -26,8 +26,8 @@ from neuralgentics.orchestrator.memory_client import (
     ProjectChunk,
 )
 from neuralgentics.orchestrator.skills import SkillRegistry
-from neuralgentics.orchestrator.tokens import count_tokens, truncate_to_tokens
 from neuralgentics.text import plural
+from neuralgentics.token_counts import count_tokens, truncate_to_tokens
 
 MIN_BUDGET, MAX_BUDGET, DEFAULT_BUDGET = 50, 100_000, 2000
 # fullmatch, never match with `$`: `$` also matches before a trailing newline.

@@ -1,5 +1,5 @@
 """Errors the orchestrator raises: the shared kinds of `neuralgentics.errors`, marked as the
-orchestrator's; the HTTP routes answer each with its status, the CLI exits 2."""
+orchestrator's; the HTTP routes answer each with its status, the CLI exits as `neuralgentics.exits` maps it."""
 
 from __future__ import annotations
 
@@ -20,11 +20,9 @@ class NotFound(OrchestratorError, errors.NotFound):
     pass
 
 
-class ConfigError(OrchestratorError):
-    """A roster/routing file the user wrote is wrong; names the file and the field."""
-
-    status = 500
-    code = "config_error"
+class RosterError(OrchestratorError, errors.InvalidConfig):
+    """A roster/routing file the user wrote is wrong; names the file and the field. (Named
+    apart from `broker.config.ConfigError`, which is about broker.yaml.)"""
 
 
 class StepRefused(OrchestratorError, errors.Conflict):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import resources
+from importlib.resources.abc import Traversable
 
 _TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -28,7 +29,7 @@ def _load() -> dict[str, Asset]:
     found: dict[str, Asset] = {}
     root = resources.files("neuralgentics.ui") / "static"
 
-    def walk(node, prefix: str) -> None:
+    def walk(node: Traversable, prefix: str) -> None:
         for entry in node.iterdir():
             name = f"{prefix}{entry.name}"
             if entry.is_dir():

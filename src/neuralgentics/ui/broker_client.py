@@ -16,6 +16,7 @@ from urllib.parse import quote, unquote
 
 import httpx
 
+from neuralgentics import errors
 from neuralgentics.config import Settings
 from neuralgentics.service_client import async_service_client
 
@@ -28,11 +29,13 @@ TIMEOUT = httpx.Timeout(40.0, connect=2.0)  # /tools may cold-start servers (sta
 DESCRIBE_CONCURRENCY = 8
 
 
-class BrokerUnreachable(Exception):
+class BrokerUnreachable(errors.Unavailable):
+    code = "broker_unreachable"
+
     def __init__(self, url: str, detail: str) -> None:
         super().__init__(detail)
         self.url = url
-        self.detail = detail
+        self.reason = detail  # not `detail`: that is the error body (NeuralgenticsError.detail)
 
 
 def normalise(raw: str) -> str | None:

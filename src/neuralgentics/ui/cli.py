@@ -15,6 +15,7 @@ import typer
 
 from neuralgentics.config import get_settings
 from neuralgentics.credentials import CredentialError
+from neuralgentics.exits import UNAVAILABLE, fail, status_exit_code
 from neuralgentics.service_client import service_client
 
 
@@ -32,18 +33,17 @@ def ui_cmd(
         with service_client(settings, "memini-core", timeout=10) as client:
             response = client.post("/ui/login-code", json={"scope": "write" if write else "read"})
     except CredentialError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        fail(exc)
     except httpx.TransportError:
         typer.echo(
             f"error: memini-core is not reachable at {settings.url}; start it: neuralgentics up",
             err=True,
         )
-        raise typer.Exit(3) from None
+        raise typer.Exit(UNAVAILABLE) from None
     if response.status_code != 200:
         message = response.json().get("error", {}).get("message", response.text)
         typer.echo(f"error: memini-core answered {response.status_code}: {message}", err=True)
-        raise typer.Exit(2 if response.status_code < 500 else 3)
+        raise typer.Exit(status_exit_code(response.status_code))
     body = response.json()
     url = settings.url + body["path"]
     if not print_only:

@@ -56,7 +56,7 @@ def _unreachable(exc: BrokerUnreachable) -> JSONResponse:
     return _error(
         502,
         "broker_unreachable",
-        f"the broker is not reachable at {exc.url} ({exc.detail}); start it with "
+        f"the broker is not reachable at {exc.url} ({exc.reason}); start it with "
         "`neuralgentics broker serve` or `neuralgentics up`",
     )
 
@@ -269,7 +269,7 @@ async def broker_status(settings: UISettings) -> dict[str, Any]:
         servers = await client.request("GET", "servers")
     except BrokerUnreachable as exc:
         out["error"] = (
-            f"not reachable at {exc.url} ({exc.detail}); start it with "
+            f"not reachable at {exc.url} ({exc.reason}); start it with "
             "`neuralgentics broker serve` or `neuralgentics up`"
         )
         return out

@@ -30,6 +30,8 @@ from fnmatch import fnmatchcase
 from typing import Literal
 from urllib.parse import unquote, urlsplit, urlunsplit
 
+from neuralgentics import errors
+
 Kind = Literal["tool", "resource", "prompt"]
 KINDS: tuple[Kind, ...] = ("tool", "resource", "prompt")
 ALL_KINDS: frozenset[Kind] = frozenset(KINDS)
@@ -37,7 +39,7 @@ ALL_KINDS: frozenset[Kind] = frozenset(KINDS)
 _KINDED = re.compile(r"([^/:]+):([A-Za-z]+):(.*)", re.DOTALL)
 
 
-class PatternError(ValueError):
+class PatternError(errors.InvalidInput, ValueError):
     """A pattern that cannot be read; the message names it and the forms that exist."""
 
 

@@ -25,6 +25,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from neuralgentics.secret_shapes import PREFIX, TOKEN_SHAPES
+
 REDACTED = "[REDACTED]"
 
 # Keys whose values are secrets (matched anywhere in the key, case-insensitive).
@@ -101,29 +103,12 @@ _SHAPES: list[tuple[re.Pattern[str], str]] = [
         ),
         r"\1" + REDACTED,
     ),
-    # JSON Web Tokens
+    # JSON Web Tokens (also a bare header.payload, cut short: the index's shape needs three parts)
     (re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"), REDACTED),
-    # provider keys
-    (
-        re.compile(r"\b(?:sk|pk|rk)[-_](?:live|test|proj|ant|or)?[-_]?[A-Za-z0-9_-]{12,}"),
-        REDACTED,
-    ),  # OpenAI, Stripe, Anthropic
-    (
-        re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"),
-        REDACTED,
-    ),  # GitHub
-    (re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), REDACTED),  # GitLab
-    (re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{8,}|\bxapp-\d-[A-Za-z0-9-]{8,}"), REDACTED),  # Slack
-    (re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"), REDACTED),  # AWS access key id
-    (re.compile(r"\bAIza[0-9A-Za-z_-]{30,}"), REDACTED),  # Google API key
-    (re.compile(r"\bya29\.[0-9A-Za-z_-]{20,}"), REDACTED),  # Google OAuth access token
-    (re.compile(r"\bnpm_[A-Za-z0-9]{30,}"), REDACTED),  # npm
-    (re.compile(r"\bpypi-[A-Za-z0-9_-]{40,}"), REDACTED),  # PyPI
-    (re.compile(r"\bhf_[A-Za-z0-9]{30,}"), REDACTED),  # Hugging Face
-    (re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"), REDACTED),  # SendGrid
+    # provider keys and tokens: the table the project index shares (secret_shapes.py)
+    *((re.compile(shape), REDACTED) for _, _, shape in TOKEN_SHAPES),
+    # no fixed prefix: audit only (secret_shapes.py says why)
     (re.compile(r"\b(?:SK|AC)[0-9a-f]{32}\b"), REDACTED),  # Twilio
-    (re.compile(r"\bdop_v1_[0-9a-f]{40,}|\bdo[or]_v1_[0-9a-f]{40,}"), REDACTED),  # DigitalOcean
-    (re.compile(r"\bshp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}"), REDACTED),  # Shopify
     (re.compile(r"\b[MN][A-Za-z\d]{23,25}\.[\w-]{6}\.[\w-]{27,}"), REDACTED),  # Discord bot token
 ]
 
@@ -134,8 +119,7 @@ _SHAPES: list[tuple[re.Pattern[str], str]] = [
 _MAYBE = re.compile(
     r"(?i:private key|putty|://|bearer|digest|authoriz|token|api-?key|basic|passw|passphrase|pwd"
     r"|secret|key|credential|signature|[?&;][\w.-]*=)"
-    r"|eyJ|\b[psr]k[-_]|gh[pousr]_|github_pat_|glpat-|xox|xapp-|A(?:KIA|SIA|GPA|IDA|ROA|Iza)"
-    r"|ya29\.|npm_|pypi-|hf_|SG\.|(?:SK|AC)[0-9a-f]{32}|do[por]_v1_|shp(?:at|ca|pa|ss)_|\.[\w-]{6}\."
+    r"|eyJ|(?:SK|AC)[0-9a-f]{32}|\.[\w-]{6}\.|" + PREFIX.pattern
 )
 
 

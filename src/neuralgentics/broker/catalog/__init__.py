@@ -25,7 +25,7 @@ if TYPE_CHECKING:
         render_server,
     )
     from neuralgentics.broker.catalog.schemas import full_schema_tokens, tool_schema_tokens
-    from neuralgentics.broker.catalog.tokens import ENCODING_NAME, count_json_tokens, count_tokens
+    from neuralgentics.token_counts import ENCODING_NAME, count_json_tokens, count_tokens
 
 # name -> the submodule that defines it
 _WHERE = {
@@ -39,9 +39,9 @@ _WHERE = {
     "render_server": "render",
     "full_schema_tokens": "schemas",
     "tool_schema_tokens": "schemas",
-    "ENCODING_NAME": "tokens",
-    "count_json_tokens": "tokens",
-    "count_tokens": "tokens",
+    "ENCODING_NAME": "neuralgentics.token_counts",
+    "count_json_tokens": "neuralgentics.token_counts",
+    "count_tokens": "neuralgentics.token_counts",
 }
 
 
@@ -49,7 +49,9 @@ def __getattr__(name: str) -> Any:
     where = _WHERE.get(name)
     if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{where}"), name)
+    # a submodule's name, or a whole module path (the counts are a shared foundation)
+    module = where if where.startswith("neuralgentics.") else f"{__name__}.{where}"
+    value = getattr(import_module(module), name)
     globals()[name] = value
     return value
 

@@ -13,9 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import re
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -23,6 +21,8 @@ from typing import Any
 
 from mcp.types import Tool
 from pydantic import BaseModel, ValidationError
+
+from neuralgentics.filemodes import FILE_MODE, atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -96,14 +96,7 @@ def write_entry(
         "saved_at": time.time(),
         key: value,
     }
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(payload, f, ensure_ascii=False)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, json.dumps(payload, ensure_ascii=False), mode=FILE_MODE)
     return path
 
 

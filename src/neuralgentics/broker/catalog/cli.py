@@ -8,13 +8,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING
 
 import typer
 
 from neuralgentics.broker.cli import ConfigOpt
 from neuralgentics.broker.config import DEFAULT_BUDGET_TOKENS
+from neuralgentics.exits import fail
 from neuralgentics.text import plural
+
+if TYPE_CHECKING:
+    from neuralgentics.broker.catalog.sources import CatalogSource
 
 ToolsFileOpt = typer.Option(
     None,
@@ -23,12 +27,7 @@ ToolsFileOpt = typer.Option(
 )
 
 
-def _fail(message: str, code: int = 1) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
-
-
-def _source(tools_file: Path | None, config: Path | None, role: str | None):
+def _source(tools_file: Path | None, config: Path | None, role: str | None) -> CatalogSource:
     from neuralgentics.broker.catalog.sources import load_source
     from neuralgentics.broker.catalog.toolsfile import ToolsFileError
     from neuralgentics.broker.config import ConfigError
@@ -39,8 +38,7 @@ def _source(tools_file: Path | None, config: Path | None, role: str | None):
             settings=get_settings(), tools_file=tools_file, config_path=config, role=role
         )
     except (ToolsFileError, ConfigError) as exc:
-        _fail(str(exc))
-        raise  # unreachable: _fail exits
+        fail(exc)
 
 
 def catalog_cmd(
@@ -105,13 +103,13 @@ def refresh_cmd(
             else load_config(default_config_path(settings), missing_ok=True)
         )
     except ConfigError as exc:
-        _fail(str(exc))
+        fail(exc)
     brokered = cfg.brokered()
     names = list(servers) if servers else sorted(brokered)
     unknown = [n for n in names if n not in brokered]
     if unknown:
         known = ", ".join(sorted(brokered)) or "none"
-        _fail(f"no brokered server named {', '.join(map(repr, unknown))} (servers: {known})")
+        fail(f"no brokered server named {', '.join(map(repr, unknown))} (servers: {known})")
     cache = ToolListCache(settings.home / "broker" / "tools")
     failed = 0
     for name in names:
@@ -149,9 +147,9 @@ def match_cmd(
     from neuralgentics.config import get_settings
 
     if mode not in ("hybrid", "bm25", "embedding"):
-        _fail(f"--mode must be hybrid, bm25 or embedding (got {mode!r})")
+        fail(f"--mode must be hybrid, bm25 or embedding (got {mode!r})")
     if (intent is None) == (queries_file is None):
-        _fail("give either an INTENT or --queries-file FILE")
+        fail("give either an INTENT or --queries-file FILE")
     src = _source(tools_file, config, role)
     unlisted = sorted(name for name, tools in src.tools_by_server.items() if tools is None)
     if unlisted:
@@ -168,7 +166,7 @@ def match_cmd(
     try:
         intents_through = query_embedder(settings, embedder)
     except ValueError as exc:
-        _fail(str(exc))
+        fail(str(exc))  # a bad setting: bad input (2)
     # as the broker's find_tool ranks: its vectors file (a tool text already embedded by the
     # broker or an earlier `match` is not embedded again) and its query backend
     matcher = IntentMatcher(
@@ -193,14 +191,14 @@ def match_cmd(
                 .splitlines()
             )
         except OSError as exc:
-            _fail(f"{queries_file}: cannot read queries file ({exc.strerror or exc})")
+            fail(f"{queries_file}: cannot read queries file ({exc.strerror or exc})")
         for line in lines:
             if line.strip():
                 typer.echo(json.dumps(answer(line.strip()), ensure_ascii=False))
         return
     assert intent is not None
     if not intent.strip():
-        _fail("the intent is empty: describe the task in a sentence")
+        fail("the intent is empty: describe the task in a sentence")
     data = answer(intent)
     if as_json:
         typer.echo(json.dumps(data, indent=1, ensure_ascii=False))

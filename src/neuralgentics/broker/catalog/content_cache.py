@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from neuralgentics.broker.catalog.cache import entry_path, read_entry, write_entry
-from neuralgentics.broker.client.content import ServerContent
+from neuralgentics.broker.client.listings import ServerContent
 
 log = logging.getLogger(__name__)
 

@@ -28,9 +28,9 @@ from mcp.types import Tool
 from neuralgentics.broker.catalog.names import group_names
 from neuralgentics.broker.catalog.schemas import tool_schema_tokens
 from neuralgentics.broker.catalog.summary import derive_summary
-from neuralgentics.broker.catalog.tokens import ENCODING_NAME, count_tokens
 from neuralgentics.broker.config import DEFAULT_BUDGET_TOKENS
 from neuralgentics.broker.skillcatalog.records import SkillRecord
+from neuralgentics.token_counts import ENCODING_NAME, count_tokens
 
 Level = Literal["full", "grouped", "no_summaries", "truncated", "names_only"]
 LEVELS: tuple[Level, ...] = ("full", "grouped", "no_summaries", "truncated", "names_only")

@@ -7,7 +7,7 @@ from typing import Any
 
 from mcp.types import Tool
 
-from neuralgentics.broker.catalog.tokens import count_json_tokens
+from neuralgentics.token_counts import count_json_tokens
 
 
 def function_definition(server: str, tool: Tool) -> dict[str, Any]:

@@ -20,8 +20,10 @@ import yaml
 from mcp.types import Tool
 from pydantic import ValidationError
 
+from neuralgentics import errors
 
-class ToolsFileError(ValueError):
+
+class ToolsFileError(errors.InvalidInput, ValueError):
     """The tools file is unreadable or malformed; the message names the file and the entry."""
 
 

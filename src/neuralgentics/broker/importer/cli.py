@@ -10,23 +10,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 import typer
 
 from neuralgentics.broker.importer.plan import Candidate, Plan
 from neuralgentics.broker.importer.risk import marks, shown
+from neuralgentics.exits import fail
 from neuralgentics.text import plural
 
 if TYPE_CHECKING:  # run.py lists tools over MCP: the SDK loads when a command needs it
     from neuralgentics.broker.importer.run import Outcome
 
 SIGN = {"new": "+", "same": "=", "conflict": "!", "skipped": "-"}
-
-
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(1)
 
 
 def _what(c: Candidate) -> list[str]:
@@ -118,7 +114,7 @@ def import_cmd(
     env = dict(os.environ)
     paths = list(files) if files else default_paths(project, env)
     if not paths:
-        _fail(
+        fail(
             f"no MCP client config found (looked in {project} and your user config): name the "
             "file, e.g. `neuralgentics broker import ~/.config/Claude/claude_desktop_config.json`"
         )
@@ -139,7 +135,7 @@ def import_cmd(
             gateway=get_settings().egress_gateway_url,
         )
     except (SourceError, ConfigError) as exc:
-        _fail(str(exc))
+        fail(exc)
     print_outcome(out, path, replace=replace, remove_from_source=remove_from_source)
     if out.applied and (out.added or out.granted):
         _notify_running_broker()

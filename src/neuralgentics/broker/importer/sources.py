@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from neuralgentics import errors
 from neuralgentics.jsonc import JsonTextError
 from neuralgentics.jsonc import loads as jsonc_loads
 
@@ -27,7 +28,7 @@ Kind = Literal["opencode", "claude", "cursor", "vscode"]
 KEYS: dict[str, Kind] = {"mcp": "opencode", "servers": "vscode"}
 
 
-class SourceError(ValueError):
+class SourceError(errors.InvalidInput, ValueError):
     """A file that cannot be imported from; the message names it and why."""
 
 

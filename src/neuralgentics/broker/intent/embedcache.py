@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
-import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from neuralgentics.embeddings import Embedder
+from neuralgentics.filemodes import FILE_MODE, atomic_path
 
 if TYPE_CHECKING:  # imported where vectors are read or made (not by a broker that never is)
     import numpy as np
@@ -101,11 +100,7 @@ class EmbeddingCache:
             self._dirty = False
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(
-                dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".npz"
-            )
-            with os.fdopen(fd, "wb") as f:
+            with atomic_path(self.path, mode=FILE_MODE) as tmp, tmp.open("wb") as f:
                 np.savez(f, keys=keys, vectors=vecs)
-            os.replace(tmp, self.path)
         except OSError as exc:  # a cache that cannot be written is only slower, never wrong
             log.warning("could not write embedding cache %s: %s", self.path, exc)

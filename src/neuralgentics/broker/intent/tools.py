@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import anyio
 from mcp.types import CallToolResult, TextContent, Tool
 
+from neuralgentics import errors
 from neuralgentics.broker.catalog.names import group_names
 from neuralgentics.broker.intent.defaults import DEFAULT_THRESHOLD, DEFAULT_TOP_K
 from neuralgentics.broker.intent.embedcache import EmbeddingCache
@@ -73,7 +74,7 @@ class BrokerLike(Protocol):
     def may_call(self, role: str | None, server: str, tool: str) -> bool: ...
 
 
-class IntentError(ValueError):
+class IntentError(errors.InvalidInput, ValueError):
     """Bad find_tool / match input; the message names the argument."""
 
 

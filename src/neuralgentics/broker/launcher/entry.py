@@ -17,7 +17,7 @@ import mcp.types as types
 from mcp import ClientSession
 
 from neuralgentics.broker.client import DirectCalls, ServerProcess
-from neuralgentics.broker.client.content import ServerContent
+from neuralgentics.broker.client.listings import ServerContent
 from neuralgentics.broker.config import ServerConfig
 
 State = Literal["cold", "starting", "warm", "failed"]

@@ -20,7 +20,7 @@ import mcp.types as types
 from mcp.shared.exceptions import MCPError
 
 from neuralgentics.broker.client import CommandNotFound, ServerProcess, connect, list_all_tools
-from neuralgentics.broker.client.content import ContentKind, ServerContent, list_content
+from neuralgentics.broker.client.listings import ContentKind, ServerContent, list_content
 from neuralgentics.broker.config import ServerConfig
 from neuralgentics.broker.errors import NotFound, ServerUnavailable
 from neuralgentics.broker.launcher.entry import (

@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 import typer
 
 from neuralgentics.broker.cli import ConfigOpt
+from neuralgentics.exits import fail
 
 if TYPE_CHECKING:
     from neuralgentics.broker.access.policy import Hints
@@ -28,11 +29,6 @@ role_app = typer.Typer(
     help="Roles: which servers and tools each agent may use (server/tool globs, deny wins).",
     no_args_is_help=True,
 )
-
-
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(1)
 
 
 def _path(config: Path | None) -> Path:
@@ -64,7 +60,7 @@ def _load(config: Path | None) -> BrokerConfig:
     try:
         return load(config)
     except ConfigError as exc:
-        _fail(str(exc))
+        fail(exc)
 
 
 def _print_view(view: RoleView, *, brief: bool = False) -> None:
@@ -99,7 +95,7 @@ def _edit(config: Path | None, edit: Callable[[BrokerConfig, KnownTools], Edit],
     try:
         result = edit_file(path, lambda cfg: edit(cfg, known_tools(cfg)))
     except ConfigError as exc:
-        _fail(str(exc))
+        fail(exc)
     for note in result.notes:
         typer.echo(f"note: {note}", err=True)
     if name == "(none)":
@@ -150,7 +146,7 @@ def show_cmd(
     try:
         view = role_view(cfg, name, known_tools(cfg), tool_hints(cfg))
     except ConfigError as exc:
-        _fail(str(exc))
+        fail(exc)
     if as_json:
         typer.echo(json.dumps(view.to_dict(), indent=1))
     else:
@@ -234,7 +230,7 @@ def default_cmd(
     from neuralgentics.broker.roles import set_default
 
     if (name is None) != unset:
-        _fail("give a role NAME, or --unset")
+        fail("give a role NAME, or --unset")
     _edit(config, lambda cfg, known: set_default(cfg, name), name or "(none)")
 
 

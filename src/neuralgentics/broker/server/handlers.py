@@ -32,9 +32,9 @@ from neuralgentics.broker.intent.tools import (
     with_intent_tools,
 )
 from neuralgentics.broker.limits import check_session_id
-from neuralgentics.broker.server.content import content_handlers
 from neuralgentics.broker.server.instructions import BrokerServer, Instructions
 from neuralgentics.broker.server.peer import SessionPeer, track
+from neuralgentics.broker.server.resource_methods import content_handlers
 from neuralgentics.broker.server.rpc_errors import as_mcp_error as _as_mcp_error
 from neuralgentics.broker.service import Broker
 from neuralgentics.credentials import OWNER, Principal

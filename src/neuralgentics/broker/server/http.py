@@ -28,6 +28,7 @@ from neuralgentics.broker.config import BrokerConfig
 from neuralgentics.broker.errors import AccessDenied, InvalidRequest
 from neuralgentics.broker.intent.tools import Intents
 from neuralgentics.broker.limits import check_session_id, loads_pruned
+from neuralgentics.broker.role_tokens import authenticator
 from neuralgentics.broker.server import rest, rest_roles
 from neuralgentics.broker.server.handlers import (
     ROLE_HEADER,
@@ -43,7 +44,6 @@ from neuralgentics.broker.server.http_sessions import SessionBook
 from neuralgentics.broker.server.instructions import CONNECTION_ROLE, Instructions
 from neuralgentics.broker.server.stdio import install_reload_handler
 from neuralgentics.broker.service import Broker
-from neuralgentics.broker.tokens import authenticator
 from neuralgentics.config import Settings
 from neuralgentics.credentials import Principal
 from neuralgentics.http_errors import error as _error

@@ -13,7 +13,6 @@ from typing import Any
 from mcp import types
 from mcp.server.lowlevel.server import NotificationOptions
 
-from neuralgentics.broker.catalog.tokens import load_counts, save_counts
 from neuralgentics.broker.config import ConfigError
 from neuralgentics.broker.intent.tools import Intents
 from neuralgentics.broker.server.handlers import build_server, route_call, stdio_caller
@@ -21,6 +20,7 @@ from neuralgentics.broker.server.instructions import CONNECTION_ROLE, Instructio
 from neuralgentics.broker.server.stdio_transport import broker_stdio_transport
 from neuralgentics.broker.service import Broker
 from neuralgentics.config import Settings
+from neuralgentics.token_counts import load_counts, save_counts
 
 logger = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ async def serve_stdio(
         connection_role = role or broker.config.default_role
         CONNECTION_ROLE.set(connection_role)
         # Rendering it counts tokens: with the counts of the last start, the same catalog
-        # is rendered without loading the tokenizer (catalog/tokens.py).
+        # is rendered without loading the tokenizer (token_counts.py).
         counts = broker.settings.home / "broker" / "token-counts.json"
         load_counts(counts)
         await instructions.prepare(connection_role)

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from neuralgentics.filemodes import FILE_MODE, atomic_write
+
 ANSWERS_FILE = "stdio-answers.json"
 FORMAT = 1
 METHODS = ("initialize", "tools/list")
@@ -127,7 +129,6 @@ class StartAnswers:
     def save(self) -> None:
         """Write the answers (a cache: when the file cannot be written, the next start's
         answers are the SDK path's)."""
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
             # The inputs as they are now, when the answer was just given: a first start lists
             # the servers for its instructions and caches their tools, which the next reads.
@@ -137,11 +138,9 @@ class StartAnswers:
                 self.answers = {k: v for k, v in self.answers.items() if k in self._recorded}
             self.path.parent.mkdir(parents=True, exist_ok=True)
             body = {"format": FORMAT, "digest": self.digest, "answers": self.answers}
-            tmp.write_text(json.dumps(body), encoding="utf-8")
-            os.replace(tmp, self.path)
+            atomic_write(self.path, json.dumps(body), mode=FILE_MODE)
         except OSError as exc:
             logger.warning("broker stdio: %s not written: %s", self.path, exc)
-            tmp.unlink(missing_ok=True)
 
 
 _current: StartAnswers | None = None

@@ -24,16 +24,12 @@ from rich.progress import (
 from rich.table import Table
 
 from neuralgentics.errors import NeuralgenticsError
+from neuralgentics.exits import fail
 
 out = Console(soft_wrap=True)
 # soft_wrap: a long path in a message stays on one line, for people and for grep
 err = Console(stderr=True, soft_wrap=True)
 log = logging.getLogger("neuralgentics.indexer")
-
-
-def _fail(exc: NeuralgenticsError) -> typer.Exit:
-    err.print(f"[red]error:[/red] {escape(exc.message)}")
-    return typer.Exit(2)
 
 
 def default_root(start: Path | None = None) -> Path:
@@ -138,7 +134,7 @@ def index(
     try:
         store = open_chunk_store(get_settings())
     except NeuralgenticsError as exc:
-        raise _fail(exc) from None
+        fail(exc)
     try:
         if list_:
             _print_projects(store, as_json)
@@ -189,7 +185,7 @@ def index(
             _print_skipped(rep.skipped)
         out.print(rep.summary(), markup=False, highlight=False)
     except NeuralgenticsError as exc:
-        raise _fail(exc) from None
+        fail(exc)
     except KeyboardInterrupt:
         err.print("interrupted: what was written is kept; the next run finishes the job")
         raise typer.Exit(130) from None
@@ -270,7 +266,7 @@ def search(
     try:
         store = open_chunk_store(get_settings())
     except NeuralgenticsError as exc:
-        raise _fail(exc) from None
+        fail(exc)
     try:
         root = find_project(store, project if project is not None else default_root())
         for q in queries:
@@ -288,7 +284,7 @@ def search(
             else:
                 _print_answer(found)
     except NeuralgenticsError as exc:
-        raise _fail(exc) from None
+        fail(exc)
     finally:
         store.close()
 

@@ -14,6 +14,7 @@ import typer
 
 from neuralgentics.config import get_settings
 from neuralgentics.credentials import CredentialError
+from neuralgentics.exits import UNAVAILABLE, exit_code, status_exit_code
 from neuralgentics.memini.cli import JsonOpt, LocalOpt, _client, _print_json, err, memory_app, out
 
 NDJSON = "application/x-ndjson"
@@ -24,7 +25,7 @@ def _unreachable(exc: Exception) -> typer.Exit:
         f"[red]memini-core is not reachable at {get_settings().url} ({exc.__class__.__name__});"
         " start it with `neuralgentics serve`, or pass --local[/red]"
     )
-    return typer.Exit(3)
+    return typer.Exit(UNAVAILABLE)
 
 
 def _fail(response: httpx.Response) -> typer.Exit:
@@ -35,7 +36,7 @@ def _fail(response: httpx.Response) -> typer.Exit:
     err.print(f"error {response.status_code}: {problem.get('message')}", markup=False)
     for p in problem.get("problems", [])[1:] + problem.get("conflicts", []):
         err.print(f"  line {p['line']}: {p['message']}", markup=False, soft_wrap=True)
-    return typer.Exit(1 if response.status_code >= 500 else 2)
+    return typer.Exit(status_exit_code(response.status_code))
 
 
 @memory_app.command("export")
@@ -93,7 +94,7 @@ def export(
         raise _unreachable(exc) from None
     except CredentialError as exc:
         err.print(f"[red]{exc}[/red]")
-        raise typer.Exit(2) from None
+        raise typer.Exit(exit_code(exc)) from None
     finally:
         if partial is not None:
             sink.close()
@@ -138,7 +139,7 @@ def import_(
         raise _unreachable(exc) from None
     except CredentialError as exc:
         err.print(f"[red]{exc}[/red]")
-        raise typer.Exit(2) from None
+        raise typer.Exit(exit_code(exc)) from None
     except OSError as exc:
         err.print(f"[red]cannot read {file}: {exc.strerror}[/red]")
         raise typer.Exit(2) from None

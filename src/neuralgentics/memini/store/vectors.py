@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -25,7 +24,7 @@ import numpy as np
 import onnxruntime  # noqa: F401, I001
 from usearch.index import Index
 
-from neuralgentics.filemodes import make_private
+from neuralgentics.filemodes import FILE_MODE, atomic_path, atomic_write
 from neuralgentics.memini.store.batches import in_batches
 
 log = logging.getLogger(__name__)
@@ -138,20 +137,16 @@ class VectorIndex:
         if self.path is None:
             return
         with self._lock:
-            tmp = self.path.with_suffix(self.path.suffix + ".tmp")
-            self._index.save(str(tmp))
-            make_private(tmp)  # usearch creates it with the umask's mode; the vectors are data
-            os.replace(tmp, self.path)
+            # usearch writes the file with the umask's mode; atomic_path makes it 0600 (data)
+            with atomic_path(self.path, mode=FILE_MODE) as tmp:
+                self._index.save(str(tmp))
             meta = {
                 "db_id": self._db_id,
                 "table": self.table,
                 "applied": self._applied,
                 "count": len(self._index),
             }
-            side_tmp = self._sidecar().with_suffix(".tmp")
-            side_tmp.write_text(json.dumps(meta))
-            make_private(side_tmp)
-            os.replace(side_tmp, self._sidecar())
+            atomic_write(self._sidecar(), json.dumps(meta), mode=FILE_MODE)
             self._since_save = 0
 
     # -- keeping in step ----------------------------------------------------------------

@@ -27,7 +27,7 @@ import type { TuiPlugin, TuiPluginModule, TuiSidebarMcpItem } from "@opencode-ai
 import { createSignal, For, Show } from "solid-js"
 import { readFileSync } from "node:fs"
 import { homedir } from "node:os"
-import { join } from "node:path"
+import { tokenFilePath } from "./ng/token_file.ts"
 
 type Env = Record<string, string | undefined>
 type Health = { state: "checking" | "offline" | "refused" | "up"; detail?: string }
@@ -38,7 +38,6 @@ type BrokerServer = { state?: string; first_class?: boolean }
 const field = (body: unknown, key: string): unknown =>
   body !== null && typeof body === "object" ? (body as Record<string, unknown>)[key] : undefined
 
-const expandHome = (p: string): string => (p.startsWith("~/") ? join(homedir(), p.slice(2)) : p)
 const abbreviateHome = (p: string): string => {
   const home = homedir()
   return home && (p === home || p.startsWith(home + "/")) ? "~" + p.slice(home.length) : p
@@ -52,12 +51,8 @@ const tui: TuiPlugin = async (api, options) => {
   const brokerUrl = (env.NEURALGENTICS_BROKER_URL || str(opt.broker_url) || "http://127.0.0.1:8901").replace(/\/+$/, "")
   const brokerMode = str(opt.broker) === "stdio" ? "stdio" : "http"
   const pollMs = Math.max(500, Number(env.NEURALGENTICS_TUI_POLL_MS) || Number(opt.poll_ms) || 5000)
-  const tokenFile = expandHome(
-    env.NEURALGENTICS_TOKEN_FILE ||
-      (env.NEURALGENTICS_CONFIG_DIR ? join(expandHome(env.NEURALGENTICS_CONFIG_DIR), "token") : undefined) ||
-      str(opt.token_file) ||
-      join(env.XDG_CONFIG_HOME || join(homedir(), ".config"), "neuralgentics", "token"),
-  )
+  // the server plugin's routine (ng/token_file.ts, copied beside this file by the installer)
+  const tokenFile = tokenFilePath(env, { token_file: opt.token_file })
   // Read on every poll: a service started after the TUI (a new token) is picked up.
   const token = (): string | undefined => {
     if (env.NEURALGENTICS_TOKEN) return env.NEURALGENTICS_TOKEN

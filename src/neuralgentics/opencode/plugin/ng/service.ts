@@ -19,9 +19,8 @@
  *                                                plugin never holds the owner's power
  */
 import { readFileSync } from "node:fs"
-import { homedir } from "node:os"
-import { join } from "node:path"
 import { isMainThread } from "node:worker_threads"
+import { tokenFilePath } from "./token_file.ts"
 
 export type Json = Record<string, unknown>
 export type Env = Record<string, string | undefined>
@@ -58,24 +57,6 @@ export type Problem = { code?: unknown; message?: unknown; suggested_agents?: un
 export const problemOf = (body: unknown): Problem | undefined => {
   const error = body !== null && typeof body === "object" ? (body as { error?: unknown }).error : undefined
   return error !== null && typeof error === "object" ? (error as Problem) : undefined
-}
-
-const expand = (p: string): string => (p.startsWith("~/") ? join(homedir(), p.slice(2)) : p)
-
-/** platformdirs' user_config_dir("neuralgentics"), as the Python side resolves it. */
-const defaultTokenFile = (env: Env): string => {
-  const home = homedir()
-  if (process.platform === "darwin") return join(home, "Library", "Application Support", "neuralgentics", "token")
-  if (process.platform === "win32") return join(env.LOCALAPPDATA || join(home, "AppData", "Local"), "neuralgentics", "neuralgentics", "token")
-  return join(env.XDG_CONFIG_HOME || join(home, ".config"), "neuralgentics", "token")
-}
-
-export const tokenFilePath = (env: Env, options: Options): string => {
-  if (typeof options.credential_file === "string" && options.credential_file) return expand(options.credential_file)
-  if (env.NEURALGENTICS_TOKEN_FILE) return expand(env.NEURALGENTICS_TOKEN_FILE)
-  if (env.NEURALGENTICS_CONFIG_DIR) return join(expand(env.NEURALGENTICS_CONFIG_DIR), "token")
-  if (typeof options.token_file === "string" && options.token_file) return expand(options.token_file)
-  return defaultTokenFile(env)
 }
 
 /**

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import mcp.types as types
 
-from neuralgentics.broker.catalog.tokens import count_tokens
 from neuralgentics.broker.namespace import URI_SCHEME, NameTable
+from neuralgentics.token_counts import count_tokens
 
 RESOURCES_HEAD = f"Resources (resources/read {URI_SCHEME}SERVER/URI; {{x}} is a template):"
 PROMPTS_HEAD = "Prompts (prompts/get NAME):"

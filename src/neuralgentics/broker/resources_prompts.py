@@ -26,7 +26,7 @@ from mcp.shared.exceptions import MCPError
 from neuralgentics.broker.access.patterns import Kind
 from neuralgentics.broker.audit import AuditRecord
 from neuralgentics.broker.client import ConnectionClosed, RequestTimedOut, from_session_error
-from neuralgentics.broker.client.content import ServerContent
+from neuralgentics.broker.client.listings import ServerContent
 from neuralgentics.broker.errors import (
     AccessDenied,
     BrokerError,

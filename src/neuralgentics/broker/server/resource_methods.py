@@ -1,4 +1,4 @@
-"""The broker's own ``resources/*`` and ``prompts/*`` methods, over `broker.content`.
+"""The broker's own ``resources/*`` and ``prompts/*`` methods, over `broker.resources_prompts`.
 
 ``resources/list``, ``resources/templates/list`` and ``prompts/list`` list what servers with
 ``expose: resources`` / ``prompts`` offer (namespaced); ``resources/read`` and ``prompts/get``
@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import mcp.types as types
 from mcp.server.context import ServerRequestContext
 
-from neuralgentics.broker import content
+from neuralgentics.broker import resources_prompts
 from neuralgentics.broker.errors import BrokerError
 from neuralgentics.broker.forward import current_peer
 from neuralgentics.broker.server.peer import SessionPeer, track
@@ -42,7 +42,9 @@ def content_handlers(broker: Broker, caller_of: Callable[[Ctx], Any]) -> dict[st
         ctx: Ctx, params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         async def run(role: str | None, caller: Any) -> types.ListResourcesResult:
-            return types.ListResourcesResult(resources=await content.listed_resources(broker, role))
+            return types.ListResourcesResult(
+                resources=await resources_prompts.listed_resources(broker, role)
+            )
 
         return await as_caller(ctx, run)
 
@@ -51,7 +53,7 @@ def content_handlers(broker: Broker, caller_of: Callable[[Ctx], Any]) -> dict[st
     ) -> types.ListResourceTemplatesResult:
         async def run(role: str | None, caller: Any) -> types.ListResourceTemplatesResult:
             return types.ListResourceTemplatesResult(
-                resource_templates=await content.listed_templates(broker, role)
+                resource_templates=await resources_prompts.listed_templates(broker, role)
             )
 
         return await as_caller(ctx, run)
@@ -60,7 +62,9 @@ def content_handlers(broker: Broker, caller_of: Callable[[Ctx], Any]) -> dict[st
         ctx: Ctx, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         async def run(role: str | None, caller: Any) -> types.ReadResourceResult:
-            return await _as_peer(broker, ctx, role, caller, content.read_resource, uri=params.uri)
+            return await _as_peer(
+                broker, ctx, role, caller, resources_prompts.read_resource, uri=params.uri
+            )
 
         return await as_caller(ctx, run)
 
@@ -68,7 +72,9 @@ def content_handlers(broker: Broker, caller_of: Callable[[Ctx], Any]) -> dict[st
         ctx: Ctx, params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
         async def run(role: str | None, caller: Any) -> types.ListPromptsResult:
-            return types.ListPromptsResult(prompts=await content.listed_prompts(broker, role))
+            return types.ListPromptsResult(
+                prompts=await resources_prompts.listed_prompts(broker, role)
+            )
 
         return await as_caller(ctx, run)
 
@@ -81,7 +87,7 @@ def content_handlers(broker: Broker, caller_of: Callable[[Ctx], Any]) -> dict[st
                 ctx,
                 role,
                 caller,
-                content.get_prompt,
+                resources_prompts.get_prompt,
                 name=params.name,
                 arguments=params.arguments,
             )
@@ -115,7 +121,7 @@ async def _as_peer(
     request: Callable[..., Awaitable[T]],
     **params: Any,
 ) -> T:
-    """Run one `broker.content` request for the caller, with its session as the peer a
+    """Run one `broker.resources_prompts` request for the caller, with its session as the peer a
     server's sampling/elicitation requests are forwarded to meanwhile."""
     token = current_peer.set(_peer(ctx, role, caller))
     try:

