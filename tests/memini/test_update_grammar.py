@@ -194,3 +194,97 @@ def test_parallel_facts_in_one_frame_all_stay_visible(client):
         )
     ]
     assert [superseded(client, i) for i in ids] == [None] * 4
+
+
+# -- issue 27, fourth pass: change wordings, attribute families, people's new attributes -------
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        (
+            "The quota sidecar times out after 6 seconds.",
+            "We brought the timeout of the quota sidecar down to 2 seconds; it used to be 6.",
+        ),
+        (
+            "The quota sidecar listens on port 8121.",
+            "The quota sidecar answers on 8125 (it was 8121).",
+        ),
+        ("The quota sidecar runs in eu-north-1.", "The quota sidecar was relocated to sa-east-1."),
+        ("The quota sidecar runs 3 replicas.", "The quota sidecar went from 3 replicas to 7."),
+        (
+            "The quota sidecar belongs to the Marten team.",
+            "The quota sidecar was handed over to the Ibex team.",
+        ),
+        (
+            "The quota sidecar listens on port 8121.",
+            "No more port 8121 for the quota sidecar: it listens on 8130.",
+        ),
+        (
+            "The quota sidecar belongs to the Marten team.",
+            "The Marten team passed the quota sidecar on to the Ibex team.",
+        ),
+    ],
+    ids=[
+        "used-to-be",
+        "it-was",
+        "relocated",
+        "went-from",
+        "handed-over",
+        "no-more",
+        "passed-on-to",
+    ],
+)
+def test_change_wordings_read_as_a_stated_change_of_one_attribute(old, new):
+    ev = weigh(read(new), read(old))
+    assert ev.cue and ev.same_entity and (ev.may_supersede or ev.cue_only), ev
+
+
+def test_an_ing_word_after_a_determiner_stays_in_the_object_phrase():
+    # "staging" is no verb: "the 5 replicas of the staging points webhook" names the webhook
+    e = subject.entity("We replaced the 5 replicas of the staging quota webhook with 10.")
+    assert "stage" in e.anchors and "webhook" in e.words, e
+    other = "We replaced the 8 replicas of the US quota archive with 5."
+    assert weigh(
+        read("We replaced the 5 replicas of the staging quota webhook with 10."), read(other)
+    ).different
+
+
+def test_one_attribute_in_other_words_is_one_family():
+    # ownership said two ways: one attribute, read with confidence
+    ev = weigh(
+        read("Ownership of the quota sidecar is the responsibility of team Ibex from today."),
+        read("The Marten team maintains the quota sidecar."),
+    )
+    assert ev.same_entity and ev.confident and ev.same_attribute
+    assert subject.families(frozenset({"listen"})) == {"port"}
+    assert subject.families(frozenset(), frozenset({"eu-north-1"})) == {"region"}
+
+
+def test_a_stated_change_of_one_attribute_hides_no_fact_of_another_family(client):
+    port = add(client, "The port for the quota sidecar is 8121.")["memory"]["id"]
+    replicas = add(client, "The quota sidecar has 4 pods behind its load balancer.")["memory"]["id"]
+    new = add(client, "The replica count of the quota sidecar was bumped to 12.")
+    assert superseded(client, port) is None
+    assert [f["id"] for f in new["superseded"]] == [replicas]
+
+
+@pytest.mark.parametrize(
+    "old",
+    [
+        "Every morning Ines comes in by tram.",
+        "Ines lives in Porto.",
+        "Ines is our QA lead.",
+        "Ines runs the daily standup at 9:15.",
+        "Ines writes code in Helix.",
+    ],
+)
+def test_a_new_fact_about_a_person_is_a_new_attribute_not_a_changed_value(client, old):
+    """A person's new fact with an action verb ("adopted a parrot", "switched to Emacs",
+    "moved to Rabat") names a new attribute, or one the older fact does not share: a name for
+    a name with nothing else in common replaces nothing."""
+    first = add(client, old)["memory"]["id"]
+    for new in ("Ines adopted a parrot called Kiwi.", "Ines switched to Emacs."):
+        out = add(client, new)
+        assert out["superseded"] == [] and out["contradicts"] == [], (old, new, out)
+    assert superseded(client, first) is None

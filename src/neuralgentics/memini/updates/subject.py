@@ -202,7 +202,15 @@ def _object_phrase(tokens: list[str], start: int) -> tuple[int, int]:
             break
         if low in PREPOSITIONS and low not in ("of", "for") and seen:
             break
-        if seen and (low in AUXILIARIES or low.endswith("ing")):
+        # an "-ing" word ends the phrase ("the cart service running in ..."), but not one
+        # right after a determiner or a qualifier ("the staging points webhook")
+        after_function_word = i > begin and tokens[i - 1].lower() in DETERMINERS
+        if (
+            seen
+            and (low in AUXILIARIES or low.endswith("ing"))
+            and low not in QUALIFIERS
+            and not after_function_word
+        ):
             break
         if low not in _NOT_ENTITY and not re.fullmatch(r"\d+(?:[.,]\d+)*", low):
             seen = True
@@ -421,6 +429,43 @@ _GENERIC = frozenset(
 # One attribute, several words: how many copies of a component run.
 SYNONYMS = {"pod": "replica", "instanc": "replica", "copi": "replica", "contain": "replica"}
 
+# Families of attribute words (issue 27, fourth pass): one attribute said in other words
+# ("Kenji is on point for ingest" / "Ingest is Ana's responsibility", "listens on 8080" /
+# "is reachable at 8085"), and two attributes that share no word but are plainly apart ("the
+# replica count of X" is no port of X, "Ines adopted a cat" no commute of Ines). Words, stemmed
+# when used; a fact's family is any family one of its attribute words belongs to.
+ATTRIBUTE_FAMILIES: dict[str, frozenset[str]] = {
+    name: frozenset(words.split())
+    for name, words in {
+        # components
+        "owner": """own owner owners owned ownership maintain maintains maintained maintainer
+            responsible responsibility point charge belongs team steward paged pages on-call
+            handed""",
+        "port": "port ports listens listen listening exposed expose reachable reached bind binds",
+        "timeout": "timeout timeouts times abandoned abandon waits gives deadline",
+        "language": "written implemented code coded",
+        "region": "region regions centre center datacenter zone hosted located operated",
+        "replicas": "replica replicas pods pod instances instance copies containers scaled",
+        "retention": """retain retains retained retention expire expires expired purged purge
+            lifetime ttl logs deleted""",
+        "release": "ship ships shipped release releases released rollout rollouts",
+        "limit": """limit limits cap caps capped refused rejects rejected size payload payloads
+            bodies uploads maximum""",
+        # people
+        "home": "lives live based home city resides",
+        "role": "works job title position role engineer manager designer scientist lead",
+        "commute": """commutes commute travels travel office bike cycles cycling ferry bus
+            tram train drives walks scooter car foot""",
+        "pet": "pet pets adopted adopt dog cat beagle greyhound tortoise parrot rabbit husky",
+        "editor": "editor ide programming",
+        "speaks": "language languages speaks speaking speaker native fluent",
+        "hobby": "hobby hobbies weekends enjoys",
+        "standup": "standup stand-up meets sync",
+    }.items()
+}
+# Values whose shape names their attribute: a cloud region ("eu-central-1").
+_REGION_VALUE = re.compile(r"[a-z]{2}(?:-[a-z]+)+-\d")
+
 
 def attribute(
     text: str, values: frozenset[str], units: frozenset[str], skip: frozenset[str]
@@ -453,3 +498,21 @@ def attribute(
             continue
         out.add(SYNONYMS.get(st, st))
     return frozenset(out)
+
+
+@lru_cache(maxsize=1)
+def _family_stems() -> dict[str, frozenset[str]]:
+    return {
+        name: frozenset({stem(w) for w in words} | words)
+        for name, words in ATTRIBUTE_FAMILIES.items()
+    }
+
+
+def families(words: frozenset[str], values: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The attribute families any of `words` (stems or lower-cased words) or of `values`
+    belongs to."""
+    found = {"region"} if any(_REGION_VALUE.fullmatch(v) for v in values) else set()
+    for name, stems in _family_stems().items():
+        if any(w.removeprefix("unit:") in stems for w in words):
+            found.add(name)
+    return frozenset(found)
