@@ -288,3 +288,25 @@ def test_a_new_fact_about_a_person_is_a_new_attribute_not_a_changed_value(client
         out = add(client, new)
         assert out["superseded"] == [] and out["contradicts"] == [], (old, new, out)
     assert superseded(client, first) is None
+
+
+def test_a_past_tense_verb_before_from_is_the_verb():
+    # "moved from X to Y": a verb; only a plural noun goes before "of"/"from" ("logs from X")
+    e = subject.entity("The US quota log moved from port 8087 to port 8082.")
+    assert e.anchors == {"us"} and e.words == {"quota", "log"}, e
+    assert subject.entity("Logs from the quota sidecar are kept for 9 days.").words == {
+        "quota",
+        "sidecar",
+    }
+
+
+def test_took_longer_is_no_change_cue_and_a_value_kind_alone_is_no_firm_tie():
+    fact = read("504 on /search means the quota gateway took longer than 60 seconds.")
+    assert not fact.change_cues
+    assert read("The quota gateway no longer retries.").change_cues
+    ev = weigh(
+        read("The quota gateway switched its probe to /healthz."),
+        read("The readinessProbe for the quota gateway hits /ready on port 8081 with a delay."),
+    )
+    # a path for a path, nothing else in common: may be judged, never on the likely bar alone
+    assert not ev.firmly_tied

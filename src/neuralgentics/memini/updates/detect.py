@@ -123,7 +123,8 @@ def decide(
         # ("Label: value" states the current value of the label: "Identity lead: Mara")
         # and a stated change of a value of one kind, the attributes tied (evidence.cue_only)
         stated = finding.relation == "SUPERSEDES" and (
-            (ev.may_supersede and (ev.cue or new.label) and ev.changed) or ev.cue_only
+            (ev.may_supersede and (ev.cue or new.label) and ev.changed)
+            or (ev.cue_only and ev.firmly_tied)
         )
         sure = finding.score >= bar or (stated and finding.score >= weights.likely)
         if not out.act and allowed and mode == "auto" and sure:

@@ -74,6 +74,10 @@ class Evidence:
     # attribute of its own; a name for a name with nothing else in common ("Aiko uses
     # IntelliJ for programming" / "Aiko moved to Nagoya") is not
     tied: bool = True
+    # tied by the words (a shared attribute word, one family, the old value named) or by an
+    # older fact that names no attribute at all, not by a value's kind alone: a stated change
+    # may then act on the scorer's "likely" bar (detect.py)
+    firmly_tied: bool = False
 
     @property
     def may_supersede(self) -> bool:
@@ -268,6 +272,7 @@ def weigh(new: Fact, old: Fact) -> Evidence:
         # Elasticsearch 7", "The portal is an Angular app"): a stated change of its one value
         or not old_words
     )
+    firmly_tied = same_family or worded or named_old or not old_words
     shown = sorted({a.removeprefix("unit:") for a in shared} or (f_new & f_old))[:3]
     return Evidence(
         different=False,
@@ -290,6 +295,7 @@ def weigh(new: Fact, old: Fact) -> Evidence:
         attribute=", ".join(shown),
         families_apart=families_apart,
         tied=tied,
+        firmly_tied=firmly_tied,
     )
 
 

@@ -134,8 +134,8 @@ def _verbish(tokens: list[str], i: int, seen_content: bool) -> bool:
         return False
     following = tokens[i + 1].lower() if i + 1 < len(tokens) else ""
     # "the payments service": a modifier; "new builds of X", "logs from X": a plural noun
-    if following in HEADS or following in ("of", "from"):
-        return False
+    if following in HEADS or (following in ("of", "from") and not low.endswith("ed")):
+        return False  # ("moved from X to Y" is a verb: only a plural noun goes before "of")
     # a verb comes right after it ("the EU pricing feed runs in", "the seed feed is",
     # "the billing feed moved to"): it is the phrase's head noun, the next word the verb
     return not _verb_next(tokens, i + 1)
@@ -453,7 +453,7 @@ ATTRIBUTE_FAMILIES: dict[str, frozenset[str]] = {
             bodies uploads maximum""",
         # people
         "home": "lives live based home city resides",
-        "role": "works job title position role engineer manager designer scientist lead",
+        "role": "title position role engineer manager designer scientist lead",
         "commute": """commutes commute travels travel office bike cycles cycling ferry bus
             tram train drives walks scooter car foot""",
         "pet": "pet pets adopted adopt dog cat beagle greyhound tortoise parrot rabbit husky",

@@ -37,7 +37,7 @@ STOPWORDS = frozenset(
 CHANGE_WORDS = frozenset(
     """now moved moving switched switching migrated migration replaced replacing upgraded
     bumped renamed changed changing rewritten rewrote rebuilt retired dropped deprecated
-    removed gone instead standardised standardized decided longer anymore since newer latest
+    removed gone instead standardised standardized decided anymore since newer latest
     currently became ported abandoned sunset phased ended relocated handed""".split()
 )
 CHANGE_PHRASES = (
