@@ -310,3 +310,27 @@ def test_took_longer_is_no_change_cue_and_a_value_kind_alone_is_no_firm_tie():
     )
     # a path for a path, nothing else in common: may be judged, never on the likely bar alone
     assert not ev.firmly_tied
+
+
+def test_a_subject_ending_in_an_attribute_noun_names_its_entity_by_the_words_before_it():
+    assert subject.entity("Quota segment duration is 4 s.").words == {"quota", "segment"}
+    assert subject.entity("The sidecar batch size limit is 5.").words == {"sidecar", "batch"}
+    # narrowed to what follows a preposition: the head is the entity's own
+    assert subject.entity("The timeout for the quota window is 3 seconds.").words == {
+        "quota",
+        "window",
+    }
+    ev = weigh(read("Quota segment duration is 4 s."), read("Quota segments are 10 seconds long."))
+    assert ev.same_entity and ev.confident and ev.changed
+
+
+def test_a_length_of_time_in_other_units_is_one_quantity_changed():
+    ev = weigh(
+        read("We keep quota receipts for 7 days."), read("Quota receipts are kept for 24 hours.")
+    )
+    assert ev.same_entity and ev.changed and ev.may_supersede
+    # the same length in other units is no change
+    same = weigh(
+        read("Quota receipts are kept for 1 day."), read("Quota receipts are kept for 24 hours.")
+    )
+    assert not same.changed

@@ -174,6 +174,30 @@ def _numbers(fact: Fact, attribute: frozenset[str], other: Fact) -> frozenset[tu
     return frozenset(out)
 
 
+_SECONDS = {
+    "ms": 0.001,
+    "s": 1,
+    "min": 60,
+    "h": 3600,
+    "day": 86400,
+    "week": 604800,
+    "month": 2592000,
+    "year": 31536000,
+}
+
+
+def _seconds(numbers: frozenset[tuple[str, str]]) -> frozenset[float]:
+    """The lengths of time among (number, unit) pairs, in seconds."""
+    out = set()
+    for n, u in numbers:
+        if u in _SECONDS:
+            try:
+                out.add(round(float(n) * _SECONDS[u], 3))
+            except ValueError:
+                continue
+    return frozenset(out)
+
+
 def weigh(new: Fact, old: Fact) -> Evidence:
     e_new, e_old = subject.entity(new.text), subject.entity(old.text)
     if subject.different(e_new, e_old, new.text, old.text):
@@ -208,6 +232,9 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     unit_changed = any(
         {n for n, u in n_new if u == unit} != {n for n, u in n_old if u == unit} for unit in units
     )
+    # a length of time said in other units ("24 hours" / "7 days"): one quantity that changed,
+    # when the attribute is said alike (checked with `confident` below)
+    time_changed = _seconds(n_new) != _seconds(n_old) and bool(_seconds(n_new) and _seconds(n_old))
     schedule = bool(new.frequencies and old.frequencies and new.frequencies != old.frequencies)
     numbers_moved = {n for n, _ in n_new} != {n for n, _ in n_old}
     units_apart = bool(u_new and u_old and not units)
@@ -243,6 +270,8 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     common = {a for a in words_new if any(_same_stem(a, b) for b in words_old)}
     union = len(words_new) + len(words_old) - len(common)
     confident = bool(common) and len(common) / max(union, 1) >= 1 / 3
+    if confident and time_changed and not changed:
+        changed = True
     same_attribute = (
         (worded or (bool(shared) and cue))
         or (bare and bool((low_gone & low_came) - {"word"}))

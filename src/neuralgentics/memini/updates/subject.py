@@ -330,6 +330,21 @@ def entity(text: str) -> Entity:
         return found if found.known else UNKNOWN
     if verb is None or not subject.known:
         return UNKNOWN
+    # "Segment duration is 4 s", "The reading interval is 2 minutes", "Party size limit is
+    # 5": a subject that ends in an attribute noun names its entity by the words before it
+    # (issue 27, fourth pass); not when the phrase was narrowed to a possessor or to what
+    # follows a preposition, whose head is the entity's own
+    if (
+        subject.span == (begin, end)
+        and end - begin >= 2
+        and tokens[end - 1].lower() in ATTRIBUTE_NOUNS
+    ):
+        cut = end - 1
+        while cut - begin >= 2 and tokens[cut - 1].lower() in ATTRIBUTE_NOUNS:
+            cut -= 1  # "Party size limit"
+        narrowed = _entity(tokens, begin, cut)
+        if narrowed.known:
+            return narrowed
     return subject
 
 
@@ -448,6 +463,7 @@ ATTRIBUTE_FAMILIES: dict[str, frozenset[str]] = {
         "replicas": "replica replicas pods pod instances instance copies containers scaled",
         "retention": """retain retains retained retention expire expires expired purged purge
             lifetime ttl logs deleted""",
+        "duration": "duration long length lasts",
         "release": "ship ships shipped release releases released rollout rollouts",
         "limit": """limit limits cap caps capped refused rejects rejected size payload payloads
             bodies uploads maximum""",
@@ -463,6 +479,12 @@ ATTRIBUTE_FAMILIES: dict[str, frozenset[str]] = {
         "standup": "standup stand-up meets sync",
     }.items()
 }
+# Nouns that name an attribute, not a thing, at the end of a subject ("segment duration").
+ATTRIBUTE_NOUNS = frozenset(
+    """duration interval limit cutoff lifetime timeout version domain count size retention
+    schedule frequency ttl owner editor port region cadence latency quota threshold
+    window""".split()
+)
 # Values whose shape names their attribute: a cloud region ("eu-central-1").
 _REGION_VALUE = re.compile(r"[a-z]{2}(?:-[a-z]+)+-\d")
 
