@@ -334,3 +334,15 @@ def test_a_length_of_time_in_other_units_is_one_quantity_changed():
         read("Quota receipts are kept for 1 day."), read("Quota receipts are kept for 24 hours.")
     )
     assert not same.changed
+
+
+def test_sent_through_and_go_through_say_nothing_of_the_attribute():
+    ev = weigh(
+        read("Quota SMS are sent through MessageBird."), read("Quota SMS go through Twilio.")
+    )
+    assert ev.same_entity and ev.bare and ev.bare_change
+    # a fact that names its own attribute ("to the Ibex team") is not replaced by a name
+    other = weigh(
+        read("Quota alerts are sent through Twilio."), read("Quota alerts go to the Ibex team.")
+    )
+    assert not other.bare_change and not other.cue_only

@@ -154,6 +154,13 @@ class Evidence:
         return f"{who}; a value replaced by one of its kind"
 
 
+@lru_cache(maxsize=1)
+def _plain_heads() -> frozenset[str]:  # noqa: N802
+    """Component nouns ("app", "service") that belong to no attribute family."""
+    heads = {stem(w) for w in subject.HEADS}
+    return frozenset(h for h in heads if not subject.families(frozenset({h})))
+
+
 def _units(fact: Fact) -> frozenset[str]:
     return frozenset(u for _, u in fact.numbers if u)
 
@@ -291,7 +298,9 @@ def weigh(new: Fact, old: Fact) -> Evidence:
         confident = True
         same_attribute = True
     # what the older fact says of its entity beyond a component noun ("an Angular app")
-    old_words = {a for a in a_old if not a.startswith("unit:")} - {stem(w) for w in subject.HEADS}
+    # (a component noun names no attribute, unless a family holds it: "team")
+    old_words = {a for a in a_old if not a.startswith("unit:")}
+    old_words = {a for a in old_words if a not in _plain_heads()}
     tied = (
         same_family
         or worded
