@@ -346,3 +346,15 @@ def test_sent_through_and_go_through_say_nothing_of_the_attribute():
         read("Quota alerts are sent through Twilio."), read("Quota alerts go to the Ibex team.")
     )
     assert not other.bare_change and not other.cue_only
+
+
+def test_a_change_naming_the_older_facts_value_as_gone_changes_that_value():
+    uses = read("The quota relay uses libfoo to talk to the brokers.")
+    dropped = read("The quota relay dropped libfoo in favour of libbar.")
+    ev = weigh(dropped, uses)
+    assert ev.changed and ev.firmly_tied and ev.may_act
+    # it says nothing of a fact that does not hold that value
+    assert not weigh(dropped, read("The quota relay listens on port 8121.")).may_act
+    # a bare number named is no tie ("from 8 to 12 seconds" is not about "8 replicas")
+    raised = read("We raised the timeout of the quota relay from 8 to 12 seconds.")
+    assert not weigh(raised, read("The quota relay runs 8 replicas.")).may_act

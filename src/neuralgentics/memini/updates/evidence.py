@@ -269,6 +269,13 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     named_old = any(
         g.lower() in new.tokens or g.lower() in new.words for g in gone if g.lower() not in anchors
     )
+    # the change names the older fact's value as the one that went ("ingest dropped
+    # paho-mqtt in favour of aiomqtt" / "The ingest service uses paho-mqtt"): that value
+    # changed, whatever else the two say; not a bare number ("from 8 to 12" may be of
+    # another 8 of the entity's)
+    if cue and _holds_named_value(new.text, old, numbers=False):
+        named_old = True
+        changed = True
     # a shared unit alone ("48 hours ahead" / "every three hours") is one attribute only
     # beside a stated change: two plain facts need a word of their attribute in common
     worded = any(not a.startswith("unit:") for a in shared)
@@ -337,16 +344,24 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     )
 
 
+def _named(text: str) -> list[str]:
+    """The old values a change names ("from 8081 to 8085": 8081; "dropped paho-mqtt")."""
+    named = [next(g for g in m.groups() if g) for m in _FROM_VALUE.finditer(text)]
+    named = [n.strip(".,;:").lower() for n in named]
+    return [n for n in named if n and n not in ("a", "an", "its", "the", "our")]
+
+
+def _holds_named_value(text: str, old: Fact, numbers: bool = True) -> bool:
+    """Does the older fact hold an old value the new one names?"""
+    held = old.words | old.tokens | {v.lower() for v in old.values}
+    named = [n for n in _named(text) if numbers or not re.fullmatch(r"[\d.,:]+", n)]
+    return any(n in held for n in named)
+
+
 def _names_old_value(text: str, old: Fact) -> bool:
     """Does the older fact hold the old value the new one names ("from 8081 to 8085": 8081)?
     True when the new one names none (a bare "now", "no longer")."""
-    named = [next(g for g in m.groups() if g) for m in _FROM_VALUE.finditer(text)]
-    named = [n.strip(".,;:").lower() for n in named]
-    named = [n for n in named if n and n not in ("a", "an", "its", "the", "our")]
-    if not named:
-        return True
-    held = old.words | old.tokens | {v.lower() for v in old.values}
-    return any(n in held for n in named)
+    return not _named(text) or _holds_named_value(text, old)
 
 
 @lru_cache(maxsize=16384)
