@@ -18,7 +18,8 @@ randomness but a sha256 of fixed strings.
 - `events`: numbered and named events (builds, sprint retros, incidents, tickets, releases,
   customers reporting), all true, many of one template with another number.
 - `people`: 8 people x 8 attributes ("Marisol commutes by ferry", "Marisol moved to Lisbon").
-- `mixed`: three projects, each a stream of parallel facts, events, real updates (a later
+- `mixed`: three projects (tune: four, the fourth with 15 updates in wordings the others lack),
+  each a stream of parallel facts, events, real updates (a later
   fact replaces an earlier one: "moved from X to Y", "no longer", "now", or the same attribute
   stated with another value) and restatements (an earlier fact said again in other words),
   in about the proportions of a working project's memory (~60 % facts, ~18 % events, ~12 %
