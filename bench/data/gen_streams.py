@@ -18,7 +18,8 @@ randomness but a sha256 of fixed strings.
 - `events`: numbered and named events (builds, sprint retros, incidents, tickets, releases,
   customers reporting), all true, many of one template with another number.
 - `people`: 8 people x 8 attributes ("Marisol commutes by ferry", "Marisol moved to Lisbon").
-- `mixed`: three projects, each a stream of parallel facts, events, real updates (a later
+- `mixed`: three projects (tune: four, the fourth with 15 updates in wordings the others lack),
+  each a stream of parallel facts, events, real updates (a later
   fact replaces an earlier one: "moved from X to Y", "no longer", "now", or the same attribute
   stated with another value) and restatements (an earlier fact said again in other words),
   in about the proportions of a working project's memory (~60 % facts, ~18 % events, ~12 %
@@ -884,9 +885,57 @@ RESTATE_H2 = {
     "replicas": lambda e, v: f"{cap(e)} has {v} instances behind it.",
 }
 MIXED_ATTRS = ["timeout", "port", "team", "region", "replicas"]
+# tune only (issue 27, fourth pass): a fourth tune project whose updates use change wordings
+# the first three tune projects never had ("it used to be", "it was", "relocated", "went
+# from", "handed over", "was bumped", "as of", "switched over", "replaced X with Y",
+# "instead of", "no more", the entity after the verb). Written for tuning the rules on; the
+# sentences are this file's own (no held-out row is copied).
+UPDATE_PHRASES_WORDINGS: dict[str, list[Callable[[str, str, str], str]]] = {
+    "timeout": [
+        lambda e, o, n: f"We brought the timeout of {e} down to {n} seconds; it used to be {o}.",
+        lambda e, o, n: f"As of this week {e} times out after {n} seconds.",
+        lambda e, o, n: f"The timeout of {e} was bumped to {n} seconds.",
+    ],
+    "port": [
+        lambda e, o, n: f"{cap(e)} answers on port {n}; it was {o} before.",
+        lambda e, o, n: f"{cap(e)} switched over to port {n}.",
+        lambda e, o, n: f"No more port {o} for {e}: it listens on {n}.",
+    ],
+    "team": [
+        lambda e, o, n: f"{cap(e)} was handed over to the {n} team.",
+        lambda e, o, n: f"The {o} team passed {e} on to the {n} team.",
+        lambda e, o, n: f"The {n} team looks after {e} instead of the {o} team.",
+    ],
+    "region": [
+        lambda e, o, n: f"{cap(e)} was relocated to {n}.",
+        lambda e, o, n: f"{cap(e)} went from {o} to {n} last month.",
+        lambda e, o, n: f"We run {e} in {n} instead of {o}.",
+    ],
+    "replicas": [
+        lambda e, o, n: f"We replaced the {o} replicas of {e} with {n}.",
+        lambda e, o, n: f"{cap(e)} went from {o} replicas to {n}.",
+        lambda e, o, n: f"The replica count of {e} was bumped to {n}.",
+    ],
+}
+WORDINGS_TUNE = {
+    "loyaltyhub": [
+        "the loyalty service",
+        "coupon-worker",
+        "the Partner API",
+        "the EU invoice archive",
+        "the US invoice archive",
+        "the staging points webhook",
+        "the referral tracker",
+    ],
+}
 
 
-def mixed_rows(split: str, project: str, components: list[str]) -> list[dict]:
+def mixed_rows(
+    split: str,
+    project: str,
+    components: list[str],
+    wordings: dict[str, list[Callable[[str, str, str], str]]] | None = None,
+) -> list[dict]:
     tag = f"mixed/{project}"
     facts = fact_rows(split, components, MIXED_ATTRS, tag)
     events = [r for r in event_rows(split, tag, take=2) if h(tag, r["entity"]) % 3 != 0][:6]
@@ -894,14 +943,22 @@ def mixed_rows(split: str, project: str, components: list[str]) -> list[dict]:
     # the last third of the stream gets the updates and restatements, each after its fact
     candidates = [r for r in facts if r["attribute"] in UPDATE_PHRASES]
     chosen = order(candidates, split, tag, "chosen")
-    updates, restated = chosen[:4], chosen[4:7]
+    n_updates = 4 if wordings is None else 15
+    updates, restated = chosen[:n_updates], chosen[n_updates : n_updates + 3]
     later: list[dict] = []
+    used: dict[str, int] = {}
     for r in updates:
         spec = ATTRIBUTES[r["attribute"]]
         values = [v for v in spec["values"] if v != r["value"]]
         new_value = pick(values, split, tag, r["entity"], r["attribute"], "new")
         upd = UPDATE_PHRASES_H2 if split == "heldout2" else UPDATE_PHRASES
-        phrase = pick(upd[r["attribute"]], split, tag, r["entity"], "u")
+        if wordings is not None:
+            # every wording in turn, so each is tried
+            k = used.get(r["attribute"], 0)
+            used[r["attribute"]] = k + 1
+            phrase = wordings[r["attribute"]][k % len(wordings[r["attribute"]])]
+        else:
+            phrase = pick(upd[r["attribute"]], split, tag, r["entity"], "u")
         text = phrase(r["entity"], r["value"], new_value)
         later.append(
             {
@@ -976,7 +1033,15 @@ def build() -> dict[str, list[dict]]:
         files[f"streams_mixed_{split}"] = finish(
             "mixed",
             split,
-            [(p, mixed_rows(split, p, c)) for p, c in MIXED[split]["projects"].items()],
+            [(p, mixed_rows(split, p, c)) for p, c in MIXED[split]["projects"].items()]
+            + (
+                [
+                    (p, mixed_rows(split, p, c, UPDATE_PHRASES_WORDINGS))
+                    for p, c in WORDINGS_TUNE.items()
+                ]
+                if split == "tune"
+                else []
+            ),
         )
     return files
 

@@ -194,3 +194,167 @@ def test_parallel_facts_in_one_frame_all_stay_visible(client):
         )
     ]
     assert [superseded(client, i) for i in ids] == [None] * 4
+
+
+# -- issue 27, fourth pass: change wordings, attribute families, people's new attributes -------
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        (
+            "The quota sidecar times out after 6 seconds.",
+            "We brought the timeout of the quota sidecar down to 2 seconds; it used to be 6.",
+        ),
+        (
+            "The quota sidecar listens on port 8121.",
+            "The quota sidecar answers on 8125 (it was 8121).",
+        ),
+        ("The quota sidecar runs in eu-north-1.", "The quota sidecar was relocated to sa-east-1."),
+        ("The quota sidecar runs 3 replicas.", "The quota sidecar went from 3 replicas to 7."),
+        (
+            "The quota sidecar belongs to the Marten team.",
+            "The quota sidecar was handed over to the Ibex team.",
+        ),
+        (
+            "The quota sidecar listens on port 8121.",
+            "No more port 8121 for the quota sidecar: it listens on 8130.",
+        ),
+        (
+            "The quota sidecar belongs to the Marten team.",
+            "The Marten team passed the quota sidecar on to the Ibex team.",
+        ),
+    ],
+    ids=[
+        "used-to-be",
+        "it-was",
+        "relocated",
+        "went-from",
+        "handed-over",
+        "no-more",
+        "passed-on-to",
+    ],
+)
+def test_change_wordings_read_as_a_stated_change_of_one_attribute(old, new):
+    ev = weigh(read(new), read(old))
+    assert ev.cue and ev.same_entity and (ev.may_supersede or ev.cue_only), ev
+
+
+def test_an_ing_word_after_a_determiner_stays_in_the_object_phrase():
+    # "staging" is no verb: "the 5 replicas of the staging points webhook" names the webhook
+    e = subject.entity("We replaced the 5 replicas of the staging quota webhook with 10.")
+    assert "stage" in e.anchors and "webhook" in e.words, e
+    other = "We replaced the 8 replicas of the US quota archive with 5."
+    assert weigh(
+        read("We replaced the 5 replicas of the staging quota webhook with 10."), read(other)
+    ).different
+
+
+def test_one_attribute_in_other_words_is_one_family():
+    # ownership said two ways: one attribute, read with confidence
+    ev = weigh(
+        read("Ownership of the quota sidecar is the responsibility of team Ibex from today."),
+        read("The Marten team maintains the quota sidecar."),
+    )
+    assert ev.same_entity and ev.confident and ev.same_attribute
+    assert subject.families(frozenset({"listen"})) == {"port"}
+    assert subject.families(frozenset(), frozenset({"eu-north-1"})) == {"region"}
+
+
+def test_a_stated_change_of_one_attribute_hides_no_fact_of_another_family(client):
+    port = add(client, "The port for the quota sidecar is 8121.")["memory"]["id"]
+    replicas = add(client, "The quota sidecar has 4 pods behind its load balancer.")["memory"]["id"]
+    new = add(client, "The replica count of the quota sidecar was bumped to 12.")
+    assert superseded(client, port) is None
+    assert [f["id"] for f in new["superseded"]] == [replicas]
+
+
+@pytest.mark.parametrize(
+    "old",
+    [
+        "Every morning Ines comes in by tram.",
+        "Ines lives in Porto.",
+        "Ines is our QA lead.",
+        "Ines runs the daily standup at 9:15.",
+        "Ines writes code in Helix.",
+    ],
+)
+def test_a_new_fact_about_a_person_is_a_new_attribute_not_a_changed_value(client, old):
+    """A person's new fact with an action verb ("adopted a parrot", "switched to Emacs",
+    "moved to Rabat") names a new attribute, or one the older fact does not share: a name for
+    a name with nothing else in common replaces nothing."""
+    first = add(client, old)["memory"]["id"]
+    for new in ("Ines adopted a parrot called Kiwi.", "Ines switched to Emacs."):
+        out = add(client, new)
+        assert out["superseded"] == [] and out["contradicts"] == [], (old, new, out)
+    assert superseded(client, first) is None
+
+
+def test_a_past_tense_verb_before_from_is_the_verb():
+    # "moved from X to Y": a verb; only a plural noun goes before "of"/"from" ("logs from X")
+    e = subject.entity("The US quota log moved from port 8087 to port 8082.")
+    assert e.anchors == {"us"} and e.words == {"quota", "log"}, e
+    assert subject.entity("Logs from the quota sidecar are kept for 9 days.").words == {
+        "quota",
+        "sidecar",
+    }
+
+
+def test_took_longer_is_no_change_cue_and_a_value_kind_alone_is_no_firm_tie():
+    fact = read("504 on /search means the quota gateway took longer than 60 seconds.")
+    assert not fact.change_cues
+    assert read("The quota gateway no longer retries.").change_cues
+    ev = weigh(
+        read("The quota gateway switched its probe to /healthz."),
+        read("The readinessProbe for the quota gateway hits /ready on port 8081 with a delay."),
+    )
+    # a path for a path, nothing else in common: may be judged, never on the likely bar alone
+    assert not ev.firmly_tied
+
+
+def test_a_subject_ending_in_an_attribute_noun_names_its_entity_by_the_words_before_it():
+    assert subject.entity("Quota segment duration is 4 s.").words == {"quota", "segment"}
+    assert subject.entity("The sidecar batch size limit is 5.").words == {"sidecar", "batch"}
+    # narrowed to what follows a preposition: the head is the entity's own
+    assert subject.entity("The timeout for the quota window is 3 seconds.").words == {
+        "quota",
+        "window",
+    }
+    ev = weigh(read("Quota segment duration is 4 s."), read("Quota segments are 10 seconds long."))
+    assert ev.same_entity and ev.confident and ev.changed
+
+
+def test_a_length_of_time_in_other_units_is_one_quantity_changed():
+    ev = weigh(
+        read("We keep quota receipts for 7 days."), read("Quota receipts are kept for 24 hours.")
+    )
+    assert ev.same_entity and ev.changed and ev.may_supersede
+    # the same length in other units is no change
+    same = weigh(
+        read("Quota receipts are kept for 1 day."), read("Quota receipts are kept for 24 hours.")
+    )
+    assert not same.changed
+
+
+def test_sent_through_and_go_through_say_nothing_of_the_attribute():
+    ev = weigh(
+        read("Quota SMS are sent through MessageBird."), read("Quota SMS go through Twilio.")
+    )
+    assert ev.same_entity and ev.bare and ev.bare_change
+    # a fact that names its own attribute ("to the Ibex team") is not replaced by a name
+    other = weigh(
+        read("Quota alerts are sent through Twilio."), read("Quota alerts go to the Ibex team.")
+    )
+    assert not other.bare_change and not other.cue_only
+
+
+def test_a_change_naming_the_older_facts_value_as_gone_changes_that_value():
+    uses = read("The quota relay uses libfoo to talk to the brokers.")
+    dropped = read("The quota relay dropped libfoo in favour of libbar.")
+    ev = weigh(dropped, uses)
+    assert ev.changed and ev.firmly_tied and ev.may_act
+    # it says nothing of a fact that does not hold that value
+    assert not weigh(dropped, read("The quota relay listens on port 8121.")).may_act
+    # a bare number named is no tie ("from 8 to 12 seconds" is not about "8 replicas")
+    raised = read("We raised the timeout of the quota relay from 8 to 12 seconds.")
+    assert not weigh(raised, read("The quota relay runs 8 replicas.")).may_act

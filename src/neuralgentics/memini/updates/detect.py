@@ -120,7 +120,12 @@ def decide(
         else:
             allowed = ev.may_contradict
         # the text states the change of this very value: the scorer need only find it likely
-        stated = ev.may_supersede and ev.cue and ev.changed and finding.relation == "SUPERSEDES"
+        # ("Label: value" states the current value of the label: "Identity lead: Mara")
+        # and a stated change of a value of one kind, the attributes tied (evidence.cue_only)
+        stated = finding.relation == "SUPERSEDES" and (
+            (ev.may_supersede and (ev.cue or new.label) and ev.changed)
+            or (ev.cue_only and ev.firmly_tied)
+        )
         sure = finding.score >= bar or (stated and finding.score >= weights.likely)
         if not out.act and allowed and mode == "auto" and sure:
             out.act.append(finding)

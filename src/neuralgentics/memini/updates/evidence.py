@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from neuralgentics.memini.updates import subject
 from neuralgentics.memini.updates.features import _same_stem, kind, value_changes
-from neuralgentics.memini.updates.text import ADDITIVE_WORDS, CHANGE_WORDS, Fact, read
+from neuralgentics.memini.updates.text import ADDITIVE_WORDS, CHANGE_WORDS, Fact, read, stem
 
 # "from 8 to 12 seconds", "from eu-west-1 to us-east-2": the writer states the change.
 _FROM_TO = re.compile(r"\bfrom\s+(?:the\s+|port\s+)?\S+\s+(?:\S+\s+)?to\s+\S+", re.I)
@@ -29,7 +29,9 @@ _FROM_TO = re.compile(r"\bfrom\s+(?:the\s+|port\s+)?\S+\s+(?:\S+\s+)?to\s+\S+", 
 _FROM_VALUE = re.compile(
     r"\bfrom\s+(?:the\s+|port\s+)?([\w.:/-]+)\s+(?:\S+\s+)?to\s+"
     r"|\binstead\s+of\s+(?:the\s+|its\s+|our\s+)?([\w.:/-]+)"
-    r"|\b(?:replaced|deprecated|dropped|retired|removed)\s+(?:the\s+|its\s+|our\s+)?([\w.:/-]+)",
+    r"|\b(?:replaced|deprecated|dropped|retired|removed)\s+(?:the\s+|its\s+|our\s+)?([\w.:/-]+)"
+    r"|\bused\s+to\s+be\s+([\w.:/-]+)|\bit\s+was\s+([\w.:/-]+)"
+    r"|\bno\s+more\s+(?:port\s+)?([\w.:/-]+)",
     re.I,
 )
 _CUE_WORDS = (
@@ -63,9 +65,24 @@ class Evidence:
     # weaker identity may hide nothing without a stated change ("Engineers change the PDF
     # renderer in Kotlin" names the renderer, yet says nothing that replaces its port)
     both_read: bool = True
+    # the two attributes belong to different families of the lexicon (subject.py): "the
+    # replica count of X was bumped to 20" is no port of X, "Ines adopted a cat" no commute
+    # of Ines; nothing may be done with the pair
+    families_apart: bool = False
+    # something ties the two attributes: a shared attribute word, one family, the old value
+    # named, a changed value of a kind other than a bare name, or an older fact that names no
+    # attribute of its own; a name for a name with nothing else in common ("Aiko uses
+    # IntelliJ for programming" / "Aiko moved to Nagoya") is not
+    tied: bool = True
+    # tied by the words (a shared attribute word, one family, the old value named) or by an
+    # older fact that names no attribute at all, not by a value's kind alone: a stated change
+    # may then act on the scorer's "likely" bar (detect.py)
+    firmly_tied: bool = False
 
     @property
     def may_supersede(self) -> bool:
+        if self.families_apart:
+            return False
         if not self.cue and (self.kinds_apart or not self.confident or not self.both_read):
             return False
         return self.same_entity and self.same_attribute and (self.changed or self.cue)
@@ -81,6 +98,8 @@ class Evidence:
             and self.bare
             and self.changed
             and not self.kinds_apart
+            and not self.families_apart
+            and self.tied
             and self.old_attribute_words <= 1
         )
 
@@ -92,6 +111,10 @@ class Evidence:
         "Aiko moved to Nagoya", which names no attribute at all."""
         if not (self.same_entity and self.cue and self.changed) or self.kinds_apart:
             return False
+        # a stated change of one attribute replaces no fact of another: "Ines adopted a cat
+        # called Miso" says nothing of "Every morning Ines comes in by tram"
+        if self.families_apart or not self.tied:
+            return False
         # a bare new fact ("The admin UI was rewritten in React.") may replace a fact that
         # names no attribute of its own either ("The admin UI is a Vue app."), not one that
         # does ("Aiko's first language is Georgian.")
@@ -99,7 +122,7 @@ class Evidence:
 
     @property
     def may_contradict(self) -> bool:
-        return self.same_entity and self.confident and self.clash
+        return self.same_entity and self.confident and self.clash and not self.families_apart
 
     @property
     def may_act(self) -> bool:
@@ -118,6 +141,7 @@ class Evidence:
             and self.confident
             and self.changed
             and not self.kinds_apart
+            and not self.families_apart
             and not self.additive
         )
 
@@ -130,8 +154,55 @@ class Evidence:
         return f"{who}; a value replaced by one of its kind"
 
 
+@lru_cache(maxsize=1)
+def _plain_heads() -> frozenset[str]:  # noqa: N802
+    """Component nouns ("app", "service") that belong to no attribute family."""
+    heads = {stem(w) for w in subject.HEADS}
+    return frozenset(h for h in heads if not subject.families(frozenset({h})))
+
+
 def _units(fact: Fact) -> frozenset[str]:
     return frozenset(u for _, u in fact.numbers if u)
+
+
+def _numbers(fact: Fact, attribute: frozenset[str], other: Fact) -> frozenset[tuple[str, str]]:
+    """The fact's (number, unit) pairs, units said one way ("6 pods" and "8 replicas" count
+    one thing), and a number without a unit given the other fact's unit when the fact names
+    that unit in its attribute ("The replica count of X was bumped to 20" / "X has 6 pods")."""
+    syn = subject.SYNONYMS
+    theirs = {syn.get(u, u) for _, u in other.numbers if u}
+    named = {syn.get(a, a) for a in attribute if not a.startswith("unit:")} & theirs
+    out = set()
+    for n, u in fact.numbers:
+        u = syn.get(u, u)
+        if not u and len(named) == 1:
+            u = next(iter(named))
+        out.add((n, u))
+    return frozenset(out)
+
+
+_SECONDS = {
+    "ms": 0.001,
+    "s": 1,
+    "min": 60,
+    "h": 3600,
+    "day": 86400,
+    "week": 604800,
+    "month": 2592000,
+    "year": 31536000,
+}
+
+
+def _seconds(numbers: frozenset[tuple[str, str]]) -> frozenset[float]:
+    """The lengths of time among (number, unit) pairs, in seconds."""
+    out = set()
+    for n, u in numbers:
+        if u in _SECONDS:
+            try:
+                out.add(round(float(n) * _SECONDS[u], 3))
+            except ValueError:
+                continue
+    return frozenset(out)
 
 
 def weigh(new: Fact, old: Fact) -> Evidence:
@@ -148,6 +219,12 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     wide_old = a_old | (e_old.words - e_new.words - e_new.anchors)
     shared = {a for a in wide_new if any(_same_stem(a, b) for b in wide_old)}
     gone, came = value_changes(new, old)
+    # the entity's own name is no value that went or came ("Every morning Ines comes in by
+    # tram" / "Ines moved to Rabat": "Ines" starts one sentence and not the other); a name
+    # only one side's entity holds may be the value ("Fivetran loads ..." / "Airbyte ...")
+    own = (e_new.anchors | e_new.words) & (e_old.anchors | e_old.words)
+    gone = [g for g in gone if g.lower() not in own and stem(g.lower()) not in own]
+    came = [c for c in came if c.lower() not in own and stem(c.lower()) not in own]
     # numbers count through their units below ("2 MB" and "25 s" are two quantities)
     low_gone = {kind(g.lower()) for g in gone} - {"number"}
     low_came = {kind(c.lower()) for c in came} - {"number"}
@@ -155,22 +232,27 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     kinds_gone = {kind(g.lower()) for g in gone}
     kinds_came = {kind(c.lower()) for c in came}
     kinds_apart = bool(kinds_gone and kinds_came and not kinds_gone & kinds_came)
-    units = _units(new) & _units(old)
+    n_new, n_old = _numbers(new, a_new, old), _numbers(old, a_old, new)
+    u_new = frozenset(u for _, u in n_new if u)
+    u_old = frozenset(u for _, u in n_old if u)
+    units = u_new & u_old
     unit_changed = any(
-        {n for n, u in new.numbers if u == unit} != {n for n, u in old.numbers if u == unit}
-        for unit in units
+        {n for n, u in n_new if u == unit} != {n for n, u in n_old if u == unit} for unit in units
     )
+    # a length of time said in other units ("24 hours" / "7 days"): one quantity that changed,
+    # when the attribute is said alike (checked with `confident` below)
+    time_changed = _seconds(n_new) != _seconds(n_old) and bool(_seconds(n_new) and _seconds(n_old))
     schedule = bool(new.frequencies and old.frequencies and new.frequencies != old.frequencies)
-    numbers_moved = {n for n, _ in new.numbers} != {n for n, _ in old.numbers}
-    units_apart = bool(_units(new) and _units(old) and not units)
+    numbers_moved = {n for n, _ in n_new} != {n for n, _ in n_old}
+    units_apart = bool(u_new and u_old and not units)
     # numbers without a unit on either side ("The replica count ... is 6" / "... 7 replicas"
     # has one): compared as they are only when neither side says what it counts
-    plain = not (_units(new) or _units(old)) or bool(units)
+    plain = not (u_new or u_old) or bool(units)
     changed = (
         same_kind
         or unit_changed
         or schedule
-        or (numbers_moved and bool(new.numbers and old.numbers) and not units_apart and plain)
+        or (numbers_moved and bool(n_new and n_old) and not units_apart and plain)
         or new.negated != old.negated
     )
     # a fact that states only its entity and a value ("pricing-engine runs in us-east-2 now")
@@ -187,6 +269,13 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     named_old = any(
         g.lower() in new.tokens or g.lower() in new.words for g in gone if g.lower() not in anchors
     )
+    # the change names the older fact's value as the one that went ("ingest dropped
+    # paho-mqtt in favour of aiomqtt" / "The ingest service uses paho-mqtt"): that value
+    # changed, whatever else the two say; not a bare number ("from 8 to 12" may be of
+    # another 8 of the entity's)
+    if cue and _holds_named_value(new.text, old, numbers=False):
+        named_old = True
+        changed = True
     # a shared unit alone ("48 hours ahead" / "every three hours") is one attribute only
     # beside a stated change: two plain facts need a word of their attribute in common
     worded = any(not a.startswith("unit:") for a in shared)
@@ -195,12 +284,41 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     common = {a for a in words_new if any(_same_stem(a, b) for b in words_old)}
     union = len(words_new) + len(words_old) - len(common)
     confident = bool(common) and len(common) / max(union, 1) >= 1 / 3
+    if confident and time_changed and not changed:
+        changed = True
     same_attribute = (
         (worded or (bool(shared) and cue))
         or (bare and bool((low_gone & low_came) - {"word"}))
         or (cue and named_old and bool(came))
     )
-    shown = sorted({a.removeprefix("unit:") for a in shared})[:3]
+    # attribute families (subject.ATTRIBUTE_FAMILIES), cue words included ("relocated",
+    # "handed over"), over what each fact says outside its own entity
+    all_new = subject.attribute(new.text, new.values, frozenset(), frozenset())
+    all_old = subject.attribute(old.text, old.values, frozenset(), frozenset())
+    f_new = subject.families(all_new | wide_new, new.values)
+    f_old = subject.families(all_old | wide_old, old.values)
+    same_family = bool(f_new & f_old)
+    # (a number of one unit changed says one attribute however it is worded: "Carts expire
+    # after 7 days" / "Carts now live for 30 days")
+    families_apart = bool(f_new and f_old and not same_family and not unit_changed)
+    if same_family and not families_apart:
+        confident = True
+        same_attribute = True
+    # what the older fact says of its entity beyond a component noun ("an Angular app")
+    # (a component noun names no attribute, unless a family holds it: "team")
+    old_words = {a for a in a_old if not a.startswith("unit:")}
+    old_words = {a for a in old_words if a not in _plain_heads()}
+    tied = (
+        same_family
+        or worded
+        or named_old
+        or bool((low_gone & low_came) - {"word"})
+        # an older fact that names no attribute of its own ("Product search runs on
+        # Elasticsearch 7", "The portal is an Angular app"): a stated change of its one value
+        or not old_words
+    )
+    firmly_tied = same_family or worded or named_old or not old_words
+    shown = sorted({a.removeprefix("unit:") for a in shared} or (f_new & f_old))[:3]
     return Evidence(
         different=False,
         same_entity=subject.same(e_new, e_old, new.text, old.text),
@@ -212,26 +330,38 @@ def weigh(new: Fact, old: Fact) -> Evidence:
         and bool(a_new & a_old)
         and (unit_changed or bool(low_gone & low_came - {"word"}) or schedule),
         bare=bare,
-        confident=confident or (bare and bool((low_gone & low_came) - {"word"})),
+        confident=(confident or (bare and bool((low_gone & low_came) - {"word"})))
+        and not families_apart,
         additive=bool(new.additive_cues),
         kinds_apart=kinds_apart,
         old_attribute_words=len({a for a in a_old if not a.startswith("unit:")}),
         both_read=e_new.known and e_old.known,
         entity=e_new.text() or e_old.text(),
         attribute=", ".join(shown),
+        families_apart=families_apart,
+        tied=tied,
+        firmly_tied=firmly_tied,
     )
+
+
+def _named(text: str) -> list[str]:
+    """The old values a change names ("from 8081 to 8085": 8081; "dropped paho-mqtt")."""
+    named = [next(g for g in m.groups() if g) for m in _FROM_VALUE.finditer(text)]
+    named = [n.strip(".,;:").lower() for n in named]
+    return [n for n in named if n and n not in ("a", "an", "its", "the", "our")]
+
+
+def _holds_named_value(text: str, old: Fact, numbers: bool = True) -> bool:
+    """Does the older fact hold an old value the new one names?"""
+    held = old.words | old.tokens | {v.lower() for v in old.values}
+    named = [n for n in _named(text) if numbers or not re.fullmatch(r"[\d.,:]+", n)]
+    return any(n in held for n in named)
 
 
 def _names_old_value(text: str, old: Fact) -> bool:
     """Does the older fact hold the old value the new one names ("from 8081 to 8085": 8081)?
     True when the new one names none (a bare "now", "no longer")."""
-    named = [next(g for g in m.groups() if g) for m in _FROM_VALUE.finditer(text)]
-    named = [n.strip(".,;:").lower() for n in named]
-    named = [n for n in named if n and n not in ("a", "an", "its", "the", "our")]
-    if not named:
-        return True
-    held = old.words | old.tokens | {v.lower() for v in old.values}
-    return any(n in held for n in named)
+    return not _named(text) or _holds_named_value(text, old)
 
 
 @lru_cache(maxsize=16384)

@@ -134,8 +134,8 @@ def _verbish(tokens: list[str], i: int, seen_content: bool) -> bool:
         return False
     following = tokens[i + 1].lower() if i + 1 < len(tokens) else ""
     # "the payments service": a modifier; "new builds of X", "logs from X": a plural noun
-    if following in HEADS or following in ("of", "from"):
-        return False
+    if following in HEADS or (following in ("of", "from") and not low.endswith("ed")):
+        return False  # ("moved from X to Y" is a verb: only a plural noun goes before "of")
     # a verb comes right after it ("the EU pricing feed runs in", "the seed feed is",
     # "the billing feed moved to"): it is the phrase's head noun, the next word the verb
     return not _verb_next(tokens, i + 1)
@@ -202,7 +202,15 @@ def _object_phrase(tokens: list[str], start: int) -> tuple[int, int]:
             break
         if low in PREPOSITIONS and low not in ("of", "for") and seen:
             break
-        if seen and (low in AUXILIARIES or low.endswith("ing")):
+        # an "-ing" word ends the phrase ("the cart service running in ..."), but not one
+        # right after a determiner or a qualifier ("the staging points webhook")
+        after_function_word = i > begin and tokens[i - 1].lower() in DETERMINERS
+        if (
+            seen
+            and (low in AUXILIARIES or low.endswith("ing"))
+            and low not in QUALIFIERS
+            and not after_function_word
+        ):
             break
         if low not in _NOT_ENTITY and not re.fullmatch(r"\d+(?:[.,]\d+)*", low):
             seen = True
@@ -322,6 +330,21 @@ def entity(text: str) -> Entity:
         return found if found.known else UNKNOWN
     if verb is None or not subject.known:
         return UNKNOWN
+    # "Segment duration is 4 s", "The reading interval is 2 minutes", "Party size limit is
+    # 5": a subject that ends in an attribute noun names its entity by the words before it
+    # (issue 27, fourth pass); not when the phrase was narrowed to a possessor or to what
+    # follows a preposition, whose head is the entity's own
+    if (
+        subject.span == (begin, end)
+        and end - begin >= 2
+        and tokens[end - 1].lower() in ATTRIBUTE_NOUNS
+    ):
+        cut = end - 1
+        while cut - begin >= 2 and tokens[cut - 1].lower() in ATTRIBUTE_NOUNS:
+            cut -= 1  # "Party size limit"
+        narrowed = _entity(tokens, begin, cut)
+        if narrowed.known:
+            return narrowed
     return subject
 
 
@@ -414,12 +437,57 @@ def same(a: Entity, b: Entity, a_text: str = "", b_text: str = "") -> bool:
 # Words that say nothing about which attribute a fact states ("runs", "has", "is").
 _GENERIC = frozenset(
     """run runs ran is are was were be has have had use uses used keep keeps kept get gets go
-    goes went make makes take takes set sets request requests call calls""".split()
+    goes went make makes take takes set sets request requests call calls send sends sent
+    handled handles""".split()
 )
 
 
 # One attribute, several words: how many copies of a component run.
 SYNONYMS = {"pod": "replica", "instanc": "replica", "copi": "replica", "contain": "replica"}
+
+# Families of attribute words (issue 27, fourth pass): one attribute said in other words
+# ("Kenji is on point for ingest" / "Ingest is Ana's responsibility", "listens on 8080" /
+# "is reachable at 8085"), and two attributes that share no word but are plainly apart ("the
+# replica count of X" is no port of X, "Ines adopted a cat" no commute of Ines). Words, stemmed
+# when used; a fact's family is any family one of its attribute words belongs to.
+ATTRIBUTE_FAMILIES: dict[str, frozenset[str]] = {
+    name: frozenset(words.split())
+    for name, words in {
+        # components
+        "owner": """own owner owners owned ownership maintain maintains maintained maintainer
+            responsible responsibility point charge belongs team steward paged pages on-call
+            handed""",
+        "port": "port ports listens listen listening exposed expose reachable reached bind binds",
+        "timeout": "timeout timeouts times abandoned abandon waits gives deadline",
+        "language": "written implemented code coded",
+        "region": "region regions centre center datacenter zone hosted located operated",
+        "replicas": "replica replicas pods pod instances instance copies containers scaled",
+        "retention": """retain retains retained retention expire expires expired purged purge
+            lifetime ttl logs deleted""",
+        "duration": "duration long length lasts",
+        "release": "ship ships shipped release releases released rollout rollouts",
+        "limit": """limit limits cap caps capped refused rejects rejected size payload payloads
+            bodies uploads maximum""",
+        # people
+        "home": "lives live based home city resides",
+        "role": "title position role engineer manager designer scientist lead",
+        "commute": """commutes commute travels travel office bike cycles cycling ferry bus
+            tram train drives walks scooter car foot""",
+        "pet": "pet pets adopted adopt dog cat beagle greyhound tortoise parrot rabbit husky",
+        "editor": "editor ide programming",
+        "speaks": "language languages speaks speaking speaker native fluent",
+        "hobby": "hobby hobbies weekends enjoys",
+        "standup": "standup stand-up meets sync",
+    }.items()
+}
+# Nouns that name an attribute, not a thing, at the end of a subject ("segment duration").
+ATTRIBUTE_NOUNS = frozenset(
+    """duration interval limit cutoff lifetime timeout version domain count size retention
+    schedule frequency ttl owner editor port region cadence latency quota threshold
+    window""".split()
+)
+# Values whose shape names their attribute: a cloud region ("eu-central-1").
+_REGION_VALUE = re.compile(r"[a-z]{2}(?:-[a-z]+)+-\d")
 
 
 def attribute(
@@ -453,3 +521,21 @@ def attribute(
             continue
         out.add(SYNONYMS.get(st, st))
     return frozenset(out)
+
+
+@lru_cache(maxsize=1)
+def _family_stems() -> dict[str, frozenset[str]]:
+    return {
+        name: frozenset({stem(w) for w in words} | words)
+        for name, words in ATTRIBUTE_FAMILIES.items()
+    }
+
+
+def families(words: frozenset[str], values: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The attribute families any of `words` (stems or lower-cased words) or of `values`
+    belongs to."""
+    found = {"region"} if any(_REGION_VALUE.fullmatch(v) for v in values) else set()
+    for name, stems in _family_stems().items():
+        if any(w.removeprefix("unit:") in stems for w in words):
+            found.add(name)
+    return frozenset(found)

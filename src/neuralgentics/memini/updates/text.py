@@ -37,8 +37,8 @@ STOPWORDS = frozenset(
 CHANGE_WORDS = frozenset(
     """now moved moving switched switching migrated migration replaced replacing upgraded
     bumped renamed changed changing rewritten rewrote rebuilt retired dropped deprecated
-    removed gone instead standardised standardized decided longer anymore since newer latest
-    currently became ported adopted abandoned sunset phased ended""".split()
+    removed gone instead standardised standardized decided anymore since newer latest
+    currently became ported abandoned sunset phased ended relocated handed""".split()
 )
 CHANGE_PHRASES = (
     "no longer",
@@ -64,7 +64,16 @@ CHANGE_PHRASES = (
     "after the",
     "since the",
     "after last",
+    # issue 27, fourth pass: wordings of a change the list above missed
+    "used to",
+    "it was",
+    "went from",
+    "switched over",
+    "no more",
+    "handed over",
 )
+# Cues whose words stand apart ("The Orca team passed X on to the Lynx team").
+CHANGE_PATTERNS = (re.compile(r"\bpassed\b.{1,60}?\bon\s+to\b"),)
 # Words that say an old value is on its way out when they sit near it ("Looker's contract
 # ended", "the old bucket is being deleted", "AAC stays for old devices only").
 REMOVAL_WORDS = frozenset(
@@ -340,6 +349,7 @@ def read(text: str) -> Fact:
         subject.add(stem(low))
     change = [w for w in CHANGE_WORDS if w in plain]
     change += [p for p in CHANGE_PHRASES if re.search(r"\b" + re.escape(p) + r"\b", lower)]
+    change += [m.group(0) for p in CHANGE_PATTERNS for m in [p.search(lower)] if m]
     attribution = sum(1 for w in plain if w in ATTRIBUTION_WORDS) + lower.count("according to")
     # "Kenji's notes", "the field report": a named source
     attribution += sum(1 for w in plain if w in SOURCE_WORDS)
