@@ -34,6 +34,7 @@ import re
 import resource
 import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -227,8 +228,8 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
 
     def median(name: str, key: str) -> float:
-        values = sorted(r[key] for r in runs[name] if r.get(key) is not None)
-        return values[len(values) // 2] if values else float("nan")
+        values = [r[key] for r in runs[name] if r.get(key) is not None]
+        return round(statistics.median(values), 2) if values else float("nan")
 
     summary = {name: {k: median(name, k) for k in KEYS} for name in trees}
     new = summary["new"]
