@@ -290,6 +290,12 @@ def floor_check(store, project: str, queries: list[Query], floors: list[float]) 
     return out
 
 
+def chunk_model_tokens() -> int:
+    from neuralgentics.memini.indexer import chunk_model
+
+    return chunk_model.CHUNK_MAX_TOKENS
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a few dozen files (CI)")
@@ -302,8 +308,18 @@ def main() -> None:
         help="keep the repository and index here and reuse them next run"
         " (the cold index is then not measured again)",
     )
+    parser.add_argument(
+        "--chunk-tokens",
+        type=int,
+        help="word pieces the chunk model reads (default: the shipped CHUNK_MAX_TOKENS;"
+        " 256 is the model's full length, as before)",
+    )
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args()
+    if args.chunk_tokens is not None:
+        from neuralgentics.memini.indexer import chunk_model
+
+        chunk_model.CHUNK_MAX_TOKENS = args.chunk_tokens
     packages = args.packages or (QUICK_PACKAGES if args.quick else DEFAULT_PACKAGES)
 
     work = args.work.resolve() if args.work else Path(tempfile.mkdtemp(prefix="ng-bench-index-"))
@@ -388,6 +404,7 @@ def main() -> None:
         "chunks": chunks,
         "queries": len(queries),
         "queries_per_half": halves,
+        "chunk_tokens": chunk_model_tokens(),
         "model_load_s": round(model_s, 2),
         "index_reused": reused,
         "cold_index_s": None if reused else round(cold_s, 2),

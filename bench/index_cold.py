@@ -11,10 +11,13 @@ process polls the same database every 0.25 s:
 - time to fully embedded: every chunk has its vector (the run's end for the old code, which
   embeds before it writes).
 
-The old tree is given as a folder holding its `src/` (for example
-`git archive main src | tar -x -C /tmp/main-src`). Prints one JSON line and the ratios.
+Each older tree is given as a folder holding its `src/` (a `git worktree` of main, or
+`git archive <commit> src | tar -x -C /tmp/x`), named with `NAME=` when there are several.
+Prints one JSON line and each older tree's ratios to this one.
 
-    .venv/bin/python bench/index_cold.py --old /tmp/main-src [--packages click httpx] [--repeats 1]
+    git worktree add --detach /work/wt/index-base main
+    .venv/bin/python bench/index_cold.py --old main=/work/wt/index-base \
+        [--old issue=/tmp/pre-src] [--packages click httpx] [--repeats 1]
 
 Speed of the embedding is given both per wall-clock second (what a user waits, but mostly the
 share of the shared CPU a run got) and per CPU-second of the index process from its first file
@@ -31,6 +34,7 @@ import re
 import resource
 import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -166,14 +170,40 @@ def _db(home: Path, default: Path) -> Path:
     return found[0] if found else default
 
 
+def _tree(spec: str) -> tuple[str, Path]:
+    """`NAME=FOLDER` or `FOLDER` (named "today"): a folder holding a tree's `src/`."""
+    name, sep, folder = spec.partition("=")
+    if not sep:
+        name, folder = "today", spec
+    return name, Path(folder).resolve() / "src"
+
+
+KEYS = (
+    "first_result_s",
+    "keyword_complete_s",
+    "fully_embedded_s",
+    "embedding_chunks_per_s",
+    "chunks_per_cpu_s",
+)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--old", type=Path, required=True, help="a folder holding the old src/")
+    parser.add_argument(
+        "--old",
+        action="append",
+        required=True,
+        metavar="[NAME=]FOLDER",
+        help="a folder holding an older tree's src/ (repeat for several, each with a name)",
+    )
     parser.add_argument("--packages", nargs="*", default=DEFAULT_PACKAGES)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args()
-    trees = {"today": args.old.resolve() / "src", "new": HERE / "src"}
+    trees = dict(_tree(spec) for spec in args.old)
+    if "new" in trees or len(trees) != len(args.old):
+        sys.exit("--old: give each tree its own name, not 'new' (this tree)")
+    trees["new"] = HERE / "src"
     for name, src in trees.items():
         if not (src / "neuralgentics").is_dir():
             sys.exit(f"{name}: no neuralgentics package under {src}")
@@ -186,62 +216,58 @@ def main() -> None:
         print(f"repository: {files} files from {', '.join(args.packages)}; {len(wanted)} probes")
         runs: dict[str, list[dict]] = {name: [] for name in trees}
         for i in range(args.repeats):
+            # every tree once per round, the order reversed each round (the machine's load
+            # drifts; interleaving spreads it over all of them)
             order = list(trees) if i % 2 == 0 else list(reversed(trees))
             for name in order:
                 got = run_once(trees[name], repo, wanted, work)
+                got["load_1min"] = round(os.getloadavg()[0], 2)
                 runs[name].append(got)
                 print(f"{name}: {json.dumps(got)}", flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
     def median(name: str, key: str) -> float:
-        values = sorted(r[key] for r in runs[name] if r.get(key) is not None)
-        return values[len(values) // 2] if values else float("nan")
+        values = [r[key] for r in runs[name] if r.get(key) is not None]
+        return round(statistics.median(values), 2) if values else float("nan")
 
-    keys = (
-        "first_result_s",
-        "keyword_complete_s",
-        "fully_embedded_s",
-        "embedding_chunks_per_s",
-        "chunks_per_cpu_s",
-    )
-    summary = {name: {k: median(name, k) for k in keys} for name in trees}
+    summary = {name: {k: median(name, k) for k in KEYS} for name in trees}
+    new = summary["new"]
     ratios = {
-        "first_result": round(
-            summary["today"]["first_result_s"] / summary["new"]["first_result_s"], 2
-        ),
-        "keyword_complete": round(
-            summary["today"]["keyword_complete_s"] / summary["new"]["keyword_complete_s"], 2
-        ),
-        "fully_embedded": round(
-            summary["today"]["fully_embedded_s"] / summary["new"]["fully_embedded_s"], 2
-        ),
-        "embedding_chunks_per_s": round(
-            summary["new"]["embedding_chunks_per_s"] / summary["today"]["embedding_chunks_per_s"],
-            2,
-        ),
-        "chunks_per_cpu_s": round(
-            summary["new"]["chunks_per_cpu_s"] / summary["today"]["chunks_per_cpu_s"], 2
-        ),
+        name: {
+            # times: how many times sooner the new tree gets there; rates: how many times more
+            "first_result": round(got["first_result_s"] / new["first_result_s"], 2),
+            "keyword_complete": round(got["keyword_complete_s"] / new["keyword_complete_s"], 2),
+            "fully_embedded": round(got["fully_embedded_s"] / new["fully_embedded_s"], 2),
+            "embedding_chunks_per_s": round(
+                new["embedding_chunks_per_s"] / got["embedding_chunks_per_s"], 2
+            ),
+            "chunks_per_cpu_s": round(new["chunks_per_cpu_s"] / got["chunks_per_cpu_s"], 2),
+        }
+        for name, got in summary.items()
+        if name != "new"
     }
     result = {
         "packages": args.packages,
         "repeats": args.repeats,
+        "trees": {name: str(src) for name, src in trees.items()},
         "load_before": [round(x, 2) for x in load_before],
         "load_after": [round(x, 2) for x in os.getloadavg()],
         "runs": runs,
         "median": summary,
-        "today_over_new": ratios,
+        "new_vs": ratios,
     }
     print()
-    for k in keys:
-        print(f"{k:26} today {summary['today'][k]:>8}   new {summary['new'][k]:>8}")
-    print(
-        f"time to first result {ratios['first_result']}x sooner, keyword-complete"
-        f" {ratios['keyword_complete']}x sooner, fully embedded {ratios['fully_embedded']}x"
-        f" sooner; embedding {ratios['embedding_chunks_per_s']}x the chunks/s,"
-        f" {ratios['chunks_per_cpu_s']}x the chunks per CPU-second"
-    )
+    print(f"{'median':26}" + "".join(f"{name:>12}" for name in trees))
+    for k in KEYS:
+        print(f"{k:26}" + "".join(f"{summary[name][k]:>12}" for name in trees))
+    for name, r in ratios.items():
+        print(
+            f"new vs {name}: first result {r['first_result']}x sooner, keyword-complete"
+            f" {r['keyword_complete']}x sooner, fully embedded {r['fully_embedded']}x sooner;"
+            f" embedding {r['embedding_chunks_per_s']}x the chunks/s,"
+            f" {r['chunks_per_cpu_s']}x the chunks per CPU-second"
+        )
     print(f"load average before {result['load_before']}, after {result['load_after']}")
     print(json.dumps(result))
     if args.json_out:

@@ -326,6 +326,10 @@ def test_bad_input_and_settings_are_named_in_the_error(monkeypatch: pytest.Monke
         ValueError, match="'tensorflow'.*auto, onnx, onnx-int8, onnx-reference, torch"
     ):
         Embedder("tensorflow")
+    with pytest.raises(ValueError, match="max_length must be between 8 and 256, got 4"):
+        Embedder(max_length=4)
+    with pytest.raises(ValueError, match="max_length is for the onnx backends"):
+        Embedder("torch", max_length=128)
     monkeypatch.setenv("NEURALGENTICS_EMBEDDING_BACKEND", "gpu")
     with pytest.raises(ValueError, match="NEURALGENTICS_EMBEDDING_BACKEND"):
         embedder_from_settings(Settings())

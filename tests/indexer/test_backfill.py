@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from indexer_support import no_model
 
@@ -110,7 +111,7 @@ def test_vectors_of_another_model_are_made_again(chunks, repo: Path) -> None:
     first = index_project(repo, chunks, embedder=shared_embedder())
     # the index embeds with the int8 variant of the configured model
     made_by = chunk_embedder(shared_embedder()).vectors_id
-    assert made_by == "all-MiniLM-L6-v2+int8" != shared_embedder().vectors_id
+    assert made_by == "all-MiniLM-L6-v2+int8+max128" != shared_embedder().vectors_id
     assert chunks.project(project).last_run["vectors"] == made_by
     # a backend chosen by name is kept for the chunks too (`onnx`: float, as before)
     from neuralgentics.embeddings import MiniLMEmbedder
@@ -121,3 +122,46 @@ def test_vectors_of_another_model_are_made_again(chunks, repo: Path) -> None:
     assert again.chunks == 0 and again.embedded == first.embedded == other.texts
     assert chunks.project(project).last_run["vectors"] == "another-model"
     assert index_project(repo, chunks, embedder=other).embedded == 0
+
+
+def _words(n: int, seed: int) -> str:
+    import random
+
+    vocabulary = "file data user time value error list name code test".split()  # a piece each
+    return " ".join(random.Random(seed).choice(vocabulary) for _ in range(n))
+
+
+def test_chunks_are_embedded_from_their_first_128_word_pieces_memories_from_256() -> None:
+    chunk_model = chunk_embedder(shared_embedder())
+    head = _words(150, 1)  # one word piece per word: past 128, well short of 256
+    a, b = head + " " + _words(60, 2), head + " " + _words(60, 3)
+    va, vb = chunk_model.embed([a, b])
+    # what a chunk holds past its first 128 word pieces does not move its vector...
+    assert float(va @ vb) > 0.99999
+    # ...while the memories' model reads on to 256 and tells the two apart, unchanged
+    ma, mb = shared_embedder().embed([a, b])
+    assert float(ma @ mb) < 0.999
+    from neuralgentics.embeddings import MiniLMEmbedder
+
+    assert np.allclose(ma, MiniLMEmbedder(cache_size=0).embed([a])[0], atol=1e-6)
+    # a short text (a query) is read whole either way: the same as the int8 model's vector
+    query = "where is the refund of an invoice computed"
+    full = MiniLMEmbedder("onnx-int8", cache_size=0).embed([query])[0]
+    assert np.allclose(chunk_model.embed([query])[0], full, atol=1e-6)
+
+
+def test_an_index_embedded_at_256_word_pieces_is_embedded_again(
+    chunks, repo: Path, monkeypatch
+) -> None:
+    from neuralgentics.memini.indexer import chunk_model
+
+    project = str(repo.resolve())
+    monkeypatch.setattr(chunk_model, "CHUNK_MAX_TOKENS", 256)  # as the index was before
+    first = index_project(repo, chunks, embedder=shared_embedder())
+    assert chunks.project(project).last_run["vectors"] == "all-MiniLM-L6-v2+int8"
+    monkeypatch.setattr(chunk_model, "CHUNK_MAX_TOKENS", 128)
+    again = index_project(repo, chunks, embedder=shared_embedder())
+    assert (again.chunks, again.embedded) == (0, first.embedded)  # no file read, all vectors
+    info = chunks.project(project)
+    assert info.last_run["vectors"] == "all-MiniLM-L6-v2+int8+max128"
+    assert info.embedded == info.chunks

@@ -42,6 +42,8 @@ BACKENDS = ("auto", "onnx", "onnx-int8", "onnx-reference", "torch")
 BATCH_SIZE = 16
 # Distinct texts remembered per process: 384 float32 = 1.5 KiB each, so ~12 MiB at most.
 CACHE_SIZE = 8192
+# Word pieces the model reads per text (its sentence-transformers max_seq_length).
+MAX_LENGTH = 256
 
 log = logging.getLogger(__name__)
 
@@ -93,20 +95,27 @@ class _TorchEncoder:
 
 
 class _OnnxEncoder:
-    def __init__(self, graph: Path, backend: str, threads: int | None) -> None:
+    def __init__(
+        self, graph: Path, backend: str, threads: int | None, max_length: int | None = None
+    ) -> None:
         from neuralgentics.embeddings.onnx_session import OnnxEncoder
         from neuralgentics.embeddings.onnx_weights import TOKENIZER, model_config
 
         self.graph = graph
         self.backend = backend
         self.threads = threads
-        self._encoder = OnnxEncoder(
-            graph, TOKENIZER, int(model_config()["max_seq_length"]), threads=threads
-        )
+        self.max_length = max_length or int(model_config()["max_seq_length"])
+        self._encoder = OnnxEncoder(graph, TOKENIZER, self.max_length, threads=threads)
 
     @classmethod
     def load(
-        cls, *, source: str, int8: bool, cache: Path | None, threads: int | None
+        cls,
+        *,
+        source: str,
+        int8: bool,
+        cache: Path | None,
+        threads: int | None,
+        max_length: int | None = None,
     ) -> _OnnxEncoder:
         """The graph of that weight source from the model cache, built there first if need be."""
         from neuralgentics.embeddings.onnx_build import build_model, find_build
@@ -123,21 +132,22 @@ class _OnnxEncoder:
         backend = {("packaged", False): "onnx", ("packaged", True): "onnx-int8"}.get(
             (source, int8), "onnx-reference"
         )
-        return cls(paths.graph(int8=int8), backend, threads)
+        return cls(paths.graph(int8=int8), backend, threads, max_length)
 
     def encode(self, texts: list[str]) -> np.ndarray:
         return self._encoder.encode(texts)
 
     def spare(self) -> _OnnxEncoder:
         """Another session over the same graph file (~100 MiB more once made)."""
-        return _OnnxEncoder(self.graph, self.backend, self.threads)
+        return _OnnxEncoder(self.graph, self.backend, self.threads, self.max_length)
 
 
 class MiniLMEmbedder:
     """Embeds lists of texts; thread-safe, loads its model on first use.
 
     `threads`: onnxruntime's intra-op threads (None: the CPUs this process may use, at most 4);
-    `model_cache`: where the ONNX graph is built (None: the user's cache dir)."""
+    `model_cache`: where the ONNX graph is built (None: the user's cache dir); `max_length`:
+    word pieces read per text (None: the model's 256; onnx backends only)."""
 
     model_name = MODEL_NAME
     dim = DIM
@@ -150,6 +160,7 @@ class MiniLMEmbedder:
         cache_size: int = CACHE_SIZE,
         threads: int | None = None,
         model_cache: Path | None = None,
+        max_length: int | None = None,
     ) -> None:
         requested = (backend or "auto").strip().lower()
         if requested not in BACKENDS:
@@ -159,11 +170,16 @@ class MiniLMEmbedder:
             )
         if batch_size < 1 or cache_size < 0:
             raise ValueError("batch_size must be >= 1 and cache_size >= 0")
+        if max_length is not None and not 8 <= max_length <= MAX_LENGTH:
+            raise ValueError(f"max_length must be between 8 and {MAX_LENGTH}, got {max_length}")
+        if max_length is not None and requested == "torch":
+            raise ValueError("max_length is for the onnx backends; torch reads 256 word pieces")
         self.requested_backend = requested
         self.threads = threads
         self.model_cache = model_cache
         self.batch_size = batch_size
         self.cache_size = cache_size
+        self.max_length = max_length
         self._encoder: _Encoder | None = None
         self._lanes: Lanes[_Encoder] | None = None
         self._load_lock = threading.Lock()
@@ -174,7 +190,7 @@ class MiniLMEmbedder:
         # texts some caller is embedding right now: others wanting them wait for that result,
         # which is what keeps "never embedded twice" exact without one lock around the model
         self._inflight: dict[str, _Pending] = {}
-        self._int8: MiniLMEmbedder | None = None
+        self._int8: dict[int | None, MiniLMEmbedder] = {}
         self.texts_encoded = 0  # texts that went through the model: what the cache saves
         self.model_calls = 0
         self.cache_hits = 0
@@ -191,29 +207,37 @@ class MiniLMEmbedder:
         reference weights (torch or onnx-reference agree to float rounding), the packaged ones,
         or either through int8 MatMuls. Does not load the model."""
         backend = "onnx" if self.requested_backend == "auto" else self.requested_backend
-        return {
+        name = {
             "onnx": f"{MODEL_NAME}+int8-weights",
             "onnx-int8": f"{MODEL_NAME}+int8",
         }.get(backend, MODEL_NAME)
+        # a text cut shorter has another vector: an index made at 256 is not one made at 128
+        if self.max_length is not None and self.max_length != MAX_LENGTH:
+            name += f"+max{self.max_length}"
+        return name
 
-    def int8(self) -> MiniLMEmbedder:
+    def int8(self, *, max_length: int | None = None) -> MiniLMEmbedder:
         """This model with int8 MatMuls, for bulk work whose vectors stay among themselves
-        (the project index: its chunks and the queries against them). 1.7-3x the texts per
+        (the project index: its chunks and the queries against them), reading at most
+        `max_length` word pieces per text (None: the model's 256). 1.7-3x the texts per
         CPU-second; search quality measured in docs/benchmarks-indexer.md. Made once per
-        embedder, loaded on first use; only for the default backend (`auto`): one chosen by
-        name (`onnx` for the float MatMuls everywhere, torch, the reference weights) is kept."""
+        embedder and length, loaded on first use; only for the default backend (`auto`): one
+        chosen by name (`onnx` for the float MatMuls everywhere, torch, the reference weights)
+        is kept as it is."""
         if self.requested_backend != "auto":
             return self
         with self._load_lock:
-            if self._int8 is None:
-                self._int8 = MiniLMEmbedder(
+            made = self._int8.get(max_length)
+            if made is None:
+                made = self._int8[max_length] = MiniLMEmbedder(
                     "onnx-int8",
                     batch_size=self.batch_size,
                     cache_size=self.cache_size,
                     threads=self.threads,
                     model_cache=self.model_cache,
+                    max_length=max_length,
                 )
-            return self._int8
+            return made
 
     @property
     def loaded(self) -> bool:
@@ -234,14 +258,17 @@ class MiniLMEmbedder:
     def _make_encoder(self) -> _Encoder:
         if self.requested_backend == "torch":
             return _TorchEncoder(self.model_cache)
-        cache, threads = self.model_cache, self.threads
+        cache, threads, length = self.model_cache, self.threads, self.max_length
         if self.requested_backend == "onnx-reference":
-            return _OnnxEncoder.load(source="reference", int8=False, cache=cache, threads=threads)
+            return _OnnxEncoder.load(
+                source="reference", int8=False, cache=cache, threads=threads, max_length=length
+            )
         return _OnnxEncoder.load(
             source="packaged",
             int8=self.requested_backend == "onnx-int8",
             cache=cache,
             threads=threads,
+            max_length=length,
         )
 
     def embed(self, texts: Sequence[str], *, bulk: bool | None = None) -> np.ndarray:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from neuralgentics.embeddings import Embedder
+from neuralgentics.memini.indexer import chunk_model
 from neuralgentics.memini.indexer.chunkstore import ChunkStore
 
 # Texts per model call and per transaction: the model sorts a call by length and splits it by
@@ -24,13 +25,13 @@ from neuralgentics.memini.indexer.chunkstore import ChunkStore
 EMBED_BATCH = 128
 # Written vectors reach SQLite's HNSW file this often (searches sync it from the rows anyway).
 SAVE_EVERY_S = 30.0
-# The model reads at most 256 word pieces (~4 characters each in code): text beyond costs
-# nothing, so it does not count toward the estimate.
-_COST_CAP = 1024
+# Characters per word piece in code, about: the model reads `CHUNK_MAX_TOKENS` pieces of a
+# text, so what lies beyond costs nothing and does not count toward the estimate.
+_CHARS_PER_PIECE = 4
 
 
 def _cost(text: str) -> int:
-    return min(len(text), _COST_CAP)
+    return min(len(text), _CHARS_PER_PIECE * chunk_model.CHUNK_MAX_TOKENS)
 
 
 @dataclass
