@@ -18,6 +18,9 @@ mem0's pins never meet ours. Configuration, the same for every bench:
   replaces (mem0's fastembed would download its model; offline it cannot);
 - vector store `qdrant` in local mode (in-process, a temporary directory), cosine — mem0's
   default store; local mode searches exactly, in Python, so its time grows with the collection;
+  each insert is committed to qdrant's SQLite file and mem0 writes a history row to its own
+  (both SQLite's default rollback journal). `init` with `"in_memory": true` keeps both in
+  memory (`:memory:`): nothing survives the process, for comparison only;
 - OMP_WAIT_POLICY=PASSIVE, as our own torch backend sets it;
 - `Memory.search(query, filters={"user_id": scope}, top_k=k)` with mem0's defaults otherwise
   (threshold 0.1). Offline, mem0's BM25 (fastembed's Qdrant/bm25 model) and entity boost (spaCy's
@@ -97,6 +100,8 @@ class Runner:
         from mem0 import Memory
 
         onnx = req.get("embedder")
+        # nothing on disk: what mem0 costs without persisting a write (not a durable store)
+        memory_only = bool(req.get("in_memory"))
         if onnx:
             from mem0.utils.factory import EmbedderFactory
 
@@ -119,11 +124,12 @@ class Runner:
                 "config": {
                     "collection_name": "bench",
                     "embedding_model_dims": 384,
-                    "path": os.path.join(base, "qdrant"),
+                    # ":memory:" (init's "in_memory"): qdrant keeps the points in memory only
+                    "path": ":memory:" if memory_only else os.path.join(base, "qdrant"),
                     "on_disk": False,
                 },
             },
-            "history_db_path": os.path.join(base, "history.db"),
+            "history_db_path": ":memory:" if memory_only else os.path.join(base, "history.db"),
         }
         self.memory = Memory.from_config(config)
         model = self.memory.embedding_model

@@ -707,8 +707,7 @@ def mem0_compare(args: argparse.Namespace) -> int:
     from memory_evalkit import DEFAULT_MEM0_PYTHON, Mem0
 
     from neuralgentics.config import Settings, get_settings
-    from neuralgentics.embeddings import MiniLMEmbedder, embedder_from_settings
-    from neuralgentics.embeddings import onnx_session
+    from neuralgentics.embeddings import MiniLMEmbedder, embedder_from_settings, onnx_session
     from neuralgentics.embeddings.onnx_weights import TOKENIZER, model_config
     from neuralgentics.memini.service import MemoryService
     from neuralgentics.memini.store import open_store
@@ -737,10 +736,12 @@ def mem0_compare(args: argparse.Namespace) -> int:
     python = Path(args.mem0_python) if args.mem0_python else DEFAULT_MEM0_PYTHON
     tmp = Path(tempfile.mkdtemp(prefix="neuralgentics-bench-mem0-"))
     stores = []
-    mem0 = http = None
+    mem0 = mem0_ram = http = None
     try:
         mem0 = Mem0(python, embedder=spec)
         log(f"mem0 {mem0.info.get('version')} with {mem0.info.get('embedder')} on {graph.name}")
+        if not args.no_mem0_memory:
+            mem0_ram = Mem0(python, embedder=spec, in_memory=True)
         services = {}
         for mode in ("auto", "off"):
             home = tmp / f"ours-{mode}"
@@ -758,6 +759,10 @@ def mem0_compare(args: argparse.Namespace) -> int:
         names = ["ours in-process", "ours in-process, detection off", "mem0 infer=False"]
         if http:
             names.insert(1, "ours over HTTP")
+        ram_name = "mem0 infer=False, nothing on disk"
+        if mem0_ram:
+            names.append(ram_name)
+        runners = {"mem0 infer=False": mem0, ram_name: mem0_ram}
         add_ms: dict[str, list[float]] = {name: [] for name in names}
         block_rates: dict[str, list[float]] = {name: [] for name in names}
         mem0_parts: dict[str, float] = {"embed_ms": 0.0, "insert_ms": 0.0, "history_ms": 0.0}
@@ -781,9 +786,10 @@ def mem0_compare(args: argparse.Namespace) -> int:
             if name == "ours over HTTP":
                 assert http is not None
                 return [http.add(text, project) for text in chunk]
-            out = mem0.add_timed([(project, text) for text in chunk])  # type: ignore[union-attr]
-            for key in mem0_parts:
-                mem0_parts[key] += sum(out[key])
+            out = runners[name].add_timed([(project, text) for text in chunk])  # type: ignore[union-attr]
+            if name == "mem0 infer=False":
+                for key in mem0_parts:
+                    mem0_parts[key] += sum(out[key])
             return list(out["ms"])
 
         for b, lo in enumerate(range(0, n, block)):
@@ -819,7 +825,9 @@ def mem0_compare(args: argparse.Namespace) -> int:
                         assert http is not None
                         per[name] += [http.query(q, project) for q in chunk]
                     else:
-                        out = mem0.search([(project, q) for q in chunk], k=K)  # type: ignore[union-attr]
+                        runner = runners[name]
+                        assert runner is not None
+                        out = runner.search([(project, q) for q in chunk], k=K)
                         per[name] += out["ms"]
             for name, values in per.items():
                 q_ms[name] += values
@@ -836,18 +844,19 @@ def mem0_compare(args: argparse.Namespace) -> int:
             f" bench/mem0_runner.py); load average at end"
             f" {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
         )
+        ram_rate = statistics.median(block_rates[ram_name]) if mem0_ram else float("nan")
         print(
-            "| contender | adds/s (median of blocks) | add p50 / p99 ms | vs mem0 adds/s"
-            " | query p50 / p99 ms | query p50 vs mem0 |"
+            "| contender | adds/s (median of blocks) | add p50 / p99 ms | adds/s vs mem0"
+            " | adds/s vs mem0 with nothing on disk | query p50 / p99 ms | query p50 vs mem0 |"
         )
-        print("|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|")
         for name in names:
             rate = statistics.median(block_rates[name])
             qp50 = statistics.median(q_rounds[name])
             print(
                 f"| {name} | {rate:.1f} | {pct(add_ms[name], 50):.2f} / {pct(add_ms[name], 99):.2f}"
-                f" | {rate / mem0_rate:.2f}x | {qp50:.2f} / {pct(q_ms[name], 99):.2f}"
-                f" | {qp50 / mem0_q:.2f}x |"
+                f" | {rate / mem0_rate:.2f}x | {rate / ram_rate:.2f}x"
+                f" | {qp50:.2f} / {pct(q_ms[name], 99):.2f} | {qp50 / mem0_q:.2f}x |"
             )
         print("\nWhere an add's time goes (ms per add, mean over all adds):")
         print("| part | ours in-process | ours, detection off | mem0 infer=False |")
@@ -863,8 +872,12 @@ def mem0_compare(args: argparse.Namespace) -> int:
         total = {name: statistics.mean(add_ms[name]) for name in names}
         mem0_rest = total[mem0_name] - sum(mem0_parts.values()) / n
         rest_auto = total[names[0]] - sum(parts["auto"].acc.values()) / n * 1000
-        rest_off = total["ours in-process, detection off"] - sum(parts["off"].acc.values()) / n * 1000
-        print(f"| the rest (validation, Python) | {rest_auto:.2f} | {rest_off:.2f} | {mem0_rest:.2f} |")
+        rest_off = (
+            total["ours in-process, detection off"] - sum(parts["off"].acc.values()) / n * 1000
+        )
+        print(
+            f"| the rest (validation, Python) | {rest_auto:.2f} | {rest_off:.2f} | {mem0_rest:.2f} |"
+        )
         print(
             f"| **total (mean per add)** | {total[names[0]]:.2f}"
             f" | {total['ours in-process, detection off']:.2f} | {total[mem0_name]:.2f} |"
@@ -877,8 +890,9 @@ def mem0_compare(args: argparse.Namespace) -> int:
     finally:
         if http:
             http.close()
-        if mem0:
-            mem0.close()
+        for runner in (mem0, mem0_ram):
+            if runner:
+                runner.close()
         for store in stores:
             store.close()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -953,6 +967,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mem0-block", type=int, default=50, help="--mem0: adds per block")
     ap.add_argument("--mem0-python", help="--mem0: mem0's venv python (default $MEM0_PYTHON)")
     ap.add_argument("--no-http", action="store_true", help="--mem0: skip ours over HTTP")
+    ap.add_argument(
+        "--no-mem0-memory",
+        action="store_true",
+        help="--mem0: skip mem0 with nothing on disk (qdrant and history in memory)",
+    )
     args = ap.parse_args(argv)
     if args.mem0:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -201,9 +201,13 @@ class Mem0Unavailable(RuntimeError):
 class Mem0:
     """bench/mem0_runner.py in mem0's venv, one JSON object per line each way."""
 
-    def __init__(self, python: Path, embedder: dict | None = None) -> None:
-        # embedder: None for mem0's torch embedder; an ONNX spec (mem0_runner.py) for ours
+    def __init__(
+        self, python: Path, embedder: dict | None = None, *, in_memory: bool = False
+    ) -> None:
+        # embedder: None for mem0's torch embedder; an ONNX spec (mem0_runner.py) for ours.
+        # in_memory: qdrant and the history table in memory (nothing persisted)
         self.embedder = embedder
+        self.in_memory = in_memory
         if not Path(python).is_file():
             raise Mem0Unavailable(
                 f"no venv at {Path(python).parent.parent} (create it: bash bench/mem0_setup.sh)"
@@ -227,6 +231,8 @@ class Mem0:
         req: dict = {"op": "init", "dir": str(self.dir / f"store{self._stores}")}
         if self.embedder:
             req["embedder"] = self.embedder
+        if self.in_memory:
+            req["in_memory"] = True
         return self.call(req)
 
     def call(self, req: dict) -> dict:
