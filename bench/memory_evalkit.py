@@ -201,7 +201,13 @@ class Mem0Unavailable(RuntimeError):
 class Mem0:
     """bench/mem0_runner.py in mem0's venv, one JSON object per line each way."""
 
-    def __init__(self, python: Path) -> None:
+    def __init__(
+        self, python: Path, embedder: dict | None = None, *, in_memory: bool = False
+    ) -> None:
+        # embedder: None for mem0's torch embedder; an ONNX spec (mem0_runner.py) for ours.
+        # in_memory: qdrant and the history table in memory (nothing persisted)
+        self.embedder = embedder
+        self.in_memory = in_memory
         if not Path(python).is_file():
             raise Mem0Unavailable(
                 f"no venv at {Path(python).parent.parent} (create it: bash bench/mem0_setup.sh)"
@@ -222,7 +228,12 @@ class Mem0:
     def fresh(self) -> dict:
         """A new, empty mem0 Memory (its own qdrant directory and history file)."""
         self._stores += 1
-        return self.call({"op": "init", "dir": str(self.dir / f"store{self._stores}")})
+        req: dict = {"op": "init", "dir": str(self.dir / f"store{self._stores}")}
+        if self.embedder:
+            req["embedder"] = self.embedder
+        if self.in_memory:
+            req["in_memory"] = True
+        return self.call(req)
 
     def call(self, req: dict) -> dict:
         assert self.proc.stdin and self.proc.stdout
@@ -239,8 +250,12 @@ class Mem0:
         return answer
 
     def add(self, items: list[tuple[str, str]]) -> tuple[list[str], list[float]]:
-        out = self.call({"op": "add", "items": [{"scope": s, "text": t} for s, t in items]})
+        out = self.add_timed(items)
         return out["ids"], out["ms"]
+
+    def add_timed(self, items: list[tuple[str, str]]) -> dict:
+        """ids, ms and the parts of each add (embed_ms, insert_ms, history_ms)."""
+        return self.call({"op": "add", "items": [{"scope": s, "text": t} for s, t in items]})
 
     def search(self, queries: list[tuple[str, str]], k: int = K) -> dict:
         return self.call(

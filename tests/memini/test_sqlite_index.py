@@ -118,3 +118,29 @@ def test_keyword_search_scores_only_a_querys_rare_words(tmp_path, monkeypatch):
     contents = store.get_memories([h[0] for h in both])
     assert len(both) == 30 and all("alpha" in m.content for m in contents.values())
     store.close()
+
+
+def test_a_filtered_search_is_the_exact_top_k_with_the_exact_cosines(tmp_path):
+    # The exact path (what every add's update detection takes for its owner) reads all the
+    # owner's vectors as one matrix: same neighbours, same order, same scores as numpy.
+    store = SQLiteStore(tmp_path / "m.db")
+    ids = [
+        store.add_memory(NewMemory(f"memory {i}", unit(i), f"h{i}", project=f"p{i % 3}"))[0].id
+        for i in range(300)
+    ]
+    query = unit(10_000)
+    mine = [i for i in range(300) if i % 3 == 1]
+    sims = np.vstack([unit(i) for i in mine]) @ query
+    want = [(ids[mine[j]], float(sims[j])) for j in np.argsort(-sims)[:10]]
+    assert store.vector_search(query, MemoryFilter(project="p1"), 10) == want
+    store.close()
+
+
+def test_a_damaged_vector_names_its_memory_in_the_error(tmp_path):
+    store = SQLiteStore(tmp_path / "m.db")
+    fill(store, 0, 5)
+    bad = store.add_memory(NewMemory("short vector", unit(9), "h9", project="p"))[0]
+    store._conn().execute("UPDATE memories SET embedding = x'00' WHERE id = ?", (bad.id,))
+    with pytest.raises(ValueError, match=bad.id):
+        store.vector_search(unit(1), MemoryFilter(project="p"), 3)
+    store.db.close()  # not close(): saving the index would meet the damaged vector too
