@@ -265,7 +265,9 @@ def create_app(
             return None
         plan = fast.admit(headers, body)
         if not isinstance(plan, FastCall):
-            return None  # a cancellation is applied by the ASGI way in, as are refusals
+            # `notifications/cancelled` of a call here: `admit` cancelled it already; its 202
+            # comes from the ASGI way in (which finds it cancelled, or already gone: both 202)
+            return None
         session_id = headers.get(SESSION_HEADER) or sid  # as `caller_of` in `serve`
         caller = Caller(role, session_id, "http", principal.label, connection=sid)
         return _answered(plan, caller)
