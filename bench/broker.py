@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/broker.py [--rounds 20] [--calls 25] [--concurrency 16] [--quick]
                                      [--compare-src DIR] [--no-http] [--profile-http DIR]
-                                     [--floor]
+                                     [--floor] [--http-only] [--targets raw,everything,time]
 
 For each downstream (`--targets`: a minimal raw-JSON-RPC Python stdio server's `echo`,
 server-everything's `echo`, and mcp-server-time's `get_current_time`, a real tool with an
@@ -332,14 +332,17 @@ def build_paths(target: Target, opts: argparse.Namespace, workdir: Path) -> list
             False,
             target,
         ),
-        broker_stdio("broker", cfg_path, True, {}),
-        broker_stdio("broker-pt", pt_path, False, {}),
     ]
-    if opts.compare_src:
+    if not opts.http_only:
+        paths.append(broker_stdio("broker", cfg_path, True, {}))
+        paths.append(broker_stdio("broker-pt", pt_path, False, {}))
+    if opts.compare_src and not opts.http_only:
         ref_env = {"PYTHONPATH": str(Path(opts.compare_src).resolve())}
         paths.append(broker_stdio("broker@ref", cfg_path, True, ref_env))
         paths.append(broker_stdio("broker-pt@ref", pt_path, False, ref_env))
-    if FASTMCP_PY.exists():
+    if opts.http_only:
+        pass
+    elif FASTMCP_PY.exists():
         script = workdir / "fastmcp_proxy.py"
         script.write_text(FASTMCP_PROXY)
         paths.append(
@@ -624,6 +627,11 @@ async def main() -> None:
     )
     ap.add_argument(
         "--no-http", action="store_true", help="stdio paths only (no broker serve, no mcp-proxy)"
+    )
+    ap.add_argument(
+        "--http-only",
+        action="store_true",
+        help="direct and the HTTP paths only (no stdio broker, no FastMCP)",
     )
     ap.add_argument(
         "--floor",

@@ -18,6 +18,10 @@ answer of `tools/list` after `initialize` + `notifications/initialized`:
                     before each start): the MCP SDK is imported before anything is answered
   broker (no cache) the same with an empty home: the catalog in `initialize`'s instructions
                     waits for the servers to list (at most `catalog.list_wait`)
+  serve             `neuralgentics broker serve` (the HTTP front) on the "broker" path's
+                    config, its home's catalog cached: spawn, connect as soon as the port
+                    accepts, initialize + notifications/initialized + tools/list at /mcp
+  serve (no cache)  the same with an empty home (its first start)
   fastmcp           FastMCP 4 `create_proxy` over the same three servers (own venv,
                     FASTMCP_PYTHON; skipped if absent)
 
@@ -33,10 +37,13 @@ start under pyinstrument (its HTML and text into DIR) and `-X importtime` (top i
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import resource
+import secrets
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -83,6 +90,7 @@ class Path_:
     seconds: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)  # CPU seconds of the process tree
     cpu_answer: list[float] = field(default_factory=list)  # ... when tools/list was answered
+    http_token: str | None = None  # a `broker serve`: asked over streamable HTTP at /mcp
 
 
 def servers() -> dict[str, dict[str, object]]:
@@ -125,6 +133,71 @@ def tree_cpu(root: int) -> float:
     return sum(ticks.get(pid, 0) for pid in tree) / _TICK
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _post(port: int, headers: dict[str, str], msg: dict[str, object]) -> tuple[str, object]:
+    """One POST to /mcp: the session id it names and the JSON-RPC answer (JSON or SSE)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.request("POST", "/mcp", json.dumps(msg).encode(), headers)
+    r = conn.getresponse()
+    body = r.read().decode()
+    conn.close()
+    if r.status >= 400:
+        raise RuntimeError(f"POST /mcp: {r.status} {body[:300]}")
+    answer: object = None
+    if r.getheader("content-type", "").startswith("text/event-stream"):
+        for line in body.splitlines():
+            if line.startswith("data:") and '"id"' in line:
+                answer = json.loads(line[5:])
+    elif body:
+        answer = json.loads(body)
+    return r.getheader("mcp-session-id") or "", answer
+
+
+def start_http_once(p: Path_) -> tuple[float, float, float, int]:
+    """As start_once, for `broker serve`: spawn, connect as soon as the port accepts, then
+    initialize + notifications/initialized + tools/list over streamable HTTP."""
+    port = _free_port()
+    argv = [*p.argv, "--port", str(port)]
+    c0 = _children_cpu()
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, env=p.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while True:  # the port accepts once uvicorn has started (after the lifespan)
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.perf_counter() - t0 > 120:
+                    raise RuntimeError(f"{argv} did not start") from None
+                time.sleep(0.005)
+        headers = {
+            "Authorization": f"Bearer {p.http_token}",
+            "X-Neuralgentics-Role": "bench",
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+        }
+        sid, _ = _post(port, headers, INIT)
+        headers |= {"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-06-18"}
+        _post(port, headers, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        _, listed = _post(port, headers, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        dt = time.perf_counter() - t0
+        at_answer = tree_cpu(proc.pid)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    assert isinstance(listed, dict), listed
+    return dt, _children_cpu() - c0, at_answer, len(listed["result"]["tools"])
+
+
 def start_once(p: Path_) -> tuple[float, float, float, int]:
     """Seconds from spawn to the tools/list answer, CPU seconds of the process (and what it
     started) then and until it exited, the number of tools listed."""
@@ -132,6 +205,8 @@ def start_once(p: Path_) -> tuple[float, float, float, int]:
         shutil.rmtree(p.fresh_home, ignore_errors=True)
     if p.drop is not None:
         p.drop.unlink(missing_ok=True)
+    if p.http_token is not None:
+        return start_http_once(p)
     c0 = _children_cpu()
     t0 = time.perf_counter()
     proc = subprocess.Popen(
@@ -204,6 +279,15 @@ def build(work: Path, compare_src: str | None) -> list[Path_]:
         ),
         Path_("broker (no cache)", argv, env_for(work / "fresh"), fresh_home=work / "fresh"),
     ]
+    # The HTTP front: `broker serve`, its home's catalog cached (by a stdio start, below),
+    # and the same with an empty home (the first start).
+    serve = [NEURALGENTICS, "broker", "serve", "--config", str(config)]
+    token = secrets.token_urlsafe(24)
+    for name, home, fresh in (("serve", "served", None), ("serve (no cache)", "served-fresh", 1)):
+        env = {**env_for(work / home), "NEURALGENTICS_TOKEN": token}
+        paths.append(
+            Path_(name, serve, env, fresh_home=work / home if fresh else None, http_token=token)
+        )
     if compare_src:
         ref = {**env_for(work / "cached-ref"), "PYTHONPATH": str(Path(compare_src).resolve())}
         paths.append(Path_("broker@ref", argv, ref))
@@ -218,6 +302,12 @@ def build(work: Path, compare_src: str | None) -> list[Path_]:
     else:
         print(f"  (fastmcp skipped: {FASTMCP_PY} not found)")
     return paths
+
+
+def argv_of(paths: list[Path_]) -> list[str]:
+    """`broker stdio --config …` without the role (the command of the "broker" path)."""
+    argv = next(p.argv for p in paths if p.name == "broker")
+    return argv[: argv.index("--role")]
 
 
 def fill_cache(p: Path_) -> None:
@@ -303,6 +393,8 @@ def main() -> None:
         for p in paths:
             if p.name in ("broker", "broker (SDK path)", "broker@ref"):
                 fill_cache(p)
+            if p.name == "serve":  # the same home's catalog, listed by a stdio start
+                fill_cache(Path_("fill", [*argv_of(paths), "--role", "bench"], p.env))
         tools: dict[str, int] = {}
         for rep in range(opts.repeats):
             order = paths if rep % 2 == 0 else paths[::-1]
@@ -328,7 +420,7 @@ def main() -> None:
         at = {p.name: statistics.median(p.cpu_answer) for p in paths}
         for peer in ("fastmcp", "broker@ref", "broker (SDK path)"):
             if peer in by:
-                for name in ("broker", "broker (SDK path)", "broker (no cache)"):
+                for name in ("broker", "broker (SDK path)", "broker (no cache)", "serve"):
                     if name == peer:
                         continue
                     print(

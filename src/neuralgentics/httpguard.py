@@ -259,6 +259,28 @@ class HTTPGuard:
             if not refused:
                 raise
 
+    def admits(self, method: str, path: str, headers: dict[str, str]) -> Principal | None:
+        """The principal of a request with a stated length that passes every check above
+        (Host, Fetch Metadata, Origin, the bearer token, the body limit) with nothing to
+        refuse; None for anything else, which ``__call__`` then answers. For a front that
+        answers some requests before an ASGI scope exists (``broker/server/http_protocol``)."""
+        if self.cookie_check is not None or "transfer-encoding" in headers:
+            return None
+        if self.hosts is not None and not _matches(headers.get("host", ""), self.hosts):
+            return None
+        site = headers.get("sec-fetch-site")
+        if site is not None and site not in ("same-origin", "none") and self.origins is not None:
+            return None
+        origin = headers.get("origin")
+        if origin is not None and self.origins is not None and not _matches(origin, self.origins):
+            return None
+        length = headers.get("content-length")
+        limit = self.body_limits.get((method, path), self.max_body_bytes)
+        if length is None or not length.isdigit() or int(length) > limit:
+            return None
+        principal = self._principal({"type": "http", "method": method, "path": path}, headers)
+        return principal if isinstance(principal, Principal) else None
+
     def _principal(self, scope: Scope, headers: dict[str, str]) -> Principal | str | None:
         """Who is calling; None when a token is required and the request has no valid one; a
         message when a dashboard session may not make this request."""

@@ -337,3 +337,84 @@ async def test_a_cancelled_fast_path_call_is_stopped_and_answered_cancelled(
             break
         await asyncio.sleep(0.1)
     assert [r["outcome"] for r in recs] == ["cancelled"]
+
+
+def _raw_request(
+    s: RawSession, host: str, body: bytes, *extra: str, chunked: bool = False
+) -> bytes:
+    """A POST /mcp of ``body`` as bytes on the wire: stated length, or chunked."""
+    lines = [
+        "POST /mcp HTTP/1.1",
+        f"Host: {host}",
+        *(f"{k}: {v}" for k, v in s.headers.items()),
+        f"Mcp-Session-Id: {s.sid}",
+        f"Mcp-Protocol-Version: {VERSION}",
+        "X-Neuralgentics-Role: coder",
+        *extra,
+    ]
+    if chunked:
+        lines.append("Transfer-Encoding: chunked")
+        half = len(body) // 2
+        framed = b"".join(
+            f"{len(p):x}\r\n".encode() + p + b"\r\n" for p in (body[:half], body[half:])
+        )
+        return ("\r\n".join(lines) + "\r\n\r\n").encode() + framed + b"0\r\n\r\n"
+    lines.append(f"Content-Length: {len(body)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+async def _read_response(reader: asyncio.StreamReader) -> tuple[str, dict[str, str], bytes]:
+    """One sized response: status line, headers (lower-case names), body."""
+    head = (await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 30)).decode("latin-1")
+    status, *rows = head.split("\r\n")[:-2]
+    headers = {k.lower(): v.strip() for k, _, v in (r.partition(":") for r in rows)}
+    body = await reader.readexactly(int(headers["content-length"]))
+    return status, headers, body
+
+
+async def test_a_call_answered_before_asgi_is_the_answer_the_asgi_fast_path_gives(
+    served: Served,
+) -> None:
+    """`broker serve` answers a plain call with a stated length before any ASGI scope exists
+    (`http_protocol.DirectMcpProtocol`); one with a chunked body goes the ASGI way to the same
+    fast path. Both must put the same bytes on the wire (but the date), keep the connection
+    for the next request, answer requests pipelined in one write in order, and honour
+    `Connection: close`."""
+    host = served.base.removeprefix("http://")
+    ip, port = host.rsplit(":", 1)
+    async with httpx.AsyncClient(base_url=served.base, timeout=60) as client:
+        s = RawSession(client, _TOKENS[served.base])
+        await s.handshake()
+    reader, writer = await asyncio.open_connection(ip, int(port))
+    try:
+
+        def call(rid: int, params: dict[str, Any]) -> bytes:
+            msg = {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
+            return json.dumps(msg).encode()
+
+        for params in same_answer_cases()[:5]:
+            writer.write(_raw_request(s, host, call(1, params)))
+            direct = await _read_response(reader)
+            writer.write(_raw_request(s, host, call(1, params), chunked=True))
+            via_asgi = await _read_response(reader)
+            for status, headers, _ in (direct, via_asgi):
+                assert status == "HTTP/1.1 200 OK", (status, headers)
+                assert headers["content-type"] == "application/json", headers
+                headers.pop("date")
+            assert direct == via_asgi, params
+        # Three requests in one write: each answered, in order, on the same connection.
+        writer.write(
+            b"".join(_raw_request(s, host, call(i, router("slow", "pid"))) for i in (7, 8, 9))
+        )
+        for i in (7, 8, 9):
+            _, _, body = await _read_response(reader)
+            assert json.loads(body)["id"] == i and "result" in json.loads(body), body
+        # The client says it is done: answered, then the connection closes.
+        writer.write(_raw_request(s, host, call(10, router("slow", "pid")), "Connection: close"))
+        _, headers, body = await _read_response(reader)
+        assert headers.get("connection") == "close" and json.loads(body)["id"] == 10
+        assert await asyncio.wait_for(reader.read(), 10) == b""
+    finally:
+        writer.close()
+    outcomes = [r["outcome"] for r in served.audit() if r["kind"] == "call"]
+    assert outcomes.count("ok") == 2 + 2 + 3 + 1, outcomes  # every answered call audited

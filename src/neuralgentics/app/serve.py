@@ -68,7 +68,7 @@ def serve_broker(settings: Settings, config_path: Path | str | None, host: str, 
     from neuralgentics.app.broker import intents
     from neuralgentics.app.process import shared_embedder
     from neuralgentics.broker.server.http import create_app
-    from neuralgentics.broker.server.http_protocol import OneWriteHttpToolsProtocol
+    from neuralgentics.broker.server.http_protocol import DirectMcpProtocol
 
     app = create_app(
         config_path,
@@ -86,5 +86,6 @@ def serve_broker(settings: Settings, config_path: Path | str | None, host: str, 
         log_level="warning",
         lifespan="on",
         proxy_headers=False,
-        http=OneWriteHttpToolsProtocol,  # a sized response goes out in one write
+        # a sized response goes out in one write; a fast-path call is answered without ASGI
+        http=DirectMcpProtocol,
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,8 @@ from neuralgentics.broker.server.handlers import (
     pinned_role,
     principal_of,
 )
-from neuralgentics.broker.server.http_fast import HttpFastPath
+from neuralgentics.broker.server.http_fast import FastCall, HttpFastPath
+from neuralgentics.broker.server.http_protocol import DirectMcp
 from neuralgentics.broker.server.http_sessions import SessionBook
 from neuralgentics.broker.server.instructions import CONNECTION_ROLE, Instructions
 from neuralgentics.broker.server.stdio import install_reload_handler
@@ -243,7 +244,39 @@ def create_app(
         "open_paths": {"/health"},
     }
     app.add_middleware(HTTPGuard, **guard)
-    return BrokerApp(app, HTTPGuard(_JsonErrors(_MCPEndpoint()), **guard))
+    mcp_guard = HTTPGuard(_JsonErrors(_MCPEndpoint()), **guard)
+
+    def direct(raw: list[tuple[bytes, bytes]], body: bytes) -> Awaitable[bytes] | None:
+        """A ``POST /mcp`` with its whole body, before any ASGI scope exists
+        (``http_protocol.DirectMcpProtocol``): the answer to await when the fast path takes
+        it and nothing on the way would refuse it — the same checks as ``mcp_guard`` and
+        ``_MCPEndpoint`` — else None, and the request goes through them as usual."""
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in raw}  # names lower-case
+        if len(headers) != len(raw):
+            return None  # a header sent twice: the SDK path's (see `serve`)
+        principal = mcp_guard.admits("POST", "/mcp", headers)
+        sid = headers.get("mcp-session-id")
+        if principal is None or sid is None or book.foreign(sid, principal):
+            return None
+        try:
+            role = pinned_role(principal, headers.get(ROLE_HEADER))
+            check_session_id(headers.get(SESSION_HEADER), "X-Neuralgentics-Session")
+        except (AccessDenied, InvalidRequest):
+            return None
+        plan = fast.admit(headers, body)
+        if not isinstance(plan, FastCall):
+            # `notifications/cancelled` of a call here: `admit` cancelled it already; its 202
+            # comes from the ASGI way in (which finds it cancelled, or already gone: both 202)
+            return None
+        session_id = headers.get(SESSION_HEADER) or sid  # as `caller_of` in `serve`
+        caller = Caller(role, session_id, "http", principal.label, connection=sid)
+        return _answered(plan, caller)
+
+    async def _answered(plan: FastCall, caller: Caller) -> bytes:
+        with book.using(plan.sid):
+            return await fast.answer(plan, caller)
+
+    return BrokerApp(app, mcp_guard, direct)
 
 
 class BrokerApp:
@@ -252,9 +285,11 @@ class BrokerApp:
     middleware, routing and exception layers were ~5 % of the HTTP front's CPU per MCP call
     and do nothing for it (docs/benchmarks-broker.md, the HTTP front's profile)."""
 
-    def __init__(self, api: FastAPI, mcp: ASGIApp) -> None:
+    def __init__(self, api: FastAPI, mcp: ASGIApp, direct: DirectMcp | None = None) -> None:
         self.api = api
         self.mcp = mcp
+        # what `http_protocol.DirectMcpProtocol` asks before giving a POST an ASGI scope
+        self.direct_mcp = direct
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"] == "/mcp":

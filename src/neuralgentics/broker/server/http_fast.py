@@ -86,6 +86,25 @@ class FastSession:
     inflight: dict[tuple[type, object], _Call] = field(default_factory=dict)
 
 
+@dataclass
+class FastCall:
+    """A POST the fast path answers: everything ``answer`` needs, checked by ``admit``."""
+
+    info: FastSession
+    sid: str
+    rid: str | int
+    key: tuple[type, object]
+    name: str
+    args: dict[str, Any]
+    transport: Any  # the SDK's session transport (its idle deadline is moved on)
+    broker: Broker
+
+
+@dataclass
+class Cancel:
+    """A ``notifications/cancelled`` the fast path applied: answered 202, empty."""
+
+
 class FastPeer:
     """A fast-path call's client, as the forwarder (``broker.forward``) sees it: registered
     in flight like the SDK path's ``SessionPeer`` (so a server's request during two clients'
@@ -109,6 +128,7 @@ class FastPeer:
 
 
 _TEXT_KEYS = frozenset({"type", "text"})
+_TOUCH_STALENESS = 0.001  # of the idle timeout: how far behind a deadline may be before it moves
 
 
 def _plain_text(result: Any) -> dict[str, Any] | None:
@@ -198,31 +218,30 @@ class HttpFastPath:
 
     # -- answering -----------------------------------------------------------------------
 
-    async def try_answer(
-        self, headers: dict[str, str], body: bytes, caller_of: Callable[[str], Caller], send: Send
-    ) -> bool:
-        """Answer ``body`` here if it qualifies (module docstring); False leaves it to the SDK."""
+    def admit(self, headers: dict[str, str], body: bytes) -> FastCall | Cancel | None:
+        """What the fast path makes of this POST (module docstring), decided without waiting:
+        a call to answer, a cancellation of one of its calls, or None (the SDK answers it)."""
         sid = headers.get("mcp-session-id")
         info = self._session(sid) if sid else None
         if info is None or not info.fast or sid is None:
-            return False
+            return None
         if headers.get("mcp-protocol-version") != info.version:
-            return False
+            return None
         if not headers.get("content-type", "").lower().startswith("application/json"):
-            return False
+            return None
         if not _accepts_both(headers.get("accept", "")):
-            return False
+            return None
         try:
             msg = pydantic_core.from_json(body)
         except ValueError:
-            return False  # the SDK answers its parse error
+            return None  # the SDK answers its parse error
         if not isinstance(msg, dict) or msg.keys() - _REQUEST_KEYS or msg.get("jsonrpc") != "2.0":
-            return False
+            return None
         method, params = msg.get("method"), msg.get("params")
         if "id" not in msg:
             if method == "notifications/cancelled":
-                return await self._cancel(info, params, send)
-            return False
+                return self._cancel_of(info, params)
+            return None
         rid = msg["id"]
         if (
             method != "tools/call"
@@ -231,48 +250,72 @@ class HttpFastPath:
             or not isinstance(params, dict)
             or params.keys() - _PARAMS_KEYS
         ):
-            return False
+            return None
         name, args = params.get("name"), params.get("arguments")
         if args is None:
             args = {}
         if not isinstance(name, str) or not isinstance(args, dict):
-            return False
+            return None
         broker = self._broker()
         if name != "mcp_router_call" and not broker.passthrough.any():
-            return False
+            return None
         key = _key(rid)
         if key in info.inflight:
-            return False  # a duplicate id: the SDK's rules answer it
+            return None  # a duplicate id: the SDK's rules answer it
         transport = self._manager()._server_instances.get(sid)
         if transport is None or transport.is_terminated:
             self.forget(sid)
-            return False  # the SDK answers 404 for a session it no longer has
+            return None  # the SDK answers 404 for a session it no longer has
+        return FastCall(info, sid, rid, key, name, args, transport, broker)
+
+    async def answer(self, call: FastCall, caller: Caller) -> bytes:
+        """The JSON-RPC answer to ``call``, serialised; run in the request's own task (no task
+        of its own: that was a task and a loop turn per call), which
+        ``notifications/cancelled`` cancels, flagged as such."""
+        info, transport = call.info, call.transport
         self._touch(transport)
-        caller = caller_of(sid)
-        # Run in this request's own task (no task of its own: that was a task and a loop
-        # turn per call); `notifications/cancelled` cancels this task, flagged as such.
         task = asyncio.current_task()
         assert task is not None
-        call = _Call(task)
-        info.inflight[key] = call
+        running = _Call(task)
+        info.inflight[call.key] = running
         token = current_peer.set(FastPeer(info.key, caller))
         try:
-            answer = await self._run(broker, caller, name, args, info.version)
+            answer = await self._run(call.broker, caller, call.name, call.args, info.version)
         except asyncio.CancelledError:
-            if not call.cancelled or task.cancelling() > 1:
+            if not running.cancelled or task.cancelling() > 1:
                 raise  # the server is stopping (or this request was cancelled otherwise)
             task.uncancel()
             # notifications/cancelled: answered as the SDK transport answers it
             answer = {"error": {"code": REQUEST_CANCELLED, "message": "Request cancelled"}}
         else:
-            if call.cancelled:  # the call swallowed the cancellation and finished
+            if running.cancelled:  # the call swallowed the cancellation and finished
                 task.uncancel()
         finally:
             current_peer.reset(token)
-            info.inflight.pop(key, None)
+            info.inflight.pop(call.key, None)
             self._touch(transport)
-        body_out = {"jsonrpc": "2.0", "id": rid, **answer}
-        payload = pydantic_core.to_json(body_out)
+        return pydantic_core.to_json({"jsonrpc": "2.0", "id": call.rid, **answer})
+
+    async def try_answer(
+        self, headers: dict[str, str], body: bytes, caller_of: Callable[[str], Caller], send: Send
+    ) -> bool:
+        """Answer ``body`` here if it qualifies (module docstring); False leaves it to the SDK.
+        The ASGI way in; ``http_protocol.DirectMcpProtocol`` calls ``admit`` and ``answer``
+        itself, before any ASGI scope or cycle exists."""
+        plan = self.admit(headers, body)
+        if plan is None:
+            return False
+        if isinstance(plan, Cancel):
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 202,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", b"0")],
+                }
+            )
+            await send({"type": "http.response.body", "body": b""})
+            return True
+        payload = await self.answer(plan, caller_of(plan.sid))
         await send(
             {
                 "type": "http.response.start",
@@ -280,7 +323,7 @@ class HttpFastPath:
                 "headers": [
                     (b"content-type", b"application/json"),
                     (b"content-length", str(len(payload)).encode()),
-                    (b"mcp-session-id", sid.encode("latin-1")),
+                    (b"mcp-session-id", plan.sid.encode("latin-1")),
                 ],
             }
         )
@@ -312,32 +355,32 @@ class HttpFastPath:
                 error = types.ErrorData(code=0, message=str(exc))  # the dispatcher's catch-all
             return {"error": error.model_dump(by_alias=True, mode="json", exclude_none=True)}
 
-    async def _cancel(self, info: FastSession, params: Any, send: Send) -> bool:
+    def _cancel_of(self, info: FastSession, params: Any) -> Cancel | None:
+        """``notifications/cancelled`` for a call in flight here: cancelled now (its POST is
+        answered ``Request cancelled``); None for anything else (the SDK applies it, or
+        ignores an unknown id)."""
         if not isinstance(params, dict) or params.keys() - _CANCEL_KEYS:
-            return False
+            return None
         rid = params.get("requestId")
         if not isinstance(rid, str | int) or isinstance(rid, bool):
-            return False
+            return None
         call = info.inflight.get(_key(rid))
         if call is None:
-            return False  # not ours: the SDK applies it (or ignores an unknown id)
+            return None
         if not call.cancelled:
             call.cancelled = True
             call.task.cancel()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 202,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", b"0")],
-            }
-        )
-        await send({"type": "http.response.body", "body": b""})
-        return True
+        return Cancel()
 
     def _touch(self, transport: Any) -> None:
         """Move the SDK session's idle deadline on, as a request it served would (unless one
         of its own requests is in flight: then the deadline is held at infinity)."""
         scope = getattr(transport, "idle_scope", None)
         timeout = self._manager().session_idle_timeout
-        if scope is not None and timeout is not None and scope.deadline != math.inf:
-            scope.deadline = anyio.current_time() + timeout
+        if scope is None or timeout is None or scope.deadline == math.inf:
+            return
+        deadline = anyio.current_time() + timeout
+        # Setting it re-arms the scope's timer (a cancelled handle and a new one), twice per
+        # call; the deadline (30 min by default) moves on once it is 0.1 % behind (1.8 s).
+        if deadline - scope.deadline >= timeout * _TOUCH_STALENESS:
+            scope.deadline = deadline
