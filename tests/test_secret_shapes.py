@@ -73,3 +73,18 @@ def test_each_shape_is_kept_out_of_the_index_and_the_audit(name: str, sample: st
 def test_near_misses_are_not_tokens(text: str) -> None:
     assert token_kind(text) is None
     assert token_in(f"see {text} in the docs") is None
+
+
+@pytest.mark.parametrize(
+    "sample",
+    [
+        "sk" + "-live-" + "0123456789abcdefAB",
+        "pk" + "_test_" + "0123456789ab",
+        "rk" + "-" + "a1B2" * 4,
+    ],
+)
+def test_the_audit_also_scrubs_shorter_provider_keys_the_index_keeps(sample: str) -> None:
+    # a key the value passes through a tool call (CI found `sk-live-…` left in audit.jsonl)
+    scrubbed = scrub_shapes(f'{{"text": "{sample}"}}')
+    assert sample not in scrubbed and REDACTED in scrubbed, scrubbed
+    assert token_kind(sample) is None  # the index would drop every chunk naming such a test key

@@ -107,6 +107,9 @@ _SHAPES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"), REDACTED),
     # provider keys and tokens: the table the project index shares (secret_shapes.py)
     *((re.compile(shape), REDACTED) for _, _, shape in TOKEN_SHAPES),
+    # shorter sk-/pk-/rk- keys (`sk-live-…`, `rk_test_…`): a redaction too many costs an audit
+    # line nothing, while the index would lose a chunk for every such test name
+    (re.compile(r"\b(?:sk|pk|rk)[-_](?:live|test|proj|ant|or)?[-_]?[A-Za-z0-9_-]{12,}"), REDACTED),
     # no fixed prefix: audit only (secret_shapes.py says why)
     (re.compile(r"\b(?:SK|AC)[0-9a-f]{32}\b"), REDACTED),  # Twilio
     (re.compile(r"\b[MN][A-Za-z\d]{23,25}\.[\w-]{6}\.[\w-]{27,}"), REDACTED),  # Discord bot token
@@ -119,7 +122,7 @@ _SHAPES: list[tuple[re.Pattern[str], str]] = [
 _MAYBE = re.compile(
     r"(?i:private key|putty|://|bearer|digest|authoriz|token|api-?key|basic|passw|passphrase|pwd"
     r"|secret|key|credential|signature|[?&;][\w.-]*=)"
-    r"|eyJ|(?:SK|AC)[0-9a-f]{32}|\.[\w-]{6}\.|" + PREFIX.pattern
+    r"|eyJ|(?:SK|AC)[0-9a-f]{32}|\.[\w-]{6}\.|\b[spr]k[-_]|" + PREFIX.pattern
 )
 
 

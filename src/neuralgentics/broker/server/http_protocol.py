@@ -18,6 +18,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from uvicorn.protocols.http.flow_control import HIGH_WATER_LIMIT
 from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
 from uvicorn.protocols.utils import get_client_addr
 
@@ -73,6 +74,18 @@ class OneWriteHttpToolsProtocol(HeadCappedHttpToolsProtocol):
 DirectMcp = Callable[[list[tuple[bytes, bytes]], bytes], Awaitable[bytes] | None]
 
 _access = logging.getLogger("uvicorn.access")
+
+
+def _fits_unpaused(headers: list[tuple[bytes, bytes]]) -> bool:
+    """Whether the body states a length uvicorn reads without pausing. Past
+    ``HIGH_WATER_LIMIT`` uvicorn pauses reading until the app's ``receive`` resumes it; the
+    direct path has no ``receive``, so a larger body (a 600 kB call, found by CI) would wait
+    forever. Those, and chunked bodies, take the usual way; a fast-path call is a few hundred
+    bytes."""
+    for name, value in headers:
+        if name == b"content-length":
+            return value.isdigit() and int(value) <= HIGH_WATER_LIMIT
+    return False
 
 
 class _DirectCycle:
@@ -132,6 +145,7 @@ class DirectMcpProtocol(OneWriteHttpToolsProtocol):
             or self.parser.should_upgrade()
             or self.limit_concurrency is not None
             or (self.cycle is not None and not self.cycle.response_complete)  # pipelined
+            or not _fits_unpaused(self.headers)
         ):
             super().on_headers_complete()
             return
