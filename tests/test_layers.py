@@ -27,6 +27,7 @@ FOUNDATIONS = {
     "config",
     "credentials",
     "service_client",
+    "asgi_client",
     "project_credentials",
     "netguard",
     "httpguard",
@@ -236,3 +237,15 @@ def test_every_area_and_foundation_is_in_the_table() -> None:
     assert top - entry <= set(MAY_IMPORT), (
         f"not in the layer table: {sorted(top - entry - set(MAY_IMPORT))}"
     )
+
+
+def test_no_production_module_imports_a_test_client() -> None:
+    """`memory --local` once ran the app through fastapi's TestClient: a test tool's behaviour
+    (its host name, its exception re-raising) in what users run. It is `asgi_client` now."""
+    found = [
+        f"{module}:{line} {name}"
+        for module, path in _modules()
+        for line, name in _imports(path)
+        if name.split(".")[-1] == "testclient"
+    ]
+    assert not found, found

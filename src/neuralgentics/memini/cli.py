@@ -1,8 +1,8 @@
 """`neuralgentics memory ...`.
 
 Every memory command sends the same HTTP request either to the running service or, with
-`--local`, to the same FastAPI app run in-process over the store directly: one code path, so
-both modes validate, answer and fail identically.
+`--local`, to the same FastAPI app run in-process over the store directly (`asgi_client`): one
+code path, so both modes validate, answer and fail identically.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import typer
@@ -23,6 +23,9 @@ from neuralgentics.credentials import CredentialError
 from neuralgentics.exits import UNAVAILABLE, exit_code, status_exit_code
 from neuralgentics.service_client import service_client
 from neuralgentics.text import plural
+
+if TYPE_CHECKING:
+    from neuralgentics.asgi_client import AsgiClient
 
 memory_app = typer.Typer(help="Add, search and link memories.", no_args_is_help=True)
 err = Console(stderr=True)
@@ -47,15 +50,18 @@ class CallFailed(Exception):
 
 
 @contextmanager
-def _client(local: bool) -> Iterator[httpx.Client]:
+def _client(local: bool) -> Iterator[httpx.Client | AsgiClient]:
     settings = get_settings()
     if local:
-        from fastapi.testclient import TestClient
-
         from neuralgentics.app.core import create_app
+        from neuralgentics.asgi_client import asgi_client
 
-        with TestClient(create_app(settings), raise_server_exceptions=True) as local_client:
-            yield cast(httpx.Client, local_client)  # the same calls, answered in-process
+        app = create_app(settings)
+        try:
+            with asgi_client(app) as local_client:
+                yield local_client  # the same calls, answered in-process
+        finally:
+            app.state.service.close()  # what the served app's shutdown does
         return
     with service_client(settings, "memini-core", timeout=60) as client:
         yield client
