@@ -61,7 +61,7 @@ def cap(s: str) -> str:
     """Sentence-initial form: "the payments service" -> "The payments service"; an identifier
     such as "inventory-worker" is written as it is."""
     first = s.split(" ")[0]
-    ident = "-" in first or "_" in first or any(c.isupper() for c in first[1:])
+    ident = any(c in first for c in "-_./") or any(c.isupper() for c in first[1:])
     return s if ident else s[:1].upper() + s[1:]
 
 
@@ -718,6 +718,91 @@ PERSON_ATTRS: dict[str, dict] = {
 }
 
 
+# tune only (issue 27, fifth pass): people with near-twin full names, each fact naming its
+# person after a leading time phrase, after "because of" or "For X, ..." (scope "n").
+PEOPLE_TWINS_TUNE = [
+    "Oskar Lindqvist",
+    "Oskar Lindgren",
+    "Maren Holt",
+    "Maren Voss",
+    "Idris Okafor",
+    "Ines Okafor",
+    "Pavel Ruzicka",
+    "Pavla Ruzicka",
+]
+PERSON_TWIN_ATTRS: dict[str, dict] = {
+    "diet": {
+        "values": "peanuts gluten shellfish sesame dairy celery soy eggs".split(),
+        "phrases": [
+            lambda p, v: f"Team dinners skip {v} because of {p}.",
+            lambda p, v: f"Because of {p}, the office kitchen keeps {v} out.",
+        ],
+        "questions": [lambda p: f"Which food does {p} have to avoid?"],
+    },
+    "course": {
+        "values": [
+            "a pottery class",
+            "a Mandarin course",
+            "night school in statistics",
+            "a sailing licence",
+            "piano lessons",
+            "a welding course",
+            "a first-aid course",
+            "a cooking class",
+        ],
+        "phrases": [
+            lambda p, v: f"A few months ago {p} started {v}.",
+            lambda p, v: f"Since last autumn {p} has been taking {v}.",
+        ],
+        "questions": [lambda p: f"What is {p} studying outside work?"],
+    },
+    "purchase": {
+        "values": [
+            "a cargo bike",
+            "an old sailboat",
+            "a 3D printer",
+            "a telescope",
+            "a vintage camera",
+            "a kayak",
+            "an espresso machine",
+            "a drum kit",
+        ],
+        "phrases": [
+            lambda p, v: f"Last winter {p} bought {v}.",
+            lambda p, v: f"Over the holidays {p} treated themselves to {v}.",
+        ],
+        "questions": [lambda p: f"What did {p} buy recently?"],
+    },
+    "desk": {
+        "values": [str(v) for v in (98, 102, 106, 110, 114, 118, 122, 126)],
+        "phrases": [
+            lambda p, v: f"For {p}, the standing desk is set to {v} cm.",
+            lambda p, v: f"{p}'s standing desk sits at {v} cm.",
+        ],
+        "questions": [lambda p: f"How high does {p} keep the standing desk?"],
+    },
+}
+
+
+def person_twin_rows(people: list[str], tag: str) -> list[dict]:
+    rows = []
+    for pi, person in enumerate(people):
+        for attribute, spec in PERSON_TWIN_ATTRS.items():
+            value = spec["values"][(pi + h(tag, attribute)) % len(spec["values"])]
+            text = pick(spec["phrases"], "tune", tag, person, attribute)(person, value)
+            rows.append(
+                {
+                    "kind": "fact",
+                    "entity": person,
+                    "attribute": attribute,
+                    "value": value,
+                    "text": text[:1].upper() + text[1:],
+                    "questions": [spec["questions"][0](person)],
+                }
+            )
+    return rows
+
+
 def person_rows(split: str, people: list[str], attrs: list[str], tag: str) -> list[dict]:
     rows = []
     for pi, person in enumerate(people):
@@ -1211,9 +1296,11 @@ def build() -> dict[str, list[dict]]:
         events = order(event_rows(split, "events"), split, "ev")
         files[f"streams_events_{split}"] = finish("events", split, [("e", events)])
         people = person_rows(split, PEOPLE[split], list(PERSON_ATTRS), "people")
-        files[f"streams_people_{split}"] = finish(
-            "people", split, [("h", order(people, split, "pp"))]
-        )
+        scoped_people = [("h", order(people, split, "pp"))]
+        if split == "tune":
+            twins = person_twin_rows(PEOPLE_TWINS_TUNE, "people/n")
+            scoped_people.append(("n", order(twins, split, "pn")))
+        files[f"streams_people_{split}"] = finish("people", split, scoped_people)
         files[f"streams_mixed_{split}"] = finish(
             "mixed",
             split,
