@@ -507,3 +507,22 @@ def test_parallel_facts_about_near_twins_all_stay_visible_and_a_real_change_hide
     new = add(client, "There is now a cap of 500 open connections on invoices_2025 (960 before).")
     assert [f["id"] for f in new["superseded"]] == [ids[3]]
     assert [superseded(client, i) for i in ids[:3]] == [None] * 3
+
+
+def test_a_thing_named_before_a_preposition_stays_part_of_the_entity():
+    """ "The revenue report for the city" is not "the city": two reports of one city are two
+    entities; "Log retention for X" is still about X."""
+    a = "The revenue report for the city is produced on Wednesdays."
+    b = "The ridership report for the city is produced on Mondays."
+    assert weigh(read(b), read(a)).different
+    assert subject.entity("Log retention for the EU cron scheduler is 45 days.").anchors == {"eu"}
+
+
+def test_snapshots_and_the_backup_schedule_are_one_attribute():
+    old = read("Snapshots of the quay-relay job are taken every 6 hours.")
+    new = read("We cut the backup schedule of the quay-relay job to every 2 hours.")
+    ev = weigh(new, old)
+    assert ev.same_entity and not ev.families_apart and ev.may_act, ev
+    # and no other attribute of the same job
+    port = read("The quay-relay job listens on port 8120.")
+    assert not weigh(new, port).may_act

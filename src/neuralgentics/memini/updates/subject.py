@@ -66,6 +66,12 @@ HEADS = frozenset(
     planner sender bff function cron retro retrospective meeting build sprint release
     incident ticket customer""".split()
 )
+# Nouns that name a thing of its own before a preposition ("the revenue report for the
+# city", "the payments service for EU customers"), unlike "Logs from X", "Log retention for X".
+OWN_NOUNS = frozenset(
+    """report reports digest newsletter statement service services worker workers gateway
+    scheduler api app database db pipeline queue bucket proxy server model cluster""".split()
+)
 # A team as subject: the fact is about what it owns or looks after.
 OWNER_HEADS = frozenset("team squad group crew".split())
 # Event nouns: with a number they name one event ("build 1423", "sprint 31", "PR 88").
@@ -242,7 +248,10 @@ def _entity(tokens: list[str], begin: int, end: int) -> Entity:
         for k, i in enumerate(span):
             if tokens[i].lower() in PREPOSITIONS and k > 0:
                 rest = span[k + 1 :]
-                if any(tokens[j].lower() not in _NOT_ENTITY for j in rest):
+                # "The revenue report for the city": a thing of its own before the
+                # preposition (a component noun, a report) is named with what follows
+                own = tokens[span[k - 1]].lower() in OWN_NOUNS
+                if any(tokens[j].lower() not in _NOT_ENTITY for j in rest) and not own:
                     span = rest
                 break
     anchors: set[str] = set()
@@ -663,6 +672,9 @@ ATTRIBUTE_FAMILIES: dict[str, frozenset[str]] = {
         "retention": """retain retains retained retention expire expires expired purged purge
             lifetime ttl logs deleted""",
         "duration": "duration long length lasts",
+        # issue 27, fifth pass: how often a copy is made ("Snapshots of X are taken nightly" /
+        # "the backup schedule of X is every 2 hours")
+        "backup": "backup backups backed snapshot snapshots restore",
         "release": "ship ships shipped release releases released rollout rollouts",
         "limit": """limit limits cap caps capped refused rejects rejected size payload payloads
             bodies uploads maximum""",
