@@ -526,3 +526,23 @@ def test_snapshots_and_the_backup_schedule_are_one_attribute():
     # and no other attribute of the same job
     port = read("The quay-relay job listens on port 8120.")
     assert not weigh(new, port).may_act
+
+
+def test_an_alert_said_two_ways_is_one_attribute_and_p99_is_no_value():
+    old = "Above 200 ms of p99 latency on CART_DB_URL, the pager goes off."
+    new = "The p99 alert of CART_DB_URL was raised to 250 ms."
+    ev = weigh(read(new), read(old))
+    assert ev.same_entity and ev.may_act, ev
+    # a Slack channel replaces no measure's name: another attribute, nothing to report
+    channel = "Questions about CART_DB_URL go to #ops-rook on Slack."
+    ev = weigh(read(channel), read(old))
+    assert not (ev.may_act or ev.may_report), ev
+
+
+def test_numbered_pages_are_separate_events():
+    a = "Pager 4412 was a false alarm caused by a synthetic check hitting a retired URL."
+    b = "Pager 4419 woke Zinaida at 03:10 because the replica lag passed ten minutes."
+    ev = weigh(read(b), read(a))
+    assert not (ev.same_entity or ev.may_act or ev.may_report or ev.may_contradict), ev
+    c = "Pager 4419 was caused by replica lag."
+    assert weigh(read(c), read(a)).different

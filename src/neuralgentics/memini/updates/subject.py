@@ -79,7 +79,7 @@ EVENT_NOUNS = frozenset(
     """build builds sprint sprints incident incidents ticket tickets release releases version
     issue issues pr run job deploy deployment milestone iteration week quarter q epic story
     bug invoice order line lines lane route gate dock platform track shard partition rack
-    floor room""".split()
+    floor room page pager alert""".split()
 )
 ATTRIBUTION = frozenset(
     """says say said claims claim claimed shows show showed lists list listed states stated
@@ -675,6 +675,9 @@ ATTRIBUTE_FAMILIES: dict[str, frozenset[str]] = {
         # issue 27, fifth pass: how often a copy is made ("Snapshots of X are taken nightly" /
         # "the backup schedule of X is every 2 hours")
         "backup": "backup backups backed snapshot snapshots restore",
+        # when someone is alerted: "An alert fires above 350 ms of p99 latency", "Above 200 ms
+        # of p99 latency on X, the pager goes off", "the p99 alert of X"
+        "alert": "alert alerts alerting pager latency p99 p95 p50",
         "release": "ship ships shipped release releases released rollout rollouts",
         "limit": """limit limits cap caps capped refused rejects rejected size payload payloads
             bodies uploads maximum""",
