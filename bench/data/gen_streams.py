@@ -61,7 +61,7 @@ def cap(s: str) -> str:
     """Sentence-initial form: "the payments service" -> "The payments service"; an identifier
     such as "inventory-worker" is written as it is."""
     first = s.split(" ")[0]
-    ident = "-" in first or "_" in first or any(c.isupper() for c in first[1:])
+    ident = any(c in first for c in "-_./") or any(c.isupper() for c in first[1:])
     return s if ident else s[:1].upper() + s[1:]
 
 
@@ -718,6 +718,91 @@ PERSON_ATTRS: dict[str, dict] = {
 }
 
 
+# tune only (issue 27, fifth pass): people with near-twin full names, each fact naming its
+# person after a leading time phrase, after "because of" or "For X, ..." (scope "n").
+PEOPLE_TWINS_TUNE = [
+    "Oskar Lindqvist",
+    "Oskar Lindgren",
+    "Maren Holt",
+    "Maren Voss",
+    "Idris Okafor",
+    "Ines Okafor",
+    "Pavel Ruzicka",
+    "Pavla Ruzicka",
+]
+PERSON_TWIN_ATTRS: dict[str, dict] = {
+    "diet": {
+        "values": "peanuts gluten shellfish sesame dairy celery soy eggs".split(),
+        "phrases": [
+            lambda p, v: f"Team dinners skip {v} because of {p}.",
+            lambda p, v: f"Because of {p}, the office kitchen keeps {v} out.",
+        ],
+        "questions": [lambda p: f"Which food does {p} have to avoid?"],
+    },
+    "course": {
+        "values": [
+            "a pottery class",
+            "a Mandarin course",
+            "night school in statistics",
+            "a sailing licence",
+            "piano lessons",
+            "a welding course",
+            "a first-aid course",
+            "a cooking class",
+        ],
+        "phrases": [
+            lambda p, v: f"A few months ago {p} started {v}.",
+            lambda p, v: f"Since last autumn {p} has been taking {v}.",
+        ],
+        "questions": [lambda p: f"What is {p} studying outside work?"],
+    },
+    "purchase": {
+        "values": [
+            "a cargo bike",
+            "an old sailboat",
+            "a 3D printer",
+            "a telescope",
+            "a vintage camera",
+            "a kayak",
+            "an espresso machine",
+            "a drum kit",
+        ],
+        "phrases": [
+            lambda p, v: f"Last winter {p} bought {v}.",
+            lambda p, v: f"Over the holidays {p} treated themselves to {v}.",
+        ],
+        "questions": [lambda p: f"What did {p} buy recently?"],
+    },
+    "desk": {
+        "values": [str(v) for v in (98, 102, 106, 110, 114, 118, 122, 126)],
+        "phrases": [
+            lambda p, v: f"For {p}, the standing desk is set to {v} cm.",
+            lambda p, v: f"{p}'s standing desk sits at {v} cm.",
+        ],
+        "questions": [lambda p: f"How high does {p} keep the standing desk?"],
+    },
+}
+
+
+def person_twin_rows(people: list[str], tag: str) -> list[dict]:
+    rows = []
+    for pi, person in enumerate(people):
+        for attribute, spec in PERSON_TWIN_ATTRS.items():
+            value = spec["values"][(pi + h(tag, attribute)) % len(spec["values"])]
+            text = pick(spec["phrases"], "tune", tag, person, attribute)(person, value)
+            rows.append(
+                {
+                    "kind": "fact",
+                    "entity": person,
+                    "attribute": attribute,
+                    "value": value,
+                    "text": text[:1].upper() + text[1:],
+                    "questions": [spec["questions"][0](person)],
+                }
+            )
+    return rows
+
+
 def person_rows(split: str, people: list[str], attrs: list[str], tag: str) -> list[dict]:
     rows = []
     for pi, person in enumerate(people):
@@ -990,6 +1075,187 @@ def mixed_rows(
     return stream + order(later, split, tag, "later")
 
 
+# -- near-twin identifiers (issue 27, fifth pass; tune only) -------------------------------------
+# Written before the fifth pass changed the detector, from heldout3's failure classes: two
+# entities whose names differ by one character, a digit or one segment (a model's version, an
+# env var, a host, a namespace's environment, a table's year, a versioned URL), each named
+# inside an object or prepositional phrase ("the X model", "the service behind X", "There is a
+# cap of N ... on X", "For X, ...", "X's Y is ...", "Pager duty for X ..."). All true at once in
+# `parallel` (scope "t"); in `mixed` (project "twinyard") the same shapes with real updates of
+# one twin's value (the same identifier, another value), which must still supersede.
+TWINS_TUNE = [
+    "the fraud-scorer-v3 model",
+    "the fraud-scorer-v4 model",
+    "cache-a1.internal",
+    "cache-a2.internal",
+    "the search-prod namespace",
+    "the search-qa namespace",
+    "the service behind LEDGER_DB_URL",
+    "the service behind LENDER_DB_URL",
+    "invoices_2024",
+    "invoices_2025",
+    "api.v1.harbor.dev",
+    "api.v2.harbor.dev",
+    "the /srv/media-eu volume",
+    "the /srv/media-us volume",
+]
+TWINS_MIXED = [
+    "the ranker-v5 model",
+    "the ranker-v6 model",
+    "pg-eu1.internal",
+    "pg-eu2.internal",
+    "the ads-prod namespace",
+    "the ads-dev namespace",
+    "CART_DB_URL",
+]
+GEMS = "Amber Beryl Coral Dolomite Emerald Feldspar Garnet Hematite Iolite Jade Kyanite Lapis".split()
+TWIN_ATTRIBUTES: dict[str, dict] = {
+    "conns": {
+        "values": [str(v) for v in (120, 240, 360, 480, 600, 720, 840, 960, 1080, 1200, 1320)],
+        "phrases": [
+            lambda e, v: f"There is a cap of {v} open connections on {e}.",
+            lambda e, v: f"For {e}, the connection limit is {v}.",
+            lambda e, v: f"The connection limit on {e} is {v}.",
+        ],
+        "update": lambda e, o, n: f"There is now a cap of {n} open connections on {e} ({o} before).",
+        "questions": [lambda e: f"How many simultaneous connections will {e} accept?"],
+    },
+    "pinned": {
+        "values": ["1.4.2", "2.0.9", "3.3.1", "0.8.7", "5.1.0", "4.6.3", "2.9.4", "1.1.8"],
+        "phrases": [
+            lambda e, v: f"The release manifest pins {e} to version {v}.",
+            lambda e, v: f"Nobody moves {e} past version {v} for now.",
+            lambda e, v: f"{cap(e)}'s pinned version is {v}.",
+        ],
+        "update": lambda e, o, n: f"The release manifest now pins {e} to version {n}.",
+        "questions": [lambda e: f"Which release is {e} held at?"],
+    },
+    "oncall": {
+        "values": GEMS,
+        "phrases": [
+            lambda e, v: f"Pager duty for {e} goes to the {v} rotation.",
+            lambda e, v: f"The {v} rotation covers {e} out of hours.",
+            lambda e, v: f"On-call for {e}: the {v} rotation.",
+        ],
+        "update": lambda e, o, n: f"Pager duty for {e} moved from the {o} rotation to {n}.",
+        "questions": [lambda e: f"Who gets woken up when {e} breaks at night?"],
+    },
+    "backup": {
+        "values": [str(v) for v in (1, 2, 3, 4, 6, 8, 12, 24)],
+        "phrases": [
+            lambda e, v: f"For {e}, backups are taken every {v} hours.",
+            lambda e, v: f"A snapshot of {e} is made every {v} hours.",
+            lambda e, v: f"In production, {e} is backed up every {v} hours.",
+        ],
+        "update": lambda e, o, n: f"Backups of {e} now run every {n} hours instead of {o}.",
+        "questions": [lambda e: f"How often is {e} backed up?"],
+    },
+    "channel": {
+        "values": "ops-wren ops-finch ops-heron ops-kite ops-lark ops-owl ops-rook ops-swift".split(),
+        "phrases": [
+            lambda e, v: f"#{v} is the Slack channel for {e}.",
+            lambda e, v: f"Questions about {e} go to #{v} on Slack.",
+        ],
+        "update": lambda e, o, n: f"The Slack channel for {e} is now #{n}.",
+        "questions": [lambda e: f"Where on Slack do people discuss {e}?"],
+    },
+    "ttl": {
+        "values": [str(v) for v in (30, 45, 60, 90, 120, 180, 240, 300, 600)],
+        "phrases": [
+            lambda e, v: f"In production, {e}'s cache entries live for {v} seconds.",
+            lambda e, v: f"The cache TTL of {e} is {v} seconds.",
+            lambda e, v: f"Cached answers from {e} expire after {v} seconds.",
+        ],
+        "update": lambda e, o, n: f"We cut the cache TTL of {e} from {o} to {n} seconds.",
+        "questions": [lambda e: f"How long are responses of {e} kept in cache?"],
+    },
+    "alert": {
+        "values": [str(v) for v in (150, 200, 250, 300, 350, 400, 450, 500, 550)],
+        "phrases": [
+            lambda e, v: f"An alert fires when {e}'s p99 latency goes above {v} ms.",
+            lambda e, v: f"Above {v} ms of p99 latency on {e}, the pager goes off.",
+        ],
+        "update": lambda e, o, n: f"The p99 alert of {e} was raised to {n} ms.",
+        "questions": [lambda e: f"At what p99 latency does {e} page someone?"],
+    },
+    "sla": {
+        "values": ["99.5", "99.9", "99.95", "99.0", "99.7", "99.99", "99.8"],
+        "phrases": [
+            lambda e, v: f"Per the contract, {e} must stay up {v}% of the month.",
+            lambda e, v: f"We promise a {v}% availability SLA for {e}.",
+        ],
+        "update": lambda e, o, n: f"The SLA for {e} went from {o}% to {n}%.",
+        "questions": [lambda e: f"What uptime is guaranteed for {e}?"],
+    },
+    # a near-twin name as a value, not an entity: "X reads from store-a1.internal" and a
+    # real update to "store-a2.internal" (must supersede)
+    "replica_host": {
+        "values": [f"store-{x}{n}.internal" for x in "abc" for n in (1, 2, 3)],
+        "phrases": [
+            lambda e, v: f"{cap(e)} reads from {v}.",
+            lambda e, v: f"The read replica of {e} is {v}.",
+        ],
+        "update": lambda e, o, n: f"{cap(e)} now reads from {n}.",
+        "questions": [lambda e: f"Which database host serves reads for {e}?"],
+    },
+    "cleanup": {
+        "values": ["01:10", "02:20", "03:30", "04:40", "05:50", "00:15", "23:45", "22:05"],
+        "phrases": [
+            lambda e, v: f"In UTC, housekeeping for {e} starts at {v}.",
+            lambda e, v: f"The nightly cleanup of {e} kicks off at {v} UTC.",
+        ],
+        "update": lambda e, o, n: f"Housekeeping for {e} was moved from {o} to {n} UTC.",
+        "questions": [lambda e: f"When does the cleanup of {e} begin?"],
+    },
+}
+
+
+def twin_rows(components: list[str], tag: str) -> list[dict]:
+    rows = []
+    for ci, comp in enumerate(components):
+        for attribute, spec in TWIN_ATTRIBUTES.items():
+            value = spec["values"][(ci + h(tag, attribute)) % len(spec["values"])]
+            text = pick(spec["phrases"], "tune", tag, attribute, comp)(comp, value)
+            question = pick(spec["questions"], "tune", tag, comp, attribute, "q")(comp)
+            rows.append(
+                {
+                    "kind": "fact",
+                    "entity": comp,
+                    "attribute": attribute,
+                    "value": value,
+                    "text": text,
+                    "questions": [question],
+                }
+            )
+    return rows
+
+
+def twin_mixed_rows(components: list[str], tag: str) -> list[dict]:
+    """Twin facts, a real update of one twin's value for 10 of them (the other twin's fact of
+    that attribute stays true), in the order a project would write them."""
+    facts = twin_rows(components, tag)
+    stream = order(facts, "tune", tag, "stream")
+    chosen = order(facts, "tune", tag, "chosen")[:10]
+    later = []
+    for r in chosen:
+        spec = TWIN_ATTRIBUTES[r["attribute"]]
+        values = [v for v in spec["values"] if v != r["value"]]
+        new_value = pick(values, "tune", tag, r["entity"], r["attribute"], "new")
+        later.append(
+            {
+                "kind": "update",
+                "entity": r["entity"],
+                "attribute": r["attribute"],
+                "value": new_value,
+                "text": spec["update"](r["entity"], r["value"], new_value),
+                "questions": r["questions"],
+                "replaces": r,
+            }
+        )
+        r["questions"] = []
+    return stream + order(later, "tune", tag, "later")
+
+
 # -- the files -----------------------------------------------------------------------------------
 
 
@@ -1023,13 +1289,18 @@ def build() -> dict[str, list[dict]]:
     for split in SPLITS:
         comps = COMPONENTS[split]
         parallel = order(fact_rows(split, comps, list(ATTRIBUTES), "parallel"), split, "par")
-        files[f"streams_parallel_{split}"] = finish("parallel", split, [("p", parallel)])
+        scoped = [("p", parallel)]
+        if split == "tune":
+            scoped.append(("t", order(twin_rows(TWINS_TUNE, "parallel/t"), split, "twins")))
+        files[f"streams_parallel_{split}"] = finish("parallel", split, scoped)
         events = order(event_rows(split, "events"), split, "ev")
         files[f"streams_events_{split}"] = finish("events", split, [("e", events)])
         people = person_rows(split, PEOPLE[split], list(PERSON_ATTRS), "people")
-        files[f"streams_people_{split}"] = finish(
-            "people", split, [("h", order(people, split, "pp"))]
-        )
+        scoped_people = [("h", order(people, split, "pp"))]
+        if split == "tune":
+            twins = person_twin_rows(PEOPLE_TWINS_TUNE, "people/n")
+            scoped_people.append(("n", order(twins, split, "pn")))
+        files[f"streams_people_{split}"] = finish("people", split, scoped_people)
         files[f"streams_mixed_{split}"] = finish(
             "mixed",
             split,
@@ -1041,7 +1312,8 @@ def build() -> dict[str, list[dict]]:
                 ]
                 if split == "tune"
                 else []
-            ),
+            )
+            + ([("twinyard", twin_mixed_rows(TWINS_MIXED, "mixed/twinyard"))] if split == "tune" else []),
         )
     return files
 

@@ -358,3 +358,191 @@ def test_a_change_naming_the_older_facts_value_as_gone_changes_that_value():
     # a bare number named is no tie ("from 8 to 12 seconds" is not about "8 replicas")
     raised = read("We raised the timeout of the quota relay from 8 to 12 seconds.")
     assert not weigh(raised, read("The quota relay runs 8 replicas.")).may_act
+
+
+# -- issue 27, fifth pass: identifiers in an entity's place, near-twin names ------------------
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (  # the identifier inside the object phrase ("the X model") is the entity
+            "The deploy manifest locks the ranker-v5 model to release 2.4.1.",
+            "The deploy manifest locks the ranker-v6 model to release 0.9.3.",
+        ),
+        (  # an env var behind a determiner phrase, one letter apart
+            "The deploy manifest locks the database behind LEDGER_DB_URL to release 7.1.9.",
+            "The deploy manifest locks the database behind LENDER_DB_URL to release 3.3.8.",
+        ),
+        (  # a host named after "for", a leading "In UTC," clause
+            "In UTC, housekeeping for pg-eu1.internal starts at 02:20.",
+            "In UTC, housekeeping for pg-eu2.internal starts at 04:40.",
+        ),
+        (  # "There is a cap of N ... on X": the entity comes last
+            "There is a cap of 360 open connections on invoices_2024.",
+            "There is a cap of 960 open connections on invoices_2025.",
+        ),
+        (  # an environment variant of one name, in a namespace
+            "Nobody upgrades the ads-prod namespace past 3.7.2 for now.",
+            "Nobody upgrades the ads-dev namespace past 1.19.4 for now.",
+        ),
+        (  # "For X, ..." and a versioned URL
+            "For api.v1.harbor.dev, the connection limit is 480.",
+            "For api.v2.harbor.dev, the connection limit is 1200.",
+        ),
+        (  # "X's Y is ..." after a leading "In production,"
+            "In production, cache-a1.internal's cache entries live for 45 seconds.",
+            "In production, cache-a2.internal's cache entries live for 300 seconds.",
+        ),
+        (  # a near-twin name between a determiner and a noun
+            "buoy-gateway polls the north-bay buoys every 5 minutes.",
+            "buoy-gateway polls the south-bay buoys every 10 minutes.",
+        ),
+        (  # a numbered name ("Line 4") is one thing, "Line 9" another
+            "Line 4 validators were replaced in January.",
+            "Line 9 validators were replaced in March.",
+        ),
+        (  # people's full names one word apart, after a leading time phrase / "because of"
+            "A few months ago Maren Holt started piano lessons.",
+            "A few months ago Maren Voss started a welding course.",
+        ),
+        (
+            "Team dinners skip peanuts because of Oskar Lindqvist.",
+            "Team dinners skip gluten because of Oskar Lindgren.",
+        ),
+    ],
+    ids=[
+        "model",
+        "env-var",
+        "host-for",
+        "cap-on",
+        "namespace",
+        "for-url",
+        "possessive",
+        "modifier",
+        "numbered",
+        "time-lead",
+        "because-of",
+    ],
+)
+def test_facts_about_near_twin_identifiers_are_two_entities(a, b):
+    ev = weigh(read(b), read(a))
+    assert ev.different, ev
+    assert not (ev.may_act or ev.may_report or ev.may_contradict)
+    assert not same_subject_and_attribute(b, a)
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        (
+            "The deploy manifest locks the ranker-v5 model to release 2.4.1.",
+            "The deploy manifest now locks the ranker-v5 model to release 2.5.0.",
+        ),
+        (
+            "There is a cap of 1080 open connections on CART_DB_URL.",
+            "There is now a cap of 840 open connections on CART_DB_URL (1080 before).",
+        ),
+        (
+            "In UTC, housekeeping for pg-eu1.internal starts at 02:20.",
+            "Housekeeping for pg-eu1.internal was moved from 02:20 to 05:50 UTC.",
+        ),
+        # a near-twin name as the value: "reads from" it, and the change names the old one
+        (
+            "cache-a2.internal reads from store-a1.internal.",
+            "cache-a2.internal now reads from store-a2.internal.",
+        ),
+        ("The orders job runs in eu-west-1.", "The orders job moved from eu-west-1 to eu-west-2."),
+        (
+            "The billing worker connects to pg-eu1.internal.",
+            "The billing worker moved from pg-eu1.internal to pg-eu2.internal.",
+        ),
+    ],
+    ids=["model-now", "cap-now", "moved-from", "value-host", "region", "named-old-value"],
+)
+def test_a_change_of_one_identifiers_value_is_still_an_update(old, new):
+    ev = weigh(read(new), read(old))
+    assert not ev.different and ev.same_entity, ev
+    assert ev.may_act, ev
+
+
+def test_an_identifier_in_an_entitys_place_is_the_entity_a_value_is_not():
+    e = subject.entity("There is a cap of 575 open connections on orders_archive.")
+    assert e.anchors == {"orders_archive"}
+    e = subject.entity("The deploy manifest locks the churn-v8 model to release 2.31.0.")
+    assert e.anchors == {"churn-v8"}
+    e = subject.entity("In UTC, housekeeping for db-eu2.internal fires at 05:04.")
+    assert e.anchors == {"db-eu2.internal"}
+    # a Slack channel, a value after "from" / "to", a region: values, not what it is about
+    e = subject.entity("#ops-kite is the Slack channel for the /srv/media-eu volume.")
+    assert e.anchors == {"srv/media-eu"}  # (the token starts at its first letter)
+    e = subject.entity("The ledger worker reads from store-a1.internal.")
+    assert "store-a1.internal" not in e.anchors and "worker" in e.words
+    assert not subject.named_apart(
+        "The ledger worker reads from store-a1.internal.",
+        "The ledger worker reads from store-a2.internal.",
+    )
+    # "for now" says how long, not that something changed
+    assert not read("Nobody moves api.v1.harbor.dev past version 5.1.0 for now.").change_cues
+    assert read("The manifest now pins api.v1.harbor.dev to 5.2.0.").change_cues
+    # plain English with a hyphen is no name
+    assert subject.entity(
+        "Night-time problems with plaza-sync land on the Agate people."
+    ).anchors == {"plaza-sync"}
+
+
+def test_parallel_facts_about_near_twins_all_stay_visible_and_a_real_change_hides_one(client):
+    ids = [
+        add(client, text)["memory"]["id"]
+        for text in (
+            "The deploy manifest locks the ranker-v5 model to release 2.4.1.",
+            "The deploy manifest locks the ranker-v6 model to release 0.9.3.",
+            "There is a cap of 360 open connections on invoices_2024.",
+            "There is a cap of 960 open connections on invoices_2025.",
+            "In UTC, housekeeping for pg-eu1.internal starts at 02:20.",
+            "In UTC, housekeeping for pg-eu2.internal starts at 04:40.",
+        )
+    ]
+    assert [superseded(client, i) for i in ids] == [None] * 6
+    new = add(client, "There is now a cap of 500 open connections on invoices_2025 (960 before).")
+    assert [f["id"] for f in new["superseded"]] == [ids[3]]
+    assert [superseded(client, i) for i in ids[:3]] == [None] * 3
+
+
+def test_a_thing_named_before_a_preposition_stays_part_of_the_entity():
+    """ "The revenue report for the city" is not "the city": two reports of one city are two
+    entities; "Log retention for X" is still about X."""
+    a = "The revenue report for the city is produced on Wednesdays."
+    b = "The ridership report for the city is produced on Mondays."
+    assert weigh(read(b), read(a)).different
+    assert subject.entity("Log retention for the EU cron scheduler is 45 days.").anchors == {"eu"}
+
+
+def test_snapshots_and_the_backup_schedule_are_one_attribute():
+    old = read("Snapshots of the quay-relay job are taken every 6 hours.")
+    new = read("We cut the backup schedule of the quay-relay job to every 2 hours.")
+    ev = weigh(new, old)
+    assert ev.same_entity and not ev.families_apart and ev.may_act, ev
+    # and no other attribute of the same job
+    port = read("The quay-relay job listens on port 8120.")
+    assert not weigh(new, port).may_act
+
+
+def test_an_alert_said_two_ways_is_one_attribute_and_p99_is_no_value():
+    old = "Above 200 ms of p99 latency on CART_DB_URL, the pager goes off."
+    new = "The p99 alert of CART_DB_URL was raised to 250 ms."
+    ev = weigh(read(new), read(old))
+    assert ev.same_entity and ev.may_act, ev
+    # a Slack channel replaces no measure's name: another attribute, nothing to report
+    channel = "Questions about CART_DB_URL go to #ops-rook on Slack."
+    ev = weigh(read(channel), read(old))
+    assert not (ev.may_act or ev.may_report), ev
+
+
+def test_numbered_pages_are_separate_events():
+    a = "Pager 4412 was a false alarm caused by a synthetic check hitting a retired URL."
+    b = "Pager 4419 woke Zinaida at 03:10 because the replica lag passed ten minutes."
+    ev = weigh(read(b), read(a))
+    assert not (ev.same_entity or ev.may_act or ev.may_report or ev.may_contradict), ev
+    c = "Pager 4419 was caused by replica lag."
+    assert weigh(read(c), read(a)).different

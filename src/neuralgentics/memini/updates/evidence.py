@@ -207,7 +207,12 @@ def _seconds(numbers: frozenset[tuple[str, str]]) -> frozenset[float]:
 
 def weigh(new: Fact, old: Fact) -> Evidence:
     e_new, e_old = subject.entity(new.text), subject.entity(old.text)
-    if subject.different(e_new, e_old, new.text, old.text):
+    # two identifiers in an entity's place (subject.named_apart), unless the new fact names
+    # the old one as the value that went ("moved from db-eu1 to db-eu2", "instead of X")
+    named_apart = subject.named_apart(new.text, old.text) and not any(
+        n in subject.identifiers(old.text) for n in _named(new.text)
+    )
+    if named_apart or subject.different(e_new, e_old, new.text, old.text):
         return Evidence(
             True, False, False, False, False, False, False, False, False, False, 0, "", ""
         )

@@ -91,6 +91,8 @@ def kind(value: str) -> str:
     went and a port that came."""
     if "/" in value:
         return "path"
+    if re.fullmatch(r"p\d{2,3}", value):
+        return "metric"  # p50, p99: the name of a measure, not a value (issue 27, fifth pass)
     if re.fullmatch(r"\d+(?:[.,]\d+)*", value):
         return "number"
     if re.fullmatch(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+", value) and not value[0].isdigit():

@@ -66,13 +66,20 @@ HEADS = frozenset(
     planner sender bff function cron retro retrospective meeting build sprint release
     incident ticket customer""".split()
 )
+# Nouns that name a thing of its own before a preposition ("the revenue report for the
+# city", "the payments service for EU customers"), unlike "Logs from X", "Log retention for X".
+OWN_NOUNS = frozenset(
+    """report reports digest newsletter statement service services worker workers gateway
+    scheduler api app database db pipeline queue bucket proxy server model cluster""".split()
+)
 # A team as subject: the fact is about what it owns or looks after.
 OWNER_HEADS = frozenset("team squad group crew".split())
 # Event nouns: with a number they name one event ("build 1423", "sprint 31", "PR 88").
 EVENT_NOUNS = frozenset(
     """build builds sprint sprints incident incidents ticket tickets release releases version
     issue issues pr run job deploy deployment milestone iteration week quarter q epic story
-    bug invoice order""".split()
+    bug invoice order line lines lane route gate dock platform track shard partition rack
+    floor room page pager alert""".split()
 )
 ATTRIBUTION = frozenset(
     """says say said claims claim claimed shows show showed lists list listed states stated
@@ -134,8 +141,19 @@ def _verbish(tokens: list[str], i: int, seen_content: bool) -> bool:
         return False
     following = tokens[i + 1].lower() if i + 1 < len(tokens) else ""
     # "the payments service": a modifier; "new builds of X", "logs from X": a plural noun
-    if following in HEADS or (following in ("of", "from") and not low.endswith("ed")):
-        return False  # ("moved from X to Y" is a verb: only a plural noun goes before "of")
+    # ("moved from X to Y" is a verb: only a plural noun goes before "of"; after a component
+    # noun or an identifier, "reads from" is one too: "the ledger worker reads from X";
+    # "Log files of X" stays a noun)
+    previous = tokens[i - 1] if i > 0 else ""
+    named = previous.lower() in HEADS or (
+        any(c in previous for c in "-_./") and any(c.isalpha() for c in previous)
+    )
+    if following in HEADS or (
+        following in ("of", "from")
+        and not low.endswith("ed")
+        and not (named and following == "from")
+    ):
+        return False
     # a verb comes right after it ("the EU pricing feed runs in", "the seed feed is",
     # "the billing feed moved to"): it is the phrase's head noun, the next word the verb
     return not _verb_next(tokens, i + 1)
@@ -230,7 +248,10 @@ def _entity(tokens: list[str], begin: int, end: int) -> Entity:
         for k, i in enumerate(span):
             if tokens[i].lower() in PREPOSITIONS and k > 0:
                 rest = span[k + 1 :]
-                if any(tokens[j].lower() not in _NOT_ENTITY for j in rest):
+                # "The revenue report for the city": a thing of its own before the
+                # preposition (a component noun, a report) is named with what follows
+                own = tokens[span[k - 1]].lower() in OWN_NOUNS
+                if any(tokens[j].lower() not in _NOT_ENTITY for j in rest) and not own:
                     span = rest
                 break
     anchors: set[str] = set()
@@ -259,6 +280,27 @@ def _entity(tokens: list[str], begin: int, end: int) -> Entity:
 
 @lru_cache(maxsize=8192)
 def entity(text: str) -> Entity:
+    """The entity a fact is about: its subject noun phrase (`_subject`), or, when that holds
+    no identifier of its own, the identifier the fact names in an entity's place (`named`):
+    "The deploy manifest locks [the churn-predictor-v8 model] to release 2.31.0", "There is a
+    cap of 575 open connections on [orders_archive]", "In UTC, housekeeping for
+    [db-eu2.internal] fires at ..." (issue 27, fifth pass)."""
+    found = _subject(text)
+    # the subject names a thing of its own: an identifier (not a Slack channel, a value), a
+    # name or an acronym ("the Booking API"), not only a qualifier or a time zone ("In UTC,")
+    if any(_identifier(a) and f"#{a}" not in text.lower() for a in found.anchors) or any(
+        a not in WEAK_ANCHORS and not _identifier(a) for a in found.anchors
+    ):
+        return found
+    placed = _placed(text)
+    if not placed:
+        return found
+    ident, span = placed[0]
+    return Entity(frozenset({ident}), frozenset(), span)
+
+
+@lru_cache(maxsize=8192)
+def _subject(text: str) -> Entity:
     tokens = list(tokens_of(text))
     start = 0
     # "fernbank-bff: owned by Leila Farouk.", "Attachment limit: 25 MB.": the label is the
@@ -299,7 +341,7 @@ def entity(text: str) -> Entity:
         and verb + 2 < len(tokens)
         and tokens[verb + 1].lower() in WH_WORDS
     ):
-        found = entity(" ".join(tokens[verb + 2 :]))
+        found = _subject(" ".join(tokens[verb + 2 :]))
         if found.known:
             return found
     subject = _entity(tokens, begin, end)
@@ -318,7 +360,7 @@ def entity(text: str) -> Entity:
         after = verb + 1
         if tokens[verb].lower() in ATTRIBUTION:
             rest = " ".join(tokens[after:])
-            return entity(rest) if rest else UNKNOWN
+            return _subject(rest) if rest else UNKNOWN
         while after < len(tokens) and tokens[after].lower() in AUXILIARIES | ADVERBS:
             after += 1
         if after < len(tokens) and tokens[after].lower() in PARTICLES:
@@ -346,6 +388,171 @@ def entity(text: str) -> Entity:
         if narrowed.known:
             return narrowed
     return subject
+
+
+# -- identifiers in an entity's place (issue 27, fifth pass) ------------------------------------
+# Near-twin names ("churn-predictor-v8" / "-v7", PAYMENTS_DB_URL / PAYOUTS_DB_URL, db-eu1 /
+# db-eu2, billing-prod / billing-staging) are two entities wherever they stand: an identifier
+# is what a fact is about when it stands where an entity does — before a component noun ("the
+# X model"), after "behind", "for", "on", "of", "about" ("the database behind X", "housekeeping
+# for X", "a cap of N connections on X"), as a possessor ("X's p99 latency"), at the head of a
+# clause, or as the object of a verb whose value follows ("pins X to version 3.1"). After
+# "from", "to", "in", "at", "via", "with", "by", "is" or a verb it is a value ("reads from
+# store-a1.internal", "moved to eu-west-1", "uses node-18"), and so are regions, versions,
+# numbers, dates and Slack channels.
+PLACE_HEADS = HEADS | frozenset(
+    """namespace namespaces volume volumes backend backends table tables topic topics host
+    hosts relay relays schema index stream pod node cluster repository bucket vault store
+    workspace tenant account environment env deployment daemon consumer producer""".split()
+)
+ENTITY_PREPOSITIONS = frozenset("behind for on of about inside within across named called".split())
+# "runs on X", "is hosted on X": where something runs is a value
+_PLACE_VERBS = frozenset(
+    """runs run ran lives live hosted deployed sits sit is are was were served based relies
+    rely depends depend built scheduled mounted""".split()
+)
+_VALUE_AFTER = frozenset("to past at until below above under".split())
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+.][\w.]+)?")
+
+
+# Hyphenated words of plain English, not names ("Night-time problems with X ...").
+COMMON_HYPHENATED = frozenset(
+    """night-time day-time part-time full-time on-call read-only real-time long-term
+    short-term built-in opt-in opt-out follow-up first-response end-to-end third-party
+    open-source up-to-date self-hosted non-fatal e-mail""".split()
+)
+# Anchors that name no thing on their own: a qualifier, a time zone ("In UTC, ..."), plain
+# English with a hyphen ("Night-time problems with X ...").
+WEAK_ANCHORS = QUALIFIERS | COMMON_HYPHENATED | frozenset("utc gmt cet pst est".split())
+# Plural nouns that name trouble with a thing ("problems with X"): X is what it is about.
+_TROUBLE = frozenset("problems issues errors trouble incidents outages bugs complaints".split())
+
+
+def _identifier(token: str) -> bool:
+    """An identifier that can name a thing: a name with a separator and a letter
+    (churn-predictor-v8, PAYMENTS_DB_URL, db-eu1.internal, /srv/media, orders_archive), not a
+    number, date, version or cloud region (values), nor a hyphenated English word."""
+    core = token.lower().removesuffix("'s").removesuffix("\u2019s")
+    if not any(c in core for c in "-_./") or not any(c.isalpha() for c in core):
+        return False
+    if core in COMMON_HYPHENATED:
+        return False
+    if core[:1].isdigit() or _VERSION.fullmatch(core) or _REGION_VALUE.fullmatch(core):
+        return False
+    return not core.startswith(("http", "www."))
+
+
+def _plain(token: str) -> str:
+    return token.lower().removesuffix("'s").removesuffix("\u2019s")
+
+
+@lru_cache(maxsize=8192)
+def _placed(text: str) -> tuple[tuple[str, tuple[int, int]], ...]:
+    """The identifiers `text` names in an entity's place, each with its phrase's span (the
+    identifier with the component nouns after it, or "the database behind X")."""
+    tokens = list(tokens_of(text))
+    out: list[tuple[str, tuple[int, int]]] = []
+    for i, token in enumerate(tokens):
+        if not _identifier(token) or f"#{token}" in text:
+            continue
+        low = token.lower().removesuffix("'s").removesuffix("\u2019s")
+        nxt = tokens[i + 1].lower() if i + 1 < len(tokens) else ""
+        j = i - 1
+        while j >= 0 and tokens[j].lower() in DETERMINERS:
+            j -= 1
+        gov = tokens[j].lower() if j >= 0 else ""
+        before_gov = tokens[j - 1].lower() if j >= 1 else ""
+        end = i + 1
+        while end < len(tokens) and _plain(tokens[end]) in PLACE_HEADS:
+            end += 1
+        begin = i
+        if gov == "behind" and j >= 1:
+            # "the database behind X": the whole phrase names one thing
+            b = j - 1
+            while b > 0 and tokens[b - 1].lower() not in _NOT_ENTITY | PREPOSITIONS:
+                b -= 1
+            if b > 0 and tokens[b - 1].lower() in DETERMINERS:
+                b -= 1
+            begin = b
+        after = tokens[i + 1 :]
+        value_follows = (
+            nxt in _VALUE_AFTER
+            and len(after) > 1
+            and (after[1][:1].isdigit() or after[1].lower() in ("version", "release", "v"))
+        )
+        # "the north-bay buoys": an identifier between a determiner and a noun names a thing
+        modifier = (
+            j < i - 1
+            and nxt.isalpha()
+            and nxt.islower()
+            and nxt not in _NOT_ENTITY | PREPOSITIONS | AUXILIARIES | SCHEDULE | PRONOUNS
+            and not nxt.endswith(("ed", "ing"))
+            and not _verb_next(tokens, i + 1)
+        )
+        placed = (
+            token.lower().endswith(("'s", "\u2019s"))
+            or end > i + 1
+            or modifier
+            or gov in ("", ",", ";")
+            or (gov in ENTITY_PREPOSITIONS and not (gov == "on" and before_gov in _PLACE_VERBS))
+            or (gov == "with" and before_gov in _TROUBLE)
+            or value_follows
+        )
+        if placed and low not in {x for x, _ in out}:
+            out.append((low, (begin, end)))
+    for name, (begin, end) in _name_runs(tokens):
+        j = begin - 1
+        gov = tokens[j].lower() if j >= 0 else ""
+        nxt = tokens[end].lower() if end < len(tokens) else ""
+        # "A few months ago Maren Holt started ...", "because of Maren Holt", "For Maren
+        # Holt, ...": a person's full name in a subject's or an entity's place
+        verb_next = nxt in AUXILIARIES or (
+            nxt.isalpha() and nxt.islower() and nxt.endswith(("ed", "s")) and len(nxt) > 3
+        )
+        # (not a possessor, "Ingest is Ana Duarte's responsibility": an owner is a value; not
+        # after "on" / "in", "build on Xcode Cloud": a platform is one)
+        if (gov in _NAME_PREPOSITIONS or gov in ("", ",", ";") or verb_next) and (
+            name not in {x for x, _ in out}
+        ):
+            out.append((name, (begin, end)))
+    return tuple(out)
+
+
+_NAME_PREPOSITIONS = frozenset("of for about behind".split())
+_NAME_PART = re.compile(r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?(?:['\u2019]s)?")
+
+
+def _name_runs(tokens: list[str]) -> list[tuple[str, tuple[int, int]]]:
+    """Runs of two or more capitalised words ("Maren Holt", "Idris Okafor's"): full names."""
+    out = []
+    i = 0
+    while i < len(tokens):
+        j = i
+        while j < len(tokens) and _NAME_PART.fullmatch(tokens[j]):
+            j += 1
+            if tokens[j - 1].lower().endswith(("'s", "\u2019s")):
+                break
+        if j - i >= 2 and tokens[i].lower() not in _NOT_ENTITY | PREPOSITIONS | SUBORDINATORS:
+            out.append((" ".join(_plain(t) for t in tokens[i:j]), (i, j)))
+        i = max(j, i + 1)
+    return out
+
+
+@lru_cache(maxsize=8192)
+def identifiers(text: str) -> frozenset[str]:
+    """Every identifier `text` holds, wherever it stands (lower-cased)."""
+    tokens = list(tokens_of(text))
+    found = {_plain(t) for t in tokens if _identifier(t)}
+    return frozenset(found | {name for name, _ in _name_runs(tokens)})
+
+
+def named_apart(a_text: str, b_text: str) -> bool:
+    """Each fact names, in an entity's place, an identifier the other never holds: two
+    entities ("… locks the churn-predictor-v8 model to …" / "… the churn-predictor-v7 model
+    …"), however alike the rest. Not when one holds the other's as a value."""
+    a = {x for x, _ in _placed(a_text)}
+    b = {x for x, _ in _placed(b_text)}
+    return bool(a - identifiers(b_text)) and bool(b - identifiers(a_text))
 
 
 def mentions(e: Entity, text: str) -> bool:
@@ -465,6 +672,12 @@ ATTRIBUTE_FAMILIES: dict[str, frozenset[str]] = {
         "retention": """retain retains retained retention expire expires expired purged purge
             lifetime ttl logs deleted""",
         "duration": "duration long length lasts",
+        # issue 27, fifth pass: how often a copy is made ("Snapshots of X are taken nightly" /
+        # "the backup schedule of X is every 2 hours")
+        "backup": "backup backups backed snapshot snapshots restore",
+        # when someone is alerted: "An alert fires above 350 ms of p99 latency", "Above 200 ms
+        # of p99 latency on X, the pager goes off", "the p99 alert of X"
+        "alert": "alert alerts alerting pager latency p99 p95 p50",
         "release": "ship ships shipped release releases released rollout rollouts",
         "limit": """limit limits cap caps capped refused rejects rejected size payload payloads
             bodies uploads maximum""",

@@ -348,6 +348,8 @@ def read(text: str) -> Fact:
             continue
         subject.add(stem(low))
     change = [w for w in CHANGE_WORDS if w in plain]
+    if "now" in change and not re.search(r"(?<!\bfor )\bnow\b", lower):
+        change.remove("now")  # "for now" says how long, not that something changed
     change += [p for p in CHANGE_PHRASES if re.search(r"\b" + re.escape(p) + r"\b", lower)]
     change += [m.group(0) for p in CHANGE_PATTERNS for m in [p.search(lower)] if m]
     attribution = sum(1 for w in plain if w in ATTRIBUTION_WORDS) + lower.count("according to")
