@@ -99,14 +99,19 @@ def _flat(name: str, scope: str) -> list[Row]:
 def load_rows(name: str, splits: list[str]) -> list[Row]:
     """The memories of a set, in the order they are added. Stream sets: only the files of the
     splits asked for (tune and held-out are separate projects). Older sets: the whole set (its
-    corpus is shared), questions filtered later. `heldout3` is read only when asked for by name:
+    corpus is shared), questions filtered later. `heldout3` and `heldout4` are read only when
+    asked for by name:
     `all` never includes it, so no tuning run sees it by accident."""
     if name in STREAM_SETS:
         wanted = ("tune", "heldout", "heldout2") if "all" in splits else splits
         return [row for split in wanted for row in _stream(name, split)]
     if name == "updates":
-        # heldout3 has its own pairs file (bench/data/gen_heldout3.py); 'all' leaves it out
-        return _updates("memory_updates_heldout3" if "heldout3" in splits else "memory_updates")
+        # heldout3 / heldout4 have their own pairs files (bench/data/gen_heldout3.py,
+        # gen_heldout4.py); 'all' leaves them out
+        for own in ("heldout3", "heldout4"):
+            if own in splits:
+                return _updates(f"memory_updates_{own}")
+        return _updates("memory_updates")
     if name in ("paraphrase", "keyword"):
         return _flat(name, name)
     raise ValueError(f"unknown set {name!r}; choose from {', '.join(ALL_SETS)}")
