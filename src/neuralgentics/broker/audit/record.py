@@ -173,7 +173,7 @@ class AuditRecord:
         """As ``for_call``, with the arguments' redaction and digest left to ``settle`` — which
         ``to_dict`` runs if nobody did, so no record is written unsettled. The broker's direct
         path settles while the server works on the call (after the pipe write): that work is
-        then off the call's latency (``Broker._call``). The arguments must not change until
+        then off the call's latency (``ToolCalls._call``). The arguments must not change until
         settled."""
         rec = cls(role=role, server=server, tool=tool, **kw)
         rec.__dict__["_raw_arguments"] = arguments
