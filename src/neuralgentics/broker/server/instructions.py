@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+from pathlib import Path
 from typing import Any
 
 from mcp.server.lowlevel import Server
 
 from neuralgentics.broker.catalog import count_tokens, render_catalog
 from neuralgentics.broker.service import Broker
+from neuralgentics.token_counts import load_counts, save_counts, warm_encoding
 
 # What the broker's instructions always say (also when no catalog can be given).
 GUIDE = (
@@ -42,12 +44,27 @@ CONNECTION_ROLE: contextvars.ContextVar[Any] = contextvars.ContextVar(
 )
 
 
+def token_counts_path(broker: Broker) -> Path:
+    """Where a broker's fronts remember their token counts between starts."""
+    return broker.settings.home / "broker" / "token-counts.json"
+
+
 class Instructions:
     """The instructions text per role, prepared ahead of ``initialize``; forgotten when the
-    broker's tools or config change (then prepared again for the next connection)."""
+    broker's tools or config change (then prepared again for the next connection).
 
-    def __init__(self, broker: Broker) -> None:
+    Rendering counts tokens. With ``counts`` (``<home>/broker/token-counts.json``) the counts
+    of the last start are remembered and the new ones saved after each render, so a start
+    rendering the catalog it rendered last time never loads the tokenizer
+    (``token_counts.py``); when that file holds nothing (the first start in a home) the
+    tokenizer is loaded on a thread at once, while the servers list their tools."""
+
+    def __init__(self, broker: Broker, counts: Path | None = None) -> None:
         self.broker = broker
+        self._counts = counts
+        if counts is not None and not load_counts(counts):
+            if broker.config.catalog.in_instructions and broker.config.servers:
+                warm_encoding()
         self._texts: dict[str | None, str] = {}
         # the last text prepared per role, complete or not: what initialize answers
         self._latest: dict[str | None, str] = {}
@@ -64,6 +81,8 @@ class Instructions:
         if text is None:
             generation = self._generation
             text, complete = await self.render(role)
+            if self._counts is not None:
+                save_counts(self._counts)  # nothing new: no write
             # a server still listing its tools is named without them: try again next time
             if complete and generation == self._current():
                 self._texts[role] = text

@@ -16,11 +16,14 @@ from mcp.server.lowlevel.server import NotificationOptions
 from neuralgentics.broker.config import ConfigError
 from neuralgentics.broker.intent.tools import Intents
 from neuralgentics.broker.server.handlers import build_server, route_call, stdio_caller
-from neuralgentics.broker.server.instructions import CONNECTION_ROLE, Instructions
+from neuralgentics.broker.server.instructions import (
+    CONNECTION_ROLE,
+    Instructions,
+    token_counts_path,
+)
 from neuralgentics.broker.server.stdio_transport import broker_stdio_transport
 from neuralgentics.broker.service import Broker
 from neuralgentics.config import Settings
-from neuralgentics.token_counts import load_counts, save_counts
 
 logger = logging.getLogger(__name__)
 
@@ -93,15 +96,12 @@ async def serve_stdio(
 
         # The connection's catalog goes into the instructions of `initialize` (the first thing
         # the client sends): prepared now, for the role every call here has by default.
-        instructions = Instructions(broker)
-        connection_role = role or broker.config.default_role
-        CONNECTION_ROLE.set(connection_role)
         # Rendering it counts tokens: with the counts of the last start, the same catalog
         # is rendered without loading the tokenizer (token_counts.py).
-        counts = broker.settings.home / "broker" / "token-counts.json"
-        load_counts(counts)
+        instructions = Instructions(broker, counts=token_counts_path(broker))
+        connection_role = role or broker.config.default_role
+        CONNECTION_ROLE.set(connection_role)
         await instructions.prepare(connection_role)
-        save_counts(counts)
         async with broker_stdio_transport(fast_call, refused, accepts) as (read, write, front):
             # On pipes the front answers fast-path calls itself, so it (not an SDK
             # session) is the one told about tool-list changes.
