@@ -5,9 +5,9 @@
     .venv/bin/python bench/intent.py --choose-k     # candidates shown vs tokens (training sets)
     .venv/bin/python bench/intent.py --diversify    # single-view rankings in the list (training)
 
-Catalog: the real servers' tools/list (tests/broker_catalog/data/real_servers.json, from
+Catalog: the real servers' tools/list (tests/broker/catalog/data/real_servers.json, from
 ``bench/catalog.py --snapshot``) plus tool lists written for common services
-(tests/broker_catalog/data/services.txt). Intents: tests/broker_catalog/data/intents.tsv (tuning) and four held-out sets
+(tests/broker/catalog/data/services.txt). Intents: tests/broker/catalog/data/intents.tsv (tuning) and four held-out sets
 (intents_heldout.tsv, intents_heldout_b.tsv, intents_heldout_c.tsv, intents_heldout_d.tsv).
 Reports top-1/top-3/top-5 accuracy per mode, the confidence calibration (how often a
 confident answer is right, how often the matcher is confident), and per-intent latency p50/p90
@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "tests" / "broker_catalog"))
+sys.path.insert(0, str(ROOT / "tests" / "broker" / "catalog"))
 
 import evalset  # noqa: E402
 import numpy as np  # noqa: E402

@@ -5,7 +5,7 @@
 
 Scenarios (each against real processes on loopback, started and stopped here):
   memini-sqlite    8 clients mixing add/query/trust/relate on `neuralgentics serve` (SQLite)
-  memini-postgres  the same on PostgreSQL (embedded server from tests/_postgres.py, fsync off)
+  memini-postgres  the same on PostgreSQL (embedded server from tests/support/postgres.py, fsync off)
   scale-out        the same split over two memini-core processes on one PostgreSQL
   broker           32 MCP clients over streamable HTTP, three downstream servers
 
@@ -117,7 +117,7 @@ def main() -> None:
                 elif name == "memini-sqlite":
                     results[name] = _memini(tmp, args.seconds, 1, None)
                 else:
-                    import _postgres
+                    import support.postgres as _postgres
 
                     pg = pg or _postgres.postgres_url(None)
                     url = _postgres.fresh_database(pg, "load")
@@ -130,7 +130,7 @@ def main() -> None:
             print(json.dumps({name: results[name]}), flush=True)
     finally:
         if pg is not None:
-            import _postgres
+            import support.postgres as _postgres
 
             _postgres.stop_server()
     print(

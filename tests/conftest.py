@@ -11,7 +11,7 @@ import pytest
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
-# tests import shared helpers such as _postgres from this folder
+# tests import shared helpers from this folder (support/)
 sys.path.insert(0, str(Path(__file__).parent))
 
 
@@ -27,6 +27,15 @@ def _private_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     get_settings.cache_clear()
     yield
     get_settings.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def pg_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The session's real PostgreSQL (tests/support/postgres.py): its maintenance database's
+    URL; each caller makes its own database with `fresh_database`."""
+    from support.postgres import postgres_url
+
+    return postgres_url(tmp_path_factory, request.config)
 
 
 # --- parallel runs (pytest-xdist, `--dist loadfile` in scripts/test.sh) ---
@@ -80,7 +89,7 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
 
 
 def _fail_on_skip(config: pytest.Config) -> bool:
-    from _parts import in_ci
+    from support.parts import in_ci
 
     return bool(config.getoption("--fail-on-skip")) or in_ci()
 

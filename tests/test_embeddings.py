@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _cli import CliResult, neuralgentics
+from support.cli import CliResult, neuralgentics
 
 from neuralgentics.app.process import shared_embedder
 from neuralgentics.config import Settings

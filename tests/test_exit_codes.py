@@ -8,8 +8,8 @@ import socket
 from pathlib import Path
 
 import pytest
-from _cli import neuralgentics
 from fastapi.testclient import TestClient
+from support.cli import neuralgentics
 
 from neuralgentics import errors, exits
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -21,16 +20,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from support.ports import free_port as _free_port
 
 REPO = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.slow
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _pip_cache() -> str:

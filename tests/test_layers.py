@@ -9,9 +9,11 @@ a package's __init__ pulling in its siblings, a third-party SDK loaded by a depe
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -41,6 +43,7 @@ FOUNDATIONS = {
     "text",
     "embeddings",
     "db",
+    "lazy",
 }
 # area -> the areas it may import besides the foundations (memini < orchestrator < the rest).
 MAY_IMPORT: dict[str, set[str]] = {
@@ -102,6 +105,76 @@ def test_every_module_imports_only_what_its_layer_may() -> None:
             if there not in allowed:
                 problems.append(f"{path.relative_to(SRC)}:{line}: {here} imports {target}")
     assert not problems, "imports across the layers:\n" + "\n".join(problems)
+
+
+AREAS = ("memini", "orchestrator", "broker", "ui", "opencode", "app")
+
+
+def _cross_area_imports(path: Path, here: str) -> list[tuple[int, str, list[str]]]:
+    """(line, module, names) of every import of another area (``names`` empty for a plain
+    ``import``), inside functions too."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            mods = [(node.module, [a.name for a in node.names])]
+        elif isinstance(node, ast.Import):
+            mods = [(a.name, []) for a in node.names]
+        else:
+            continue
+        for module, names in mods:
+            parts = module.split(".")
+            if parts[0] == "neuralgentics" and len(parts) > 1:
+                if parts[1] in AREAS and parts[1] != here:
+                    found.append((node.lineno, module, names))
+    return found
+
+
+def test_areas_import_from_each_other_only_what_the_other_exports() -> None:
+    """Another area is used through its package's ``__all__`` (``from neuralgentics.memini
+    import MemoryService``), never through its submodules (ARCHITECTURE.md, "Public
+    surfaces"). The composition root and the commands wire internals: they are exempt."""
+    exported = {
+        area: set(importlib.import_module(f"neuralgentics.{area}").__all__) for area in AREAS
+    }
+    problems = []
+    for module, path in _modules():
+        here = _area(module)
+        if _is_entry_point(module) or here == "app" or here not in MAY_IMPORT:
+            continue
+        for line, target, names in _cross_area_imports(path, here):
+            where = f"{path.relative_to(SRC)}:{line}"
+            there = target.split(".")[1]
+            if target != f"neuralgentics.{there}" or not names:
+                problems.append(f"{where}: imports {there}'s internals ({target})")
+                continue
+            hidden = sorted(set(names) - exported[there])
+            if hidden:
+                problems.append(f"{where}: {there} does not export {', '.join(hidden)}")
+    assert not problems, "imports of another area's internals:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("area", AREAS)
+def test_exported_members(area: str) -> None:
+    """Every name in an area's ``__all__`` exists and is importable (as httpx's own test): in a
+    fresh interpreter all at once, and here one by one; none is a module (a submodule of the
+    same name would rebind it), and the package's table of where each lives lists just these."""
+    package = importlib.import_module(f"neuralgentics.{area}")
+    names = package.__all__
+    assert len(names) == len(set(names)), f"neuralgentics.{area}.__all__ repeats a name"
+    where = getattr(package, "_WHERE", None)
+    if where is not None:
+        assert set(where) == set(names), f"neuralgentics.{area}: _WHERE and __all__ differ"
+    if names:
+        code = f"from neuralgentics.{area} import {', '.join(names)}"
+        run = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+        )
+        assert run.returncode == 0, run.stderr[-2000:]
+    for name in names:
+        value = getattr(package, name)
+        assert not isinstance(value, types.ModuleType), f"{area}.{name} is a module"
+    with pytest.raises(AttributeError, match="no_such_name"):
+        package.no_such_name  # noqa: B018
 
 
 def test_only_entry_points_read_the_process_settings_and_embedder() -> None:

@@ -16,7 +16,9 @@ from typing import Any
 
 import pytest
 import yaml
-from _parts import missing
+from support.parts import missing
+from support.ports import free_port
+from support.servers import python_server, time_server  # noqa: F401 (the broker tests import them from here)
 
 from neuralgentics.config import get_settings
 
@@ -29,7 +31,7 @@ FILESYSTEM = ROOT / "node_modules" / ".bin" / "mcp-server-filesystem"
 SERVERS = Path(__file__).parent / "servers"
 
 NPM_MISSING = "npm test servers missing: run `npm install` in the repo root"
-# a test against the npm MCP servers: skipped without them, failed under CI (tests/_parts.py)
+# a test against the npm MCP servers: skipped without them, failed under CI (tests/support/parts.py)
 needs_node = pytest.mark.usefixtures("npm_servers")
 
 
@@ -37,12 +39,6 @@ needs_node = pytest.mark.usefixtures("npm_servers")
 def npm_servers() -> None:
     if not EVERYTHING.exists():
         missing(NPM_MISSING)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_port(port: int, timeout: float = 20.0, proc: subprocess.Popen[Any] | None = None) -> None:
@@ -81,20 +77,6 @@ def pid_alive(pid: int) -> bool:
             return f.read().split(")")[-1].split()[0] != "Z"
     except FileNotFoundError:
         return False
-
-
-def python_server(module: str, *args: str) -> list[str]:
-    """The arguments of `python -m MODULE ARGS…` for a real Python MCP server, run through
-    servers/frozen_exit.py: the same server, half a second quicker to stop."""
-    return [str(SERVERS / "frozen_exit.py"), module, *args]
-
-
-def time_server() -> dict[str, Any]:
-    return {
-        "command": PY,
-        "args": python_server("mcp_server_time", "--local-timezone", "UTC"),
-        "summary": "Current time and time-zone conversion",
-    }
 
 
 def everything_stdio() -> dict[str, Any]:
@@ -240,9 +222,9 @@ def cli(*args: str) -> CliResult:
     """Run `neuralgentics ARGS…` in-process (the same Typer app the console script runs: with
     only the area that owns the command, as `main()` builds it — the whole app took typer a
     quarter of a second to convert on every call)."""
-    from typer.testing import CliRunner
+    from support.cli import invoke
 
     from neuralgentics.cli import build_app
 
-    r = CliRunner().invoke(build_app(args[0] if args else None), list(args))
+    r = invoke(build_app(args[0] if args else None), list(args))
     return CliResult(r.exit_code, r.stdout, r.stderr)

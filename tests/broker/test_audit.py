@@ -98,7 +98,7 @@ def test_audit_command_filters(home, write_config) -> None:
 async def test_postgres_sink_through_a_broker_call(
     home, write_config, request, tmp_path_factory
 ) -> None:
-    from _postgres import drop_database, fresh_database, postgres_url
+    from support.postgres import drop_database, fresh_database, postgres_url
 
     from neuralgentics.broker.errors import AccessDenied
     from neuralgentics.broker.service import Broker

@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from _parts import missing
+from support.parts import missing
 
 from neuralgentics.config import get_settings
 from tests.broker.conftest import (

@@ -18,10 +18,10 @@ import httpx2
 import mcp.types as types
 import pytest
 import yaml
-from _token import owner_token
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
+from support.token import owner_token
 
 from neuralgentics.broker.config import load_config
 from tests.broker.conftest import (

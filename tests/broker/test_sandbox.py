@@ -14,7 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 import yaml
-from _parts import missing
+from support.parts import missing
 
 from neuralgentics.broker.config import load_config
 from neuralgentics.broker.service import Broker

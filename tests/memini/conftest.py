@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from _postgres import drop_database, fresh_database, postgres_url
 from fastapi.testclient import TestClient
+from support.postgres import drop_database, fresh_database
 
 from neuralgentics.app.core import create_app
 from neuralgentics.app.process import shared_embedder
@@ -18,11 +18,6 @@ from neuralgentics.memini.store.base import Store
 @pytest.fixture(scope="session")
 def embedder():
     return shared_embedder()
-
-
-@pytest.fixture(scope="session")
-def pg_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
-    return postgres_url(tmp_path_factory, request.config)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -173,7 +173,7 @@ def test_memory_list_local_survives_a_bad_row(tmp_path, kind, embedder, request)
     }
     url = None
     if kind == "postgres":
-        from _postgres import drop_database, fresh_database
+        from support.postgres import drop_database, fresh_database
 
         url = fresh_database(request.getfixturevalue("pg_server"), "badrows")
         env["NEURALGENTICS_DATABASE_URL"] = url

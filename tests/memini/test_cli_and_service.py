@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -13,19 +12,14 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from _cli import neuralgentics
 from fastapi.testclient import TestClient
+from support.cli import neuralgentics
+from support.ports import free_port
 
 from neuralgentics.app.core import create_app
 from neuralgentics.config import Settings, get_settings
 
 EXE = [sys.executable, "-m", "neuralgentics.cli"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def run(args: list[str], env: dict, stdin: str | None = None) -> subprocess.CompletedProcess:

@@ -9,8 +9,8 @@ import uuid
 
 import numpy as np
 import psycopg
-from _postgres import drop_database, fresh_database
-from _schema import postgres_before, sqlite_before
+from support.postgres import drop_database, fresh_database
+from support.schema import postgres_before, sqlite_before
 
 from neuralgentics.config import Settings
 from neuralgentics.memini import scopes

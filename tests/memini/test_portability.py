@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from _cli import CliResult, neuralgentics
-from _postgres import drop_database, fresh_database
 from fastapi.testclient import TestClient
+from support.cli import CliResult, neuralgentics
+from support.postgres import drop_database, fresh_database
 
 from neuralgentics.app.core import create_app
 from neuralgentics.config import Settings
@@ -32,7 +32,7 @@ from neuralgentics.memini.store.sqlite import SQLiteStore
 
 
 def run(args: list[str], env: dict[str, str]) -> CliResult:
-    """A command in-process (tests/_cli.py), with `env` set for it only."""
+    """A command in-process (tests/support/cli.py), with `env` set for it only."""
     return neuralgentics(*args, env=env)
 
 

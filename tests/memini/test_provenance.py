@@ -254,7 +254,7 @@ def test_sqlite_migration_gives_old_events_their_provenance(tmp_path) -> None:
     import uuid
 
     import numpy as np
-    from _schema import sqlite_before
+    from support.schema import sqlite_before
 
     from neuralgentics.memini.store.sqlite import SQLiteStore
 
@@ -300,8 +300,8 @@ def test_postgres_migration_gives_old_events_their_provenance(pg_server) -> None
     import uuid
 
     import psycopg
-    from _postgres import drop_database, fresh_database
-    from _schema import postgres_before
+    from support.postgres import drop_database, fresh_database
+    from support.schema import postgres_before
 
     from neuralgentics.memini.store.postgres import PostgresStore
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from _cli import neuralgentics
-from _postgres import drop_database, fresh_database
+from support.cli import neuralgentics
+from support.postgres import drop_database, fresh_database
 
 OLD = "The CI pipeline runs on Jenkins."
 NEW = "CI moved to GitHub Actions; the Jenkins box was retired."

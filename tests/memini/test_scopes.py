@@ -10,8 +10,8 @@ import uuid
 import numpy as np
 import psycopg
 import pytest
-from _postgres import drop_database, fresh_database
-from _schema import postgres_before, sqlite_before
+from support.postgres import drop_database, fresh_database
+from support.schema import postgres_before, sqlite_before
 
 from neuralgentics.memini import scopes
 from neuralgentics.memini.errors import InvalidInput

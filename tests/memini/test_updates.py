@@ -12,7 +12,7 @@ import json
 import uuid
 
 import pytest
-from _cli import CliResult, neuralgentics
+from support.cli import CliResult, neuralgentics
 
 
 def add(client, content: str, **extra) -> dict:

@@ -15,8 +15,9 @@ from typing import Any
 
 import httpx
 import pytest
-from _cli import CliResult, neuralgentics
-from _token import owner_token
+from support.cli import CliResult, neuralgentics
+from support.ports import free_port
+from support.token import owner_token
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -31,12 +32,6 @@ OPENCODE_ENV = {
     "OPENCODE_DISABLE_MODELS_FETCH": "1",
     "OPENCODE_MODELS_PATH": str(HERE / "fixtures" / "opencode-models.json"),
 }
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def opencode_run(
@@ -226,14 +221,14 @@ def start_up(
 
 
 def exactly(env: Mapping[str, str]) -> dict[str, str | None]:
-    """``env`` for an in-process command (tests/_cli.py) as a process would get it: every
+    """``env`` for an in-process command (tests/support/cli.py) as a process would get it: every
     variable of this process that ``env`` lacks is unset for the command."""
     return {**{k: None for k in os.environ if k not in env}, **env}
 
 
 def opencode_install(project: Path, env: Mapping[str, str], *options: str) -> CliResult:
     """``neuralgentics opencode install --project PROJECT OPTIONS`` with ``env`` as its whole
-    environment, through the Typer app the console script runs (in-process, tests/_cli.py: a
+    environment, through the Typer app the console script runs (in-process, tests/support/cli.py: a
     process of its own cost ~2 s); it must succeed."""
     res = neuralgentics(
         "opencode", "install", "--project", str(project), *options, env=exactly(env)

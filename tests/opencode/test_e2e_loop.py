@@ -35,8 +35,6 @@ from typing import Any
 
 import httpx
 import pytest
-from _cli import neuralgentics
-from _token import bearer
 from fake_llm import FakeLLM, Reply, ToolCall, opencode_config, system_text, tool_names
 from oc_support import (
     NODE_BIN,
@@ -49,6 +47,8 @@ from oc_support import (
     start_up,
     stop,
 )
+from support.cli import neuralgentics
+from support.token import bearer
 
 pytestmark = pytest.mark.slow
 

@@ -24,7 +24,6 @@ from typing import Any
 
 import httpx
 import pytest
-from _token import bearer
 from fake_llm import FakeLLM, Reply, ToolCall, opencode_config, system_text, tool_names
 from oc_support import (
     NODE_BIN,
@@ -35,6 +34,7 @@ from oc_support import (
     start_up,
     stop,
 )
+from support.token import bearer
 
 from neuralgentics.orchestrator.context import MEMORY_FRAMING
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from _cli import neuralgentics
 from fake_llm import (
     FakeLLM,
     Reply,
@@ -21,6 +20,7 @@ from fake_llm import (
     tool_results,
 )
 from oc_support import NODE_BIN, OPENCODE_ENV, free_port
+from support.cli import neuralgentics
 from tui_screen import precreate_plugin_lock
 
 from neuralgentics.config import Settings

@@ -15,9 +15,9 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
-from _token import bearer
 from fake_llm import FakeLLM, Reply, opencode_config
 from oc_support import free_port, opencode_install, start_up, stop
+from support.token import bearer
 from tui_screen import Tui, columns, precreate_plugin_lock
 
 pytestmark = pytest.mark.slow

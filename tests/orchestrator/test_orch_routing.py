@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from typer.testing import CliRunner
+from support.cli import invoke
 
 from neuralgentics.orchestrator.errors import InvalidInput
 
@@ -151,7 +151,7 @@ def test_the_commands_orchestrator_routes_without_writing_a_file(monkeypatch, tm
 def _cli(*args: str):
     from neuralgentics.cli import app
 
-    return CliRunner().invoke(app, list(args))
+    return invoke(app, list(args))
 
 
 def test_cli_route_prints_type_agent_forbidden_and_verdict(tmp_path):

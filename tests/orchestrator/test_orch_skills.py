@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from support.cli import invoke
 
 from neuralgentics.orchestrator.errors import InvalidInput, NotFound
 from neuralgentics.orchestrator.skills import (
@@ -223,7 +223,7 @@ def test_applicable_skills_follow_agent_and_task_type(orch):
 def _cli(*args: str):
     from neuralgentics.cli import app
 
-    return CliRunner().invoke(app, list(args))
+    return invoke(app, list(args))
 
 
 def test_cli_skills_list_and_show(tmp_path):

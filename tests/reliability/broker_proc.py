@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import yaml
-from _token import owner_token
+from support.token import owner_token
 
 from reliability import loopback
 from reliability.memini_proc import free_port

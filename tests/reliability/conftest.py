@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _postgres import drop_database, fresh_database, postgres_url
+from support.postgres import drop_database, fresh_database
 
 # Load and soak durations: short in CI, 60 s by hand (bench/load.py). A load test runs for
 # LOAD_SECONDS and until each of its clients made MIN_OPS requests: every client is in flight
@@ -16,11 +16,6 @@ from _postgres import drop_database, fresh_database, postgres_url
 # first second goes on loading the model, mixing every kind of request.
 LOAD_SECONDS = float(os.environ.get("NEURALGENTICS_LOAD_SECONDS", "2"))
 MIN_OPS = 15
-
-
-@pytest.fixture(scope="session")
-def pg_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
-    return postgres_url(tmp_path_factory, request.config)
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,17 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-from _token import owner_token
+from support.ports import free_port
+from support.token import owner_token
 
 from reliability import loopback
 
 EXE = [sys.executable, "-m", "neuralgentics.cli"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def clean_env(home: Path, **extra: str) -> dict[str, str]:

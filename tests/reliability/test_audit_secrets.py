@@ -242,7 +242,7 @@ async def test_no_planted_secret_reaches_the_postgres_audit(
     tmp_path, request, tmp_path_factory
 ) -> None:
     import psycopg
-    from _postgres import drop_database, fresh_database, postgres_url
+    from support.postgres import drop_database, fresh_database, postgres_url
 
     from neuralgentics.broker.config import BrokerConfig
     from neuralgentics.broker.errors import BrokerError

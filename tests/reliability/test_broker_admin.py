@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from _cli import neuralgentics
+from support.cli import neuralgentics
 
 from reliability import loopback
 from reliability.broker_proc import mcp_session, owner, probe, serving, time_server, write_config

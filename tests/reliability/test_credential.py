@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from _cli import neuralgentics
+from support.cli import neuralgentics
 
 from neuralgentics.config import Settings
 from neuralgentics.credentials import CredentialError, client_token, ensure_token

@@ -1,6 +1,6 @@
 """The project indexer when files go away under it: a file deleted after the walk but before
 it is read is reported and left out; the next run finds the index consistent. (A file rewritten
-while read and an interrupted run are covered in tests/indexer/test_indexing.py.)"""
+while read and an interrupted run are covered in tests/memini/indexer/test_indexing.py.)"""
 
 from __future__ import annotations
 

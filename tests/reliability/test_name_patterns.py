@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from _cli import neuralgentics
 from fastapi.testclient import TestClient
+from support.cli import neuralgentics
 
 from neuralgentics.broker.config import ConfigError, parse_config
 from neuralgentics.config import Settings

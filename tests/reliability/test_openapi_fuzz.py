@@ -17,7 +17,7 @@ from neuralgentics.config import Settings
 EXAMPLES = int(os.environ.get("NEURALGENTICS_FUZZ_EXAMPLES", "15"))
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
 # Left out: it starts a background job indexing whatever directory it is given ("/" included);
-# generated paths would walk the machine. tests/indexer/test_routes.py covers it.
+# generated paths would walk the machine. tests/memini/indexer/test_routes.py covers it.
 PLACEHOLDERS = {"GET /project/index"}
 # Routes that answer text (markdown); fuzzed in a test of their own.
 UNDECLARED_TEXT = {"POST /orchestrator/context", "GET /orchestrator/agents-md"}

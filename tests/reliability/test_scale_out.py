@@ -77,7 +77,7 @@ def test_two_brokers_audit_into_one_postgres_without_duplicate_ids(pg_url, tmp_p
 def test_brokers_starting_together_both_open_the_postgres_audit_sink(pg_server) -> None:
     import threading
 
-    from _postgres import drop_database, fresh_database
+    from support.postgres import drop_database, fresh_database
 
     from neuralgentics.broker.audit.postgres import PostgresAuditSink
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from _cli import neuralgentics
+from support.cli import neuralgentics
 
 from neuralgentics.config import Settings
 from neuralgentics.opencode import installer, tui

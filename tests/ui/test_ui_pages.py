@@ -533,7 +533,7 @@ def test_neuralgentics_ui_opens_the_page_signed_in_with_a_code_that_works_once(
 ) -> None:
     """Issue 32 item 3: `neuralgentics ui --print` gives a one-time address; the token is never
     in a URL the browser keeps, and the address opens nothing a second time."""
-    from _cli import neuralgentics
+    from support.cli import neuralgentics
 
     res = neuralgentics(
         "ui",

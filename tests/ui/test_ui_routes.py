@@ -237,7 +237,7 @@ def test_the_broker_page_opens_on_a_role_that_has_tools(
     import sys
     from pathlib import Path
 
-    from _cli import neuralgentics
+    from support.cli import neuralgentics
 
     from neuralgentics.app.core import create_app
     from neuralgentics.config import get_settings

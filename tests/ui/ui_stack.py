@@ -13,7 +13,6 @@ import os
 import queue
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -23,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from _parts import missing
+from support.parts import missing
+from support.ports import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -47,12 +47,6 @@ def require_browser() -> None:
     if why:
         # In CI a missing browser is a broken install step, not a reason to pass.
         missing(f"dashboard tests need a browser: {why}")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _wait_healthy(

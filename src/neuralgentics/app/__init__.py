@@ -20,3 +20,6 @@ def __getattr__(name: str) -> Any:
 
         return create_app
     raise AttributeError(name)
+
+
+__all__ = ["create_app"]

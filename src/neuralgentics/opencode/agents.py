@@ -59,7 +59,7 @@ class Roster:
 
 def load_roster(project_dir: Path | None) -> Roster:
     """The merged roster and matrix, through the orchestrator's own loader."""
-    from neuralgentics.orchestrator.config import load_config
+    from neuralgentics.orchestrator import load_config
 
     cfg = load_config(project_dir=project_dir)
     return Roster(
@@ -90,7 +90,7 @@ def routed_agents(roster: Roster) -> list[str]:
     """Subagents some task type may send work to: as doer or verifier, or as an agent it does
     not forbid (OpenCode's `explore` for file finding), and the fallback `general` (for text no
     type recognises), in roster order."""
-    from neuralgentics.orchestrator.routing import FALLBACK_AGENT
+    from neuralgentics.orchestrator import FALLBACK_AGENT
 
     wanted: set[str] = {FALLBACK_AGENT}
     for t in roster.task_types.values():

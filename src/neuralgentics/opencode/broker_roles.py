@@ -23,11 +23,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from neuralgentics.broker import roles as broker_roles
-from neuralgentics.broker.config import (
+from neuralgentics.broker import (
     BrokerConfig,
     ConfigError,
     RoleConfig,
+    add_role,
     load_config,
     save_config,
 )
@@ -57,9 +57,7 @@ def with_default_roles(
     for name in missing:
         # the broker's own role editing (`broker role add`): the same checks as the CLI's
         role = default_role(agents[name])
-        cfg = broker_roles.add_role(
-            cfg, name, role.allow, role.deny, read_only=role.read_only
-        ).config
+        cfg = add_role(cfg, name, role.allow, role.deny, read_only=role.read_only).config
     return cfg, missing
 
 
@@ -76,7 +74,7 @@ def ensure_default_roles(path: Path, agents: dict[str, bool]) -> list[str]:
 def roles_without_tools(cfg: BrokerConfig, agents: Iterable[str]) -> dict[str, str]:
     """Agents that would see no brokered tool, with why (for `doctor`): no role, or a role whose
     rules match none of the configured servers."""
-    from neuralgentics.broker.access.policy import AccessPolicy
+    from neuralgentics.broker import AccessPolicy
 
     policy = AccessPolicy(cfg.roles)
     servers = list(cfg.brokered())

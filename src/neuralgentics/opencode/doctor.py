@@ -152,7 +152,7 @@ def check_broker_http(s: Settings, url: str, required: bool) -> Check:
 
 
 def check_broker_config(s: Settings) -> Check:
-    from neuralgentics.broker.config import ConfigError, default_config_path, load_config
+    from neuralgentics.broker import ConfigError, default_config_path, load_config
 
     path = default_config_path(s)
     try:
@@ -459,7 +459,7 @@ def check_startup_lock(s: Settings, project_dir: Path | None, reinstall: str) ->
 
 def check_agent_tools(s: Settings, project: Path | None) -> Check:
     """Every agent a session can run as has a broker role that reaches some server."""
-    from neuralgentics.broker.config import ConfigError, default_config_path, load_config
+    from neuralgentics.broker import ConfigError, default_config_path, load_config
     from neuralgentics.opencode.agents import load_roster
     from neuralgentics.opencode.broker_roles import OPENCODE_AGENTS, roles_without_tools
 
@@ -497,8 +497,7 @@ def check_stdio_servers(s: Settings, timeout: float = 20.0) -> list[Check]:
 
     import anyio
 
-    from neuralgentics.broker.catalog.fetch import fetch_tools
-    from neuralgentics.broker.config import ConfigError, default_config_path, load_config
+    from neuralgentics.broker import ConfigError, default_config_path, fetch_tools, load_config
 
     try:
         cfg = load_config(default_config_path(s), missing_ok=True)
@@ -716,7 +715,7 @@ def check_llm_provider(
 
 def check_routing(s: Settings, project: Path | None) -> Check:
     try:
-        from neuralgentics.orchestrator.config import load_config
+        from neuralgentics.orchestrator import load_config
 
         cfg = load_config(project_dir=project or Path.cwd(), config_dir=s.config_dir)
     except Exception as exc:
@@ -731,8 +730,8 @@ def check_routing(s: Settings, project: Path | None) -> Check:
 def check_tasks(s: Settings) -> Check:
     """Tasks stalled at verify (the model ignored the hint): their results are not remembered
     until someone verifies, closes or resumes them."""
-    from neuralgentics.orchestrator import protocol
-    from neuralgentics.orchestrator.task_store import TaskStore
+    from neuralgentics.orchestrator import TaskStore
+    from neuralgentics.orchestrator import stalled as is_stalled
 
     path = s.home / "orchestrator.db"
     if not path.exists():
@@ -742,7 +741,7 @@ def check_tasks(s: Settings) -> Check:
         records = store.list(limit=500)
     finally:
         store.close()
-    stalled = [t for t in records if protocol.stalled(t, s.task_stall_seconds)]
+    stalled = [t for t in records if is_stalled(t, s.task_stall_seconds)]
     if not stalled:
         return Check("tasks", "ok", f"none stalled ({plural(len(records), 'recent task')})")
     names = ", ".join(f"{t.id[:8]} ({t.task_type}, {t.agent})" for t in stalled[:5])

@@ -48,7 +48,7 @@ from neuralgentics.opencode.jsonedit import (
     undo,
 )
 from neuralgentics.opencode.models import ModelTierError, models_file, resolve_tiers
-from neuralgentics.orchestrator.errors import RosterError
+from neuralgentics.orchestrator import RosterError
 from neuralgentics.text import plural
 
 BrokerMode = Literal["stdio", "http"]
@@ -203,11 +203,10 @@ def verdict_command(verb: str, description: str) -> str:
 def routing_for(s: Settings, project_dir: Path | None) -> dict[str, Any]:
     """The matrix as the orchestrator resolves it for this project (built-in, the user's config
     dir, the project's .neuralgentics/), as data for the plugin's local check."""
-    from neuralgentics.orchestrator.config import load_config
-    from neuralgentics.orchestrator.local_matrix import local_matrix
+    from neuralgentics.orchestrator import load_config, local_routing_matrix
 
     try:
-        return local_matrix(load_config(project_dir, s.config_dir))
+        return local_routing_matrix(load_config(project_dir, s.config_dir))
     except RosterError as exc:
         raise InstallError(f"the routing matrix: {exc}") from None
 
@@ -258,7 +257,7 @@ def broker_entry(s: Settings, mode: BrokerMode) -> dict[str, Any]:
 
 def first_class_entries(s: Settings) -> dict[str, dict[str, Any]]:
     """Servers the broker config marks `first_class`: written into opencode.json directly."""
-    from neuralgentics.broker.config import default_config_path, load_config
+    from neuralgentics.broker import default_config_path, load_config
 
     out: dict[str, dict[str, Any]] = {}
     for name, srv in load_config(default_config_path(s), missing_ok=True).servers.items():
@@ -380,7 +379,7 @@ def install(
         ensure_token(s)
     except CredentialError as exc:
         raise InstallError(str(exc)) from None
-    from neuralgentics.broker.config import ConfigError, default_config_path
+    from neuralgentics.broker import ConfigError, default_config_path
 
     plugin_dir = plugin_home(s, target)
     plugin = plugin_dir / PLUGIN_FILE
@@ -542,7 +541,7 @@ def migrate_folder_project(s: Settings, key: project_key.ProjectKey, label: str)
     name (they would be two repositories: never merged) and the key holds no memory yet. Says
     what it moved or why it did not."""
     from neuralgentics.db.errors import StoreUnavailable
-    from neuralgentics.memini.store import open_store
+    from neuralgentics.memini import open_store
 
     folder = key.display
     others = [

@@ -12,7 +12,7 @@ from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from neuralgentics.errors import Forbidden
-from neuralgentics.memini.provenance import Actor, require_project
+from neuralgentics.memini import Actor, require_project
 from neuralgentics.orchestrator import http_models as m
 from neuralgentics.orchestrator.context import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET
 from neuralgentics.orchestrator.service import Orchestrator

@@ -13,12 +13,17 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from neuralgentics import errors
-from neuralgentics.memini import dates, scopes
-from neuralgentics.memini.indexer import chunk_store_for, find_project, search_project
-from neuralgentics.memini.indexer.chunkstore import ChunkStore
-from neuralgentics.memini.provenance import Actor
-from neuralgentics.memini.service import MemoryService
-from neuralgentics.memini.store.base import MemoryFilter
+from neuralgentics.memini import (
+    Actor,
+    ChunkStore,
+    MemoryFilter,
+    MemoryService,
+    chunk_store_for,
+    find_project,
+    said_on,
+    search_owners,
+    search_project,
+)
 from neuralgentics.orchestrator.errors import MemoryUnavailable
 from neuralgentics.orchestrator.memory_client import (
     QUERY_CHARS,
@@ -72,7 +77,7 @@ class DirectMemory:
 
         def run() -> list:
             # no project: the whole store, as before scopes (HttpMemoryClient.query)
-            owners = scopes.search_owners(project, agent, session, None) if project else None
+            owners = search_owners(project, agent, session, None) if project else None
             flt = MemoryFilter(project=project or None, owners=owners)
             return svc.query(text[:QUERY_CHARS], flt, top_k=top_k)
 
@@ -87,7 +92,7 @@ class DirectMemory:
                 h.memory.superseded_by,
                 list(h.memory.tags),
                 h.memory.quarantined,
-                dates.said_on(h.memory.content, h.memory.created_at),
+                said_on(h.memory.content, h.memory.created_at),
             )
             for h in hits
         ]

@@ -13,8 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from neuralgentics.broker.audit import AuditRecord, open_sink
-from neuralgentics.broker.config import load_config
+from neuralgentics.broker import AuditRecord, load_config, open_sink
 from neuralgentics.config import Settings
 
 # The newest records kept in memory per request; older ones only count towards totals.

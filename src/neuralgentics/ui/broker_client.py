@@ -84,7 +84,8 @@ def encoded(path: str) -> str:
 def _token_counting() -> tuple[Any, Callable[[str], int], Callable[[str, Any], int]]:
     from mcp.types import Tool
 
-    from neuralgentics.broker.catalog import count_tokens, tool_schema_tokens
+    from neuralgentics.broker import tool_schema_tokens
+    from neuralgentics.token_counts import count_tokens
 
     return Tool, count_tokens, tool_schema_tokens
 

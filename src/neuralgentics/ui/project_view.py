@@ -6,9 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from neuralgentics.memini.errors import NotFound
-from neuralgentics.memini.indexer.chunkstore import ChunkStore
-from neuralgentics.memini.indexer.selection import decode_text, resolve_root, select_files
+from neuralgentics.memini import ChunkStore, NotFound, decode_text, resolve_root, select_files
 
 MAX_LISTED = 5000
 

@@ -22,8 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from neuralgentics import __version__, jsonsafe
 from neuralgentics.config import Settings
 from neuralgentics.http_errors import error as _error
-from neuralgentics.memini.indexer.chunkstore import ChunkStore
-from neuralgentics.memini.indexer.routes import chunk_store
+from neuralgentics.memini import ChunkStore, chunk_store
 from neuralgentics.ui import audit_view, project_view, session
 from neuralgentics.ui.assets import ASSETS
 from neuralgentics.ui.broker_client import BrokerClient, BrokerUnreachable, allowed, normalise
@@ -290,8 +289,7 @@ async def broker_status(settings: UISettings) -> dict[str, Any]:
 @router.get("/api/roles")
 def roles(settings: UISettings) -> dict[str, Any]:
     """Roles from the broker config memini-core sees (the catalog's role menu)."""
-    from neuralgentics.broker.access.policy import AccessPolicy
-    from neuralgentics.broker.config import ConfigError, load_config
+    from neuralgentics.broker import AccessPolicy, ConfigError, load_config
 
     try:
         cfg = load_config(audit_view.broker_config_path(settings), missing_ok=True)

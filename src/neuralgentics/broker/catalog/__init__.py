@@ -11,8 +11,9 @@ The names below load on first use: importing ``neuralgentics.broker.catalog.cli`
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from neuralgentics.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from neuralgentics.broker.catalog.cache import ToolListCache, config_hash
@@ -45,16 +46,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    # a submodule's name, or a whole module path (the counts are a shared foundation)
-    module = where if where.startswith("neuralgentics.") else f"{__name__}.{where}"
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
+__getattr__ = lazy_getattr(__name__, _WHERE)
 
 __all__ = [
     "DEFAULT_BUDGET_TOKENS",

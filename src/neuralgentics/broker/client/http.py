@@ -14,6 +14,8 @@ from typing import Any
 
 import httpx2
 
+from neuralgentics.broker import mcp_sdk
+
 SESSION_HEADER = "X-Neuralgentics-Session"
 
 # The session id of the caller whose request is being forwarded right now.
@@ -40,7 +42,8 @@ def make_http_client(
     Also usable as the SDK's ``httpx_client_factory`` for ``sse_client``.
     """
     kwargs: dict[str, Any] = {
-        "timeout": timeout or httpx2.Timeout(30.0, read=300.0),
+        "timeout": timeout
+        or httpx2.Timeout(mcp_sdk.DEFAULT_TIMEOUT, read=mcp_sdk.DEFAULT_SSE_READ_TIMEOUT),
         "event_hooks": {"request": [_stamp_session]},
         # A configured gateway is the only route out; the environment's proxies are not.
         "trust_env": False,

@@ -23,6 +23,7 @@ from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import MCPError
 
 from neuralgentics import __version__
+from neuralgentics.broker import mcp_sdk
 from neuralgentics.broker.errors import AccessDenied, BrokerError, InvalidRequest
 from neuralgentics.broker.forward import current_peer
 from neuralgentics.broker.intent.tools import (
@@ -397,9 +398,7 @@ def build_server(
     # The SDK's default middleware is an OpenTelemetry span per message, a no-op without an
     # exporter (the broker has none) but not free: a span, a context, a callable's name per
     # request on the path that is not fast already.
-    server.middleware = [
-        m for m in server.middleware if type(m).__name__ != "OpenTelemetryMiddleware"
-    ]
+    server.middleware = mcp_sdk.without_otel(server.middleware)
     return server
 
 

@@ -48,11 +48,11 @@ import mcp.types as types
 import pydantic_core
 from mcp.server.context import ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
 from mcp_types.methods import serialize_server_result
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.types import Send
 
+from neuralgentics.broker import mcp_sdk
 from neuralgentics.broker.forward import ELICITATION, SAMPLING, current_peer
 from neuralgentics.broker.server.handlers import Caller, route_call
 from neuralgentics.broker.server.peer import connection_key, track
@@ -183,12 +183,10 @@ class HttpFastPath:
         result = await call_next(ctx)
         if ctx.method == "initialize":
             conn = connection_key(ctx.session)
-            sid = getattr(conn, "session_id", None)
-            if sid and hasattr(conn, "initialize_accepted"):
+            sid = mcp_sdk.handshake_session_id(conn)
+            if sid:
                 self._connections[sid] = conn
-                exit_stack = getattr(conn, "exit_stack", None)
-                if exit_stack is not None:
-                    exit_stack.callback(self.forget, sid)
+                mcp_sdk.on_connection_close(conn, self.forget, sid)
         elif ctx.method == "notifications/initialized":
             # Told about list changes even if it never sends a request the SDK answers.
             track(self._broker(), ctx)
@@ -262,7 +260,7 @@ class HttpFastPath:
         key = _key(rid)
         if key in info.inflight:
             return None  # a duplicate id: the SDK's rules answer it
-        transport = self._manager()._server_instances.get(sid)
+        transport = mcp_sdk.session_transport(self._manager(), sid)
         if transport is None or transport.is_terminated:
             self.forget(sid)
             return None  # the SDK answers 404 for a session it no longer has
@@ -349,7 +347,7 @@ class HttpFastPath:
                 dumped.setdefault("isError", False)  # the SDK path's model always says it
             return {"result": dumped}
         except Exception as exc:  # every failure is answered, as the SDK does
-            error = handler_exception_to_error_data(exc)
+            error = mcp_sdk.error_data(exc)
             if error is None:
                 logger.exception("tools/call raised")
                 error = types.ErrorData(code=0, message=str(exc))  # the dispatcher's catch-all
@@ -375,7 +373,7 @@ class HttpFastPath:
     def _touch(self, transport: Any) -> None:
         """Move the SDK session's idle deadline on, as a request it served would (unless one
         of its own requests is in flight: then the deadline is held at infinity)."""
-        scope = getattr(transport, "idle_scope", None)
+        scope = mcp_sdk.idle_scope(transport)
         timeout = self._manager().session_idle_timeout
         if scope is None or timeout is None or scope.deadline == math.inf:
             return

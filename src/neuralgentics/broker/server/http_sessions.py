@@ -32,6 +32,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.responses import Response
 from starlette.types import Message, Send
 
+from neuralgentics.broker import mcp_sdk
 from neuralgentics.broker.config import SessionsConfig
 from neuralgentics.credentials import Principal
 
@@ -191,14 +192,14 @@ class SessionBook:
 
     def _live(self, cred: str) -> dict[str, _Session]:
         """``cred``'s sessions the SDK still serves (those it ended are forgotten here)."""
-        alive = self._manager()._server_instances
+        alive = mcp_sdk.session_ids(self._manager())
         mine = self._by_credential.get(cred, {})
         for sid in [sid for sid in mine if sid not in alive]:
             self._drop(sid)
         return {sid: s for sid, s in self._by_credential.get(cred, {}).items()}
 
     def _prune_all(self) -> None:
-        alive = self._manager()._server_instances
+        alive = mcp_sdk.session_ids(self._manager())
         for sid in [sid for sid in self._sessions if sid not in alive]:
             self._drop(sid)
 
@@ -206,9 +207,9 @@ class SessionBook:
         sid = victim.sid
         self._drop(sid)
         manager = self._manager()
-        transport = manager._server_instances.get(sid)
+        transport = mcp_sdk.session_transport(manager, sid)
         if transport is not None:
-            await manager._discard_session(sid, transport)
+            await mcp_sdk.discard_session(manager, sid, transport)
         self._on_evict(sid)
 
 

@@ -16,17 +16,15 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.shared.message import ServerMessageMetadata
 
+from neuralgentics.broker import mcp_sdk
 from neuralgentics.broker.forward import ELICITATION, SAMPLING
 from neuralgentics.broker.service import Broker
 
 
 def connection_key(session: ServerSession) -> object:
-    """What identifies the client connection behind a (per-request) ServerSession.
-
-    The SDK builds a ServerSession per request around the connection's ``Connection``, which
-    it does not expose publicly; it is the one thing all of a connection's requests share.
-    """
-    return getattr(session, "_connection", session)
+    """What identifies the client connection behind a (per-request) ServerSession
+    (``mcp_sdk.connection_key``)."""
+    return mcp_sdk.connection_key(session)
 
 
 def track(broker: Broker, ctx: ServerRequestContext[Any, Any]) -> None:
@@ -35,9 +33,7 @@ def track(broker: Broker, ctx: ServerRequestContext[Any, Any]) -> None:
     if key in broker.front_sessions:
         return
     broker.front_sessions.add(ctx.session, key=key)
-    exit_stack = getattr(key, "exit_stack", None)
-    if exit_stack is not None:
-        exit_stack.callback(broker.front_sessions.discard, key)
+    mcp_sdk.on_connection_close(key, broker.front_sessions.discard, key)
 
 
 class SessionPeer:

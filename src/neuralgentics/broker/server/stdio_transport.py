@@ -13,7 +13,7 @@ passthrough tool (``expose: tools``; which names qualify is the caller's ``accep
 nor elicitation, which only the SDK session can ask it — is answered here instead of going
 through the SDK server's relay, dispatcher, middleware and per-version result sieve — about
 half the broker's CPU per call. It runs the same handler (``server.route_call``), maps errors
-with the SDK's own ``handler_exception_to_error_data``, and honours
+with the SDK's own ``handler_exception_to_error_data`` (``mcp_sdk.error_data``), and honours
 ``notifications/cancelled`` (the request is cancelled and not answered, as the SDK does).
 Everything else (initialize, tools/list, other meta-tools, progress, pings) still goes
 through the SDK ``Server``.
@@ -37,12 +37,12 @@ import anyio
 import mcp.types as types
 import pydantic_core
 from mcp.server.stdio import stdio_server
-from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
 from mcp.shared.message import SessionMessage
 from mcp_types import CONNECTION_CLOSED
 from mcp_types.methods import serialize_server_result
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from neuralgentics.broker import mcp_sdk
 from neuralgentics.broker.limits import loads_pruned
 from neuralgentics.broker.server import stdio_prelude
 
@@ -216,7 +216,7 @@ class StdioFront:
                 )
             raise
         except Exception as exc:  # every failure is answered, as the SDK does
-            error = handler_exception_to_error_data(exc)
+            error = mcp_sdk.error_data(exc)
             if error is None:
                 logger.exception("%s raised", name)
                 error = types.ErrorData(code=0, message=str(exc))  # the SDK dispatcher's catch-all

@@ -19,7 +19,7 @@ REASON = "written by the Neuralgentics installer"
 
 
 # Where `neuralgentics.opencode.installer` keeps it in a project (that area sits above this
-# one, so the name is repeated here; tests/indexer/test_installed.py checks the two agree).
+# one, so the name is repeated here; tests/memini/indexer/test_installed.py checks the two agree).
 MANIFEST = ".opencode/neuralgentics-install.json"
 
 

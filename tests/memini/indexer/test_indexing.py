@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from _parts import missing
 from indexer_support import git, no_model, write
+from support.parts import missing
 
 from neuralgentics.app.process import shared_embedder
 from neuralgentics.memini.errors import InvalidInput, NotFound

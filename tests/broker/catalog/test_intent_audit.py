@@ -10,8 +10,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from _parts import missing
 from catalog_support import time_server
+from support.parts import missing
 
 from neuralgentics.broker.config import BrokerConfig
 from neuralgentics.broker.intent.tools import call_by_intent

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import typer
-from typer.testing import CliRunner
+from support.cli import invoke
 
 from neuralgentics.memini.indexer import cli
 
@@ -22,7 +22,7 @@ def app() -> typer.Typer:
 def run(app: typer.Typer, *args: str, cwd: Path | None = None, monkeypatch=None):
     if cwd is not None and monkeypatch is not None:
         monkeypatch.chdir(cwd)
-    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+    return invoke(app, list(args), catch_exceptions=False)
 
 
 def test_index_explain_list_search_forget(app, repo: Path, monkeypatch) -> None:

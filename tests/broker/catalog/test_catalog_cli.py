@@ -9,7 +9,7 @@ import pytest
 import typer
 import yaml
 from catalog_support import git_server, time_server
-from typer.testing import CliRunner
+from support.cli import invoke
 
 from neuralgentics.broker.catalog.cli import register
 from neuralgentics.broker.catalog.toolsfile import dump_tools
@@ -25,7 +25,7 @@ def cli() -> typer.Typer:
 
 
 def run(cli: typer.Typer, *args: str, input: str | None = None):
-    return CliRunner().invoke(cli, ["broker", *args], input=input, catch_exceptions=False)
+    return invoke(cli, ["broker", *args], input=input, catch_exceptions=False)
 
 
 @pytest.fixture

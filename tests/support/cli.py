@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import typer
+from click.testing import Result
 from typer.testing import CliRunner
 
 from neuralgentics.cli import build_app
@@ -21,18 +23,31 @@ class CliResult:
     stderr: str
 
 
+def invoke(
+    app: typer.Typer,
+    args: list[str],
+    *,
+    env: Mapping[str, str | None] | None = None,
+    input: str | None = None,
+    catch_exceptions: bool = True,
+) -> Result:
+    """Click's result of ``app ARGS…``, the settings read afresh before and after (as a new
+    process would: an earlier command's, or the test's own environment changes, never leak)."""
+    get_settings.cache_clear()
+    try:
+        return CliRunner().invoke(
+            app, args, env=env, input=input, catch_exceptions=catch_exceptions
+        )
+    finally:
+        get_settings.cache_clear()
+
+
 def neuralgentics(
     *args: str, env: Mapping[str, str | None] | None = None, input: str | None = None
 ) -> CliResult:
     """Exit code, standard output and error of one command. `env` is set for the command only
     (None unsets a variable); settings are read afresh, as a new process would."""
-    get_settings.cache_clear()
-    try:
-        result = CliRunner().invoke(
-            build_app(args[0] if args else None), list(args), env=env, input=input
-        )
-    finally:
-        get_settings.cache_clear()
+    result = invoke(build_app(args[0] if args else None), list(args), env=env, input=input)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception  # a crash, not an answer: show its traceback
     return CliResult(result.exit_code, result.stdout, result.stderr)

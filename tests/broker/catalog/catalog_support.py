@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.servers import time_server  # noqa: F401 (the catalog tests import it from here)
 
 from neuralgentics.app.process import shared_embedder
 
@@ -17,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 PY = sys.executable
 # `python -m MODULE` for a real Python MCP server, through tests/broker/servers/frozen_exit.py:
 # the same server, without the half second its interpreter's last collections take at exit
-FROZEN_EXIT = str(Path(__file__).resolve().parents[1] / "broker" / "servers" / "frozen_exit.py")
+FROZEN_EXIT = str(Path(__file__).resolve().parents[1] / "servers" / "frozen_exit.py")
 
 
 def _run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
@@ -61,14 +62,6 @@ def eval_matcher(eval_catalog, shared_embeddings):
             fcntl.flock(lock, fcntl.LOCK_EX)  # let go when the file closes
             matcher.warm()
     return matcher
-
-
-def time_server() -> dict[str, Any]:
-    return {
-        "command": PY,
-        "args": [FROZEN_EXIT, "mcp_server_time", "--local-timezone", "UTC"],
-        "summary": "Current time and time-zone conversion",
-    }
 
 
 def git_server(repo: Path) -> dict[str, Any]:
