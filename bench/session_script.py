@@ -3,7 +3,8 @@
 The same script plays every configuration (no MCP, the servers attached natively, behind the
 broker, behind the broker with the plugin), because it looks at what it is offered:
 
-- a native MCP tool (`time_get_current_time`) is called directly when it is in the request's
+- a native MCP tool (`time_get_current_time`, or the broker's passthrough
+  `neuralgentics_time_get_current_time`) is called directly when it is in the request's
   tools; otherwise the broker's router (`<server>_mcp_router_call`) is called with
   `{server, tool, arguments}`; with neither it answers in text;
 - "catalog first" routes the call straight away when the server that offers the tool is in the
@@ -88,6 +89,10 @@ def mcp_call(names: set[str], server: str, tool: str, arguments: dict[str, Any])
     native = f"{_sanitize(server)}_{_sanitize(tool)}"
     if native in names:
         return ToolCall(native, arguments)
+    # listed directly by the broker (passthrough, `expose: auto`): `<broker>_<server>_<tool>`
+    passthrough = _suffixed(names, f"_{native}")
+    if passthrough:
+        return ToolCall(passthrough, arguments)
     router = _suffixed(names, "_mcp_router_call")
     if router:
         return ToolCall(router, {"server": server, "tool": tool, "arguments": arguments})
