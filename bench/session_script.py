@@ -115,6 +115,18 @@ def server_offering(catalog: str, tool: str) -> str | None:
     return None
 
 
+def found_server(result: str | None, tool: str) -> str | None:
+    """The server of ``tool`` among a find_tool answer's candidates (JSON), if there."""
+    try:
+        data = json.loads(result or "")
+    except json.JSONDecodeError:
+        return None
+    for c in data.get("candidates") or [] if isinstance(data, dict) else []:
+        if isinstance(c, dict) and c.get("tool") == tool and isinstance(c.get("server"), str):
+            return c["server"]
+    return None
+
+
 def mcp_instructions(system: str) -> str:
     """The <mcp_instructions> block OpenCode puts into the system prompt ('' when none)."""
     m = re.search(r"<mcp_instructions>(.*?)</mcp_instructions>", system, re.DOTALL)
@@ -166,6 +178,13 @@ def task_catalog(names: set[str], calls: list[TurnCall], user: str, system: str 
     routed = _done(calls, "_mcp_router_call")
     if routed is None:
         server = known or server_offering(listed.result if listed else "", "list_directory")
+        # a long catalog names some tools only by count: search, as its last line says
+        searched = _done(calls, "_find_tool")
+        if server is None and searched is not None:
+            server = found_server(searched.result, "list_directory")
+        search = _suffixed(names, "_find_tool")
+        if server is None and searched is None and search is not None and listed is not None:
+            return Reply(tool_calls=[ToolCall(search, {"intent": "list the files of a directory"})])
         if server is None:
             return Reply(text="The catalog lists no server with list_directory.")
         return Reply(
