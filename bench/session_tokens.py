@@ -4,6 +4,8 @@
     .venv/bin/python bench/session_tokens.py --quick         # CI-sized: the direct call only
     .venv/bin/python bench/session_tokens.py --configs native,broker --tasks direct,catalog
     .venv/bin/python bench/session_tokens.py --json /tmp/st.json --requests   # every request too
+    .venv/bin/python bench/session_tokens.py --servers 1,3,7,20 --configs native,broker
+                                          # native vs broker for 1, 3, 7 and 20 real servers
 
 Runs the real `opencode run` (node_modules/.bin/opencode, 1.18.33) against a scripted
 OpenAI-compatible model that logs every request (bench/session_script.py decides each step
@@ -11,6 +13,8 @@ from the tools the request offers, so one script plays every configuration). Eac
 its own project, HOME/XDG and Neuralgentics dirs. Configurations, measured in the same run:
 
   none          no MCP servers (OpenCode's own tools only)
+  (--servers N: the first N of opencode_harness.SERVER_ORDER instead of the seven below, up
+  to 20; several counts run in the same run, with a table over them at the end)
   native        seven real servers in opencode.json: npm server-everything, server-filesystem,
                 server-memory, server-sequential-thinking; PyPI mcp-server-time, mcp-server-git,
                 mcp-server-fetch                                                    (the baseline)
