@@ -34,6 +34,29 @@ OPENCODE_VERSION = "1.18.33"
 # The seven servers of issue 21, launched as a user's opencode.json or broker.yaml would.
 NPM_SERVERS = ("everything", "filesystem", "memory", "sequential-thinking")
 PYPI_SERVERS = ("time", "git", "fetch")
+# Thirteen more real servers (issue 30: 20 in all) that start offline and list their tools
+# without network or credentials (a placeholder key where one must be set): executables.
+EXTRA_NPM = (
+    "playwright-mcp",
+    "mcp-server-github",
+    "mcp-server-brave-search",
+    "mcp-server-slack",
+    "mcp-server-google-maps",
+    "mcp-server-postgres",
+    "mcp-server-gitlab",
+    "mcp-pdf-server",
+    "mcp-server-chart",
+    "mcp-taskmanager",
+)
+EXTRA_PYPI = ("excel-mcp-server", "duckduckgo-mcp-server", "mcp-pandoc")
+# Which servers a run with N of them has: the first N (time first: the tasks need time, then
+# filesystem and memory; `--servers 1,3,7,20`).
+SERVER_ORDER = (
+    *("time", "filesystem", "memory"),
+    *("everything", "sequential-thinking", "git", "fetch"),
+    *("playwright", "github", "brave-search", "slack", "google-maps", "postgres", "gitlab"),
+    *("pdf", "chart", "taskmanager", "excel", "duckduckgo", "pandoc"),
+)
 
 
 class HarnessError(RuntimeError):
@@ -52,6 +75,8 @@ def check_binaries(need_broker: bool) -> None:
         for n in PYPI_SERVERS
         if not (VENV_BIN / f"mcp-server-{n}").exists()
     ]
+    missing += [str(NODE_BIN / n) for n in EXTRA_NPM if not (NODE_BIN / n).exists()]
+    missing += [str(VENV_BIN / n) for n in EXTRA_PYPI if not (VENV_BIN / n).exists()]
     if need_broker and not NEURALGENTICS.exists():
         missing.append(str(NEURALGENTICS))
     if missing:
@@ -62,9 +87,12 @@ def check_binaries(need_broker: bool) -> None:
         )
 
 
-def server_commands(sandbox: Sandbox) -> dict[str, tuple[list[str], dict[str, str]]]:
-    """name -> (argv, environment) of the seven real servers, for this sandbox."""
-    return {
+def server_commands(
+    sandbox: Sandbox, count: int = 7
+) -> dict[str, tuple[list[str], dict[str, str]]]:
+    """name -> (argv, environment) of the first ``count`` real servers (SERVER_ORDER), for
+    this sandbox."""
+    every = {
         "everything": ([str(NODE_BIN / "mcp-server-everything"), "stdio"], {}),
         "filesystem": ([str(NODE_BIN / "mcp-server-filesystem"), str(sandbox.project)], {}),
         "memory": (
@@ -75,7 +103,42 @@ def server_commands(sandbox: Sandbox) -> dict[str, tuple[list[str], dict[str, st
         "time": ([str(VENV_BIN / "mcp-server-time"), "--local-timezone", "UTC"], {}),
         "git": ([str(VENV_BIN / "mcp-server-git"), "--repository", str(sandbox.project)], {}),
         "fetch": ([str(VENV_BIN / "mcp-server-fetch")], {}),
+        "playwright": ([str(NODE_BIN / "playwright-mcp"), "--headless", "--isolated"], {}),
+        "github": (
+            [str(NODE_BIN / "mcp-server-github")],
+            {"GITHUB_PERSONAL_ACCESS_TOKEN": "unused"},
+        ),
+        "brave-search": ([str(NODE_BIN / "mcp-server-brave-search")], {"BRAVE_API_KEY": "unused"}),
+        "slack": (
+            [str(NODE_BIN / "mcp-server-slack")],
+            {"SLACK_BOT_TOKEN": "xoxb-unused", "SLACK_TEAM_ID": "T0"},
+        ),
+        "google-maps": (
+            [str(NODE_BIN / "mcp-server-google-maps")],
+            {"GOOGLE_MAPS_API_KEY": "unused"},
+        ),
+        # connects on the first query only: nothing listens on port 9
+        "postgres": ([str(NODE_BIN / "mcp-server-postgres"), "postgresql://127.0.0.1:9/none"], {}),
+        "gitlab": (
+            [str(NODE_BIN / "mcp-server-gitlab")],
+            {"GITLAB_PERSONAL_ACCESS_TOKEN": "unused"},
+        ),
+        "pdf": ([str(NODE_BIN / "mcp-pdf-server"), "--stdio"], {}),
+        "chart": ([str(NODE_BIN / "mcp-server-chart")], {}),
+        "taskmanager": (
+            [str(NODE_BIN / "mcp-taskmanager")],
+            {"TASK_MANAGER_FILE_PATH": str(sandbox.root / "tasks.json")},
+        ),
+        "excel": (
+            [str(VENV_BIN / "excel-mcp-server"), "stdio"],
+            {"EXCEL_FILES_PATH": str(sandbox.project)},
+        ),
+        "duckduckgo": ([str(VENV_BIN / "duckduckgo-mcp-server")], {}),
+        "pandoc": ([str(VENV_BIN / "mcp-pandoc")], {}),
     }
+    if not 1 <= count <= len(SERVER_ORDER):
+        raise HarnessError(f"a run has 1 to {len(SERVER_ORDER)} servers (got {count})")
+    return {name: every[name] for name in SERVER_ORDER[:count]}
 
 
 def skip_plugin_install(config_dir: Path) -> bool:

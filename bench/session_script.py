@@ -3,7 +3,8 @@
 The same script plays every configuration (no MCP, the servers attached natively, behind the
 broker, behind the broker with the plugin), because it looks at what it is offered:
 
-- a native MCP tool (`time_get_current_time`) is called directly when it is in the request's
+- a native MCP tool (`time_get_current_time`, or the broker's passthrough
+  `neuralgentics_time_get_current_time`) is called directly when it is in the request's
   tools; otherwise the broker's router (`<server>_mcp_router_call`) is called with
   `{server, tool, arguments}`; with neither it answers in text;
 - "catalog first" routes the call straight away when the server that offers the tool is in the
@@ -88,6 +89,10 @@ def mcp_call(names: set[str], server: str, tool: str, arguments: dict[str, Any])
     native = f"{_sanitize(server)}_{_sanitize(tool)}"
     if native in names:
         return ToolCall(native, arguments)
+    # listed directly by the broker (passthrough, `expose: auto`): `<broker>_<server>_<tool>`
+    passthrough = _suffixed(names, f"_{native}")
+    if passthrough:
+        return ToolCall(passthrough, arguments)
     router = _suffixed(names, "_mcp_router_call")
     if router:
         return ToolCall(router, {"server": server, "tool": tool, "arguments": arguments})
@@ -107,6 +112,18 @@ def server_offering(catalog: str, tool: str) -> str | None:
             if head:
                 return head.group(1)
             return current
+    return None
+
+
+def found_server(result: str | None, tool: str) -> str | None:
+    """The server of ``tool`` among a find_tool answer's candidates (JSON), if there."""
+    try:
+        data = json.loads(result or "")
+    except json.JSONDecodeError:
+        return None
+    for c in data.get("candidates") or [] if isinstance(data, dict) else []:
+        if isinstance(c, dict) and c.get("tool") == tool and isinstance(c.get("server"), str):
+            return c["server"]
     return None
 
 
@@ -161,6 +178,13 @@ def task_catalog(names: set[str], calls: list[TurnCall], user: str, system: str 
     routed = _done(calls, "_mcp_router_call")
     if routed is None:
         server = known or server_offering(listed.result if listed else "", "list_directory")
+        # a long catalog names some tools only by count: search, as its last line says
+        searched = _done(calls, "_find_tool")
+        if server is None and searched is not None:
+            server = found_server(searched.result, "list_directory")
+        search = _suffixed(names, "_find_tool")
+        if server is None and searched is None and search is not None and listed is not None:
+            return Reply(tool_calls=[ToolCall(search, {"intent": "list the files of a directory"})])
         if server is None:
             return Reply(text="The catalog lists no server with list_directory.")
         return Reply(

@@ -4,6 +4,8 @@
     .venv/bin/python bench/session_tokens.py --quick         # CI-sized: the direct call only
     .venv/bin/python bench/session_tokens.py --configs native,broker --tasks direct,catalog
     .venv/bin/python bench/session_tokens.py --json /tmp/st.json --requests   # every request too
+    .venv/bin/python bench/session_tokens.py --servers 1,3,7,20 --configs native,broker
+                                          # native vs broker for 1, 3, 7 and 20 real servers
 
 Runs the real `opencode run` (node_modules/.bin/opencode, 1.18.33) against a scripted
 OpenAI-compatible model that logs every request (bench/session_script.py decides each step
@@ -11,6 +13,8 @@ from the tools the request offers, so one script plays every configuration). Eac
 its own project, HOME/XDG and Neuralgentics dirs. Configurations, measured in the same run:
 
   none          no MCP servers (OpenCode's own tools only)
+  (--servers N: the first N of opencode_harness.SERVER_ORDER instead of the seven below, up
+  to 20; several counts run in the same run, with a table over them at the end)
   native        seven real servers in opencode.json: npm server-everything, server-filesystem,
                 server-memory, server-sequential-thinking; PyPI mcp-server-time, mcp-server-git,
                 mcp-server-fetch                                                    (the baseline)
@@ -65,6 +69,7 @@ sys.path.insert(0, str(HERE.parent / "tests" / "opencode"))
 from fake_llm import FakeLLM
 from opencode_harness import (
     NEURALGENTICS,
+    SERVER_ORDER,
     HarnessError,
     Sandbox,
     check_binaries,
@@ -166,6 +171,7 @@ class Session:
     seconds: list[float] = field(default_factory=list)  # wall time of each `opencode run`
     problem: str | None = None
     sandbox: str = ""
+    servers: int = 7  # how many real servers the session had (--servers)
 
     @property
     def total(self) -> int:
@@ -183,10 +189,14 @@ class Session:
 
 
 def broker_yaml(
-    sandbox: Sandbox, extra_roles: list[str] | None = None, *, in_instructions: bool = True
+    sandbox: Sandbox,
+    extra_roles: list[str] | None = None,
+    *,
+    in_instructions: bool = True,
+    count: int = 7,
 ) -> dict[str, Any]:
     servers = {}
-    for name, (argv, env) in server_commands(sandbox).items():
+    for name, (argv, env) in server_commands(sandbox, count).items():
         entry: dict[str, Any] = {"command": argv[0], "args": argv[1:]}
         if env:
             entry["env"] = env
@@ -226,9 +236,9 @@ def _cli(sandbox: Sandbox, args: list[str], timeout: float) -> None:
         )
 
 
-def native_mcp(sandbox: Sandbox) -> dict[str, Any]:
+def native_mcp(sandbox: Sandbox, count: int = 7) -> dict[str, Any]:
     out = {}
-    for name, (argv, env) in server_commands(sandbox).items():
+    for name, (argv, env) in server_commands(sandbox, count).items():
         entry: dict[str, Any] = {"type": "local", "command": argv, "enabled": True}
         if env:
             entry["environment"] = env
@@ -312,18 +322,19 @@ class MeminiCore:
                 self.proc.wait(timeout=5)
 
 
-def set_up(config: str, sandbox: Sandbox, llm_url: str) -> set[str]:
+def set_up(config: str, sandbox: Sandbox, llm_url: str, count: int = 7) -> set[str]:
     """Write the session's configuration; returns the MCP server names whose tools count as MCP."""
     if config == "none":
         sandbox.write_opencode_json(llm_url)
         return set()
     if config == "native":
-        mcp = native_mcp(sandbox)
+        mcp = native_mcp(sandbox, count)
         sandbox.write_opencode_json(llm_url, mcp)
         return set(mcp)
     (sandbox.ng_config / "broker.yaml").write_text(
         yaml.safe_dump(
-            broker_yaml(sandbox, in_instructions=config != "broker-roundtrip"), sort_keys=False
+            broker_yaml(sandbox, in_instructions=config != "broker-roundtrip", count=count),
+            sort_keys=False,
         )
     )
     list_tools(sandbox)
@@ -345,10 +356,23 @@ def set_up(config: str, sandbox: Sandbox, llm_url: str) -> set[str]:
     # The plugin stamps each call with the calling agent's name as its role: grant the agents
     # the installer wrote too (a refused delegation may name one of them).
     agents = sorted(p.stem for p in (sandbox.project / ".opencode").glob("agent*/*.md"))
-    cfg = broker_yaml(sandbox, extra_roles=agents)
+    cfg = broker_yaml(sandbox, extra_roles=agents, count=count)
     (sandbox.ng_config / "broker.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
     mcp = json.loads((sandbox.project / "opencode.json").read_text()).get("mcp") or {}
     return set(mcp)
+
+
+def session_dir(config: str, task: str, count: int) -> str:
+    return f"{config.replace('+', '-')}-{task}-{count}s"
+
+
+# The server each task's tool is on: a run with fewer servers has only the tasks it can play.
+TASK_SERVER = {"direct": "time", "catalog": "filesystem", "delegate": "time", "chat": "memory"}
+
+
+def tasks_for(count: int, wanted: list[str]) -> list[str]:
+    present = set(SERVER_ORDER[:count])
+    return [t for t in wanted if TASK_SERVER[t] in present]
 
 
 EXPECT = {  # what a tool result of each task must contain when MCP tools are offered
@@ -379,11 +403,11 @@ def check(session: Session, task: Task, requests: list[dict[str, Any]]) -> str |
 def run_session(
     config: str, task: Task, work: Path, llm: FakeLLM, opts: argparse.Namespace, errors: list[str]
 ) -> Session:
-    root = work / f"{config.replace('+', '-')}-{task.name}"
+    root = work / session_dir(config, task.name, opts.count)
     extra = {"NEURALGENTICS_TOKEN": secrets.token_urlsafe(24)} if config == "broker+plugin" else {}
     sandbox = Sandbox.create(root, extra)
-    session = Session(config, task.name, sandbox=str(root))
-    mcp_servers = set_up(config, sandbox, llm.base_url)
+    session = Session(config, task.name, sandbox=str(root), servers=opts.count)
+    mcp_servers = set_up(config, sandbox, llm.base_url, opts.count)
     sandbox.prepare_config_dirs()
     service = None
     if config == "broker+plugin":
@@ -535,6 +559,51 @@ def report(
                 )
 
 
+def summary(sessions: list[Session], configs: list[str], counts: list[int]) -> None:
+    """One table over server counts: every configuration against native, per request (the
+    first main request of the direct task) and per session (all tasks the count can play,
+    summed), MCP tokens and total."""
+    others = [c for c in configs if c != "native"]
+    if "native" not in configs or not others:
+        return
+    print("\n## By server count (ratio to native in the same run)")
+    print(
+        f"{'servers':>7} {'configuration':<16} {'req total':>18} {'req MCP':>16} "
+        f"{'session total':>20} {'session MCP':>18} {'worst task':>11}"
+    )
+    for n in counts:
+        mine = [s for s in sessions if s.servers == n]
+        by = {(s.config, s.task): s for s in mine}
+        nat_tasks = [s.task for s in mine if s.config == "native"]
+        nat_first = by.get(("native", "direct"))
+        nat_req = nat_first.first_tool_bearing() if nat_first else None
+        for c in ["native", *others]:
+            here = [by[(c, t)] for t in nat_tasks if (c, t) in by]
+            if not here:
+                continue
+            first = by.get((c, "direct"))
+            req = first.first_tool_bearing() if first else None
+            nat = [by[("native", s.task)] for s in here]
+            tot, mcp = sum(s.total for s in here), sum(s.mcp for s in here)
+            ntot, nmcp = sum(s.total for s in nat), sum(s.mcp for s in nat)
+            worst = max((s.total / by[("native", s.task)].total for s in here), default=0.0)
+
+            def cell(a: float, b: float, native: bool = c == "native") -> str:
+                return _k(a) if native else f"{_k(a)} {_ratio(a, b)}x"
+
+            print(
+                f"{n:>7} {c:<16} "
+                f"{cell(req.total, nat_req.total) if req and nat_req else '–':>18} "
+                f"{cell(req.mcp, nat_req.mcp) if req and nat_req else '–':>16} "
+                f"{cell(tot, ntot):>20} {cell(mcp, nmcp):>18} "
+                f"{('–' if c == 'native' else f'{worst:.2f}x'):>11}"
+            )
+    print(
+        "  (per request: the first tool-bearing request of the direct task; per session: the "
+        "tasks the count can play, summed; worst task: the highest per-session total ratio)"
+    )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
@@ -543,6 +612,13 @@ def main() -> int:
     ap.add_argument("--tasks", default="direct,catalog,delegate,chat")
     ap.add_argument(
         "--quick", action="store_true", help="the direct task only (every configuration)"
+    )
+    ap.add_argument(
+        "--servers",
+        default="7",
+        help="comma list of server counts, each measured in the same run (1 to 20; the first N "
+        "of opencode_harness.SERVER_ORDER, e.g. 1,3,7,20); a count without filesystem or memory "
+        "runs only the tasks it can",
     )
     ap.add_argument("--timeout", type=float, default=240.0, help="seconds per `opencode run`")
     ap.add_argument(
@@ -562,6 +638,13 @@ def main() -> int:
         ap.error(f"unknown configuration(s) {', '.join(bad)}; choose from {', '.join(CONFIGS)}")
     if opts.quick:
         opts.tasks = "direct"
+    try:
+        counts = [int(x) for x in opts.servers.split(",") if x.strip()]
+    except ValueError:
+        ap.error(f"--servers takes a comma list of numbers (got {opts.servers!r})")
+    bad_counts = [n for n in counts if not 1 <= n <= len(SERVER_ORDER)]
+    if bad_counts or not counts:
+        ap.error(f"--servers: each count is 1 to {len(SERVER_ORDER)} (got {opts.servers!r})")
     work = Path(tempfile.mkdtemp(prefix="ng-session-tokens-"))
     all_tasks = tasks(str(work / "PROJECT"))  # placeholder; each session's own path is set below
     wanted = [t.strip() for t in opts.tasks.split(",") if t.strip()]
@@ -581,26 +664,38 @@ def main() -> int:
     sessions: list[Session] = []
     t_start = time.monotonic()
     with FakeLLM(lambda req: play(req)) as llm:
-        for name in wanted:
-            for config in configs:
-                # The catalog task names the session's own project directory in its prompt.
-                root = work / f"{config.replace('+', '-')}-{name}"
-                task = tasks(str(root / "proj"))[name]
-                play = script({name: task}, errors)
-                print(f"  {config:<14} {name:<9}", end=" ", flush=True)
-                try:
-                    s = run_session(config, task, work, llm, opts, errors)
-                except HarnessError as exc:
-                    s = Session(config, name, problem=str(exc), sandbox=str(root))
-                except subprocess.TimeoutExpired as exc:
-                    s = Session(config, name, problem=f"timed out: {exc}", sandbox=str(root))
-                sessions.append(s)
-                print(
-                    f"{_k(s.total):>8} tokens in {len(s.requests)} requests, "
-                    f"{sum(s.seconds):.1f} s{'  PROBLEM' if s.problem else ''}",
-                    flush=True,
-                )
-    report(sessions, configs, [all_tasks[n] for n in wanted], opts.requests)
+        for count in counts:
+            opts.count = count
+            for name in tasks_for(count, wanted):
+                for config in configs:
+                    # The catalog task names the session's own project directory in its prompt.
+                    root = work / session_dir(config, name, count)
+                    task = tasks(str(root / "proj"))[name]
+                    play = script({name: task}, errors)
+                    print(f"  {count:>2} servers {config:<14} {name:<9}", end=" ", flush=True)
+                    try:
+                        s = run_session(config, task, work, llm, opts, errors)
+                    except HarnessError as exc:
+                        s = Session(config, name, problem=str(exc), sandbox=str(root))
+                    except subprocess.TimeoutExpired as exc:
+                        s = Session(config, name, problem=f"timed out: {exc}", sandbox=str(root))
+                    s.servers = count
+                    sessions.append(s)
+                    print(
+                        f"{_k(s.total):>8} tokens in {len(s.requests)} requests, "
+                        f"{sum(s.seconds):.1f} s{'  PROBLEM' if s.problem else ''}",
+                        flush=True,
+                    )
+    for count in counts:
+        if len(counts) > 1:
+            print(f"\n# {count} server{'s' if count > 1 else ''}")
+        report(
+            [s for s in sessions if s.servers == count],
+            configs,
+            [all_tasks[n] for n in tasks_for(count, wanted)],
+            opts.requests,
+        )
+    summary(sessions, configs, counts)
     problems = [s for s in sessions if s.problem]
     for s in problems:
         print(

@@ -208,3 +208,43 @@ def test_count_request_separates_tools_system_messages_and_the_mcp_part() -> Non
     assert request_kind(title) == "title"
     assert request_kind(request(f"{SUBTASK} go", ["bash"])) == "subagent"
     assert count_request(title, set()).tools == 0
+
+
+def test_a_tool_the_broker_lists_directly_is_called_as_it_is_not_through_the_router() -> None:
+    user = tasks("/p")["direct"].turns[0]
+    names = [*BUILTIN, "neuralgentics_describe_tool", "neuralgentics_time_get_current_time"]
+    reply = play(request(user, names))
+    assert [(c.name, c.arguments) for c in reply.tool_calls] == [
+        ("neuralgentics_time_get_current_time", {"timezone": "UTC"})
+    ]
+
+
+def test_server_counts_take_the_first_servers_and_only_the_tasks_they_can_play() -> None:
+    from opencode_harness import SERVER_ORDER
+    from session_tokens import tasks_for
+
+    assert len(SERVER_ORDER) == 20 and len(set(SERVER_ORDER)) == 20
+    assert SERVER_ORDER[:3] == ("time", "filesystem", "memory")
+    everything = ["direct", "catalog", "delegate", "chat"]
+    assert tasks_for(1, everything) == ["direct", "delegate"]
+    assert tasks_for(3, everything) == everything
+
+
+def test_a_catalog_that_names_the_tool_only_by_count_is_searched_with_find_tool() -> None:
+    user = tasks("/p/proj")["catalog"].turns[0]
+    router = [*ROUTER, "neuralgentics_find_tool"]
+    short = (
+        "- filesystem (14 tools): read_file +13 more\n- time (2 tools): get_current_time +1 more"
+    )
+    turn = call("c1", "neuralgentics_get_tool_list", {}, short)
+    searched = play(request(user, [*BUILTIN, *router], turn))
+    assert [c.name for c in searched.tool_calls] == ["neuralgentics_find_tool"]
+    found = json.dumps({"candidates": [{"server": "filesystem", "tool": "list_directory"}]})
+    turn += call("c2", "neuralgentics_find_tool", {"intent": "x"}, found)
+    routed = play(request(user, [*BUILTIN, *router], turn))
+    assert [(c.name, c.arguments) for c in routed.tool_calls] == [
+        (
+            "neuralgentics_mcp_router_call",
+            {"server": "filesystem", "tool": "list_directory", "arguments": {"path": "/p/proj"}},
+        )
+    ]

@@ -230,7 +230,8 @@ async def test_a_roles_rules_apply_to_resources_prompts_and_passthrough(front: A
             await s.get_prompt("everything_args-prompt", {"city": "x"})
         with pytest.raises(MCPError) as unknown:
             await s.call_tool("everything_get-env", {})
-        assert "unknown tool 'everything_get-env'" in str(unknown.value)
+        # not listed, and refused by the role's rules (audited) like mcp_router_call
+        assert "may not use everything/get-env" in str(unknown.value)
 
     denied_records = [r for r in audit() if r["outcome"] == "denied"]
     assert any(

@@ -173,7 +173,8 @@ async def test_fast_path_and_sdk_path_give_the_same_answers(served: Served) -> N
     cases = [
         *same_answer_cases(),
         {"name": "everything_echo", "arguments": {"message": "passed through"}},
-        {"name": "everything_get-env", "arguments": {}},  # not listed for coder: unknown
+        # not listed for coder: refused by the role policy, audited like mcp_router_call
+        {"name": "everything_get-env", "arguments": {}},
         # The server asks the client during the call; this client cannot take it: refused
         # with the same reason on both paths (and the call's own answer after it).
         router("everything", "trigger-sampling-request", {"prompt": "x"}),
@@ -221,7 +222,8 @@ async def test_fast_path_and_sdk_path_give_the_same_answers(served: Served) -> N
         assert not is_fast(r) and "héllo" in r.text
     outcomes = [(r["server"], r["tool"], r["outcome"]) for r in served.audit()]
     assert outcomes.count(("everything", "echo", "ok")) == 7
-    assert outcomes.count(("everything", "get-env", "denied")) == 3
+    # the router's and the passthrough name's refusals, on both paths
+    assert outcomes.count(("everything", "get-env", "denied")) == 5
     refused = [r for r in served.audit() if r["kind"] == "request"]
     assert [r["outcome"] for r in refused] == ["invalid"] * 4, refused
 

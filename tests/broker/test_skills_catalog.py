@@ -51,7 +51,8 @@ def config(write_config, home: Path) -> Path:
     skills = home / "config" / "skills"
     skills.mkdir(parents=True)
     (skills / "deploy-checklist.md").write_text(DEPLOY_SKILL)
-    return write_config(base_config(time=time_server()))
+    # brokered (one small server alone would be listed directly: expose auto)
+    return write_config(base_config(time={**time_server(), "expose": "none"}))
 
 
 async def test_get_tool_list_shows_the_roles_skills_and_describe_tool_loads_one(

@@ -23,6 +23,10 @@ Transport = Literal["stdio", "streamable_http", "sse"]
 # What of a server the broker lists on its own MCP surface as it is (namespaced), instead of
 # behind the meta-tools and the catalog: `expose: tools` is passthrough for its tools.
 Exposed = Literal["tools", "resources", "prompts"]
+# `expose: auto` (the default): the broker decides per server by token cost whether its tools
+# are listed directly or stay behind the catalog (broker/exposure.py); resources and prompts
+# stay behind it.
+AUTO: Literal["auto"] = "auto"
 EXPOSABLE: tuple[Exposed, ...] = ("tools", "resources", "prompts")
 
 # Server and role names. fullmatch, never match with `$`: `$` also matches before a
@@ -69,8 +73,9 @@ class ServerConfig(BaseModel):
     # Written straight into opencode.json by the installer instead of being brokered.
     first_class: bool = False
     # Listed directly (namespaced `server_name`, `broker://server/URI`) rather than behind the
-    # meta-tools and in the catalog: any of tools, resources, prompts; "all"; default none.
-    expose: list[Exposed] = Field(default_factory=list)
+    # meta-tools and in the catalog: any of tools, resources, prompts; "all"; "none"; default
+    # "auto" (tools listed directly when that costs fewer tokens: broker/exposure.py).
+    expose: list[Exposed] | Literal["auto"] = AUTO
     # Seconds without a call before the server is stopped; 0 keeps it warm forever.
     idle_timeout: float = Field(default=600.0, ge=0)
     # Seconds a single tools/call may take before the caller gets a timeout error.
@@ -98,6 +103,8 @@ class ServerConfig(BaseModel):
     def _expose(cls, value: Any) -> Any:
         if value == "all":
             return list(EXPOSABLE)
+        if value == AUTO:
+            return AUTO
         if value in ("none", None):
             return []
         if isinstance(value, str):
@@ -106,8 +113,21 @@ class ServerConfig(BaseModel):
 
     @field_validator("expose")
     @classmethod
-    def _expose_once(cls, value: list[Exposed]) -> list[Exposed]:
+    def _expose_once(cls, value: list[Exposed] | str) -> list[Exposed] | str:
+        if isinstance(value, str):
+            return value  # "auto"
         return [k for k in EXPOSABLE if k in value]  # canonical order, each once
+
+    @property
+    def auto_expose(self) -> bool:
+        """`expose: auto`: whether the tools are listed directly is decided by token cost."""
+        return self.expose == AUTO
+
+    @property
+    def exposed(self) -> frozenset[str]:
+        """What the config itself says is listed directly (nothing for `auto`; the tools of an
+        auto server may still be, `broker.exposure` decides)."""
+        return frozenset() if isinstance(self.expose, str) else frozenset(self.expose)
 
     @model_validator(mode="after")
     def _transport_fields(self) -> ServerConfig:
@@ -133,7 +153,7 @@ class ServerConfig(BaseModel):
                     f"transport '{self.transport}' without 'command' takes no 'args', 'env' "
                     "or 'cwd' (they are for a server the broker starts)"
                 )
-        if self.first_class and self.expose:
+        if self.first_class and self.exposed:
             raise ValueError("a first_class server is not brokered: 'expose' has no effect on it")
         if self.sandbox is not None and not self.command:
             raise ValueError("'sandbox' confines a server the broker starts: it needs 'command'")

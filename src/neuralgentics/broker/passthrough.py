@@ -1,4 +1,5 @@
-"""Passthrough: the tools of servers with ``expose: tools`` listed on the broker's own
+"""Passthrough: the tools of servers with ``expose: tools`` (or ``auto``, when cheaper:
+`broker.exposure`) listed on the broker's own
 ``tools/list`` beside the meta-tools, as ``<server>_<tool>`` (`broker.namespace`).
 
 Listed only for what the connection's role may call, called through ``Broker.call`` like
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import mcp.types as types
 
 from neuralgentics.broker.errors import BrokerError
+from neuralgentics.broker.exposure import trimmed_tool
 from neuralgentics.broker.namespace import NameTable
 
 if TYPE_CHECKING:
@@ -36,12 +38,10 @@ class Passthrough:
 
     def any(self) -> bool:
         """True when some server exposes its tools (else tools/list is the meta-tools alone)."""
-        return any("tools" in e.config.expose for e in self._broker.launcher.entries.values())
+        return bool(self._broker.exposure.exposed())
 
     def _exposed(self) -> list[str]:
-        return sorted(
-            name for name, e in self._broker.launcher.entries.items() if "tools" in e.config.expose
-        )
+        return sorted(self._broker.exposure.exposed())
 
     async def listing(self, role: str | None) -> tuple[NameTable, list[types.Tool]]:
         broker = self._broker
@@ -70,7 +70,8 @@ class Passthrough:
             for t in ts:
                 public = table.public(s, t.name)
                 if public is not None:
-                    listed.append(t.model_copy(update={"name": public}))
+                    # pydantic titles and the like cost tokens and say nothing (exposure.py)
+                    listed.append(trimmed_tool(t).model_copy(update={"name": public}))
         self._cache[role] = (stamp, table, listed)
         return table, listed
 
@@ -80,6 +81,21 @@ class Passthrough:
             return None
         table, _ = await self.listing(role)
         return table.resolve(name)
+
+    async def resolve_denied(self, name: str) -> tuple[str, str] | None:
+        """(server, tool) of a passthrough name as it would be listed to a role allowed every
+        exposed tool: a call of a tool its role was not listed is refused by ``Broker.call``'s
+        access check (and audited), not answered "unknown tool"."""
+        servers = self._exposed()
+        if not servers:
+            return None
+        pairs: list[tuple[str, str]] = []
+        for server in servers:
+            try:
+                pairs += [(server, t.name) for t in await self._broker.launcher.tools(server)]
+            except BrokerError:
+                continue
+        return NameTable.build(pairs, reserved=self._reserved).resolve(name)
 
 
 def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:

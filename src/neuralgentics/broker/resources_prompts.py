@@ -106,7 +106,7 @@ async def visible(broker: Broker, role: str | None) -> Visible:
 
 def _exposed(broker: Broker, server: str, what: str) -> bool:
     entry = broker.launcher.entries.get(server)
-    return entry is not None and what in entry.config.expose
+    return entry is not None and what in entry.config.exposed
 
 
 async def listed_resources(broker: Broker, role: str | None) -> list[types.Resource]:

@@ -30,6 +30,7 @@ from neuralgentics.broker.catalog import ToolListCache
 from neuralgentics.broker.catalog.content_cache import ContentCache
 from neuralgentics.broker.config import BrokerConfig, default_config_path, load_config
 from neuralgentics.broker.errors import AccessDenied, InvalidRequest
+from neuralgentics.broker.exposure import Exposure
 from neuralgentics.broker.forward import Forwarder
 from neuralgentics.broker.fronts import Fronts
 from neuralgentics.broker.intent.tools import Intents, MatcherPool
@@ -86,6 +87,8 @@ class Broker:
         self.front_sessions = Fronts()
         # Tools of servers with `expose: tools`, listed directly (passthrough.py).
         self.passthrough = Passthrough(self)
+        # Which servers' tools are listed directly: `expose:`, else by token cost (exposure.py).
+        self.exposure = Exposure(self)
         # The parts, each one job; their public methods are the broker's (a thin front: the
         # fronts, the CLI and the dashboard call `broker.call`, `broker.catalog_text`, ...).
         self.views = CatalogViews(self)

@@ -13,6 +13,7 @@ import mcp.types as types
 
 from neuralgentics.broker import resources_prompts
 from neuralgentics.broker.catalog import render_catalog
+from neuralgentics.broker.catalog.render import NO_TOOLS
 from neuralgentics.broker.catalog.resource_lines import ServerItems, render_content
 from neuralgentics.broker.errors import AccessDenied, BrokerError, InvalidRequest, NotFound
 from neuralgentics.broker.limits import check_names
@@ -88,12 +89,12 @@ class CatalogViews:
                 resources=c.resources or (),
                 templates=c.templates or (),
                 prompts=c.prompts or (),
-                exposed=frozenset(self._b.launcher.entries[name].config.expose),
+                exposed=self._b.exposure.kinds(name, role),
             )
             for name, c in seen.content.items()
         }
         for name in tbs:
-            expose = frozenset(self._b.launcher.entries[name].config.expose)
+            expose = self._b.exposure.kinds(name, role)
             if "tools" in expose and name not in items:
                 items[name] = ServerItems(exposed=expose)
         extra = render_content(items, seen.prompt_names, budget_tokens // 3)
@@ -106,6 +107,9 @@ class CatalogViews:
             if meta or skills or not extra
             else ""
         )
+        if not meta and extra and text.startswith(NO_TOOLS):
+            # every tool the role may use is a passthrough tool (named in `extra`)
+            text = text[len(NO_TOOLS) :].lstrip("\n")
         return "\n".join(part for part in (text, extra) if part)
 
     async def tools_by_server_within(

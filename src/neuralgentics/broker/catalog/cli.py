@@ -91,6 +91,7 @@ def refresh_cmd(
 ) -> None:
     """Start each server, list its tools into the on-disk cache, stop it."""
     from neuralgentics.broker.catalog.cache import ToolListCache
+    from neuralgentics.broker.catalog.content_cache import ContentCache
     from neuralgentics.broker.catalog.fetch import refresh_one
     from neuralgentics.broker.config import ConfigError, default_config_path, load_config
     from neuralgentics.config import get_settings
@@ -111,9 +112,13 @@ def refresh_cmd(
         known = ", ".join(sorted(brokered)) or "none"
         fail(f"no brokered server named {', '.join(map(repr, unknown))} (servers: {known})")
     cache = ToolListCache(settings.home / "broker" / "tools")
+    # resources and prompts too: whether the broker declares them is known at its start
+    contents = ContentCache(settings.home / "broker" / "content")
     failed = 0
     for name in names:
-        listed = refresh_one(name, brokered[name], cache, timeout, settings.egress_gateway_url)
+        listed = refresh_one(
+            name, brokered[name], cache, timeout, settings.egress_gateway_url, contents
+        )
         if listed.error is not None:
             failed += 1
             typer.echo(f"{name}: failed: {listed.error}", err=True)

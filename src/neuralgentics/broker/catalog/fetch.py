@@ -22,7 +22,9 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import PaginatedRequestParams, Tool
 
 from neuralgentics.broker.catalog.cache import ToolListCache
+from neuralgentics.broker.catalog.content_cache import ContentCache
 from neuralgentics.broker.client import _http_transport
+from neuralgentics.broker.client.listings import ServerContent, list_content
 from neuralgentics.broker.config import ServerConfig
 from neuralgentics.broker.sandbox import launch
 
@@ -81,6 +83,22 @@ async def fetch_tools(
             return await list_all_tools(session)
 
 
+async def fetch_listing(
+    config: ServerConfig,
+    timeout: float | None = None,
+    errlog: TextIO = sys.stderr,
+    gateway: str | None = None,
+) -> tuple[list[Tool], ServerContent]:
+    """``fetch_tools``, and the resources, templates and prompts the server declares (so a
+    broker started later knows, before its first client's ``initialize``, whether any server
+    has resources: OpenCode adds three tools of its own for a server that declares them)."""
+    with anyio.fail_after(timeout if timeout is not None else config.start_timeout + 30):
+        async with open_session(config, errlog=errlog, gateway=gateway) as session:
+            tools = await list_all_tools(session)
+            content = await list_content(session, session.server_capabilities)
+            return tools, content
+
+
 @dataclass
 class Listed:
     """One server listed into the cache: its tool count, or why it failed (with the last lines
@@ -98,6 +116,7 @@ def refresh_one(
     cache: ToolListCache,
     timeout: float,
     gateway: str | None = None,
+    content_cache: ContentCache | None = None,
 ) -> Listed:
     """Start the server, list its tools into ``cache``, stop it (``broker refresh``, ``broker
     add``, ``broker import``). Never raises for the server's own failure: it is reported."""
@@ -105,7 +124,11 @@ def refresh_one(
     # its last lines explain a failure.
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
         try:
-            tools = anyio.run(fetch_tools, config, timeout, errlog, gateway)
+            if content_cache is None:
+                tools = anyio.run(fetch_tools, config, timeout, errlog, gateway)
+            else:
+                tools, content = anyio.run(fetch_listing, config, timeout, errlog, gateway)
+                content_cache.save(name, config, content)
         except Exception as exc:  # noqa: BLE001 - report every server, whatever went wrong
             reason = " ".join(str(exc).split()) or type(exc).__name__
             errlog.seek(0)

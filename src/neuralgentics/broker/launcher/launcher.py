@@ -354,6 +354,14 @@ class Launcher:
         rt = await self.acquire(name)
         return rt.tools
 
+    def known_tools(self, name: str) -> list[types.Tool] | None:
+        """The server's last tools listing (in memory, then on disk), without starting it;
+        None when it was never listed."""
+        entry = self.entry(name)
+        if entry.tools is None and self.tool_cache is not None:
+            entry.tools = _load_cached(self.tool_cache.load, name, entry.config)
+        return entry.tools
+
     def known_content(self, name: str) -> ServerContent | None:
         """The server's last resources/prompts listing (in memory, then on disk), without
         starting it; None when it was never listed."""

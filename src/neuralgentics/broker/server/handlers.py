@@ -290,6 +290,8 @@ async def route_call(
         found = await broker.passthrough.resolve(listed_for, name)
         if found is None and role != listed_for:
             found = await broker.passthrough.resolve(role, name)
+        if found is None:  # a tool the role was not listed: Broker.call refuses it, audited
+            found = await broker.passthrough.resolve_denied(name)
         if found is not None:
             direct: dict[str, Any] = {
                 "role": role,
@@ -312,6 +314,18 @@ async def route_call(
         message=f"unknown tool {name!r}; this broker offers {', '.join(META_NAMES)}"
         + (" and the passthrough tools tools/list shows" if broker.passthrough.any() else ""),
     )
+
+
+async def meta_tools_for(broker: Broker, role: str | None) -> list[types.Tool]:
+    """The meta-tools a connection is listed: all of them while some server is behind the
+    catalog; with every server's tools listed directly, only ``describe_tool`` when the role
+    has skills to read (the instructions name them), else none — each costs tokens in every
+    request. They stay callable either way."""
+    if broker.exposure.brokered(role):
+        return META_TOOLS
+    if await broker.skills(role):
+        return [t for t in META_TOOLS if t.name == "describe_tool"]
+    return []
 
 
 async def _audit_refused(
@@ -352,13 +366,13 @@ def build_server(
     ) -> types.ListToolsResult:
         if track_sessions:
             track(broker, ctx)
-        tools = META_TOOLS
+        try:
+            role = broker.resolve_role(caller_of(ctx).role, None)
+        except BrokerError as exc:
+            raise _as_mcp_error(exc) from None
+        tools = await meta_tools_for(broker, role)
         if broker.passthrough.any():
-            try:
-                role = broker.resolve_role(caller_of(ctx).role, None)
-            except BrokerError as exc:
-                raise _as_mcp_error(exc) from None
-            tools = META_TOOLS + (await broker.passthrough.listing(role))[1]
+            tools = tools + (await broker.passthrough.listing(role))[1]
         return types.ListToolsResult(tools=tools)
 
     async def on_call_tool(
@@ -418,7 +432,7 @@ class ListChangedServer(BrokerServer):
     def _some_server_has(self, what: str) -> bool:
         launcher = self._broker.launcher
         for name, entry in launcher.entries.items():
-            if what in entry.config.expose:
+            if what in entry.config.exposed:
                 return True
             known = launcher.known_content(name)
             if known is None:

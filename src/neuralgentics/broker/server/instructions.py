@@ -23,6 +23,7 @@ from typing import Any
 from mcp.server.lowlevel import Server
 
 from neuralgentics.broker.catalog import count_tokens, render_catalog
+from neuralgentics.broker.catalog.render import SKILLS_HEAD
 from neuralgentics.broker.service import Broker
 from neuralgentics.token_counts import load_counts, save_counts, warm_encoding
 
@@ -92,18 +93,32 @@ class Instructions:
     async def render(self, role: str | None) -> tuple[str, bool]:
         """(text, whether every server's tools were known)."""
         cfg = self.broker.config.catalog
-        if not cfg.in_instructions:
+        # Servers whose tools the connection is listed directly are not in the catalog.
+        exposed = self.broker.exposure.exposed_for(role)
+        brokered = bool(self.broker.exposure.brokered(role))
+        if not cfg.in_instructions and brokered:
             return GUIDE, True
         if role is None:
             roles = sorted(self.broker.config.roles)
             if not roles:
-                return GUIDE + NO_ROLE, True
+                return (GUIDE + NO_ROLE if brokered else ""), True
             tbs, skills = await self._union(roles, cfg.list_wait)
             header = f"{GUIDE}\n{ANY_ROLE}"
         else:
             tbs = await self.broker.tools_by_server_within(role, cfg.list_wait)
             skills = await self.broker.skills(role)
             header = f"{GUIDE}\nRole {role} may use:"
+        # decided again: listing the servers above may have told their tools' costs
+        exposed = self.broker.exposure.exposed_for(role)
+        brokered = bool(self.broker.exposure.brokered(role))
+        tbs = {n: t for n, t in tbs.items() if n not in exposed}
+        if not brokered:
+            # Every tool is listed as it is: no meta-tools to explain, no catalog; only the
+            # role's skills, read with describe_tool (kept listed for them:
+            # handlers.meta_tools_for).
+            if not skills:
+                return "", True
+            return f"{SKILLS_HEAD}: {', '.join(sk.id for sk in skills)}", True
         summaries = {n: s for n, s in self.broker.summaries(None).items() if n in tbs}
         view = render_catalog(
             tbs,
@@ -159,7 +174,7 @@ class BrokerServer(Server[Any]):
 
     @property
     def instructions(self) -> str | None:
-        return self._source.text_for(CONNECTION_ROLE.get())
+        return self._source.text_for(CONNECTION_ROLE.get()) or None
 
     @instructions.setter
     def instructions(self, value: str | None) -> None:
