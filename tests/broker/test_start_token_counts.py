@@ -32,7 +32,8 @@ async def _instructions(base: str) -> str | None:
 async def test_serve_remembers_its_token_counts_for_the_next_start(
     write_config, home: Path
 ) -> None:
-    config = write_config(base_config(time=time_server()))
+    # brokered, so the catalog names its tools (alone, expose: auto would list them directly)
+    config = write_config(base_config(time={**time_server(), "expose": "none"}))
     counts = home / "home" / "broker" / "token-counts.json"
     with serve(config, home) as (base, _):
         first = await _instructions(base)
