@@ -546,3 +546,119 @@ def test_numbered_pages_are_separate_events():
     assert not (ev.same_entity or ev.may_act or ev.may_report or ev.may_contradict), ev
     c = "Pager 4419 was caused by replica lag."
     assert weigh(read(c), read(a)).different
+
+
+# -- issue 27, sixth pass: positive evidence of one entity, or nothing -----------------------
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (  # one frame, two places filled differently: which is the entity cannot be told
+            "Port 7312 is registered to matchmaker-staging in the service registry.",
+            "Port 7311 is registered to matchmaker-prod in the service registry.",
+        ),
+        (  # the subject read is a leading phrase ("Above ..."), the entity comes last
+            "Above 12000 calls a minute, clients get HTTP 429 from matchmaker-prod.",
+            "Above 1200 calls a minute, clients get HTTP 429 from dag_ingest_claims_hourly.",
+        ),
+        (  # no identifier on one side: still two places of one frame
+            "There is a cap of 2400 requests per minute on the courier app's push gateway.",
+            "There is a cap of 300 requests per minute on the shift-billing worker.",
+        ),
+        (  # two frames, each naming an identifier the other never holds
+            "The ORDERS_DB_URL_RO pool is owned by the Cedar team, per the service catalog.",
+            "In the service catalog, the owner listed for the eu-west-1 dispatch cluster is"
+            " team Hazel.",
+        ),
+        (  # an entity named by an identifier is one only with a fact that holds it
+            "matchmaker-staging is capped at 150 requests per minute.",
+            "There is a cap of 2400 requests per minute on the courier app's push gateway.",
+        ),
+    ],
+)
+def test_facts_without_positive_evidence_of_one_entity_are_left_alone(a, b):
+    for new, old in ((a, b), (b, a)):
+        ev = weigh(read(new), read(old))
+        assert ev.different, (new, old)
+        assert not (ev.may_act or ev.may_report or ev.may_contradict)
+
+
+def test_the_entitys_own_name_and_words_are_no_shared_attribute():
+    # the shard is named in both; its words ("lobby shard") and the region in its name say
+    # nothing about which attribute the two state (a retry count, a batch size)
+    ev = weigh(
+        read("The batch size of the ap-south-1 lobby shard has been 128 records ever since."),
+        read("When a call fails, the ap-south-1 lobby shard has 4 more goes at it, no more."),
+    )
+    assert not ev.may_act and not ev.may_report
+    # the noun after a shared name ("the EMBERFALL_STORE_DB pool") is part of the name
+    ev = weigh(
+        read("When a call fails, the EMBERFALL_STORE_DB pool has 8 more goes at it, no more."),
+        read("Each flush from the EMBERFALL_STORE_DB pool carries up to 250 items."),
+    )
+    assert not ev.may_act and not ev.may_report
+    # a region that names the entity is no region attribute
+    ev = weigh(
+        read("The eu-west-1 dispatch cluster reports whether it is alive on /status."),
+        read("The secrets of the eu-west-1 dispatch cluster sit under kv/prod/orders-ro."),
+    )
+    assert not ev.may_report
+
+
+def test_a_cue_word_alone_acts_only_when_both_subjects_name_one_entity():
+    # "no more" after a leading "When ..." clause, the other fact's subject "Above ...":
+    # the subjects do not agree, and the cue names no old value
+    ev = weigh(
+        read("When a call fails, the EMBERFALL_STORE_DB pool has 8 more goes at it, no more."),
+        read("Above 150 calls a minute, clients get HTTP 429 from the EMBERFALL_STORE_DB pool."),
+    )
+    assert not ev.may_act
+    # both subjects name catalog-api: a cue and a name replaced by a name is an update
+    assert weigh(
+        read("catalog-api runs on FastAPI after the port."), read("catalog-api is built on Flask.")
+    ).may_act
+    # a cue beside the old value, named as the one that went
+    assert weigh(
+        read("Ragnhild Oduya has since left Montréal for Hobart."),
+        read("Ragnhild Oduya works remotely from Montréal."),
+    ).may_act
+    # the entity's own name ("Iwasaki's") is no old value the change names
+    assert not weigh(
+        read("After the move, Kwabena Iwasaki's working hours follow AEST."),
+        read("Kwabena Iwasaki's weekends go to woodturning."),
+    ).may_act
+
+
+def test_a_capitalised_hyphenated_word_is_no_identifier():
+    # "Heads-up," and "Due-date" are English: the update still reaches its fact
+    assert weigh(
+        read(
+            "Heads-up, bedboard-staging no longer uses 75 seconds but 7 seconds for the"
+            " request timeout."
+        ),
+        read("For bedboard-staging, upstream calls time out after 75 seconds."),
+    ).may_act
+    assert not weigh(
+        read("Reminders moved off Twilio; MessageBird sends them now."),
+        read("Due-date reminders are sent by SMS through Twilio."),
+    ).different
+
+
+def test_parallel_facts_of_one_frame_all_stay_visible_and_report_nothing(client):
+    texts = [
+        "Port 7312 is registered to matchmaker-staging in the service registry.",
+        "Port 7311 is registered to matchmaker-prod in the service registry.",
+        "Port 10250 is registered to the ORDERS_DB_URL_RO pool in the service registry.",
+        "Above 1800 calls a minute, clients get HTTP 429 from the season-ladder service.",
+        "Above 6000 calls a minute, clients get HTTP 429 from the eu-west-1 dispatch cluster.",
+        "Code reviews touching orders-api-v3 need a sign-off from Alder, the owning team.",
+        "Code reviews touching orders-api-v2 need a sign-off from Aspen, the owning team.",
+    ]
+    ids, reported = [], 0
+    for text in texts:
+        out = add(client, text)
+        ids.append(out["memory"]["id"])
+        reported += len(out["likely_updates"]) + len(out["contradicts"])
+    assert [superseded(client, i) for i in ids] == [None] * len(texts)
+    assert reported == 0

@@ -16,11 +16,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 from neuralgentics.memini.updates import subject
 from neuralgentics.memini.updates.features import _same_stem, kind, value_changes
-from neuralgentics.memini.updates.text import ADDITIVE_WORDS, CHANGE_WORDS, Fact, read, stem
+from neuralgentics.memini.updates.text import (
+    ADDITIVE_WORDS,
+    CHANGE_WORDS,
+    STOPWORDS,
+    Fact,
+    read,
+    stem,
+)
 
 # "from 8 to 12 seconds", "from eu-west-1 to us-east-2": the writer states the change.
 _FROM_TO = re.compile(r"\bfrom\s+(?:the\s+|port\s+)?\S+\s+(?:\S+\s+)?to\s+\S+", re.I)
@@ -78,12 +86,22 @@ class Evidence:
     # older fact that names no attribute at all, not by a value's kind alone: a stated change
     # may then act on the scorer's "likely" bar (detect.py)
     firmly_tied: bool = False
+    # the change cue names the older fact's own value as the one that went ("moved from
+    # pg-eu1 to pg-eu2", "instead of Vue"): only such a cue stands in for an attribute read
+    # with confidence (issue 27, sixth pass); a bare "no more", "since", "after the" does not
+    stated: bool = False
+    # both subjects read well and naming one entity (a shared name, or shared words with no
+    # other identifier in either sentence): positive evidence that the two are about one
+    # entity, enough for a change cue to stand in for an attribute read with confidence
+    agree: bool = False
 
     @property
     def may_supersede(self) -> bool:
         if self.families_apart:
             return False
-        if not self.cue and (self.kinds_apart or not self.confident or not self.both_read):
+        if not (self.stated or (self.cue and self.agree)) and (
+            self.kinds_apart or not self.confident or not self.both_read
+        ):
             return False
         return self.same_entity and self.same_attribute and (self.changed or self.cue)
 
@@ -115,6 +133,10 @@ class Evidence:
         # called Miso" says nothing of "Every morning Ines comes in by tram"
         if self.families_apart or not self.tied:
             return False
+        # the attribute read with confidence, or the cue naming the old value: a cue word
+        # alone ties nothing ("has 8 more goes at it, no more" replaces no rate cap)
+        if not (self.stated or self.agree):
+            return False
         # a bare new fact ("The admin UI was rewritten in React.") may replace a fact that
         # names no attribute of its own either ("The admin UI is a Vue app."), not one that
         # does ("Aiko's first language is Georgian.")
@@ -137,6 +159,7 @@ class Evidence:
         most 1 add in 20)."""
         return (
             self.same_entity
+            and self.both_read
             and self.same_attribute
             and self.confident
             and self.changed
@@ -212,7 +235,18 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     named_apart = subject.named_apart(new.text, old.text) and not any(
         n in subject.identifiers(old.text) for n in _named(new.text)
     )
-    if named_apart or subject.different(e_new, e_old, new.text, old.text):
+    if (
+        named_apart
+        or subject.different(e_new, e_old, new.text, old.text)
+        or (
+            not _agree(e_new, e_old, new.text, old.text)
+            and _names_unshared(new.text, old.text, e_new, e_old)
+        )
+        or _identified_elsewhere(e_new, old.text, e_old, new.text)
+        or _identified_elsewhere(e_old, new.text, e_new, old.text)
+        # (not when both name one thing: the entity read, or both subjects, share a name)
+        or (not _share_a_name(e_new, e_old, new.text, old.text) and _two_slots(new.text, old.text))
+    ):
         return Evidence(
             True, False, False, False, False, False, False, False, False, False, 0, "", ""
         )
@@ -222,14 +256,21 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     # "Yusuf leads identity", "Royalty aggregation runs ..." / "... are aggregated weekly")
     wide_new = a_new | (e_new.words - e_old.words - e_old.anchors)
     wide_old = a_old | (e_old.words - e_new.words - e_new.anchors)
+    # when one fact's entity is named in the other outside the subject read there ("When a
+    # call fails, the ap-south-1 lobby shard ..." / "The batch size of the ap-south-1 lobby
+    # shard ..."), the words of that entity are the entity on both sides, not a shared
+    # attribute (issue 27, sixth pass); a label ("Identity lead: Mara") keeps its words
+    entity_words = _entity_named_across(new, old, e_new, e_old)
+    wide_new = wide_new - entity_words
+    wide_old = wide_old - entity_words
     shared = {a for a in wide_new if any(_same_stem(a, b) for b in wide_old)}
     gone, came = value_changes(new, old)
     # the entity's own name is no value that went or came ("Every morning Ines comes in by
     # tram" / "Ines moved to Rabat": "Ines" starts one sentence and not the other); a name
     # only one side's entity holds may be the value ("Fivetran loads ..." / "Airbyte ...")
-    own = (e_new.anchors | e_new.words) & (e_old.anchors | e_old.words)
-    gone = [g for g in gone if g.lower() not in own and stem(g.lower()) not in own]
-    came = [c for c in came if c.lower() not in own and stem(c.lower()) not in own]
+    own = _parts(e_new) & _parts(e_old)
+    gone = [g for g in gone if not _own(g, own)]
+    came = [c for c in came if not _own(c, own)]
     # numbers count through their units below ("2 MB" and "25 s" are two quantities)
     low_gone = {kind(g.lower()) for g in gone} - {"number"}
     low_came = {kind(c.lower()) for c in came} - {"number"}
@@ -278,9 +319,21 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     # paho-mqtt in favour of aiomqtt" / "The ingest service uses paho-mqtt"): that value
     # changed, whatever else the two say; not a bare number ("from 8 to 12" may be of
     # another 8 of the entity's)
+    stated = False
     if cue and _holds_named_value(new.text, old, numbers=False):
         named_old = True
         changed = True
+        stated = True
+    # a change cue beside the older fact's value, named as the one that went ("has since
+    # left Montréal for Hobart" / "works remotely from Montréal"): a stated change of it
+    if cue and named_old:
+        stated = True
+    # or keeps a value of the older fact beside the cue and brings a new one ("customs-docs
+    # ditched wkhtmltopdf and renders with WeasyPrint" / "... builds its PDFs with
+    # wkhtmltopdf"): the change is of that value's attribute
+    kept = {v.lower() for v in old.values} & ({v.lower() for v in new.values} | new.tokens)
+    if cue and came and any(not _own(v, own | anchors) and kind(v) != "number" for v in kept):
+        stated = True
     # a shared unit alone ("48 hours ahead" / "every three hours") is one attribute only
     # beside a stated change: two plain facts need a word of their attribute in common
     worded = any(not a.startswith("unit:") for a in shared)
@@ -300,8 +353,13 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     # "handed over"), over what each fact says outside its own entity
     all_new = subject.attribute(new.text, new.values, frozenset(), frozenset())
     all_old = subject.attribute(old.text, old.values, frozenset(), frozenset())
-    f_new = subject.families(all_new | wide_new, new.values)
-    f_old = subject.families(all_old | wide_old, old.values)
+    # (not from the entity's own name: "the eu-west-1 dispatch cluster" states no region,
+    # "When a call fails, the ap-south-1 lobby shard ..." no region either; sixth pass)
+    own_names = e_new.anchors | e_old.anchors | entity_words
+    v_new = frozenset(v for v in new.values if v.lower() not in own_names)
+    v_old = frozenset(v for v in old.values if v.lower() not in own_names)
+    f_new = subject.families((all_new - entity_words) | wide_new, v_new)
+    f_old = subject.families((all_old - entity_words) | wide_old, v_old)
     same_family = bool(f_new & f_old)
     # (a number of one unit changed says one attribute however it is worded: "Carts expire
     # after 7 days" / "Carts now live for 30 days")
@@ -340,13 +398,199 @@ def weigh(new: Fact, old: Fact) -> Evidence:
         additive=bool(new.additive_cues),
         kinds_apart=kinds_apart,
         old_attribute_words=len({a for a in a_old if not a.startswith("unit:")}),
-        both_read=e_new.known and e_old.known,
+        both_read=_read_well(e_new, new.text, old.text) and _read_well(e_old, old.text, new.text),
         entity=e_new.text() or e_old.text(),
         attribute=", ".join(shown),
         families_apart=families_apart,
         tied=tied,
         firmly_tied=firmly_tied,
+        stated=stated,
+        agree=_agree(e_new, e_old, new.text, old.text),
     )
+
+
+# Words of a sentence's frame that never name a thing (for `_two_slots`).
+_FRAME_SKIP = STOPWORDS | subject.DETERMINERS | subject.ADVERBS | subject.PREPOSITIONS | _CUE_WORDS
+
+
+def _slot_tokens(text: str) -> list[str]:
+    return [
+        stem(t.lower().removesuffix("'s").removesuffix("\u2019s"))
+        for t in subject.tokens_of(text)
+        if any(c.isalnum() for c in t) and t.lower() not in _FRAME_SKIP
+    ]
+
+
+def _share_a_name(e_a: subject.Entity, e_b: subject.Entity, a_text: str, b_text: str) -> bool:
+    if e_a.anchors & e_b.anchors:
+        return True
+    s_a, s_b = subject._subject(_main_clause(a_text)), subject._subject(_main_clause(b_text))
+    return bool(s_a.anchors & s_b.anchors)
+
+
+def _two_slots(a_text: str, b_text: str) -> bool:
+    """One sentence frame with two places filled differently ("Port 7312 is registered to
+    matchmaker-staging ..." / "Port 7311 is registered to matchmaker-prod ...", "There is a
+    cap of 300 requests per minute on the shift-billing worker." / "... 2400 ... on the
+    courier app's push gateway."): one place is the entity, the other its value, and which is
+    which cannot be told, so the two are not known to be one entity (issue 27, sixth pass).
+    An update changes one place of a frame; the words around the changed places must hold
+    most of both sentences, and one changed place must hold a word (not only numbers)."""
+    a, b = _slot_tokens(a_text), _slot_tokens(b_text)
+    if not a or not b:
+        return False
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    same = sum(size for _, _, size in matcher.get_matching_blocks())
+    if same * 2 < min(len(a), len(b)):
+        return False  # two frames: the places cannot be lined up
+    replaced = [
+        (a[i1:i2], b[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag == "replace"
+    ]
+    if len(replaced) < 2:
+        return False
+    return any(
+        any(t.isalpha() or kind(t) in ("identifier", "host") for t in side)
+        for pair in replaced
+        for side in pair
+    )
+
+
+def _identified_elsewhere(
+    e: subject.Entity, other_text: str, e_other: subject.Entity, text: str
+) -> bool:
+    """An entity named by an identifier ("matchmaker-staging is capped at ...") is one only
+    with a fact that holds that identifier: "There is a cap of 2400 requests per minute on
+    the courier app's push gateway." never names it (issue 27, sixth pass)."""
+    ids = e.anchors & _names_in(text)
+    if not ids:
+        return False
+    # the other fact's own entity, named here, is positive evidence of its own
+    mine = _names_in(text) | {t.lower() for t in subject.tokens_of(text)}
+    if e_other.anchors and e_other.anchors <= mine:
+        return False
+    held = _names_in(other_text) | {t.lower() for t in subject.tokens_of(other_text)}
+    return not ids & held
+
+
+def _agree(e_a: subject.Entity, e_b: subject.Entity, a_text: str, b_text: str) -> bool:
+    """Positive evidence of one entity: both sentences' subjects (the words before the verb,
+    not a name found later in the sentence) name it alike, by a shared name or word."""
+    s_a, s_b = subject._subject(_main_clause(a_text)), subject._subject(_main_clause(b_text))
+    if not (s_a.known and s_b.known) or subject.different(s_a, s_b):
+        return False
+    return bool(s_a.anchors & s_b.anchors or s_a.words & s_b.words)
+
+
+# Words that open a leading clause or phrase ("When a call fails, ...", "Above 6000 calls a
+# minute, ...", "After the move, ..."): closed-class grammar words, not a vocabulary of
+# attributes.
+_LEADING = (
+    subject.SUBORDINATORS
+    | subject.PREPOSITIONS
+    | frozenset("above below beyond past after before during until unlike like".split())
+)
+
+
+def _main_clause(text: str) -> str:
+    """The sentence without a leading clause or phrase that ends in a comma: its subject is
+    the main clause's ("When a call fails, the EMBERFALL_STORE_DB pool has ..." is about the
+    pool, not "a call")."""
+    tokens = subject.tokens_of(text)
+    if not tokens or tokens[0].lower() not in _LEADING or "," not in tokens[:9]:
+        return text
+    lead = tokens[: tokens.index(",")]
+    if any(t.lower() in subject.AUXILIARIES for t in lead):
+        return text
+    return text.split(",", 1)[1].strip() or text
+
+
+def _read_well(e: subject.Entity, text: str, other_text: str = "") -> bool:
+    """The entity was read with confidence: it holds a name of its own, or the sentence names
+    no identifier elsewhere that could be the entity instead ("Above 6000 calls a minute,
+    clients get HTTP 429 from the ap-south-1 lobby shard." reads "above" as its subject, and
+    the shard late in the sentence is the entity: not read well)."""
+    if not e.known:
+        return False
+    if e.anchors:
+        return True
+    # a name only this sentence holds, of an unmistakable shape (a digit, "_", ".", "/" or two
+    # hyphens: "the ap-south-1 lobby shard", not "pre-rendered"), may be the entity instead
+    others = _names_in(other_text) if other_text else frozenset()
+    return not any(_strict(n) for n in _names_in(text) - others)
+
+
+def _strict(name: str) -> bool:
+    return any(c.isdigit() or c in "_./" for c in name) or name.count("-") >= 2
+
+
+def _names_unshared(a_text: str, b_text: str, e_a: subject.Entity, e_b: subject.Entity) -> bool:
+    """Each fact names an identifier (anywhere: "... from matchmaker-prod" / "... from
+    dag_ingest_claims_hourly", "the eu-west-1 dispatch cluster" / "the eu-west-2 ...") the
+    other never holds, and their entities share none: nothing says they are one entity, so
+    they are kept apart (issue 27, sixth pass), unless the newer names the older's one as
+    the value that went ("moved from pg-eu1 to pg-eu2")."""
+    ids_a, ids_b = _names_in(a_text), _names_in(b_text)
+    if not (ids_a - ids_b and ids_b - ids_a):
+        return False
+    if e_a.anchors & e_b.anchors & (ids_a | ids_b):
+        return False
+    return not any(n in ids_b for n in _named(a_text))
+
+
+def _parts(e: subject.Entity) -> set[str]:
+    """An entity's anchors and words, a full name also by its parts ("kwabena iwasaki")."""
+    return set(e.anchors | e.words) | {p for a in e.anchors for p in a.split()}
+
+
+def _own(value: str, own: frozenset[str] | set[str]) -> bool:
+    """Is a value the entity's own name ("Iwasaki's" of Kwabena Iwasaki)?"""
+    low = value.lower().removesuffix("'s").removesuffix("\u2019s")
+    return low in own or stem(low) in own
+
+
+@lru_cache(maxsize=16384)
+def _names_in(text: str) -> frozenset[str]:
+    """Identifier-shaped tokens of a text, a cloud region included (it names a cluster as
+    often as it is a value); not numbers, versions, dates or URLs."""
+    out = set()
+    for t in subject.tokens_of(text):
+        core = t.lower().removesuffix("'s").removesuffix("\u2019s").strip(".,;:")
+        # "Due-date", "Heads-up": a capitalised hyphenated word is English, not a name
+        if t[:1].isupper() and t[1:].islower() and not any(c in core for c in "_./"):
+            continue
+        if subject._identifier(core) or subject._REGION_VALUE.fullmatch(core):
+            out.add(core)
+    return frozenset(out)
+
+
+def _name_heads(a_text: str, b_text: str, anchors: frozenset[str]) -> frozenset[str]:
+    """The noun right after a shared name in both sentences ("the EMBERFALL_STORE_DB pool"):
+    part of the name, no attribute word the two share."""
+    out = set()
+    for text_a, text_b in ((a_text, b_text),):
+        ta = [t.lower() for t in subject.tokens_of(text_a)]
+        tb = [t.lower() for t in subject.tokens_of(text_b)]
+        for anchor in anchors:
+            if anchor in ta and anchor in tb:
+                i, j = ta.index(anchor) + 1, tb.index(anchor) + 1
+                if i < len(ta) and j < len(tb) and ta[i] == tb[j] and ta[i].isalpha():
+                    out |= {ta[i], stem(ta[i])}
+    return frozenset(out)
+
+
+def _entity_named_across(
+    new: Fact, old: Fact, e_new: subject.Entity, e_old: subject.Entity
+) -> frozenset[str]:
+    """The words of an entity whose anchor the other fact names without having read it as
+    its own entity."""
+    if new.label or old.label:
+        return frozenset()
+    out: set[str] = set(_name_heads(new.text, old.text, e_new.anchors & e_old.anchors))
+    for mine, theirs, text in ((e_new, e_old, old.text), (e_old, e_new, new.text)):
+        held = _names_in(text) | {t.lower() for t in subject.tokens_of(text)}
+        if any(a in held and a not in theirs.anchors for a in mine.anchors):
+            out |= mine.words | mine.anchors
+    return frozenset(out)
 
 
 def _named(text: str) -> list[str]:
