@@ -348,7 +348,7 @@ EVENTS: dict[str, dict] = {
         ],
         "phrases": [
             lambda n, a: f"The cluster maintenance window of {n} {a}.",
-            lambda n, a: f"During downtime on {n}, research computing {a}.",
+            lambda n, a: f"Research computing's downtime on {n} {a}.",
         ],
         "questions": [lambda n: f"What happened to the compute cluster on {n}?"],
     },
