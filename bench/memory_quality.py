@@ -364,11 +364,8 @@ def main() -> int:
     splits = ["tune", "heldout", "all"] if args.split == "all" else [args.split]
     if args.split in ("heldout2", "heldout3", "heldout4", "heldout5"):
         sets = []  # the older sets have no heldout2..heldout5 part
-    if args.split in (
-        "heldout3",
-        "heldout4",
-        "heldout5",
-    ):  # paraphrase and keyword have no such questions
+    # paraphrase and keyword have no heldout3..heldout5 questions
+    if args.split in ("heldout3", "heldout4", "heldout5"):
         truth = [s for s in truth if s not in ("paraphrase", "keyword")]
 
     embedder = Embedder()

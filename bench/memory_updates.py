@@ -760,11 +760,8 @@ def main() -> int:
     if args.fit:
         fit_detection(Embedder())
         return 0
-    own = args.split in (
-        "heldout3",
-        "heldout4",
-        "heldout5",
-    )  # their own pairs files, never in 'all'
+    # heldout3..heldout5 have their own pairs files, never in 'all'
+    own = args.split in ("heldout3", "heldout4", "heldout5")
     pairs_file = f"memory_updates_{args.split}" if own else "memory_updates"
     items = [r for r in load_set(pairs_file) if args.split == "all" or r["split"] == args.split]
     splits = ["tune", "heldout", "all"] if args.split == "all" else [args.split]
