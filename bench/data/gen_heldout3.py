@@ -36,24 +36,16 @@ attribute, text, questions, replaces, restates):
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_streams import DATA, finish, h, order, pick, render  # noqa: E402
+import heldout_build as hb  # noqa: E402
+from gen_streams import order  # noqa: E402
+from heldout_build import up  # noqa: E402
 
 SPLIT = "heldout3"
-
-
-def up(s: str) -> str:
-    """Sentence-initial form; identifiers (dots, dashes, underscores, slashes, capitals after
-    the first letter) are written as they are."""
-    first = s.split(" ")[0]
-    ident = any(c in first for c in "-_./") or any(c.isupper() for c in first[1:])
-    return s if ident else s[:1].upper() + s[1:]
 
 
 # -- parallel ------------------------------------------------------------------------------------
@@ -255,27 +247,6 @@ ATTRS: dict[str, dict] = {
 }
 
 
-def fact_rows(entities: list[str], attrs: list[str], tag: str) -> list[dict]:
-    rows = []
-    for ei, ent in enumerate(entities):
-        for attribute in attrs:
-            spec = ATTRS[attribute]
-            value = spec["values"][(ei + h(SPLIT, tag, attribute)) % len(spec["values"])]
-            text = pick(spec["phrases"], SPLIT, tag, ent, attribute)(ent, value)
-            question = pick(spec["questions"], SPLIT, tag, ent, attribute, "q")(ent)
-            rows.append(
-                {
-                    "kind": "fact",
-                    "entity": ent,
-                    "attribute": attribute,
-                    "value": value,
-                    "text": text,
-                    "questions": [question],
-                }
-            )
-    return rows
-
-
 # -- events --------------------------------------------------------------------------------------
 
 EVENTS: dict[str, dict] = {
@@ -363,25 +334,6 @@ EVENTS: dict[str, dict] = {
         "questions": [lambda n: f"What did the capacity meeting of {n} decide?"],
     },
 }
-
-
-def event_rows(tag: str, take: int | None = None) -> list[dict]:
-    rows = []
-    for kind, spec in EVENTS.items():
-        for i, n in enumerate(spec["names"][:take]):
-            what = spec["what"][(i + h(SPLIT, tag, kind)) % len(spec["what"])]
-            text = pick(spec["phrases"], SPLIT, tag, n)(n, what)
-            question = pick(spec["questions"], SPLIT, tag, n, 1)(n)
-            rows.append(
-                {
-                    "kind": "event",
-                    "entity": n,
-                    "attribute": "event",
-                    "text": text,
-                    "questions": [question],
-                }
-            )
-    return rows
 
 
 # -- people --------------------------------------------------------------------------------------
@@ -528,25 +480,6 @@ PERSON_ATTRS: dict[str, dict] = {
 }
 
 
-def person_rows() -> list[dict]:
-    rows = []
-    for pi, person in enumerate(PEOPLE):
-        for attribute, spec in PERSON_ATTRS.items():
-            value = spec["values"][(pi + h(SPLIT, "people", attribute)) % len(spec["values"])]
-            text = pick(spec["phrases"], SPLIT, "people", person, attribute)(person, value)
-            rows.append(
-                {
-                    "kind": "fact",
-                    "entity": person,
-                    "attribute": attribute,
-                    "value": value,
-                    "text": text,
-                    "questions": [spec["questions"][0](person)],
-                }
-            )
-    return rows
-
-
 # -- mixed ---------------------------------------------------------------------------------------
 
 MIXED_PROJECTS = {
@@ -682,58 +615,25 @@ EVENT_Q = {
 
 
 def mixed_rows(project: str, entities: list[str]) -> list[dict]:
-    tag = f"mixed/{project}"
-    facts = fact_rows(entities, MIXED_ATTRS, tag)
+    facts = hb.fact_rows(SPLIT, ATTRS, entities, MIXED_ATTRS, f"mixed/{project}")
     events = [
-        {
-            "kind": "event",
-            "entity": text.split(",")[0],
-            "attribute": "event",
-            "text": text,
-            "questions": [q],
-        }
+        {"kind": "event", "entity": text.split(",")[0], "attribute": "event", "text": text}
+        | {"questions": [q]}
         for text, q in zip(MIXED_EVENTS[project], EVENT_Q[project], strict=True)
     ]
-    stream = order(facts + events, SPLIT, tag, "stream")
-    chosen = order(facts, SPLIT, tag, "chosen")
-    updates, restated = chosen[:6], chosen[6:11]
-    later: list[dict] = []
-    offset = {p: i * 6 for i, p in enumerate(MIXED_PROJECTS)}[project]
-    for i, r in enumerate(updates):
-        spec = ATTRS[r["attribute"]]
-        values = [v for v in spec["values"] if v != r["value"]]
-        new = pick(values, SPLIT, tag, r["entity"], r["attribute"], "new")
-        noun, fmt = NOUN[r["attribute"]]
-        k = (offset + i) % (len(UPDATES) + 1)
-        if k == len(UPDATES):  # a plain new value in a fact phrasing, no cue at all
-            text = pick(spec["phrases"], SPLIT, tag, r["entity"], "plain")(r["entity"], new)
-        else:
-            text = UPDATES[k](r["entity"], noun, fmt(r["value"]), fmt(new))
-        later.append(
-            {
-                "kind": "update",
-                "entity": r["entity"],
-                "attribute": r["attribute"],
-                "value": new,
-                "text": text,
-                "questions": r["questions"],
-                "replaces": r,
-            }
-        )
-        r["questions"] = []
-    for r in restated:
-        later.append(
-            {
-                "kind": "restatement",
-                "entity": r["entity"],
-                "attribute": r["attribute"],
-                "value": r["value"],
-                "text": RESTATE[r["attribute"]](r["entity"], r["value"]),
-                "questions": [],
-                "restates": r,
-            }
-        )
-    return stream + order(later, SPLIT, tag, "later")
+    return hb.mixed_rows(
+        SPLIT,
+        project,
+        MIXED_PROJECTS,
+        facts,
+        events,
+        ATTRS,
+        NOUN,
+        UPDATES,
+        RESTATE,
+        restated=5,
+        wrap=True,
+    )
 
 
 # -- hand-written update pairs (memory_updates.jsonl's schema) -----------------------------------
@@ -1599,116 +1499,32 @@ CONTRADICTION_ITEMS: list[tuple[str, str, str, str, str]] = [
 ]
 
 
-def context_for(project: str, topic: str, item_id: str) -> list[str]:
-    """2-5 of the project's background facts, by hash, none about the item's topic."""
-    head = topic.split(".")[0]
-    pool = [t for k, t in PROJECTS[project][1] if k.split(".")[0] != head]
-    pool = order(pool, SPLIT, "ctx", item_id)
-    return pool[: 2 + h(SPLIT, "ctxn", item_id) % 4]
-
-
-def pair_rows() -> list[dict]:
-    rows: list[dict] = []
-    seen: dict[tuple[str, str], int] = {}
-
-    def next_id(kind: str, project: str) -> str:
-        n = seen[kind, project] = seen.get((kind, project), 0) + 1
-        return f"{kind}-h3-{project}-{n:02d}"
-
-    def base(kind: str, item_id: str, project: str, topic: str) -> dict:
-        return {
-            "id": item_id,
-            "set": "memory_updates",
-            "kind": kind,
-            "split": SPLIT,
-            "project": project,
-            "project_about": PROJECTS[project][0],
-            "topic": topic,
-        }
-
-    for project, topic, style, old, new, question in UPDATE_ITEMS:
-        item_id = next_id("upd", project)
-        row = base("update", item_id, project, topic)
-        row |= {"style": style, "context": context_for(project, topic, item_id)}
-        row |= {"old": old, "new": new, "question": question, "answer": "new"}
-        rows.append(row)
-    for project, topic, old, new, q_old, q_new in NON_UPDATE_ITEMS:
-        item_id = next_id("non", project)
-        row = base("non_update", item_id, project, topic)
-        row |= {"context": context_for(project, topic, item_id), "old": old, "new": new}
-        row["questions"] = [
-            {"question": q_old, "answer": "old"},
-            {"question": q_new, "answer": "new"},
-        ]
-        rows.append(row)
-    for project, topic, old, new, question in CONTRADICTION_ITEMS:
-        item_id = next_id("con", project)
-        row = base("contradiction", item_id, project, topic)
-        row |= {"context": context_for(project, topic, item_id), "old": old, "new": new}
-        row |= {"question": question, "answer": "both"}
-        rows.append(row)
-    return rows
-
-
 # -- the files -----------------------------------------------------------------------------------
 
 
 def build() -> dict[str, list[dict]]:
-    parallel = order(fact_rows(ENTITIES, list(ATTRS), "parallel"), SPLIT, "par")
-    events = order(event_rows("events"), SPLIT, "ev")
-    people = order(person_rows(), SPLIT, "pp")
-    return {
-        f"streams_parallel_{SPLIT}": finish("parallel", SPLIT, [("p", parallel)]),
-        f"streams_events_{SPLIT}": finish("events", SPLIT, [("e", events)]),
-        f"streams_people_{SPLIT}": finish("people", SPLIT, [("h", people)]),
-        f"streams_mixed_{SPLIT}": finish(
-            "mixed", SPLIT, [(p, mixed_rows(p, c)) for p, c in MIXED_PROJECTS.items()]
-        ),
-        f"memory_updates_{SPLIT}": pair_rows(),
-    }
+    people = hb.person_facts(SPLIT, PERSON_ATTRS, PEOPLE, list(PERSON_ATTRS), "people")
+    items = (UPDATE_ITEMS, NON_UPDATE_ITEMS, CONTRADICTION_ITEMS)
+    return hb.files(
+        SPLIT,
+        order(hb.fact_rows(SPLIT, ATTRS, ENTITIES, list(ATTRS), "parallel"), SPLIT, "par"),
+        order(hb.event_rows(SPLIT, EVENTS, "events"), SPLIT, "ev"),
+        order(people, SPLIT, "pp"),
+        [(p, mixed_rows(p, c)) for p, c in MIXED_PROJECTS.items()],
+        hb.pair_rows(SPLIT, "h3", PROJECTS, *items),
+    )
 
 
 def leaks() -> list[str]:
     """Entities, people and projects of heldout3 that occur in any other part's text."""
-    others = []
-    for path in sorted(DATA.glob("*.jsonl")):
-        if SPLIT not in path.name:
-            others.append(path.read_text(encoding="utf-8").lower())
-    corpus = "\n".join(others)
     names = [*ENTITIES, *PEOPLE, *PROJECTS, *MIXED_PROJECTS]
     names += [e for ents in MIXED_PROJECTS.values() for e in ents]
     names += [n for spec in EVENTS.values() for n in spec["names"]]
     names += [p.split(" ")[0] for p in PEOPLE]  # a first name alone is a shared name too
-    return sorted({n for n in names if n.lower() in corpus})
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail when a file is stale")
-    args = parser.parse_args()
-    stale = []
-    for name, rows in build().items():
-        path = DATA / f"{name}.jsonl"
-        text = render(rows)
-        if args.check:
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
-                stale.append(path.name)
-            continue
-        path.write_text(text, encoding="utf-8")
-        kinds: dict[str, int] = {}
-        for r in rows:
-            kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
-        questions = sum(
-            len(r["questions"]) if isinstance(r.get("questions"), list) else 1 for r in rows
-        )
-        print(f"{path.name}: {len(rows)} lines {kinds}, {questions} questions")
-    shared = leaks()
-    if shared:
-        print("heldout3 shares names with another part: " + ", ".join(shared))
-    if stale:
-        print("stale (run python bench/data/gen_heldout3.py): " + ", ".join(stale))
-    return 1 if stale or shared else 0
+    return sorted(hb.name_leaks(SPLIT, names))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(hb.main(__doc__, SPLIT, build, leaks))
+
+

@@ -36,24 +36,15 @@ attribute, text, questions, replaces, restates):
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_streams import DATA, finish, h, order, pick, render  # noqa: E402
+import heldout_build as hb  # noqa: E402
+from heldout_build import up  # noqa: E402
 
 SPLIT = "heldout4"
-
-
-def up(s: str) -> str:
-    """Sentence-initial form; identifiers (dots, dashes, underscores, slashes, capitals after
-    the first letter) are written as they are."""
-    first = s.split(" ")[0]
-    ident = any(c in first for c in "-_./") or any(c.isupper() for c in first[1:])
-    return s if ident else s[:1].upper() + s[1:]
 
 
 # -- parallel ------------------------------------------------------------------------------------
@@ -233,27 +224,6 @@ ATTRS: dict[str, dict] = {
 }
 
 
-def fact_rows(entities: list[str], attrs: list[str], tag: str) -> list[dict]:
-    rows = []
-    for ei, ent in enumerate(entities):
-        for attribute in attrs:
-            spec = ATTRS[attribute]
-            value = spec["values"][(ei + h(SPLIT, tag, attribute)) % len(spec["values"])]
-            text = pick(spec["phrases"], SPLIT, tag, ent, attribute)(ent, value)
-            question = pick(spec["questions"], SPLIT, tag, ent, attribute, "q")(ent)
-            rows.append(
-                {
-                    "kind": "fact",
-                    "entity": ent,
-                    "attribute": attribute,
-                    "value": value,
-                    "text": text,
-                    "questions": [question],
-                }
-            )
-    return rows
-
-
 # -- events --------------------------------------------------------------------------------------
 
 EVENTS: dict[str, dict] = {
@@ -357,25 +327,6 @@ EVENTS: dict[str, dict] = {
         "questions": [lambda n: f"How did the pager rotation go in the week beginning {n}?"],
     },
 }
-
-
-def event_rows(tag: str) -> list[dict]:
-    rows = []
-    for kind, spec in EVENTS.items():
-        for i, n in enumerate(spec["names"]):
-            what = spec["what"][(i + h(SPLIT, tag, kind)) % len(spec["what"])]
-            text = pick(spec["phrases"], SPLIT, tag, n)(n, what)
-            question = pick(spec["questions"], SPLIT, tag, n, 1)(n)
-            rows.append(
-                {
-                    "kind": "event",
-                    "entity": n,
-                    "attribute": "event",
-                    "text": text,
-                    "questions": [question],
-                }
-            )
-    return rows
 
 
 # -- people --------------------------------------------------------------------------------------
@@ -529,54 +480,6 @@ PERSON_UPDATES: dict[str, PersonUpdate] = {
     "timezone": lambda p, o, n: f"After the move, {p}'s working hours follow {n}.",
     "laptop": lambda p, o, n: f"{p} traded {o} for {n}.",
 }
-
-
-def person_facts(people: list[str], attrs: list[str], tag: str) -> list[dict]:
-    rows = []
-    for pi, person in enumerate(people):
-        for attribute in attrs:
-            spec = PERSON_ATTRS[attribute]
-            value = spec["values"][(pi + h(SPLIT, tag, attribute)) % len(spec["values"])]
-            text = pick(spec["phrases"], SPLIT, tag, person, attribute)(person, value)
-            rows.append(
-                {
-                    "kind": "fact",
-                    "entity": person,
-                    "attribute": attribute,
-                    "value": value,
-                    "text": text,
-                    "questions": [spec["questions"][0](person)],
-                }
-            )
-    return rows
-
-
-def person_update(r: dict, tag: str) -> dict:
-    """A real update of the person fact `r`: the same person and attribute, another value. The
-    old fact's question moves to the update."""
-    values = [v for v in PERSON_ATTRS[r["attribute"]]["values"] if v != r["value"]]
-    new = pick(values, SPLIT, tag, r["entity"], r["attribute"], "new")
-    row = {
-        "kind": "update",
-        "entity": r["entity"],
-        "attribute": r["attribute"],
-        "value": new,
-        "text": PERSON_UPDATES[r["attribute"]](r["entity"], r["value"], new),
-        "questions": r["questions"],
-        "replaces": r,
-    }
-    r["questions"] = []
-    return row
-
-
-def person_rows() -> list[dict]:
-    facts = person_facts(PEOPLE, list(PERSON_ATTRS), "people")
-    stream = order(facts, SPLIT, "pp")
-    later = []
-    for person, attribute in zip(PEOPLE, PERSON_UPDATES, strict=False):
-        (r,) = [f for f in facts if f["entity"] == person and f["attribute"] == attribute]
-        later.append(person_update(r, "people"))
-    return stream + order(later, SPLIT, "pp", "later")
 
 
 # -- mixed ---------------------------------------------------------------------------------------
@@ -773,68 +676,6 @@ MIXED_EVENTS: dict[str, list[tuple[str, str]]] = {
         ),
     ],
 }
-
-
-def event_name(text: str) -> str:
-    """"Build #3107 of ..." -> "Build #3107": the first token holding a digit, with the word
-    before it."""
-    words = text.rstrip(".").replace(",", "").split(" ")
-    i = next(i for i, w in enumerate(words) if any(c.isdigit() for c in w))
-    return " ".join(words[max(0, i - 1) : i + 1])
-
-
-def mixed_rows(project: str) -> list[dict]:
-    tag = f"mixed/{project}"
-    components, person = MIXED_PROJECTS[project]
-    facts = fact_rows(components, MIXED_ATTRS, tag)
-    people = person_facts([person], MIXED_PERSON_ATTRS, tag)
-    events = [
-        {"kind": "event", "entity": event_name(text), "attribute": "event", "text": text}
-        | {"questions": [q]}
-        for text, q in MIXED_EVENTS[project]
-    ]
-    stream = order(facts + people + events, SPLIT, tag, "stream")
-    chosen = order(facts, SPLIT, tag, "chosen")
-    updates, restated = chosen[:6], chosen[6:10]
-    (moved,) = [r for r in people if r["attribute"] == MIXED_PERSON_UPDATE[project]]
-    restated.append(pick([r for r in people if r is not moved], SPLIT, tag, "restated person"))
-    later: list[dict] = [person_update(moved, tag)]
-    offset = {p: i * 6 for i, p in enumerate(MIXED_PROJECTS)}[project]
-    for i, r in enumerate(updates):
-        spec = ATTRS[r["attribute"]]
-        values = [v for v in spec["values"] if v != r["value"]]
-        new = pick(values, SPLIT, tag, r["entity"], r["attribute"], "new")
-        noun, fmt = NOUN[r["attribute"]]
-        k = offset + i
-        if k >= len(UPDATES):  # a plain new value in a fact phrasing, no cue at all
-            text = pick(spec["phrases"], SPLIT, tag, r["entity"], "plain")(r["entity"], new)
-        else:
-            text = UPDATES[k](r["entity"], noun, fmt(r["value"]), fmt(new))
-        later.append(
-            {
-                "kind": "update",
-                "entity": r["entity"],
-                "attribute": r["attribute"],
-                "value": new,
-                "text": text,
-                "questions": r["questions"],
-                "replaces": r,
-            }
-        )
-        r["questions"] = []
-    for r in restated:
-        later.append(
-            {
-                "kind": "restatement",
-                "entity": r["entity"],
-                "attribute": r["attribute"],
-                "value": r["value"],
-                "text": RESTATE[r["attribute"]](r["entity"], r["value"]),
-                "questions": [],
-                "restates": r,
-            }
-        )
-    return stream + order(later, SPLIT, tag, "later")
 
 
 # -- hand-written update pairs (memory_updates.jsonl's schema) -----------------------------------
@@ -1370,123 +1211,24 @@ CONTRADICTION_ITEMS: list[tuple[str, str, str, str, str]] = [
 ]
 
 
-def context_for(project: str, topic: str, item_id: str) -> list[str]:
-    """2-5 of the project's background facts, by hash, none about the item's topic and none
-    that is the item's own old or new fact."""
-    head = topic.split(".")[0]
-    pool = [t for k, t in PROJECTS[project][1] if k.split(".")[0] != head]
-    pool = order(pool, SPLIT, "ctx", item_id)
-    return pool[: 2 + h(SPLIT, "ctxn", item_id) % 4]
-
-
-def pair_rows() -> list[dict]:
-    rows: list[dict] = []
-    seen: dict[tuple[str, str], int] = {}
-
-    def next_id(kind: str, project: str) -> str:
-        n = seen[kind, project] = seen.get((kind, project), 0) + 1
-        return f"{kind}-h4-{project}-{n:02d}"
-
-    def base(kind: str, item_id: str, project: str, topic: str) -> dict:
-        return {
-            "id": item_id,
-            "set": "memory_updates",
-            "kind": kind,
-            "split": SPLIT,
-            "project": project,
-            "project_about": PROJECTS[project][0],
-            "topic": topic,
-        }
-
-    for project, topic, style, old, new, question in UPDATE_ITEMS:
-        item_id = next_id("upd", project)
-        row = base("update", item_id, project, topic)
-        row |= {"style": style, "context": context_for(project, topic, item_id)}
-        row |= {"old": old, "new": new, "question": question, "answer": "new"}
-        rows.append(row)
-    for project, topic, old, new, q_old, q_new in NON_UPDATE_ITEMS:
-        item_id = next_id("non", project)
-        row = base("non_update", item_id, project, topic)
-        row |= {"context": context_for(project, topic, item_id), "old": old, "new": new}
-        row["questions"] = [
-            {"question": q_old, "answer": "old"},
-            {"question": q_new, "answer": "new"},
-        ]
-        rows.append(row)
-    for project, topic, old, new, question in CONTRADICTION_ITEMS:
-        item_id = next_id("con", project)
-        row = base("contradiction", item_id, project, topic)
-        row |= {"context": context_for(project, topic, item_id), "old": old, "new": new}
-        row |= {"question": question, "answer": "both"}
-        rows.append(row)
-    return rows
-
-
 # -- the files -----------------------------------------------------------------------------------
 
 
 def build() -> dict[str, list[dict]]:
-    parallel = order(fact_rows(ENTITIES, list(ATTRS), "parallel"), SPLIT, "par")
-    events = order(event_rows("events"), SPLIT, "ev")
-    return {
-        f"streams_parallel_{SPLIT}": finish("parallel", SPLIT, [("p", parallel)]),
-        f"streams_events_{SPLIT}": finish("events", SPLIT, [("e", events)]),
-        f"streams_people_{SPLIT}": finish("people", SPLIT, [("h", person_rows())]),
-        f"streams_mixed_{SPLIT}": finish(
-            "mixed", SPLIT, [(p, mixed_rows(p)) for p in MIXED_PROJECTS]
-        ),
-        f"memory_updates_{SPLIT}": pair_rows(),
-    }
+    return hb.build(hb.Part.of(globals(), "h4"))
 
 
 def names() -> list[str]:
     """Every entity, person, project and event name of heldout4."""
-    out = [*ENTITIES, *PEOPLE, *PROJECTS, *MIXED_PROJECTS]
-    for components, person in MIXED_PROJECTS.values():
-        out += [*components, person, person.split(" ")[0]]
-    out += [n for spec in EVENTS.values() for n in spec["names"]]
-    out += [event_name(t) for evs in MIXED_EVENTS.values() for t, _ in evs]
-    out += [p.split(" ")[0] for p in PEOPLE]  # a first name alone is a shared name too
-    return out
+    return hb.part_names(hb.Part.of(globals(), "h4"))
 
 
 def leaks() -> list[str]:
     """Names of heldout4 that occur in any other part's text."""
-    others = []
-    for path in sorted(DATA.glob("*.jsonl")):
-        if SPLIT not in path.name:
-            others.append(path.read_text(encoding="utf-8").lower())
-    corpus = "\n".join(others)
-    return sorted({n for n in names() if n.lower() in corpus})
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail when a file is stale")
-    args = parser.parse_args()
-    stale = []
-    for name, rows in build().items():
-        path = DATA / f"{name}.jsonl"
-        text = render(rows)
-        if args.check:
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
-                stale.append(path.name)
-            continue
-        path.write_text(text, encoding="utf-8")
-        kinds: dict[str, int] = {}
-        for r in rows:
-            kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
-        questions = sum(
-            len(r["questions"]) if isinstance(r.get("questions"), list) else 1 for r in rows
-        )
-        print(f"{path.name}: {len(rows)} lines {kinds}, {questions} questions")
-    shared = leaks()
-    if shared:
-        print("heldout4 shares names with another part: " + ", ".join(shared))
-    if stale:
-        print("stale (run python bench/data/gen_heldout4.py): " + ", ".join(stale))
-    return 1 if stale or shared else 0
+    return sorted(hb.name_leaks(SPLIT, names()))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(hb.main(__doc__, SPLIT, build, leaks))
+
+

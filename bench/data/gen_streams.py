@@ -65,6 +65,35 @@ def cap(s: str) -> str:
     return s if ident else s[:1].upper() + s[1:]
 
 
+def update_of(r: dict, value: str, text: str) -> dict:
+    """A real update of the fact `r` (same entity and attribute, `value` new). The old fact's
+    questions move to the update."""
+    row = {
+        "kind": "update",
+        "entity": r["entity"],
+        "attribute": r["attribute"],
+        "value": value,
+        "text": text,
+        "questions": r["questions"],
+        "replaces": r,
+    }
+    r["questions"] = []
+    return row
+
+
+def restatement_of(r: dict, text: str) -> dict:
+    """`text` says again what the fact `r` says; it has no question of its own."""
+    return {
+        "kind": "restatement",
+        "entity": r["entity"],
+        "attribute": r["attribute"],
+        "value": r["value"],
+        "text": text,
+        "questions": [],
+        "restates": r,
+    }
+
+
 # -- parallel facts ------------------------------------------------------------------------------
 
 COMPONENTS = {
@@ -506,13 +535,23 @@ EVENTS_H2: dict[str, dict] = {
 }
 
 
-def event_rows_h2(tag: str, take: int | None = None) -> list[dict]:
+def kind_event_rows(
+    events: dict[str, dict],
+    split: str,
+    tag: str,
+    take: int | None = None,
+    split_in_hash: bool = True,
+) -> list[dict]:
+    """One event per name of every kind in `events` (names, what, phrases, questions); what
+    happened is picked by hash of `split` (unless not `split_in_hash`), `tag` and the kind.
+    Serves heldout2 here and the held-out generators (bench/data/heldout_build.py)."""
     rows = []
-    for kind, spec in EVENTS_H2.items():
+    salt = (split,) if split_in_hash else ()
+    for kind, spec in events.items():
         for i, n in enumerate(spec["names"][:take]):
-            what = spec["what"][(i + h(tag, kind)) % len(spec["what"])]
-            text = pick(spec["phrases"], "heldout2", tag, n)(n, what)
-            question = pick(spec["questions"], "heldout2", tag, n, 1)(n)
+            what = spec["what"][(i + h(*salt, tag, kind)) % len(spec["what"])]
+            text = pick(spec["phrases"], split, tag, n)(n, what)
+            question = pick(spec["questions"], split, tag, n, 1)(n)
             rows.append(
                 {
                     "kind": "event",
@@ -523,6 +562,10 @@ def event_rows_h2(tag: str, take: int | None = None) -> list[dict]:
                 }
             )
     return rows
+
+
+def event_rows_h2(tag: str, take: int | None = None) -> list[dict]:
+    return kind_event_rows(EVENTS_H2, "heldout2", tag, take, split_in_hash=False)
 
 
 def event_rows(split: str, tag: str, take: int | None = None) -> list[dict]:
@@ -1045,33 +1088,12 @@ def mixed_rows(
         else:
             phrase = pick(upd[r["attribute"]], split, tag, r["entity"], "u")
         text = phrase(r["entity"], r["value"], new_value)
-        later.append(
-            {
-                "kind": "update",
-                "entity": r["entity"],
-                "attribute": r["attribute"],
-                "value": new_value,
-                "text": text,
-                "questions": r["questions"],
-                "replaces": r,
-            }
-        )
-        r["questions"] = []
+        later.append(update_of(r, new_value, text))
     for r in restated:
         text = (RESTATE_H2 if split == "heldout2" else RESTATE)[r["attribute"]](
             r["entity"], r["value"]
         )
-        later.append(
-            {
-                "kind": "restatement",
-                "entity": r["entity"],
-                "attribute": r["attribute"],
-                "value": r["value"],
-                "text": text,
-                "questions": [],
-                "restates": r,
-            }
-        )
+        later.append(restatement_of(r, text))
     return stream + order(later, split, tag, "later")
 
 
@@ -1241,18 +1263,8 @@ def twin_mixed_rows(components: list[str], tag: str) -> list[dict]:
         spec = TWIN_ATTRIBUTES[r["attribute"]]
         values = [v for v in spec["values"] if v != r["value"]]
         new_value = pick(values, "tune", tag, r["entity"], r["attribute"], "new")
-        later.append(
-            {
-                "kind": "update",
-                "entity": r["entity"],
-                "attribute": r["attribute"],
-                "value": new_value,
-                "text": spec["update"](r["entity"], r["value"], new_value),
-                "questions": r["questions"],
-                "replaces": r,
-            }
-        )
-        r["questions"] = []
+        text = spec["update"](r["entity"], r["value"], new_value)
+        later.append(update_of(r, new_value, text))
     return stream + order(later, "tune", tag, "later")
 
 
@@ -1322,15 +1334,14 @@ def render(rows: list[dict]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail when a file is stale")
-    args = parser.parse_args()
+def write_files(files: dict[str, list[dict]], check: bool, unit: str) -> list[str]:
+    """Write each file (name without `.jsonl`) and print its counts of `unit`s, kinds and
+    questions; with `check`, write nothing. Returns the names of the files that were stale."""
     stale = []
-    for name, rows in build().items():
+    for name, rows in files.items():
         path = DATA / f"{name}.jsonl"
         text = render(rows)
-        if args.check:
+        if check:
             if not path.is_file() or path.read_text(encoding="utf-8") != text:
                 stale.append(path.name)
             continue
@@ -1338,8 +1349,18 @@ def main() -> int:
         kinds: dict[str, int] = {}
         for r in rows:
             kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
-        questions = sum(len(r["questions"]) for r in rows)
-        print(f"{path.name}: {len(rows)} memories {kinds}, {questions} questions")
+        questions = sum(
+            len(r["questions"]) if isinstance(r.get("questions"), list) else 1 for r in rows
+        )
+        print(f"{path.name}: {len(rows)} {unit} {kinds}, {questions} questions")
+    return stale
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail when a file is stale")
+    args = parser.parse_args()
+    stale = write_files(build(), check=args.check, unit="memories")
     if stale:
         print("stale (run python bench/data/gen_streams.py): " + ", ".join(stale))
         return 1
