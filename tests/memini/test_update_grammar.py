@@ -662,3 +662,70 @@ def test_parallel_facts_of_one_frame_all_stay_visible_and_report_nothing(client)
         reported += len(out["likely_updates"]) + len(out["contradicts"])
     assert [superseded(client, i) for i in ids] == [None] * len(texts)
     assert reported == 0
+
+
+# -- issue 27, seventh pass: a qualifier is part of the entity's name --------------------------
+
+
+def test_a_parenthesised_qualifier_names_another_entity(client):
+    # "(south field)" / "(north field)": two gateways, both facts stay visible
+    south = add(client, "The moisture-probe gateway (south field) flushes every 15 seconds.")
+    north = add(client, "The moisture-probe gateway (north field) flushes every 10 seconds.")
+    assert superseded(client, south["memory"]["id"]) is None
+    assert north["likely_updates"] == [] and north["contradicts"] == []
+    assert weigh(
+        read("The moisture-probe gateway (north field) flushes every 10 seconds."),
+        read("The moisture-probe gateway (south field) flushes every 15 seconds."),
+    ).different
+    # one gateway, its qualifier no attribute word: two quantities of two units are two facts
+    assert not weigh(
+        read(
+            "No write sits in the buffer of the moisture-probe gateway (south field) longer"
+            " than 15 seconds."
+        ),
+        read(
+            "The moisture-probe gateway (south field) may write at most 20 GB to its scratch volume."
+        ),
+    ).may_act
+
+
+def test_a_trailing_in_qualifier_names_another_entity():
+    assert weigh(
+        read("A fresh encryption key is issued to the origin shield in ams each 45 days."),
+        read("A fresh encryption key is issued to the origin shield in sin each 60 days."),
+    ).different
+    assert not weigh(
+        read("A pool of 3 threads does the work inside the origin shield in ams."),
+        read("Concurrency for the origin shield in sin is set to 4 threads per process."),
+    ).may_act
+    # "a bucket in Zurich" describes a value, not a known thing: the update still acts
+    assert weigh(
+        read("Patient records are backed up to a bucket in Zurich."),
+        read("Patient records are backed up to a bucket in Frankfurt."),
+    ).may_act
+
+
+def test_a_function_word_after_a_change_verb_is_no_old_value():
+    # "is replaced on a 120-day cycle" names no old value "on" that the placement fact holds
+    assert not weigh(
+        read(
+            "Signing material used by the us-east-2a search shard is replaced on a 120-day cycle."
+        ),
+        read("The scheduler only ever places the us-east-2a search shard on the r7i-highmem pool."),
+    ).may_act
+
+
+def test_a_person_who_quits_sells_or_trades_the_old_value_is_an_update():
+    assert weigh(
+        read("Tiberius Brennan quit curling and took up badminton."),
+        read("Twice a week Tiberius Brennan trains for curling."),
+    ).may_act
+    assert weigh(
+        read("Cormac Tolliver sold a Renault Zoe and picked up a VW ID.Buzz."),
+        read("Cormac Tolliver drives a Renault Zoe."),
+    ).may_act
+    # the change names a value the other fact never holds: that fact stays
+    assert not weigh(
+        read("Cormac Tolliver sold a Renault Zoe and picked up a VW ID.Buzz."),
+        read("If you fetch drinks, Cormac Tolliver wants a cardamom latte."),
+    ).may_act

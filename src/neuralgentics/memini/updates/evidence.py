@@ -37,7 +37,7 @@ _FROM_TO = re.compile(r"\bfrom\s+(?:the\s+|port\s+)?\S+\s+(?:\S+\s+)?to\s+\S+", 
 _FROM_VALUE = re.compile(
     r"\bfrom\s+(?:the\s+|port\s+)?([\w.:/-]+)\s+(?:\S+\s+)?to\s+"
     r"|\binstead\s+of\s+(?:the\s+|its\s+|our\s+)?([\w.:/-]+)"
-    r"|\b(?:replaced|deprecated|dropped|retired|removed)\s+(?:the\s+|its\s+|our\s+)?([\w.:/-]+)"
+    r"|\b(?:replaced|deprecated|dropped|retired|removed|quit|sold|traded)\s+(?:the\s+|its\s+|our\s+|an?\s+)?([\w.:/-]+)"
     r"|\bused\s+to\s+be\s+([\w.:/-]+)|\bit\s+was\s+([\w.:/-]+)"
     r"|\bno\s+more\s+(?:port\s+)?([\w.:/-]+)",
     re.I,
@@ -294,12 +294,17 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     # numbers without a unit on either side ("The replica count ... is 6" / "... 7 replicas"
     # has one): compared as they are only when neither side says what it counts
     plain = not (u_new or u_old) or bool(units)
+    # quantities of two units that are not both lengths of time ("15 seconds" / "20 GB"):
+    # two attributes of the entity, whatever words the facts share (issue 27, seventh pass)
+    quantities_apart = units_apart and not (_seconds(n_new) and _seconds(n_old))
     changed = (
         same_kind
         or unit_changed
         or schedule
         or (numbers_moved and bool(n_new and n_old) and not units_apart and plain)
-        or new.negated != old.negated
+        # (a negation is no change of a quantity of another unit: "No write sits in the
+        # buffer longer than 15 seconds" / "X may write at most 20 GB"; seventh pass)
+        or (new.negated != old.negated and not quantities_apart)
     )
     # a fact that states only its entity and a value ("pricing-engine runs in us-east-2 now")
     # names its attribute by the value's kind
@@ -342,6 +347,8 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     common = {a for a in words_new if any(_same_stem(a, b) for b in words_old)}
     union = len(words_new) + len(words_old) - len(common)
     confident = bool(common) and len(common) / max(union, 1) >= 1 / 3
+    if quantities_apart:
+        confident = False
     if confident and time_changed and not changed:
         changed = True
     same_attribute = (
@@ -597,7 +604,10 @@ def _named(text: str) -> list[str]:
     """The old values a change names ("from 8081 to 8085": 8081; "dropped paho-mqtt")."""
     named = [next(g for g in m.groups() if g) for m in _FROM_VALUE.finditer(text)]
     named = [n.strip(".,;:").lower() for n in named]
-    return [n for n in named if n and n not in ("a", "an", "its", "the", "our")]
+    # a function word is no value ("is replaced on a 120-day cycle" names no old value;
+    # issue 27, seventh pass)
+    function = STOPWORDS | subject.DETERMINERS | subject.PREPOSITIONS
+    return [n for n in named if n and n not in function]
 
 
 def _holds_named_value(text: str, old: Fact, numbers: bool = True) -> bool:

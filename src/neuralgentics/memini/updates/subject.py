@@ -285,6 +285,25 @@ def entity(text: str) -> Entity:
     "The deploy manifest locks [the churn-predictor-v8 model] to release 2.31.0", "There is a
     cap of 575 open connections on [orders_archive]", "In UTC, housekeeping for
     [db-eu2.internal] fires at ..." (issue 27, fifth pass)."""
+    return _with_qualifier(text, _entity_of(text))
+
+
+def _with_qualifier(text: str, found: Entity) -> Entity:
+    """An entity with the parenthesis right after its phrase ("the moisture-probe gateway
+    (south field)"): the qualifier's words are anchors of the entity, not words of its
+    attribute (issue 27, seventh pass)."""
+    tokens = tokens_of(text)
+    end = found.span[1]
+    if not found.known or end >= len(tokens) or tokens[end] != "(":
+        return found
+    close = next((k for k in range(end + 1, min(len(tokens), end + 6)) if tokens[k] == ")"), 0)
+    inner = {_plain(t) for t in tokens[end + 1 : close]} - _NOT_ENTITY - PREPOSITIONS
+    if not close or not inner:
+        return found
+    return Entity(found.anchors | inner, found.words, (found.span[0], close + 1))
+
+
+def _entity_of(text: str) -> Entity:
     found = _subject(text)
     # the subject names a thing of its own: an identifier (not a Slack channel, a value), a
     # name or an acronym ("the Booking API"), not only a qualifier or a time zone ("In UTC,")
@@ -332,6 +351,20 @@ def _subject(text: str) -> Entity:
         if found.anchors:
             return found
         start = j + 1 if j < len(tokens) and tokens[j] == "," else j
+    # a sentence that opens with a person's full name and a lower-case word ("Tiberius
+    # Brennan quit curling", "Cormac Tolliver sold a Renault Zoe"): the name is the subject,
+    # the word its verb, whether or not the verb is one the rules know (seventh pass)
+    for name, (b, e) in _name_runs(tokens):
+        if b == start and e < len(tokens) and not name.endswith("'s"):
+            nxt = tokens[e]
+            if (
+                nxt.isalpha()
+                and nxt.islower()
+                and nxt not in PREPOSITIONS | {"and", "or"}
+                and not tokens[e - 1].lower().endswith(("'s", "\u2019s"))
+            ):
+                return _entity(tokens, b, e)
+        break
     begin, end, verb = _phrase(tokens, start)
     # "Port 8084 is where the EU search cluster can be reached", "Rust is what X is written
     # in": the subject names the attribute; the clause after the wh-word names the entity
@@ -615,6 +648,68 @@ def one_frame_two_names(a_text: str, b_text: str) -> bool:
     return names(raw_a) or names(raw_b)
 
 
+def _qualified(text: str) -> dict[tuple[str, ...], frozenset[str]]:
+    """The noun phrases `text` qualifies, each with its qualifier (issue 27, seventh pass):
+    a parenthesis right after a noun phrase ("the moisture-probe gateway (south field)") and
+    "in X" after a noun phrase that a preposition governs or that opens the sentence ("to the
+    origin shield in sin", "The origin shield in ams ..."; not "stores its data in Postgres",
+    where "in" goes with the verb). The qualifier is part of the entity's name."""
+    tokens = list(tokens_of(text))
+    low = [_plain(t) for t in tokens]
+    out: dict[tuple[str, ...], set[str]] = {}
+
+    def head_before(i: int) -> tuple[tuple[str, ...], int]:
+        """The content words right before position i (a noun phrase's end) and where that
+        phrase starts (its determiner's position, if any)."""
+        j = i
+        while (
+            j > 0
+            and i - j < 4
+            and tokens[j - 1] not in ",;:()\u2014"
+            and low[j - 1] not in _NOT_ENTITY | PREPOSITIONS | AUXILIARIES
+            and not _verb_next(tokens, j - 1)
+        ):
+            j -= 1
+        return tuple(stem(w) for w in low[j:i]), j
+
+    for i, t in enumerate(tokens):
+        if t == "(":
+            close = next((k for k in range(i + 1, min(len(tokens), i + 6)) if tokens[k] == ")"), 0)
+            inner = {w for w in low[i + 1 : close] if w not in _NOT_ENTITY | PREPOSITIONS}
+            head, _ = head_before(i)
+            if close and inner and head:
+                out.setdefault(head, set()).update(inner)
+        elif low[i] == "in" and i + 1 < len(tokens):
+            head, j = head_before(i)
+            # "the": a known thing; "backed up to a bucket in Zurich" describes a value
+            if not head or j == 0 or low[j - 1] != "the":
+                continue
+            governed = j - 1 == 0 or (j >= 2 and low[j - 2] in PREPOSITIONS)
+            k = i + 1
+            while k < len(tokens) and low[k] in DETERMINERS:
+                k += 1
+            if governed and k < len(tokens) and tokens[k][:1].isalnum():
+                if not tokens[k][:1].isdigit():
+                    out.setdefault(head, set()).add(low[k])
+    return {h: frozenset(q) for h, q in out.items()}
+
+
+def qualified_apart(a_text: str, b_text: str) -> bool:
+    """One noun phrase qualified two ways ("the moisture-probe gateway (south field)" /
+    "(north field)", "the origin shield in sin" / "in ams"): two entities, when neither fact
+    names the other's qualifier anywhere."""
+    qa, qb = _qualified(a_text), _qualified(b_text)
+    if not qa or not qb:
+        return False
+    words_a = {_plain(t) for t in tokens_of(a_text)}
+    words_b = {_plain(t) for t in tokens_of(b_text)}
+    for head in qa.keys() & qb.keys():
+        only_a, only_b = qa[head] - qb[head], qb[head] - qa[head]
+        if only_a and only_b and not (only_a & words_b) and not (only_b & words_a):
+            return True
+    return False
+
+
 def different(a: Entity, b: Entity, a_text: str = "", b_text: str = "") -> bool:
     """Two known entities that are not one: each names something the other does not ("the
     payments service" / "inventory-worker", "EU cron scheduler" / "US cron scheduler", "build
@@ -622,7 +717,11 @@ def different(a: Entity, b: Entity, a_text: str = "", b_text: str = "") -> bool:
     point for the ingest service" / "Ingest is Ana's responsibility" are one entity said two
     ways). One naming more of the same ("Customer Acme" / "Acme") is one. Two facts of one
     frame with two names are two entities, however their subjects were read."""
-    if a_text and b_text and one_frame_two_names(a_text, b_text):
+    if (
+        a_text
+        and b_text
+        and (one_frame_two_names(a_text, b_text) or qualified_apart(a_text, b_text))
+    ):
         return True
     if not a.known or not b.known:
         return False

@@ -38,7 +38,8 @@ CHANGE_WORDS = frozenset(
     """now moved moving switched switching migrated migration replaced replacing upgraded
     bumped renamed changed changing rewritten rewrote rebuilt retired dropped deprecated
     removed gone instead standardised standardized decided anymore since newer latest
-    currently became ported abandoned sunset phased ended relocated handed""".split()
+    currently became ported abandoned sunset phased ended relocated handed quit sold
+    traded""".split()
 )
 CHANGE_PHRASES = (
     "no longer",
