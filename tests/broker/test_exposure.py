@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -16,7 +17,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
-from neuralgentics.broker.config import ServerConfig
+from neuralgentics.broker.catalog.content_cache import ContentCache
+from neuralgentics.broker.config import ServerConfig, load_config
 from neuralgentics.broker.exposure import ServerCost, decide, overhead_cost, trim_schema
 from tests.broker.conftest import (
     NEURALGENTICS,
@@ -199,3 +201,42 @@ async def test_expose_none_keeps_even_one_small_server_brokered(write_config, ho
             {"server": "time", "tool": "get_current_time", "arguments": {"timezone": "UTC"}},
         )
         assert not r.is_error
+
+
+def _refresh(config: Path, home: Path) -> None:
+    env = {
+        **os.environ,
+        "NEURALGENTICS_HOME": str(home / "home"),
+        "NEURALGENTICS_CONFIG_DIR": str(home / "config"),
+    }
+    run = subprocess.run(
+        [NEURALGENTICS, "broker", "refresh", "--config", str(config)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert run.returncode == 0, run.stderr
+
+
+@needs_node
+async def test_refresh_lists_resources_so_a_broker_declares_them_only_when_a_server_has_some(
+    write_config, home: Path
+) -> None:
+    # OpenCode adds three resource tools of its own (275 tokens a request) for a server that
+    # declares resources; `broker refresh` (what `broker add` runs) lists them before any
+    # broker starts, so the first `initialize` already knows whether some server has them
+    config = write_config(base_config(time=time_server(), everything=everything_stdio()))
+    _refresh(config, home)
+    contents = ContentCache(home / "home" / "broker" / "content")
+    servers = load_config(config).servers
+    time_content = contents.load("time", servers["time"])
+    everything = contents.load("everything", servers["everything"])
+    assert time_content is not None and everything is not None  # listed by refresh alone
+    assert not (time_content.resources or time_content.templates or time_content.prompts)
+    assert everything.resources and everything.prompts
+    time_only = write_config(base_config(time=time_server()), name="time-only.yaml")
+    async with broker_stdio(time_only, home, "coder") as (_, init):
+        assert init.capabilities.resources is None and init.capabilities.prompts is None
+    async with broker_stdio(config, home, "coder") as (_, init):
+        assert init.capabilities.resources is not None and init.capabilities.prompts is not None
