@@ -288,7 +288,7 @@ async def in_flight(s: ClientSession, p: Path_, concurrency: int, per_task: int)
 def build_paths(target: Target, opts: argparse.Namespace, workdir: Path) -> list[Path_]:
     label, command, args = target.label, target.command, target.args
 
-    def broker_config(name: str, expose: list[str]) -> Path:
+    def broker_config(name: str, expose: str | list[str]) -> Path:
         server: dict[str, Any] = {"command": command, "args": args, "idle_timeout": 0}
         if expose:
             server["expose"] = expose
@@ -301,7 +301,10 @@ def build_paths(target: Target, opts: argparse.Namespace, workdir: Path) -> list
         path.write_text(yaml.safe_dump(cfg))
         return path
 
-    cfg_path = broker_config(label, [])
+    # Behind the catalog (`expose: none`): one small server alone would be listed directly by
+    # `expose: auto`, and a router call to a tool the connection was not listed takes the
+    # SDK's path — not a path an agent takes.
+    cfg_path = broker_config(label, "none")
     # The same server passed through (`expose: tools`): called as `target_<tool>`.
     pt_path = broker_config(f"{label}-pt", ["tools"])
     # Own home and config dir: nothing of the user's (token, broker.yaml, audit) is read or written.
