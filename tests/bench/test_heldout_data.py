@@ -1,7 +1,8 @@
-"""The heldout5 evaluation part (bench/data/gen_heldout5.py) is fresh, shares no name, no
-attribute kind and no sentence with the other parts (heldout4 included), has the shape the
-benches read, and is never pulled in by `--split all`, `--split heldout3` or `--split
-heldout4`. Only shapes and counts are checked here: no detector runs on heldout5 in tests."""
+"""The held-out evaluation parts heldout4 and heldout5 (bench/data/gen_heldout4.py,
+gen_heldout5.py) are fresh, share no name and no sentence with the other parts (heldout5 no
+attribute kind either), have the shape the benches read, and are never pulled in by `--split
+all` or an earlier held-out split. Only shapes and counts are checked here: no detector runs on
+a held-out part in tests."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "bench" / "data"
@@ -21,62 +24,68 @@ import gen_heldout4
 import gen_heldout5
 
 STREAMS = ("parallel", "events", "people", "mixed")
+PARTS = {"heldout4": gen_heldout4, "heldout5": gen_heldout5}
+SPLITS = pytest.mark.parametrize("split", list(PARTS))
 
 
 def lines(name: str) -> list[dict]:
     return [json.loads(x) for x in (DATA / f"{name}.jsonl").read_text().splitlines() if x]
 
 
-def test_committed_files_are_what_the_generator_writes_and_share_no_name() -> None:
+@SPLITS
+def test_committed_files_are_what_the_generator_writes_and_share_no_name(split: str) -> None:
+    gen = PARTS[split]
     done = subprocess.run(
-        [sys.executable, str(DATA / "gen_heldout5.py"), "--check"], capture_output=True, text=True
+        [sys.executable, str(DATA / f"gen_{split}.py"), "--check"], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert gen_heldout5.leaks() == []
-    # and the older generators, whose own checks now read heldout5's files, find nothing either
-    assert gen_heldout4.leaks() == [] and gen_heldout3.leaks() == []
-    built = gen_heldout5.build()
+    # its own check and the older generators' (which read the newer files too) find nothing
+    assert gen.leaks() == [] and gen_heldout3.leaks() == []
+    built = gen.build()
     assert sorted(built) == sorted(
-        [f"streams_{s}_heldout5" for s in STREAMS] + ["memory_updates_heldout5"]
+        [f"streams_{s}_{split}" for s in STREAMS] + [f"memory_updates_{split}"]
     )
     for name, rows in built.items():
         assert lines(name) == rows
 
 
-def test_no_sentence_or_question_is_taken_from_another_part() -> None:
+@SPLITS
+def test_no_sentence_or_question_is_taken_from_another_part(split: str) -> None:
     others: set[str] = set()
     for path in DATA.glob("*.jsonl"):
-        if "heldout5" in path.name:
+        if split in path.name:
             continue
         for r in map(json.loads, path.read_text(encoding="utf-8").splitlines()):
             others.update(v for k, v in r.items() if k in ("text", "old", "new", "question"))
             others.update(
                 q if isinstance(q, str) else q["question"] for q in r.get("questions", [])
             )
-    ours = [t for s in STREAMS for r in lines(f"streams_{s}_heldout5") for t in [r["text"]]]
-    ours += [q for s in STREAMS for r in lines(f"streams_{s}_heldout5") for q in r["questions"]]
-    for r in lines("memory_updates_heldout5"):
+    ours = [t for s in STREAMS for r in lines(f"streams_{s}_{split}") for t in [r["text"]]]
+    ours += [q for s in STREAMS for r in lines(f"streams_{s}_{split}") for q in r["questions"]]
+    for r in lines(f"memory_updates_{split}"):
         ours += [r["old"], r["new"], *(q["question"] for q in r.get("questions", []))]
         ours += [r["question"]] if "question" in r else []
     assert [t for t in ours if t in others] == []
 
 
-def test_no_question_copies_its_fact() -> None:
+@SPLITS
+def test_no_question_copies_its_fact(split: str) -> None:
     done = subprocess.run([sys.executable, str(DATA / "check.py")], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-2000:]
     for name in STREAMS:
-        assert f"streams_{name}_heldout5.jsonl" in done.stdout
-    assert "memory_updates_heldout5.jsonl" in done.stdout
+        assert f"streams_{name}_{split}.jsonl" in done.stdout
+    assert f"memory_updates_{split}.jsonl" in done.stdout
 
 
-def test_stream_files_have_the_stream_shape_and_sizes() -> None:
+@SPLITS
+def test_stream_files_have_the_stream_shape_and_sizes(split: str) -> None:
     keys = [
         "id", "set", "split", "scope", "seq", "kind", "entity", "attribute", "text",
         "questions", "replaces", "restates",
     ]  # fmt: skip
     for name in STREAMS:
-        rows = lines(f"streams_{name}_heldout5")
-        assert all(list(r) == keys and r["split"] == "heldout5" for r in rows)
+        rows = lines(f"streams_{name}_{split}")
+        assert all(list(r) == keys and r["split"] == split for r in rows)
         ids = {r["id"]: r for r in rows}
         for r in rows:
             for ref in (r["replaces"], r["restates"]):
@@ -88,12 +97,12 @@ def test_stream_files_have_the_stream_shape_and_sizes() -> None:
             if r["replaces"]:  # a replaced fact is asked about through its update only
                 assert r["kind"] == "update" and ids[r["replaces"]]["questions"] == []
             assert all(q.strip().endswith("?") for q in r["questions"])
-    parallel = lines("streams_parallel_heldout5")
+    parallel = lines(f"streams_parallel_{split}")
     assert len(parallel) == 126 and all(len(r["questions"]) == 1 for r in parallel)
     assert len({r["entity"] for r in parallel}) == 14
     assert len({r["attribute"] for r in parallel}) == 9
-    assert len(lines("streams_events_heldout5")) == 23
-    people = lines("streams_people_heldout5")
+    assert len(lines(f"streams_events_{split}")) == 23
+    people = lines(f"streams_people_{split}")
     facts = [r for r in people if r["kind"] == "fact"]
     assert len({r["entity"] for r in facts}) == 8 and len({r["attribute"] for r in facts}) == 8
     moved = [r for r in people if r["kind"] == "update"]
@@ -101,27 +110,28 @@ def test_stream_files_have_the_stream_shape_and_sizes() -> None:
     for r in moved:  # the person's other attributes stay live and asked about
         rest = [f for f in facts if f["entity"] == r["entity"] and f["id"] != r["replaces"]]
         assert len(rest) == 7 and all(f["questions"] for f in rest)
-    mixed = lines("streams_mixed_heldout5")
+    mixed = lines(f"streams_mixed_{split}")
     kinds = Counter(r["kind"] for r in mixed)
     total = sum(kinds.values())
     assert 0.55 <= kinds["fact"] / total <= 0.65 and 0.10 <= kinds["update"] / total <= 0.14
     assert 0.08 <= kinds["restatement"] / total <= 0.12 and kinds["event"] >= 0.15 * total
     assert len({r["scope"] for r in mixed}) == 3
     for scope in {r["scope"] for r in mixed}:  # each project's person changes one attribute
-        person = gen_heldout5.MIXED_PROJECTS[scope.rsplit("-", 1)[1]][1]
+        person = PARTS[split].MIXED_PROJECTS[scope.rsplit("-", 1)[1]][1]
         mine = [r for r in mixed if r["scope"] == scope and r["entity"] == person]
         assert [r["kind"] for r in mine].count("update") == 1 and len(mine) >= 5
 
 
-def test_pairs_file_has_memory_updates_schema_and_sizes() -> None:
-    rows = lines("memory_updates_heldout5")
+@SPLITS
+def test_pairs_file_has_memory_updates_schema_and_sizes(split: str) -> None:
+    rows = lines(f"memory_updates_{split}")
     kinds = Counter(r["kind"] for r in rows)
     assert (kinds["update"], kinds["non_update"], kinds["contradiction"]) == (42, 42, 12)
     assert len({r["project"] for r in rows}) == 8
     assert {r["style"] for r in rows if r["kind"] == "update"} == {"cue", "plain", "value_only"}
     assert len({r["id"] for r in rows}) == len(rows)
     for r in rows:
-        assert r["split"] == "heldout5" and r["context"] and r["old"] and r["new"]
+        assert r["split"] == split and r["context"] and r["old"] and r["new"]
         assert (
             r["old"] != r["new"] and r["old"] not in r["context"] and r["new"] not in r["context"]
         )
@@ -131,15 +141,16 @@ def test_pairs_file_has_memory_updates_schema_and_sizes() -> None:
             assert r["question"] and r["answer"] in ("new", "both")
 
 
-def test_split_all_never_reads_heldout5() -> None:
+@SPLITS
+def test_split_all_and_earlier_held_out_splits_never_read_it(split: str) -> None:
     import memory_streams
 
+    earlier = [s for s in ("heldout3", *PARTS) if s < split]
     for name in (*memory_streams.STREAM_SETS, "updates"):
-        assert not any(r.split == "heldout5" for r in memory_streams.load_rows(name, ["all"]))
-        for other in ("heldout3", "heldout4"):
-            assert not any(r.split == "heldout5" for r in memory_streams.load_rows(name, [other]))
-        ours = memory_streams.load_rows(name, ["heldout5"])
-        assert ours and all(r.split == "heldout5" for r in ours)
+        for other in ("all", *earlier):
+            assert not any(r.split == split for r in memory_streams.load_rows(name, [other]))
+        ours = memory_streams.load_rows(name, [split])
+        assert ours and all(r.split == split for r in ours)
 
 
 def test_the_leak_check_catches_a_shared_name_attribute_or_sentence(monkeypatch) -> None:
