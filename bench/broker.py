@@ -3,6 +3,7 @@
     .venv/bin/python bench/broker.py [--rounds 20] [--calls 25] [--concurrency 16] [--quick]
                                      [--compare-src DIR] [--no-http] [--profile-http DIR]
                                      [--floor] [--http-only] [--targets raw,everything,time]
+                                     [--message-chars N]
 
 For each downstream (`--targets`: a minimal raw-JSON-RPC Python stdio server's `echo`,
 server-everything's `echo`, and mcp-server-time's `get_current_time`, a real tool with an
@@ -23,6 +24,10 @@ paths against fastmcp, the HTTP paths against mcp-proxy (added p50, CPU per call
 `--floor` adds two more HTTP paths, `floor-canned` and `floor-forward`
 (bench/http_floor_front.py): a raw asyncio front with no checks that answers the call itself,
 or relays it on the server's pipe. They are the least any front can add with this client.
+
+`--message-chars N` pads the echo's message with N characters of plain prose: a call that
+carries text (a note to write, a query, code), which every front parses and returns and the
+broker also audits (redacted, digested).
 
 The HTTP paths use the same SDK client (`streamable_http_client` over one httpx2
 connection pool, one MCP session per path), so the comparison between them is the server side.
@@ -111,9 +116,12 @@ class Target:
     args: list[str]
     tool: str = "echo"
     structured: bool = False  # the tool declares an outputSchema
+    pad: str = ""  # appended to the echo's message (`--message-chars`)
 
     def arguments(self, i: int) -> dict[str, Any]:
-        return {"timezone": "UTC"} if self.tool == "get_current_time" else {"message": f"ping {i}"}
+        if self.tool == "get_current_time":
+            return {"timezone": "UTC"}
+        return {"message": f"ping {i}{self.pad}"}
 
     def expect(self, i: int) -> str:
         return '"UTC"' if self.tool == "get_current_time" else f"ping {i}"
@@ -651,6 +659,13 @@ async def main() -> None:
         "--profile-http", metavar="DIR", help="py-spy the HTTP fronts under load, into DIR"
     )
     ap.add_argument("--profile-seconds", type=int, default=20)
+    ap.add_argument(
+        "--message-chars",
+        type=int,
+        default=0,
+        help="pad the echo's message with this many characters of plain prose (a call that "
+        "carries text: every front audits, parses and returns it)",
+    )
     opts = ap.parse_args()
     if opts.quick:
         opts.rounds, opts.calls, opts.per_task, opts.tp_rounds = 3, 5, 5, 1
@@ -673,6 +688,12 @@ async def main() -> None:
             time_args = ["-m", "mcp_server_time", "--local-timezone", "UTC"]
             targets.append(Target("mcp-server-time", PY, time_args, "get_current_time", True))
         opts.first_label = targets[0].label if targets else ""
+        if opts.message_chars:
+            words = " the lazy dog reads src/files and writes notes"
+            pad = (words * (opts.message_chars // len(words) + 1))[: opts.message_chars]
+            for t in targets:
+                t.pad = pad
+            print(f"echo messages padded with {opts.message_chars} characters of prose")
         results = {}
         for target in targets:
             paths = await bench_target(target, opts, work)

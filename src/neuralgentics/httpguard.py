@@ -152,6 +152,17 @@ class HTTPGuard:
             if allowed_origins is not None
             else (LOOPBACK_ORIGINS if loopback else None)
         )
+        # Host values already judged against `hosts` (a client sends the same one every time)
+        self._host_ok: dict[str, bool] = {}
+
+    def _host_allowed(self, host: str) -> bool:
+        assert self.hosts is not None
+        ok = self._host_ok.get(host)
+        if ok is None:
+            ok = _matches(host, self.hosts)
+            if len(self._host_ok) < 64:
+                self._host_ok[host] = ok
+        return ok
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -266,7 +277,7 @@ class HTTPGuard:
         answers some requests before an ASGI scope exists (``broker/server/http_protocol``)."""
         if self.cookie_check is not None or "transfer-encoding" in headers:
             return None
-        if self.hosts is not None and not _matches(headers.get("host", ""), self.hosts):
+        if self.hosts is not None and not self._host_allowed(headers.get("host", "")):
             return None
         site = headers.get("sec-fetch-site")
         if site is not None and site not in ("same-origin", "none") and self.origins is not None:

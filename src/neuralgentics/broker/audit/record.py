@@ -124,6 +124,15 @@ def now_iso() -> str:
 
 
 _SETTLED = object()
+# Written forms of short text fields of records without secret values (``to_dict``).
+_CUT_MEMO: dict[tuple[str, str], str] = {}
+_MEMO_CHARS = 128
+_MEMO_SIZE = 4096
+
+
+def _cut_field(name: str, value: str, limit: int, secrets: Scrubber) -> str:
+    # outcome, kind, front, credential are the broker's own words: only cut
+    return cut(value, limit, None if name in _OWN_FIELDS else secrets)
 
 
 @dataclass
@@ -193,12 +202,24 @@ class AuditRecord:
         """What is written: every text field scrubbed and cut to its limit."""
         self.settle()
         out: dict[str, Any] = {}
+        secrets = self._secrets
+        memo = _CUT_MEMO if secrets is NO_SECRETS else None
         for name in _FIELDS:
             value = getattr(self, name)
             limit = FIELD_LIMITS.get(name)
             if limit is not None and value is not None:
-                # outcome, kind, front, credential are the broker's own words: only cut
-                value = cut(str(value), limit, None if name in _OWN_FIELDS else self._secrets)
+                if memo is not None and type(value) is str and len(value) <= _MEMO_CHARS:
+                    # the same role, server, tool, session and sandbox at every call: with no
+                    # secret values to remove, the field's written form depends on it alone
+                    key = (name, value)
+                    done = memo.get(key)
+                    if done is None:
+                        if len(memo) >= _MEMO_SIZE:
+                            memo.clear()
+                        done = memo[key] = _cut_field(name, value, limit, secrets)
+                    value = done
+                else:
+                    value = _cut_field(name, str(value), limit, secrets)
             out[name] = value
         return out
 

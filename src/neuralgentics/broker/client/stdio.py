@@ -90,6 +90,8 @@ class DirectCalls:
 
     def __init__(self, stdin: asyncio.StreamWriter) -> None:
         self._stdin = stdin
+        # the loop the pipe belongs to (``get_running_loop`` is a getpid(2) per call)
+        self._loop = asyncio.get_running_loop()
         self._ids = itertools.count(1)
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._closed = False
@@ -113,7 +115,7 @@ class DirectCalls:
             "method": "tools/call",
             "params": {"name": name, "arguments": arguments},
         }
-        loop = asyncio.get_running_loop()
+        loop = self._loop
         fut = loop.create_future()
         self._pending[rid] = fut
         # A timer on the future rather than asyncio.wait_for: no waiter future and callbacks

@@ -37,13 +37,13 @@ the SDK session from expiring as idle (its transport's idle deadline is moved on
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import anyio
 import mcp.types as types
 import pydantic_core
 from mcp.server.context import ServerRequestContext
@@ -151,6 +151,7 @@ def _plain_text(result: Any) -> dict[str, Any] | None:
     return {"content": content, "isError": is_error}
 
 
+@functools.lru_cache(maxsize=256)  # a client sends the same Accept with every call
 def _accepts_both(accept: str) -> bool:
     """What the SDK requires of a POST's Accept header (with its wildcards)."""
     types_ = [t.split(";", 1)[0].strip().lower() for t in accept.split(",")]
@@ -271,9 +272,10 @@ class HttpFastPath:
         of its own: that was a task and a loop turn per call), which
         ``notifications/cancelled`` cancels, flagged as such."""
         info, transport = call.info, call.transport
-        self._touch(transport)
         task = asyncio.current_task()
         assert task is not None
+        loop = task.get_loop()
+        self._touch(transport, loop)
         running = _Call(task)
         info.inflight[call.key] = running
         token = current_peer.set(FastPeer(info.key, caller))
@@ -291,7 +293,7 @@ class HttpFastPath:
         finally:
             current_peer.reset(token)
             info.inflight.pop(call.key, None)
-            self._touch(transport)
+            self._touch(transport, loop)
         return pydantic_core.to_json({"jsonrpc": "2.0", "id": call.rid, **answer})
 
     async def try_answer(
@@ -370,14 +372,15 @@ class HttpFastPath:
             call.task.cancel()
         return Cancel()
 
-    def _touch(self, transport: Any) -> None:
+    def _touch(self, transport: Any, loop: asyncio.AbstractEventLoop) -> None:
         """Move the SDK session's idle deadline on, as a request it served would (unless one
         of its own requests is in flight: then the deadline is held at infinity)."""
         scope = mcp_sdk.idle_scope(transport)
         timeout = self._manager().session_idle_timeout
         if scope is None or timeout is None or scope.deadline == math.inf:
             return
-        deadline = anyio.current_time() + timeout
+        # anyio's clock on asyncio (the loop's), without its backend lookup at every call
+        deadline = loop.time() + timeout
         # Setting it re-arms the scope's timer (a cancelled handle and a new one), twice per
         # call; the deadline (30 min by default) moves on once it is 0.1 % behind (1.8 s).
         if deadline - scope.deadline >= timeout * _TOUCH_STALENESS:
