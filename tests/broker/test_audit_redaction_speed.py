@@ -80,21 +80,17 @@ def test_a_long_argument_is_still_redacted_and_fast() -> None:
 
 
 def test_a_remembered_field_still_loses_a_secret_value_of_a_later_record() -> None:
-    # The same error text, first in a record without secret values (its written form is
-    # remembered), then in one whose arguments hold that text under a secret key.
-    error = "downstream error: 'hunter2-horse-battery' is not of type 'integer'"
-    plain = AuditRecord.for_call(
-        role="bench", server="fs", tool="write", arguments={"n": 1}, outcome="invalid", error=error
-    )
-    assert plain.to_dict()["error"] == error
+    # The same session id and error text, first in a record without secret values (the
+    # session's written form is remembered), then in one whose arguments hold that text
+    # under a secret key: scrubbed from every field of the second record all the same.
+    word = "hunter2-horse-battery"
+    error = f"downstream error: '{word}' is not of type 'integer'"
+    fields = {"role": "bench", "server": "fs", "tool": "write", "session_id": word}
+    plain = AuditRecord.for_call(**fields, arguments={"n": 1}, outcome="invalid", error=error)
+    assert plain.to_dict()["error"] == error and plain.to_dict()["session_id"] == word
     secret = AuditRecord.for_call(
-        role="bench",
-        server="fs",
-        tool="write",
-        arguments={"password": "hunter2-horse-battery"},
-        outcome="invalid",
-        error=error,
+        **fields, arguments={"password": word}, outcome="invalid", error=error
     )
     written = secret.to_json().decode()
-    assert "hunter2-horse-battery" not in written and "[REDACTED]" in written
-    assert plain.to_dict()["error"] == error  # and the plain one is written as before
+    assert word not in written and written.count("[REDACTED]") >= 3
+    assert plain.to_dict()["session_id"] == word  # and the plain one is written as before

@@ -124,8 +124,13 @@ def now_iso() -> str:
 
 
 _SETTLED = object()
-# Written forms of short text fields of records without secret values (``to_dict``).
+# Written forms of short text fields of records without secret values (``to_dict``): the
+# names that repeat from call to call (not `error` or `rule`, which quote what came in).
 _CUT_MEMO: dict[tuple[str, str], str] = {}
+_MEMO_FIELDS = frozenset(
+    {"role", "server", "tool", "session_id", "connection", "front", "outcome", "kind"}
+    | {"credential", "sandbox"}
+)
 _MEMO_CHARS = 128
 _MEMO_SIZE = 4096
 
@@ -208,7 +213,12 @@ class AuditRecord:
             value = getattr(self, name)
             limit = FIELD_LIMITS.get(name)
             if limit is not None and value is not None:
-                if memo is not None and type(value) is str and len(value) <= _MEMO_CHARS:
+                if (
+                    memo is not None
+                    and name in _MEMO_FIELDS
+                    and type(value) is str
+                    and len(value) <= _MEMO_CHARS
+                ):
                     # the same role, server, tool, session and sandbox at every call: with no
                     # secret values to remove, the field's written form depends on it alone
                     key = (name, value)
