@@ -1,6 +1,7 @@
 """`broker stdio` start-up: spawn to the answer of initialize + tools/list, against FastMCP.
 
     .venv/bin/python bench/broker_startup.py [--repeats 5] [--profile DIR] [--compare-src DIR]
+                                             [--paths NAME,NAME…]
 
 OpenCode starts the stdio broker in every session, and waits for `initialize` and
 `tools/list` before the agent can use it. Measured, interleaved (each repeat runs every
@@ -16,8 +17,14 @@ answer of `tools/list` after `initialize` + `notifications/initialized`:
                     has loaded (broker/server/stdio_prelude.py)
   broker (SDK path) the same without the last start's answers (stdio-answers.json removed
                     before each start): the MCP SDK is imported before anything is answered
-  broker (no cache) the same with an empty home: the catalog in `initialize`'s instructions
-                    waits for the servers to list (at most `catalog.list_wait`)
+  broker (no cache) the same with an empty home (the first start in a home): no server
+                    was ever listed, `initialize` names them without their tools and the
+                    servers start once `tools/list` is answered (before issue 31 item 3's
+                    third round: the catalog waited for them, at most `catalog.list_wait`)
+  broker (2nd start) the start after the first one in an empty home, which was kept open
+                    until its servers had listed in the background (what a user's second
+                    session meets: since issue 31 item 3's third round the first start
+                    records the answers the next start gives, with the servers' tools)
   serve             `neuralgentics broker serve` (the HTTP front) on the "broker" path's
                     config, its home's catalog cached: spawn, connect as soon as the port
                     accepts, initialize + notifications/initialized + tools/list at /mcp
@@ -25,7 +32,8 @@ answer of `tools/list` after `initialize` + `notifications/initialized`:
   fastmcp           FastMCP 4 `create_proxy` over the same three servers (own venv,
                     FASTMCP_PYTHON; skipped if absent)
 
-`--compare-src DIR` adds "broker@ref": the same start with another checkout's package
+`--paths` runs only the named paths (e.g. `--paths "broker,broker (SDK path),broker (no cache)"`:
+the stdio starts alone). `--compare-src DIR` adds "broker@ref": the same start with another checkout's package
 (`git archive <ref> src/neuralgentics | tar -x -C /tmp/before`, then `/tmp/before/src`).
 "cpu s" is the CPU time of the process and what it started, until it exited (steadier than
 wall time on a busy machine); "cpu@answer" the same when the tools/list answer was read (the
@@ -91,6 +99,7 @@ class Path_:
     cpu: list[float] = field(default_factory=list)  # CPU seconds of the process tree
     cpu_answer: list[float] = field(default_factory=list)  # ... when tools/list was answered
     http_token: str | None = None  # a `broker serve`: asked over streamable HTTP at /mcp
+    prime: bool = False  # a first start (kept open until its servers listed) before each
 
 
 def servers() -> dict[str, dict[str, object]]:
@@ -205,6 +214,8 @@ def start_once(p: Path_) -> tuple[float, float, float, int]:
         shutil.rmtree(p.fresh_home, ignore_errors=True)
     if p.drop is not None:
         p.drop.unlink(missing_ok=True)
+    if p.prime:
+        prime(p)
     if p.http_token is not None:
         return start_http_once(p)
     c0 = _children_cpu()
@@ -236,6 +247,40 @@ def start_once(p: Path_) -> tuple[float, float, float, int]:
             proc.kill()
             proc.wait()
     return dt, _children_cpu() - c0, at_answer, len(listed["result"]["tools"])
+
+
+def prime(p: Path_) -> None:
+    """A first start in ``p``'s (empty) home: initialize + tools/list, then kept open until
+    every server's tools are cached and the answers file holds no "tools not listed yet"."""
+    assert p.fresh_home is not None
+    home = p.fresh_home / "home" / "broker"
+    proc = subprocess.Popen(
+        p.argv, env=p.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(json.dumps(INIT).encode() + b"\n")
+        proc.stdin.flush()
+        _answer(proc, 0)
+        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        proc.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n')
+        proc.stdin.flush()
+        _answer(proc, 1)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            tools = list((home / "tools").glob("*.json")) if (home / "tools").is_dir() else []
+            try:
+                answers = (home / "stdio-answers.json").read_text()
+            except OSError:
+                answers = ""
+            if len(tools) == len(servers()) and "tools not listed yet" not in answers:
+                break
+            time.sleep(0.05)
+        else:
+            print("  (prime: the first start's servers did not all list within 120 s)")
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
 
 
 def _answer(proc: subprocess.Popen[bytes], rid: int) -> dict[str, object]:
@@ -278,6 +323,13 @@ def build(work: Path, compare_src: str | None) -> list[Path_]:
             drop=work / "sdk" / "home" / "broker" / "stdio-answers.json",
         ),
         Path_("broker (no cache)", argv, env_for(work / "fresh"), fresh_home=work / "fresh"),
+        Path_(
+            "broker (2nd start)",
+            argv,
+            env_for(work / "second"),
+            fresh_home=work / "second",
+            prime=True,
+        ),
     ]
     # The HTTP front: `broker serve`, its home's catalog cached (by a stdio start, below),
     # and the same with an empty home (the first start).
@@ -310,25 +362,33 @@ def argv_of(paths: list[Path_]) -> list[str]:
     return argv[: argv.index("--role")]
 
 
-def fill_cache(p: Path_) -> None:
-    """One start that lists every server (the catalog meta-tool), so their lists are on disk."""
-    proc = subprocess.Popen(
-        p.argv, env=p.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-    )
-    assert proc.stdin is not None
-    proc.stdin.write(json.dumps(INIT).encode() + b"\n")
-    proc.stdin.flush()
-    _answer(proc, 0)
-    proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-    call = {"name": "get_tool_list", "arguments": {}}
-    proc.stdin.write(
-        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}).encode()
-        + b"\n"
-    )
-    proc.stdin.flush()
-    _answer(proc, 1)
-    proc.stdin.close()
-    proc.wait(timeout=30)
+def fill_cache(p: Path_, starts: int = 2) -> None:
+    """Starts that list every server (the catalog meta-tool), so their lists are on disk; the
+    second answers initialize + tools/list from them and records its answers (a first start
+    answers before its servers list: its answers are recorded under inputs without them)."""
+    for _ in range(starts):
+        proc = subprocess.Popen(
+            p.argv,
+            env=p.env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(INIT).encode() + b"\n")
+        proc.stdin.flush()
+        _answer(proc, 0)
+        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        proc.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n')
+        call = {"name": "get_tool_list", "arguments": {}}
+        proc.stdin.write(
+            json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}).encode()
+            + b"\n"
+        )
+        proc.stdin.flush()
+        _answer(proc, 2)
+        proc.stdin.close()
+        proc.wait(timeout=30)
 
 
 def profile(p: Path_, out: Path) -> None:
@@ -385,16 +445,24 @@ def main() -> None:
         "--compare-src",
         help="also start the broker from this source dir (PYTHONPATH) as broker@ref",
     )
+    ap.add_argument("--paths", help="comma-separated path names to run (default: all)")
     opts = ap.parse_args()
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         paths = build(work, opts.compare_src)
+        stdio_argv = argv_of(paths)
+        if opts.paths:
+            wanted = {n.strip() for n in opts.paths.split(",")}
+            unknown = wanted - {p.name for p in paths}
+            if unknown:
+                ap.error(f"--paths: no path named {', '.join(sorted(unknown))}")
+            paths = [p for p in paths if p.name in wanted]
         for p in paths:
             if p.name in ("broker", "broker (SDK path)", "broker@ref"):
                 fill_cache(p)
             if p.name == "serve":  # the same home's catalog, listed by a stdio start
-                fill_cache(Path_("fill", [*argv_of(paths), "--role", "bench"], p.env))
+                fill_cache(Path_("fill", [*stdio_argv, "--role", "bench"], p.env))
         tools: dict[str, int] = {}
         for rep in range(opts.repeats):
             order = paths if rep % 2 == 0 else paths[::-1]
@@ -420,15 +488,25 @@ def main() -> None:
         at = {p.name: statistics.median(p.cpu_answer) for p in paths}
         for peer in ("fastmcp", "broker@ref", "broker (SDK path)"):
             if peer in by:
-                for name in ("broker", "broker (SDK path)", "broker (no cache)", "serve"):
-                    if name == peer:
+                for name in (
+                    "broker",
+                    "broker (SDK path)",
+                    "broker (no cache)",
+                    "broker (2nd start)",
+                    "serve",
+                ):
+                    if name == peer or name not in by:
                         continue
                     print(
                         f"{name} / {peer}: wall {by[name] / by[peer]:.2f}, "
                         f"cpu@answer {at[name] / at[peer]:.2f}, cpu {cpu[name] / cpu[peer]:.2f}"
                     )
         if opts.profile:
-            profile(paths[1], Path(opts.profile))
+            cached = next((p for p in paths if p.name == "broker"), None)
+            if cached is None:
+                print('  (--profile profiles the "broker" path: not among --paths)')
+            else:
+                profile(cached, Path(opts.profile))
     print(f"load at the end {os.getloadavg()[0]:.2f}")
 
 

@@ -213,6 +213,24 @@ def everything_sse() -> Iterator[str]:
         yield base + "/sse"
 
 
+def refresh(config: Path, home: Path) -> None:
+    """`neuralgentics broker refresh` (what `broker add` runs): every server of ``config``
+    started and listed, their lists in ``home``'s cache, as a home's first start leaves them."""
+    env = {
+        **os.environ,
+        "NEURALGENTICS_HOME": str(home / "home"),
+        "NEURALGENTICS_CONFIG_DIR": str(home / "config"),
+    }
+    run = subprocess.run(
+        [NEURALGENTICS, "broker", "refresh", "--config", str(config)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert run.returncode == 0, run.stderr
+
+
 class CliResult:
     def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
         self.returncode, self.stdout, self.stderr = returncode, stdout, stderr

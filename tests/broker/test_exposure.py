@@ -7,10 +7,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
+import anyio
 import mcp.types as types
 import pytest
 from mcp import ClientSession, StdioServerParameters
@@ -26,6 +27,7 @@ from tests.broker.conftest import (
     base_config,
     everything_stdio,
     needs_node,
+    refresh,
     time_server,
 )
 from tests.broker.test_stdio_front import text
@@ -123,7 +125,7 @@ def test_trim_drops_schema_titles_but_keeps_a_property_named_title() -> None:
 
 @contextlib.asynccontextmanager
 async def broker_stdio(
-    config: Path, home: Path, role: str
+    config: Path, home: Path, role: str, on_message: Any = None
 ) -> AsyncIterator[tuple[ClientSession, types.InitializeResult]]:
     env = {
         **os.environ,
@@ -132,7 +134,10 @@ async def broker_stdio(
     }
     args = ["broker", "stdio", "--config", str(config), "--role", role]
     params = StdioServerParameters(command=NEURALGENTICS, args=args, env=env)
-    async with stdio_client(params) as (r, w), ClientSession(r, w) as session:
+    async with (
+        stdio_client(params) as (r, w),
+        ClientSession(r, w, message_handler=on_message) as session,
+    ):
         init = await session.initialize()
         yield session, init
 
@@ -140,6 +145,7 @@ async def broker_stdio(
 @needs_node
 async def test_one_server_is_listed_directly_with_no_meta_tools(write_config, home: Path) -> None:
     config = write_config(base_config(time=time_server()))
+    refresh(config, home)  # its tools listed before (a first start: the test below)
     async with broker_stdio(config, home, "coder") as (s, init):
         tools = (await s.list_tools()).tools
         names = {t.name for t in tools}
@@ -159,10 +165,40 @@ async def test_one_server_is_listed_directly_with_no_meta_tools(write_config, ho
 
 
 @needs_node
+async def test_a_first_start_answers_before_listing_then_says_the_list_changed(
+    write_config, home: Path
+) -> None:
+    # An empty home: time was never listed, so its cost is unknown and it starts behind the
+    # catalog; it is started once tools/list is answered, and when its listing makes it
+    # cheaper listed directly the client is told to list again (OpenCode does).
+    config = write_config(base_config(time=time_server()))
+    changed = anyio.Event()
+
+    async def on_message(message: object) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.set()
+
+    async with broker_stdio(config, home, "coder", on_message) as (s, init):
+        catalog = init.instructions or ""
+        assert "- time:" in catalog and "tools not listed yet" in catalog, catalog
+        first = {t.name for t in (await s.list_tools()).tools}
+        assert first == META
+        with anyio.fail_after(60):
+            await changed.wait()
+        names = {t.name for t in (await s.list_tools()).tools}
+        assert names == {"time_get_current_time", "time_convert_time", "describe_tool"}
+        r = await s.call_tool("time_get_current_time", {"timezone": "UTC"})
+        assert not r.is_error and "UTC" in text(r)
+    # and the next start's catalog knows it from the cache
+    assert (home / "home" / "broker" / "tools" / "time.json").exists()
+
+
+@needs_node
 async def test_a_denied_tool_is_not_listed_and_refused_when_called(
     write_config, home: Path
 ) -> None:
     config = write_config(base_config(time=time_server()))
+    refresh(config, home)
     async with broker_stdio(config, home, "reviewer") as (s, _):
         names = {t.name for t in (await s.list_tools()).tools}
         assert names - {"describe_tool"} == {"time_get_current_time"}  # may not convert
@@ -178,6 +214,7 @@ async def test_a_denied_tool_is_not_listed_and_refused_when_called(
 @needs_node
 async def test_many_tools_stay_brokered_behind_the_meta_tools(write_config, home: Path) -> None:
     config = write_config(base_config(time=time_server(), everything=everything_stdio()))
+    refresh(config, home)
     async with broker_stdio(config, home, "coder") as (s, init):
         # the catalog reaches the first request: in the instructions
         assert "mcp_router_call" in (init.instructions or "")
@@ -203,22 +240,6 @@ async def test_expose_none_keeps_even_one_small_server_brokered(write_config, ho
         assert not r.is_error
 
 
-def _refresh(config: Path, home: Path) -> None:
-    env = {
-        **os.environ,
-        "NEURALGENTICS_HOME": str(home / "home"),
-        "NEURALGENTICS_CONFIG_DIR": str(home / "config"),
-    }
-    run = subprocess.run(
-        [NEURALGENTICS, "broker", "refresh", "--config", str(config)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert run.returncode == 0, run.stderr
-
-
 @needs_node
 async def test_refresh_lists_resources_so_a_broker_declares_them_only_when_a_server_has_some(
     write_config, home: Path
@@ -227,7 +248,7 @@ async def test_refresh_lists_resources_so_a_broker_declares_them_only_when_a_ser
     # declares resources; `broker refresh` (what `broker add` runs) lists them before any
     # broker starts, so the first `initialize` already knows whether some server has them
     config = write_config(base_config(time=time_server(), everything=everything_stdio()))
-    _refresh(config, home)
+    refresh(config, home)
     contents = ContentCache(home / "home" / "broker" / "content")
     servers = load_config(config).servers
     time_content = contents.load("time", servers["time"])

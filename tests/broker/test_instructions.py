@@ -18,6 +18,7 @@ from tests.broker.conftest import (
     cli,
     everything_stdio,
     needs_node,
+    refresh,
     slow_server,
     time_server,
 )
@@ -149,6 +150,7 @@ async def test_the_instructions_stay_inside_their_budget(write_config, home, bud
     cfg = base_config(time=time_server(), everything=everything_stdio())
     cfg["roles"]["coder"]["allow"].append("everything/*")
     config = write_config({**cfg, "catalog": {"instructions_budget_tokens": budget}})
+    refresh(config, home)  # every tool known: the budget is what cuts
     text = await _instructions(config, home, "coder")
     assert "- everything" in text and "- time" in text  # no server left out
     assert count_tokens(text) <= budget

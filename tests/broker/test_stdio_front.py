@@ -20,6 +20,7 @@ from tests.broker.conftest import (
     base_config,
     everything_stdio,
     needs_node,
+    refresh,
     time_server,
 )
 
@@ -225,6 +226,7 @@ def test_malformed_json_rpc_on_stdio_gets_an_error_and_the_broker_survives(
     import subprocess
 
     config = write_config(base_config(time=time_server()))
+    refresh(config, home)  # time's tools known: listed directly from the first tools/list
     env = {**os.environ, "NEURALGENTICS_HOME": str(home / "home")}
     proc = subprocess.Popen(
         [NEURALGENTICS, "broker", "stdio", "--config", str(config), "--role", "coder"],

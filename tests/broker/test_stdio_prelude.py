@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from neuralgentics.broker.server import stdio_prelude
-from tests.broker.conftest import base_config, router, slow_server
+from tests.broker.conftest import base_config, refresh, router, slow_server
 from tests.broker.test_stdio_fast_path import WAIT, raw_broker
 
 INIT = {
@@ -87,6 +87,7 @@ async def test_a_second_start_sends_the_sdk_paths_bytes_from_the_file(
     write_config, home: Path
 ) -> None:
     config = write_config(base_config(slow=slow_server()))
+    refresh(config, home)  # its tools listed (by `broker add`, or a first start)
     first = await session(config, home)  # the SDK path answers and records
     recorded = json.loads(answers_file(home).read_text())
     assert len(recorded["answers"]) == 2
@@ -105,6 +106,7 @@ async def test_the_answers_are_the_files_and_a_stale_list_is_corrected(
     write_config, home: Path
 ) -> None:
     config = write_config(base_config(slow=slow_server()))
+    refresh(config, home)
     first = await session(config, home)
     path = answers_file(home)
     data = json.loads(path.read_text())
@@ -131,6 +133,7 @@ async def test_a_changed_config_or_role_is_answered_by_the_sdk_path(
     write_config, home: Path
 ) -> None:
     config = write_config(base_config(slow=slow_server()))
+    refresh(config, home)
 
     def instructions(lines: list[bytes]) -> str:
         return str(json.loads(answer(lines, 0))["result"]["instructions"])

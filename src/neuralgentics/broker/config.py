@@ -242,8 +242,10 @@ class CatalogConfig(BaseModel):
     in_instructions: bool = True
     instructions_budget_tokens: int = Field(default=400, gt=0)
     # Seconds `initialize` waits for servers whose tools were never listed (they are started
-    # and listed then); past it they are named without their tools.
-    list_wait: float = Field(default=3.0, ge=0)
+    # and listed then); past it they are named without their tools. Unset: the front's
+    # default — `broker serve` 3 s; `broker stdio` 0, its never-listed servers start once the
+    # client's first `tools/list` is answered (docs/broker.md, "The first start in a home").
+    list_wait: float | None = Field(default=None, ge=0)
 
 
 class SessionsConfig(BaseModel):

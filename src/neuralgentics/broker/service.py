@@ -97,6 +97,7 @@ class Broker:
         self.summaries = self.views.summaries
         self.tools_by_server = self.views.tools_by_server
         self.tools_by_server_within = self.views.tools_by_server_within
+        self.list_unlisted = self.views.list_unlisted
         self.catalog_text = self.views.catalog_text
         self.skills = self.views.skills
         self.describe_skill = self.views.describe_skill

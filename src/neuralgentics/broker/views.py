@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -113,28 +114,77 @@ class CatalogViews:
         return "\n".join(part for part in (text, extra) if part)
 
     async def tools_by_server_within(
-        self, role: str | None, wait: float
+        self, role: str | None, wait: float, *, start: bool = True
     ) -> dict[str, list[types.Tool] | None]:
         """``tools_by_server``, waiting at most ``wait`` seconds for servers never listed: those
         still starting map to None (named without their tools) and go on listing in the
-        background, so the next reader has them."""
-        names = [n for n in self._b.launcher.entries if self._b.policy.may_see_server(role, n)]
-        tasks = {n: asyncio.ensure_future(self._b.launcher.tools(n)) for n in names}
+        background, so the next reader has them. ``start=False``: servers never listed are
+        not started here (None at once; ``list_unlisted`` starts them later)."""
+        launcher, policy = self._b.launcher, self._b.policy
+        names = [n for n in launcher.entries if policy.may_see_server(role, n)]
+        # the last listing (memory, then the on-disk cache), read here rather than in a task
+        # each: a wait of 0 must not race the tasks that would only have read it
+        known = {n: launcher.known_tools(n) for n in names}
+        tasks = {
+            n: asyncio.ensure_future(launcher.tools(n)) for n in names if known[n] is None and start
+        }
         if tasks:
             await asyncio.wait(tasks.values(), timeout=wait)
         out: dict[str, list[types.Tool] | None] = {}
-        for name, task in tasks.items():
-            if not task.done():
-                task.add_done_callback(_quiet)
-                out[name] = None
-                continue
-            if task.exception() is not None:
-                logger.warning("catalog: %s", task.exception())
-                continue
-            allowed = [t for t in task.result() if self._b.policy.may_call(role, name, t.name)]
+        for name in names:
+            tools = known[name]
+            if tools is None:
+                task = tasks.get(name)
+                if task is None or not task.done():
+                    if task is not None:
+                        task.add_done_callback(_quiet)
+                    out[name] = None
+                    continue
+                if task.exception() is not None:
+                    logger.warning("catalog: %s", task.exception())
+                    continue
+                tools = task.result()
+            allowed = [t for t in tools if policy.may_call(role, name, t.name)]
             if allowed:
                 out[name] = allowed
         return out
+
+    async def list_unlisted(
+        self, role: str | None, on_listed: Callable[[bool], Awaitable[None]] | None = None
+    ) -> list[str]:
+        """Start and list the servers ``role`` may see whose tools were never listed (a first
+        start answered without them; run in the background): their lists reach the on-disk
+        cache, so the next start's catalog names their tools. When that changes what the
+        connection is listed directly (``expose: auto``), the fronts are told
+        ``tools/list_changed``. ``on_listed(changed)`` runs after each listing (``changed``:
+        the fronts were just told). Returns once each has listed or failed: the servers
+        tried."""
+        launcher = self._b.launcher
+        names = [
+            n
+            for n in launcher.entries
+            if self._b.policy.may_see_server(role, n) and launcher.known_tools(n) is None
+        ]
+        if not names:
+            return []
+        seen = [self._b.exposure.exposed_for(role)]
+
+        async def one(name: str) -> None:
+            try:
+                await launcher.tools(name)
+            except Exception:  # noqa: BLE001 - the launcher logged why; a call reports it
+                return
+            now = self._b.exposure.exposed_for(role)
+            changed = now != seen[0]
+            if changed:
+                seen[0] = now
+                self._b.catalog_generation += 1
+                await self._b.front_sessions.notify("tools")
+            if on_listed is not None:
+                await on_listed(changed)
+
+        await asyncio.gather(*(one(n) for n in names))
+        return names
 
     async def skills(self, role: str | None) -> list[SkillRecord]:
         """The skills ``role`` may see (read in a thread: the registry may re-read files)."""

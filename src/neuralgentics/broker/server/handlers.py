@@ -17,7 +17,6 @@ from typing import Any
 
 import mcp.types as types
 from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import MCPError
@@ -353,7 +352,7 @@ def build_server(
     *,
     track_sessions: bool = True,
     instructions: Instructions | None = None,
-) -> Server[Any]:
+) -> ListChangedServer:
     """The SDK server of the meta-tools.
 
     ``track_sessions``: remember each front session so it is told when a downstream
@@ -429,7 +428,8 @@ class ListChangedServer(BrokerServer):
         self._broker = broker
         super().__init__(*args, **kwargs)
 
-    def _some_server_has(self, what: str) -> bool:
+    def declares(self, what: str) -> bool:
+        """Whether ``resources`` / ``prompts`` are declared now: some server may have them."""
         launcher = self._broker.launcher
         for name, entry in launcher.entries.items():
             if what in entry.config.exposed:
@@ -446,8 +446,8 @@ class ListChangedServer(BrokerServer):
         caps = super().get_capabilities(*args, **kwargs)
         return caps.model_copy(
             update={
-                "resources": caps.resources if self._some_server_has("resources") else None,
-                "prompts": caps.prompts if self._some_server_has("prompts") else None,
+                "resources": caps.resources if self.declares("resources") else None,
+                "prompts": caps.prompts if self.declares("prompts") else None,
             }
         )
 

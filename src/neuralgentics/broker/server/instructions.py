@@ -38,6 +38,11 @@ NO_ROLE = " This connection has no role yet: get_tool_list shows what you may us
 # whose calls each carry the calling agent's role) is shown what some role may use.
 ANY_ROLE = "Your agent's role may use some of (each call is checked against it):"
 
+# Seconds `initialize` waits for servers never listed when `catalog.list_wait` is unset:
+# `broker serve`'s (a daemon: its first connection comes well after its start). `broker stdio`
+# passes 0: it is started with every session and its client waits for it (stdio.py).
+DEFAULT_LIST_WAIT = 3.0
+
 _UNSET = object()
 # The role of the connection being served (set by the front before the SDK sees a request).
 CONNECTION_ROLE: contextvars.ContextVar[Any] = contextvars.ContextVar(
@@ -60,9 +65,14 @@ class Instructions:
     (``token_counts.py``); when that file holds nothing (the first start in a home) the
     tokenizer is loaded on a thread at once, while the servers list their tools."""
 
-    def __init__(self, broker: Broker, counts: Path | None = None) -> None:
+    def __init__(
+        self, broker: Broker, counts: Path | None = None, *, list_wait: float = DEFAULT_LIST_WAIT
+    ) -> None:
         self.broker = broker
         self._counts = counts
+        # the front's wait for never-listed servers when `catalog.list_wait` is unset; 0: they
+        # are not started here (the front starts them after its first answers)
+        self._list_wait = list_wait
         if counts is not None and not load_counts(counts):
             if broker.config.catalog.in_instructions and broker.config.servers:
                 warm_encoding()
@@ -90,6 +100,16 @@ class Instructions:
             self._latest[role] = text
         return text
 
+    def list_wait(self) -> float:
+        """Seconds a render waits for servers never listed (``catalog.list_wait``, else the
+        front's default)."""
+        wait = self.broker.config.catalog.list_wait
+        return self._list_wait if wait is None else wait
+
+    async def _listed_within(self, role: str | None) -> dict[str, list[Any] | None]:
+        wait = self.list_wait()
+        return await self.broker.tools_by_server_within(role, wait, start=wait > 0)
+
     async def render(self, role: str | None) -> tuple[str, bool]:
         """(text, whether every server's tools were known)."""
         cfg = self.broker.config.catalog
@@ -102,10 +122,10 @@ class Instructions:
             roles = sorted(self.broker.config.roles)
             if not roles:
                 return (GUIDE + NO_ROLE if brokered else ""), True
-            tbs, skills = await self._union(roles, cfg.list_wait)
+            tbs, skills = await self._union(roles)
             header = f"{GUIDE}\n{ANY_ROLE}"
         else:
-            tbs = await self.broker.tools_by_server_within(role, cfg.list_wait)
+            tbs = await self._listed_within(role)
             skills = await self.broker.skills(role)
             header = f"{GUIDE}\nRole {role} may use:"
         # decided again: listing the servers above may have told their tools' costs
@@ -131,14 +151,10 @@ class Instructions:
         )
         return view.text, all(t is not None for t in tbs.values())
 
-    async def _union(
-        self, roles: list[str], wait: float
-    ) -> tuple[dict[str, list[Any] | None], list[Any]]:
+    async def _union(self, roles: list[str]) -> tuple[dict[str, list[Any] | None], list[Any]]:
         """What any of ``roles`` may use: each server's tools some role may call, and the
         skills some role may see (each once, in the config's order)."""
-        per_role = await asyncio.gather(
-            *(self.broker.tools_by_server_within(r, wait) for r in roles)
-        )
+        per_role = await asyncio.gather(*(self._listed_within(r) for r in roles))
         tbs: dict[str, list[Any] | None] = {}
         for listing in per_role:
             for server, tools in listing.items():

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ from mcp.server.lowlevel.server import NotificationOptions
 
 from neuralgentics.broker.config import ConfigError
 from neuralgentics.broker.intent.tools import Intents
+from neuralgentics.broker.server import stdio_prelude
 from neuralgentics.broker.server.handlers import build_server, route_call, stdio_caller
 from neuralgentics.broker.server.instructions import (
     CONNECTION_ROLE,
@@ -98,7 +99,10 @@ async def serve_stdio(
         # the client sends): prepared now, for the role every call here has by default.
         # Rendering it counts tokens: with the counts of the last start, the same catalog
         # is rendered without loading the tokenizer (token_counts.py).
-        instructions = Instructions(broker, counts=token_counts_path(broker))
+        # Servers whose tools were never listed (the first start in a home) are not waited
+        # for, nor started before the first answers are out: their start would take the
+        # cores the answers need (docs/broker.md, "The first start in a home").
+        instructions = Instructions(broker, counts=token_counts_path(broker), list_wait=0.0)
         connection_role = role or broker.config.default_role
         CONNECTION_ROLE.set(connection_role)
         await instructions.prepare(connection_role)
@@ -110,15 +114,67 @@ async def serve_stdio(
             server = build_server(
                 broker, caller_of, track_sessions=not front.writes, instructions=instructions
             )
-            await server.run(
-                read,
-                write,
-                server.create_initialization_options(
-                    NotificationOptions(
-                        tools_changed=True, resources_changed=True, prompts_changed=True
-                    )
-                ),
+            notes = NotificationOptions(
+                tools_changed=True, resources_changed=True, prompts_changed=True
             )
+
+            def capabilities() -> dict[str, bool]:
+                # what a start now would declare of what depends on the servers' listings
+                return {kind: server.declares(kind) for kind in ("resources", "prompts")}
+
+            listing = asyncio.ensure_future(
+                _list_after_answers(
+                    broker,
+                    instructions,
+                    capabilities,
+                    front.listed if front.writes else None,
+                    role,
+                )
+            )
+            listing.add_done_callback(_report)
+            try:
+                await server.run(read, write, server.create_initialization_options(notes))
+            finally:
+                listing.cancel()
+
+
+async def _list_after_answers(
+    broker: Broker,
+    instructions: Instructions,
+    capabilities: Callable[[], dict[str, bool]],
+    listed: asyncio.Event | None,
+    role: str | None,
+) -> None:
+    """Once the client's first ``tools/list`` is answered (at once off pipes, where the SDK's
+    transport gives no such signal): start and list the servers never listed, for the
+    connection's role or, without one, for every role (what its instructions name). Then the
+    next start's answers are this start's with their tools (``StartAnswers``): the
+    instructions and capabilities (a server listed without resources no longer declares
+    them) again after each listing, and a tools/list the client asks again after being told
+    it changed."""
+    if listed is not None:
+        await listed.wait()
+    answers = stdio_prelude.current()
+    if answers is not None:
+        answers.record_again("tools/list")
+    fixed = role or broker.config.default_role
+    roles = [fixed] if fixed is not None else sorted(broker.config.roles)
+
+    async def restate(tools_changed: bool) -> None:
+        if answers is not None:
+            if tools_changed:  # the recorded tools/list no longer holds, unless asked again
+                answers.forget("tools/list")
+            text = await instructions.prepare(fixed)
+            answers.restate_initialize(text, capabilities())
+
+    await asyncio.gather(*(broker.list_unlisted(r, restate) for r in roles))
+
+
+def _report(task: asyncio.Future[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        logger.warning(
+            "broker stdio: listing the servers never listed failed: %s", task.exception()
+        )
 
 
 def run(main: Coroutine[Any, Any, None]) -> None:

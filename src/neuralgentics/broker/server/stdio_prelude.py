@@ -15,7 +15,10 @@ SDK path: the two answered requests re-sent under ids of their own (``REPLAY``),
 session is initialised and lists the tools exactly as if it had answered them, its answers
 are not written but compared with what was sent. A difference (an input the digest does not
 see) updates the file and, for the tool list, tells the client
-``notifications/tools/list_changed``; the next start answers the new bytes.
+``notifications/tools/list_changed``; the next start answers the new bytes. A first start in
+a home answers before its servers have listed (``broker/server/stdio.py``); once they have, it
+records what the next start will answer with their tools (``restate_initialize``,
+``record_again``), so that start is answered from the file too.
 """
 
 from __future__ import annotations
@@ -68,6 +71,8 @@ class StartAnswers:
     _replayed: set[str] = field(default_factory=set)
     # methods whose replayed answer differed from the one sent (an input the digest missed)
     stale: set[str] = field(default_factory=set)
+    # methods to record again (``record_again``) whose next answer has not come yet
+    _again: set[str] = field(default_factory=set)
     # bytes for the SDK path ahead of what it reads itself (the lines the prelude read)
     feed: bytes = b""
 
@@ -110,11 +115,74 @@ class StartAnswers:
                 "broker stdio: %s was answered from a stale start; now: %s", method, data
             )
             self.stale.add(method)
+        if result is not None:
+            self._again.discard(method)
         if result is not None and self.answers.get(key) != result:
             self.answers[key] = result
             self._recorded.add(key)
             self.save()
         return replayed
+
+    def record_again(self, method: str) -> None:
+        """Record the next answer to ``method`` again (its inputs are about to change)."""
+        self._done.discard(method)
+        self._again.add(method)
+
+    def forget(self, method: str) -> None:
+        """Drop the recorded answers to ``method`` unless it was answered again since
+        ``record_again``: they no longer hold (the next start's SDK path answers it)."""
+        if method not in self._again:
+            return
+        keys = [k for k in self.answers if k.startswith(method + " ")]
+        for k in keys:
+            del self.answers[k]
+        if keys:
+            self.save()
+
+    def restate_initialize(self, text: str, declared: dict[str, bool]) -> bool:
+        """What the next start's ``initialize`` answers, once this start's servers were listed
+        in the background (a first start answered before they were): the recorded answers
+        carry these instructions instead, and no longer the capabilities ``declared`` says
+        are not (``resources`` / ``prompts`` once no server has any), under the digest of the
+        inputs as they are now. An answer whose bytes the serializer does not reproduce
+        exactly, or that would need a capability it lacks, is dropped (the next start's SDK
+        path answers it); the next start's SDK path checks the restated bytes as it checks
+        any. True when the file changed."""
+        import pydantic_core
+
+        changed = False
+        for key in [k for k in self.answers if k.startswith("initialize ") and k in self._recorded]:
+            old = self.answers[key]
+            try:
+                data = json.loads(old)
+            except ValueError:
+                data = None
+            caps = data.get("capabilities") if isinstance(data, dict) else None
+            if (
+                not isinstance(data, dict)
+                or not isinstance(caps, dict)
+                or pydantic_core.to_json(data).decode() != old
+                or any(on and kind not in caps for kind, on in declared.items())
+            ):
+                del self.answers[key]
+                changed = True
+                continue
+            for kind, on in declared.items():
+                if not on:
+                    caps.pop(kind, None)
+            if text:
+                data["instructions"] = text
+            else:
+                data.pop("instructions", None)
+            new = pydantic_core.to_json(data).decode()
+            if new != old:
+                self.answers[key] = new
+                changed = True
+        found = start_digest(self.args, self.environ)
+        if changed or (found is not None and found[1] != self.digest):
+            self.save()
+            return True
+        return False
 
     def _key(self, method: str, params: Any) -> str | None:
         if isinstance(params, dict) and "_meta" in params:
@@ -349,13 +417,25 @@ def _is_pipe(fd: int) -> bool:
 
 
 def _import_heavy() -> None:
+    """Import what ``broker stdio`` runs on, with the cyclic collector off: the imports make
+    ~150k objects (pydantic's models, the SDK's types), each collection walking all of them
+    (~8 % of the imports' CPU); then frozen — they live as long as the process, and the
+    collections of the start (and of every call after it) no longer walk them."""
+    import gc
     from importlib import import_module
 
-    for name in HEAVY:
-        try:
-            import_module(name)
-        except Exception:  # noqa: BLE001 - the main thread imports it again and reports
-            return
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for name in HEAVY:
+            try:
+                import_module(name)
+            except Exception:  # noqa: BLE001 - the main thread imports it again and reports
+                return
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def prelude(args: list[str], environ: dict[str, str]) -> None:

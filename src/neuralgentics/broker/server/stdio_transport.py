@@ -109,6 +109,10 @@ class StdioFront:
         self._cancelled: set[tuple[type, object]] = set()
         # Requests the SDK server has read and not answered yet.
         self._sdk_open: set[tuple[type, object]] = set()
+        # Set once the client's first `tools/list` was answered (written, or sent by the
+        # prelude): the start's answers are out, servers never listed may start now.
+        self.listed = asyncio.Event()
+        self._list_ids: set[tuple[type, object]] = set()
 
     # -- what the SDK path sees go by --------------------------------------------------
 
@@ -122,6 +126,8 @@ class StdioFront:
         is handled here (True)."""
         if isinstance(msg, types.JSONRPCRequest):
             self._sdk_open.add(_request_key(msg.id))
+            if msg.method == "tools/list" and not self.listed.is_set():
+                self._list_ids.add(_request_key(msg.id))
             if msg.method == "initialize":
                 self._init_id = _request_key(msg.id)
                 caps = (msg.params or {}).get("capabilities")
@@ -151,6 +157,16 @@ class StdioFront:
                 self._version = version
                 self._initialized = True
                 self.ready = self._fast_ok
+
+    def answered(self, msg: Any) -> None:
+        """``msg`` went out (or the prelude had sent it): notes the first tools/list answer."""
+        if (
+            self._list_ids
+            and isinstance(msg, types.JSONRPCResponse | types.JSONRPCError)
+            and _request_key(msg.id) in self._list_ids
+        ):
+            self._list_ids.clear()
+            self.listed.set()
 
     # -- the fast path ----------------------------------------------------------------
 
@@ -386,12 +402,14 @@ async def broker_stdio_transport(
                         writer.write(
                             b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
                         )
+                    front.answered(sm.message)
                     continue  # the prelude answered it
                 writer.write(data.encode())
                 try:
                     await writer.drain()
                 except (BrokenPipeError, ConnectionResetError):
                     return
+                front.answered(sm.message)
 
     try:
         async with anyio.create_task_group() as tg:
