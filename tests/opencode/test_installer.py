@@ -448,3 +448,34 @@ def test_doctor_warns_when_the_plugins_matrix_is_older_than_the_routing_yaml(
     assert stale.status == "warn" and "changed since install" in stale.detail
     missing = check_plugin_routing(Settings(), {}, project, "reinstall")
     assert missing.status == "warn" and "run unchecked" in missing.detail
+
+
+def test_install_lists_the_servers_a_hand_written_broker_config_names(project: Path) -> None:
+    """A first `broker stdio` start does not wait for servers it never listed, so install lists
+    them: the first session's instructions then name their tools. A server that cannot start is
+    reported and does not fail the install."""
+    import sys
+
+    from neuralgentics.broker import load_config
+    from neuralgentics.broker.catalog.cache import ToolListCache
+
+    s = Settings()
+    config = Path(isolated_env_config()) / "broker.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "servers": {
+                    "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
+                    "broken": {"command": "/nonexistent/mcp-server"},
+                }
+            }
+        )
+    )
+    notes = install(s, project).notes
+    assert "listed broker server time: 2 tools" in notes, notes
+    assert any(n.startswith("could not list broker server broken (") for n in notes), notes
+    servers = load_config(config).servers
+    cached = ToolListCache(s.home / "broker" / "tools").load("time", servers["time"])
+    assert cached is not None and {t.name for t in cached} == {"get_current_time", "convert_time"}
+    # listed once: a re-install leaves a listed server alone
+    assert not any("broker server time" in n for n in install(s, project).notes)

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from neuralgentics.broker.access.policy import AccessPolicy
     from neuralgentics.broker.audit import AuditRecord, open_sink
     from neuralgentics.broker.catalog import tool_schema_tokens
-    from neuralgentics.broker.catalog.fetch import fetch_tools
+    from neuralgentics.broker.catalog.fetch import fetch_tools, list_unlisted
     from neuralgentics.broker.config import (
         BrokerConfig,
         ConfigError,
@@ -36,6 +36,7 @@ _WHERE = {
     "add_role": "roles",
     "default_config_path": "config",
     "fetch_tools": "catalog.fetch",
+    "list_unlisted": "catalog.fetch",
     "load_config": "config",
     "open_sink": "audit",
     "save_config": "config",
@@ -53,6 +54,7 @@ __all__ = [
     "add_role",
     "default_config_path",
     "fetch_tools",
+    "list_unlisted",
     "load_config",
     "open_sink",
     "save_config",

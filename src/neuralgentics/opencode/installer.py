@@ -503,6 +503,7 @@ def install(
         "credential": plugin_dir.name if key else None,
     }
     _write_atomic(target.manifest, dump_json(manifest).encode("utf-8"))
+    report.notes += _list_servers(s)
     for tier in ("primary", "secondary"):
         model = tiers.model_for(tier)
         report.notes.append(
@@ -511,6 +512,24 @@ def install(
             else f"{tier} agents run on OpenCode's default model"
         )
     return report
+
+
+def _list_servers(s: Settings) -> list[str]:
+    """List the servers the broker has never listed, so the first session's instructions name
+    their tools (a first ``broker stdio`` start does not wait for them). Best effort: a server
+    that cannot start now is listed by the first session that uses it."""
+    from neuralgentics.broker import ConfigError, list_unlisted
+
+    try:
+        listed = list_unlisted(s)
+    except ConfigError as exc:
+        return [f"broker servers not listed: {exc} (neuralgentics broker check)"]
+    return [
+        f"listed broker server {x.name}: {plural(x.tools or 0, 'tool')}"
+        if x.error is None
+        else f"could not list broker server {x.name} ({x.error}); its first session lists it"
+        for x in listed
+    ]
 
 
 # Keys OpenCode writes into opencode.json by itself on its first start ("$schema"): their

@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
@@ -27,6 +27,9 @@ from neuralgentics.broker.client import _http_transport
 from neuralgentics.broker.client.listings import ServerContent, list_content
 from neuralgentics.broker.config import ServerConfig
 from neuralgentics.broker.sandbox import launch
+
+if TYPE_CHECKING:
+    from neuralgentics.config import Settings
 
 # A server that pages forever must not hang refresh.
 MAX_PAGES = 100
@@ -136,3 +139,26 @@ def refresh_one(
             return Listed(name, error=reason[:300], stderr_tail=[t[:300] for t in tail])
     cache.save(name, config, tools)
     return Listed(name, tools=len(tools))
+
+
+def list_unlisted(settings: Settings, timeout: float = 30.0) -> list[Listed]:
+    """List every brokered server the cache holds no tools for (``opencode install``).
+
+    A first ``broker stdio`` start answers at once and does not wait for servers it has never
+    listed (docs/broker.md, "The first start in a home"), so without this the first session's
+    instructions would name no tool of a server written into broker.yaml by hand. Servers list
+    side by side; a failure is reported and changes nothing."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from neuralgentics.broker.config import default_config_path, load_config
+
+    cfg = load_config(default_config_path(settings), missing_ok=True)
+    cache = ToolListCache(settings.home / "broker" / "tools")
+    contents = ContentCache(settings.home / "broker" / "content")
+    servers = cfg.brokered()
+    todo = [name for name in sorted(servers) if cache.load(name, servers[name]) is None]
+    gateway = settings.egress_gateway_url
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return list(
+            pool.map(lambda n: refresh_one(n, servers[n], cache, timeout, gateway, contents), todo)
+        )
