@@ -9,7 +9,8 @@
 ours in-process (`MemoryService.add`, detection auto and off), ours over HTTP (`neuralgentics
 serve`, timed by the client) and mem0 OSS `Memory.add(infer=False)` (timed inside its process,
 bench/mem0_runner.py) on its defaults (qdrant local and the history table on disk) and with
-nothing on disk; every contender embeds with our onnxruntime encoder over the same graph file
+nothing on disk (`--http-baseline SRC`: another tree's package over HTTP too, interleaved, for a
+before/after in one run); every contender embeds with our onnxruntime encoder over the same graph file
 and threads. Then 200 queries each; adds/s, p50s, ratios and where an add's time goes.
 
 PostgreSQL: NEURALGENTICS_DATABASE_URL / --database-url (a fresh database is created per size and
@@ -594,10 +595,13 @@ def service_table(results: list[Result]) -> str:
 # --- --mem0: adds and queries against mem0 OSS, the same onnxruntime embedder ------------------
 
 
+BASELINE = "ours over HTTP, baseline tree"
+
+
 class HttpService:
     """`neuralgentics serve` on a fresh SQLite home and a free loopback port; stopped on exit."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, src: Path | None = None) -> None:
         import secrets
         import socket
         import subprocess
@@ -616,6 +620,8 @@ class HttpService:
             HF_HUB_OFFLINE="1",
         )
         env.pop("NEURALGENTICS_DATABASE_URL", None)
+        if src is not None:  # another tree's package (--http-baseline)
+            env["PYTHONPATH"] = str(src)
         home.mkdir(parents=True, exist_ok=True)
         self.log = (home / "serve.log").open("w")
         self.proc = subprocess.Popen(
@@ -641,6 +647,14 @@ class HttpService:
             raise RuntimeError(f"service did not start: see {self.log.name}")
         # the first add loads the model: not part of any figure
         self.http.post("/memory/add", json={"content": "warm up", "project": "warm"})
+
+    def cpu_seconds(self) -> float:
+        """CPU time of the serve process so far, all its threads (Linux /proc; else NaN)."""
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return float("nan")
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def add(self, text: str, project: str) -> float:
         t = time.perf_counter()
@@ -744,7 +758,8 @@ def mem0_compare(args: argparse.Namespace) -> int:
     python = Path(args.mem0_python) if args.mem0_python else DEFAULT_MEM0_PYTHON
     tmp = Path(tempfile.mkdtemp(prefix="neuralgentics-bench-mem0-"))
     stores = []
-    mem0 = mem0_ram = http = None
+    mem0 = mem0_ram = None
+    https: dict[str, HttpService] = {}
     try:
         mem0 = Mem0(python, embedder=spec)
         log(f"mem0 {mem0.info.get('version')} with {mem0.info.get('embedder')} on {graph.name}")
@@ -759,14 +774,16 @@ def mem0_compare(args: argparse.Namespace) -> int:
                 store, embedder, Settings(home=home, database_url=None, update_detection=mode)
             )
         parts = {mode: Breakdown(svc) for mode, svc in services.items()}
-        http = HttpService(tmp / "http") if not args.no_http else None
+        if not args.no_http:
+            https["ours over HTTP"] = HttpService(tmp / "http")
+            if args.http_baseline:
+                https[BASELINE] = HttpService(tmp / "http-baseline", args.http_baseline)
 
         n, block = args.mem0_adds, args.mem0_block
         project = "bench"
         texts = [memory_text(i) + " (mem0 comparison)" for i in range(n)]
         names = ["ours in-process", "ours in-process, detection off", "mem0 infer=False"]
-        if http:
-            names.insert(1, "ours over HTTP")
+        names[1:1] = list(https)
         ram_name = "mem0 infer=False, nothing on disk"
         if mem0_ram:
             names.append(ram_name)
@@ -786,14 +803,26 @@ def mem0_compare(args: argparse.Namespace) -> int:
             parts[mode].active = False
             return out
 
+        # CPU per add of the process that does it (ours in-process: this one; over HTTP: the
+        # serve process), all threads: what the hop costs, less sensitive to a busy machine
+        # than its wall time
+        cpu_s: dict[str, float] = dict.fromkeys(["ours in-process", *https], 0.0)
+
         def run_add(name: str, chunk: list[str]) -> list[float]:
             if name == "ours in-process":
-                return run_ours("auto", chunk)
+                c0 = time.process_time()
+                try:
+                    return run_ours("auto", chunk)
+                finally:
+                    cpu_s[name] += time.process_time() - c0
             if name == "ours in-process, detection off":
                 return run_ours("off", chunk)
-            if name == "ours over HTTP":
-                assert http is not None
-                return [http.add(text, project) for text in chunk]
+            if name in https:
+                c0 = https[name].cpu_seconds()
+                try:
+                    return [https[name].add(text, project) for text in chunk]
+                finally:
+                    cpu_s[name] += https[name].cpu_seconds() - c0
             out = runners[name].add_timed([(project, text) for text in chunk])  # type: ignore[union-attr]
             if name == "mem0 infer=False":
                 for key in mem0_parts:
@@ -813,6 +842,26 @@ def mem0_compare(args: argparse.Namespace) -> int:
                 + ", ".join(f"{k} {v[-1]:.0f}/s" for k, v in block_rates.items())
             )
 
+        # The hop alone: the same content added again (the route, the token, validation, the
+        # duplicate lookup and its trust event in one transaction; no embedding, no detection)
+        dup_text = texts[0]
+        dup_ms: dict[str, list[float]] = {name: [] for name in cpu_s}
+        dup_cpu: dict[str, float] = dict.fromkeys(cpu_s, 0.0)
+        dup_names = list(cpu_s)
+        for rnd in range(args.dup_rounds):
+            for name in dup_names[rnd % len(dup_names) :] + dup_names[: rnd % len(dup_names)]:
+                if name in https:
+                    c0 = https[name].cpu_seconds()
+                    dup_ms[name] += [https[name].add(dup_text, project) for _ in range(100)]
+                    dup_cpu[name] += https[name].cpu_seconds() - c0
+                    continue
+                c0 = time.process_time()
+                for _ in range(100):
+                    t = time.perf_counter()
+                    services["auto"].add(dup_text, project=project)
+                    dup_ms[name].append((time.perf_counter() - t) * 1000)
+                dup_cpu[name] += time.process_time() - c0
+
         queries = [query_text(i) + " (mem0 comparison)" for i in range(args.queries)]
         q_ms: dict[str, list[float]] = {name: [] for name in names}
         q_rounds: dict[str, list[float]] = {name: [] for name in names}
@@ -829,9 +878,8 @@ def mem0_compare(args: argparse.Namespace) -> int:
                             per[name].append(
                                 timed(lambda: svc.query(q, MemoryFilter(project=project), top_k=K))
                             )
-                    elif name == "ours over HTTP":
-                        assert http is not None
-                        per[name] += [http.query(q, project) for q in chunk]
+                    elif name in https:
+                        per[name] += [https[name].query(q, project) for q in chunk]
                     else:
                         runner = runners[name]
                         assert runner is not None
@@ -890,14 +938,45 @@ def mem0_compare(args: argparse.Namespace) -> int:
             f"| **total (mean per add)** | {total[names[0]]:.2f}"
             f" | {total['ours in-process, detection off']:.2f} | {total[mem0_name]:.2f} |"
         )
-        if http:
+        for name in https:
             print(
-                f"\nHTTP (client-side time, route + JSON + loopback) over in-process, mean per add:"
-                f" {total['ours over HTTP'] - total[names[0]]:.2f} ms"
+                f"\n{name}: HTTP (client-side time, route + JSON + loopback) over in-process,"
+                f" mean per add: {total[name] - total[names[0]]:.2f} ms"
+            )
+        if https:
+            inproc = "ours in-process"
+            cpu0, dup0 = cpu_s[inproc] / n * 1000, pct(dup_ms[inproc], 50)
+            dupc0 = dup_cpu[inproc] / max(len(dup_ms[inproc]), 1) * 1000
+            print(
+                "\nThe HTTP hop: CPU per add of the process doing it (all threads; over HTTP the"
+                " serve process), and the same content added again (token, validation, the"
+                f" duplicate lookup and its trust event; no embedding), {args.dup_rounds} x 100"
+                " interleaved:"
+            )
+            print(
+                "| contender | CPU per add ms | over in-process | duplicate add p50 ms"
+                " | over in-process | duplicate add CPU ms | over in-process |"
+            )
+            print("|---|---|---|---|---|---|---|")
+            for name in cpu_s:
+                c = cpu_s[name] / n * 1000
+                d = pct(dup_ms[name], 50)
+                dc = dup_cpu[name] / max(len(dup_ms[name]), 1) * 1000
+                print(
+                    f"| {name} | {c:.2f} | {c - cpu0:+.2f} | {d:.2f} | {d - dup0:+.2f}"
+                    f" | {dc:.2f} | {dc - dupc0:+.2f} |"
+                )
+        if BASELINE in https and "ours over HTTP" in https:
+            ours, baseline = (
+                statistics.median(block_rates[k]) for k in ("ours over HTTP", BASELINE)
+            )
+            print(
+                f"ours over HTTP vs the baseline tree ({args.http_baseline}), adds/s:"
+                f" {ours / baseline:.2f}x"
             )
     finally:
-        if http:
-            http.close()
+        for service in https.values():
+            service.close()
         for runner in (mem0, mem0_ram):
             if runner:
                 runner.close()
@@ -975,6 +1054,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mem0-block", type=int, default=50, help="--mem0: adds per block")
     ap.add_argument("--mem0-python", help="--mem0: mem0's venv python (default $MEM0_PYTHON)")
     ap.add_argument("--no-http", action="store_true", help="--mem0: skip ours over HTTP")
+    ap.add_argument(
+        "--dup-rounds", type=int, default=5, help="--mem0: rounds of 100 duplicate adds (the hop)"
+    )
+    ap.add_argument(
+        "--http-baseline",
+        type=Path,
+        help="--mem0: also serve this tree's package over HTTP, interleaved with ours (a src/"
+        " directory, e.g. from `git archive main src/neuralgentics | tar -x -C /tmp/main`)",
+    )
     ap.add_argument(
         "--no-mem0-memory",
         action="store_true",

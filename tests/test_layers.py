@@ -40,6 +40,7 @@ FOUNDATIONS = {
     "logredact",
     "http_errors",
     "request_text",
+    "provided",
     "text",
     "embeddings",
     "db",

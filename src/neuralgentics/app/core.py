@@ -1,5 +1,5 @@
 """memini-core's HTTP app, assembled: the memory routes, the project index, the orchestrator
-and the dashboard, each given its objects here (`app.dependency_overrides`), behind one
+and the dashboard, each given its objects here, once (`neuralgentics.provided`), behind one
 HTTPGuard (size, Host/Origin, cross-site, the bearer token) and one error handler.
 
     settings ─► store (opened on first use) ─► MemoryService ─► memini routes
@@ -41,6 +41,7 @@ from neuralgentics.orchestrator import http as orchestrator_routes
 from neuralgentics.orchestrator.memini_direct import DirectMemory
 from neuralgentics.orchestrator.service import Orchestrator
 from neuralgentics.project_credentials import Authenticator
+from neuralgentics.provided import provide
 from neuralgentics.request_text import check_request_text
 from neuralgentics.ui import routes as ui_routes
 from neuralgentics.ui.session import SESSION_ROUTES as UI_SESSION_ROUTES
@@ -73,7 +74,7 @@ AGENT_ROUTES: frozenset[tuple[str, str]] = frozenset(
 )
 
 
-def agent_routes_only(request: Request) -> None:
+async def agent_routes_only(request: Request) -> None:
     """A project credential calls only AGENT_ROUTES (403 naming the route otherwise)."""
     principal = getattr(request.state, "principal", None)
     if getattr(principal, "project", None) is None:
@@ -197,18 +198,21 @@ def create_app(
     # The dashboard's sessions, of this process alone (ui/session.py).
     sessions = DashboardSessions()
     # The root's handle on the memory service, for tests and tools that reach the store
-    # (`app.state.service().store`); no route reads app.state.
+    # (`app.state.service().store`); the routes get theirs from `provide` below.
     app.state.service = memory
-    app.dependency_overrides.update(
+    # Resolved here, once: FastAPI's dependency_overrides would rebuild every route's
+    # dependencies from their signatures on every request (neuralgentics/provided.py).
+    provide(
+        app,
         {
-            memini_routes.memory_service: lambda: memory,
-            index_routes.chunk_store: lambda: memory.chunk_store,
-            index_routes.index_jobs: lambda: jobs,
-            index_routes.embedder: lambda: model,
-            orchestrator_routes.orchestrator: lambda: orchestrator,
-            ui_routes.ui_settings: lambda: settings,
-            ui_routes.ui_sessions: lambda: sessions,
-        }
+            memini_routes.memory_service: memory,
+            index_routes.chunk_store: memory.chunk_store,
+            index_routes.index_jobs: jobs,
+            index_routes.embedder: model,
+            orchestrator_routes.orchestrator: orchestrator,
+            ui_routes.ui_settings: settings,
+            ui_routes.ui_sessions: sessions,
+        },
     )
     # before memini's routes: GET /memory/export must not be read as GET /memory/{id}
     app.include_router(portability_routes.router)

@@ -8,22 +8,22 @@ from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request, Response
+from starlette.concurrency import run_in_threadpool
 
 from neuralgentics.memini import models as m
 from neuralgentics.memini import provenance, scopes
 from neuralgentics.memini.provenance import Actor
 from neuralgentics.memini.service import MAX_OFFSET, MemoryService
 from neuralgentics.memini.store.base import IdKind, MemoryFilter
+from neuralgentics.provided import provided
 
 
-def memory_service() -> Callable[[], MemoryService]:
+async def memory_service(request: Request) -> Callable[[], MemoryService]:
     """The service the routes call, as a getter: the composition root opens the store on first
     use, inside the route (so a request is validated first, and the service starts — answering
-    503 — while its database is down). The root provides it (`dependency_overrides`); an app
+    503 — while its database is down). The root provides it (`neuralgentics.provided`); an app
     that mounts `router` without it fails loudly instead of guessing."""
-    raise RuntimeError(
-        "memory_service is not wired: build the app with neuralgentics.app.create_app"
-    )
+    return provided(request, memory_service)
 
 
 Service = Annotated[Callable[[], MemoryService], Depends(memory_service)]
@@ -33,7 +33,7 @@ AGENT_HEADER = "x-neuralgentics-agent"
 SESSION_HEADER = "x-neuralgentics-session"
 
 
-def caller(request: Request) -> Actor:
+async def caller(request: Request) -> Actor:
     """Who the request comes from (memini/provenance.py), decided by its credential: a project
     credential is that project's agent; the owner token (CLI, dashboard) the user. Nothing in
     the body changes which."""
@@ -59,20 +59,33 @@ def health(svc: Service) -> dict:
 
 
 @router.post("/memory/query", response_model=m.QueryResponse, tags=["memory"])
-def query(svc: Service, body: m.QueryRequest, by: By) -> m.QueryResponse:
+async def query(svc: Service, body: m.QueryRequest, by: By) -> m.QueryResponse:
     """Hybrid semantic + keyword search (docs/memini.md, "Query"); each hit says why it ranked
     and whether another memory contradicts it. Nothing below `min_score` comes back. A project
     credential searches its own project (and the memories of the user's that other projects
     may see)."""
     if by.bound:
         provenance.require_project(by, body.project)
-    hits = svc().query(body.query, body.to_filter(), top_k=body.top_k, min_score=body.min_score)
-    return m.query_response(body.query, hits)
+
+    def run() -> m.QueryResponse:
+        hits = svc().query(body.query, body.to_filter(), top_k=body.top_k, min_score=body.min_score)
+        return m.query_response(body.query, hits)
+
+    return await run_in_threadpool(run)
 
 
 @router.post("/memory/add", response_model=m.AddResponse, status_code=201, tags=["memory"])
-def add(svc: Service, body: m.AddRequest, response: Response, by: By) -> m.AddResponse:
+async def add(svc: Service, body: m.AddRequest, response: Response, by: By) -> m.AddResponse:
     """Store a memory (embedded on the way in). The same content twice returns the first (200)."""
+    created, out = await run_in_threadpool(_add, svc, body, by)
+    if not created:
+        response.status_code = 200
+    return out
+
+
+def _add(
+    svc: Callable[[], MemoryService], body: m.AddRequest, by: Actor
+) -> tuple[bool, m.AddResponse]:
     result = svc().add(
         body.content,
         source_type=body.source_type,
@@ -89,9 +102,7 @@ def add(svc: Service, body: m.AddRequest, response: Response, by: By) -> m.AddRe
         session=body.session,
         by=by,
     )
-    if not result.created:
-        response.status_code = 200
-    return m.add_response(result)
+    return result.created, m.add_response(result)
 
 
 @router.get("/memory", response_model=m.ListResponse, tags=["memory"])

@@ -16,17 +16,18 @@ from neuralgentics.memini import Actor, require_project
 from neuralgentics.orchestrator import http_models as m
 from neuralgentics.orchestrator.context import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET
 from neuralgentics.orchestrator.service import Orchestrator
+from neuralgentics.provided import provided
 
 
-def orchestrator() -> Orchestrator:
+async def orchestrator(request: Request) -> Orchestrator:
     """The orchestrator the routes call; provided by the composition root."""
-    raise RuntimeError("orchestrator is not wired: build the app with neuralgentics.app.create_app")
+    return provided(request, orchestrator)
 
 
 Orch = Annotated[Orchestrator, Depends(orchestrator)]
 
 
-def _bound_project(request: Request) -> Actor:
+async def _bound_project(request: Request) -> Actor:
     """The caller as memini-core sees it: a project credential works in its project only."""
     return Actor.from_principal(getattr(request.state, "principal", None))
 

@@ -23,6 +23,7 @@ from neuralgentics import __version__, jsonsafe
 from neuralgentics.config import Settings
 from neuralgentics.http_errors import error as _error
 from neuralgentics.memini import ChunkStore, chunk_store
+from neuralgentics.provided import provided
 from neuralgentics.ui import audit_view, project_view, session
 from neuralgentics.ui.assets import ASSETS
 from neuralgentics.ui.broker_client import BrokerClient, BrokerUnreachable, allowed, normalise
@@ -34,16 +35,16 @@ PUBLIC_PATHS: frozenset[str] = frozenset(
 )
 
 
-def ui_settings() -> Settings:
+async def ui_settings(request: Request) -> Settings:
     """The service's settings (its token, the broker's address); provided by the composition
     root. The project views use memini's `chunk_store` dependency, wired there too."""
-    raise RuntimeError("ui_settings is not wired: build the app with neuralgentics.app.create_app")
+    return provided(request, ui_settings)
 
 
-def ui_sessions() -> session.DashboardSessions:
+async def ui_sessions(request: Request) -> session.DashboardSessions:
     """The process's dashboard sessions (HTTPGuard asks them too); wired by the composition
     root."""
-    raise RuntimeError("ui_sessions is not wired: build the app with neuralgentics.app.create_app")
+    return provided(request, ui_sessions)
 
 
 UISettings = Annotated[Settings, Depends(ui_settings)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from neuralgentics.embeddings import Embedder
@@ -16,6 +16,7 @@ from neuralgentics.memini.errors import NotFound
 from neuralgentics.memini.indexer.chunkstore import ChunkStore
 from neuralgentics.memini.indexer.jobs import JobManager
 from neuralgentics.memini.indexer.search import MAX_TOP_K, answer, find_project
+from neuralgentics.provided import provided
 
 
 class IndexProgress(BaseModel):
@@ -93,21 +94,17 @@ class IndexRequest(BaseModel):
     path: str = Field(min_length=1, max_length=4096, description="Root directory of the project")
 
 
-def _unwired(name: str) -> RuntimeError:
-    return RuntimeError(f"{name} is not wired: build the app with neuralgentics.app.create_app")
-
-
-def chunk_store() -> Callable[[], ChunkStore]:
+async def chunk_store(request: Request) -> Callable[[], ChunkStore]:
     """The chunk store, as a getter (opened with memini-core's store, on first use)."""
-    raise _unwired("chunk_store")
+    return provided(request, chunk_store)
 
 
-def index_jobs() -> JobManager:
-    raise _unwired("index_jobs")
+async def index_jobs(request: Request) -> JobManager:
+    return provided(request, index_jobs)
 
 
-def embedder() -> Embedder:
-    raise _unwired("embedder")
+async def embedder(request: Request) -> Embedder:
+    return provided(request, embedder)
 
 
 Store = Annotated[Callable[[], ChunkStore], Depends(chunk_store)]
