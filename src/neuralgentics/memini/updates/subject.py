@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from neuralgentics.memini.updates.text import CONTRASTS, SOURCE_WORDS, STOPWORDS, stem
+from neuralgentics.memini.updates.text import CONTRASTS, SOURCE_WORDS, STOPWORDS, UNIT_NAMES, stem
 
 _TOKEN = re.compile(r"[A-Za-z0-9][\w.+#/-]*(?:['\u2019]s\b)?|[,;:()\u2014]")
 DETERMINERS = frozenset(
@@ -798,6 +798,9 @@ ATTRIBUTE_NOUNS = frozenset(
     schedule frequency ttl owner editor port region cadence latency quota threshold
     window""".split()
 )
+# Units of measure (time, size, rate, share), each spelling: the unit of a number, never an
+# attribute word; a counted noun ("8 threads", "12 worker nodes") names what is counted.
+MEASURES = frozenset(UNIT_NAMES)
 # Values whose shape names their attribute: a cloud region ("eu-central-1").
 _REGION_VALUE = re.compile(r"[a-z]{2}(?:-[a-z]+)+-\d")
 
@@ -827,6 +830,11 @@ def attribute(
         ):
             continue
         if low in skip:
+            continue
+        # a unit of measure after its number ("30 seconds", "40 GB") is the number's unit
+        # mark above, no word of the attribute: "The request timeout of X is 30 seconds" and
+        # "X flushes every 5 seconds" share no attribute (issue 27, eighth pass)
+        if low in MEASURES and i > 0 and tokens[i - 1][:1].isdigit():
             continue
         st = stem(low)
         if st in entity_words:
