@@ -76,6 +76,10 @@ def test_two_quantities_of_one_unit_are_two_attributes(client):
     new = add(client, "The request timeout of the ledger-exporter is 30 seconds.")
     assert new["superseded"] == [] and new["contradicts"] == []
     assert superseded(client, old["memory"]["id"]) is None
+    # a label names its attribute with its own words: that still replaces the older value
+    page = add(client, "The status page refreshes every 15 minutes.")
+    label = add(client, "Status page refresh: 2 minutes.")
+    assert superseded(client, page["memory"]["id"]) == label["memory"]["id"]
 
 
 def test_meaning_reads_no_change_between_two_sources(embedder):
@@ -94,3 +98,43 @@ def test_meaning_reads_no_change_between_two_sources(embedder):
         meaning,
     )
     assert not (ev.may_act or ev.may_report)
+
+
+def test_a_number_said_in_words_is_a_count_not_part_of_the_entity(client):
+    # "Two build agents" / "Four build agents": one set of agents, its count changed
+    old = add(client, "Two build agents sit behind the load balancer.")
+    new = add(client, "Four build agents sit behind the load balancer.")
+    assert superseded(client, old["memory"]["id"]) == new["memory"]["id"]
+
+
+def test_an_identifier_in_a_phrase_of_time_is_not_the_entity(client):
+    # "after the latency-fix project" says when; the fact is still about the transcoder
+    old = add(client, "The transcoder cuts 10-second chunks.")
+    new = add(client, "The transcoder cuts 2-second chunks after the latency-fix project.")
+    assert superseded(client, old["memory"]["id"]) == new["memory"]["id"]
+
+
+def test_a_number_after_a_name_is_its_version(client):
+    # "Blender 3.6" / "Blender 4.2 during the upgrade": the version of one name changed,
+    # whatever word follows the number and however the verb changed
+    old = add(client, "The render farm runs Blender 3.6.")
+    new = add(client, "The render farm was moved onto Blender 4.2 during the spring upgrade.")
+    assert superseded(client, old["memory"]["id"]) == new["memory"]["id"]
+    # a version of another name of another thing replaces nothing
+    other = add(client, "The render farm's asset server runs Redis 7.2.")
+    assert other["superseded"] == []
+    assert superseded(client, new["memory"]["id"]) is None
+
+
+def test_two_uncited_facts_that_clash_are_an_update_not_two_sources(client):
+    # nobody is cited: the newer word of one writer replaces the older (main linked them as
+    # two sources disagreeing and kept both)
+    old = add(client, "Ward lists are frozen 48 hours before surgery.")
+    new = add(client, "Ward lists are frozen 24 hours before surgery.")
+    assert new["contradicts"] == []
+    assert superseded(client, old["memory"]["id"]) == new["memory"]["id"]
+    # a fact that cites its source still only contradicts ("The wiki says ...")
+    wiki = add(client, "The wiki says the sync daemon polls every 30 seconds.")
+    console = add(client, "The ops console shows the sync daemon polling every 10 seconds.")
+    assert console["superseded"] == []
+    assert superseded(client, wiki["memory"]["id"]) is None

@@ -46,6 +46,8 @@ MAX_QUERY_CHARS = 4_000
 SIMILAR_MAX = 5
 # Each search returns at least this many candidates for the ranking to weigh.
 POOL = 50
+# How much of a replaced memory's lead on a question its replacement takes (Query, docs).
+INHERIT = 1.0
 # SQLite integers are 64-bit; any real offset is far below this.
 MAX_OFFSET = 2**53
 # How a likely update (reported on add, not acted on) is kept: an edge new -> old.
@@ -767,7 +769,7 @@ class MemoryService:
         for mid, (sim, hidden) in replaced.items():
             c = found.get(mid)
             if c is not None and sim > c.similarity:
-                c.similarity = sim
+                c.similarity += INHERIT * (sim - c.similarity)
                 c.extra["answers_for"] = hidden
         for rank, (mid, _) in enumerate(vector, 1):
             if mid in found:

@@ -112,8 +112,12 @@ def decide(
             continue  # another entity, or another attribute of it: not an update of it
         j = scorer.judge(new, old, cosine, weights)
         reason = ev.reason() + "; " + _without_shared_words(j.reason)
-        # a stated change is an update, never two sources disagreeing
-        relation = "SUPERSEDES" if ev.cue else j.relation
+        # a stated change is an update, never two sources disagreeing; and two facts that
+        # cite no source are one writer's older and newer word, not two sources (eighth pass)
+        cited = evidence.cites(new.text) or evidence.cites(old.text)
+        relation = "SUPERSEDES" if ev.cue or not cited else j.relation
+        if relation != j.relation:
+            reason = reason.replace("; two sources disagree, no change stated", "")
         judged.append((Finding(memory, round(j.conflict, 4), relation, reason), ev))
     judged.sort(key=lambda pair: pair[0].score, reverse=True)
     out = Detection()

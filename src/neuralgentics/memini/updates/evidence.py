@@ -24,7 +24,9 @@ from neuralgentics.memini.updates import subject
 from neuralgentics.memini.updates.features import _same_stem, kind, value_changes
 from neuralgentics.memini.updates.text import (
     ADDITIVE_WORDS,
+    ATTRIBUTION_WORDS,
     CHANGE_WORDS,
+    NUMBER_WORDS,
     STOPWORDS,
     Fact,
     read,
@@ -201,8 +203,18 @@ def _numbers(fact: Fact, attribute: frozenset[str], other: Fact) -> frozenset[tu
     syn = subject.SYNONYMS
     theirs = {syn.get(u, u) for _, u in other.numbers if u}
     named = {syn.get(a, a) for a in attribute if not a.startswith("unit:")} & theirs
+    versions = _name_numbers(fact.text)
+    # the other's version of a name this fact names ("loans-api PHP version: 8.3" / "runs on
+    # PHP 8.1"): a bare number here is that version
+    held = {t.lower() for t in subject.tokens_of(fact.text)}
+    named |= {f"v:{v}" for v in _name_numbers(other.text).values() if v in held}
     out = set()
     for n, u in fact.numbers:
+        # a number right after a name is that name's version ("Varnish 6" / "Varnish 7.4
+        # during the refresh", "Go 1.21" / "Go 1.23"), whatever word follows it (eighth pass)
+        if n in versions:
+            out.add((n, "v:" + versions[n]))
+            continue
         u = syn.get(u, u)
         if not u and len(named) == 1:
             u = next(iter(named))
@@ -298,7 +310,7 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
     kinds_gone = {kind(g.lower()) for g in gone}
     kinds_came = {kind(c.lower()) for c in came}
     kinds_apart = bool(kinds_gone and kinds_came and not kinds_gone & kinds_came)
-    n_new, n_old = _numbers(new, a_new, old), _numbers(old, a_old, new)
+    n_new, n_old = _numbers(new, a_new | wide_new, old), _numbers(old, a_old | wide_old, new)
     u_new = frozenset(u for _, u in n_new if u)
     u_old = frozenset(u for _, u in n_old if u)
     units = u_new & u_old
@@ -485,12 +497,26 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
 
 
 # Words of a sentence's frame that never name a thing (for `_two_slots`).
-_FRAME_SKIP = STOPWORDS | subject.DETERMINERS | subject.ADVERBS | subject.PREPOSITIONS | _CUE_WORDS
+# (eighth pass: and generic verbs, phrases of time and a few more prepositions: "runs
+# Blender 3.6" / "was moved onto Blender 4.2 during the upgrade" fill no place differently)
+_FRAME_SKIP = (
+    STOPWORDS
+    | subject.DETERMINERS
+    | subject.ADVERBS
+    | subject.PREPOSITIONS
+    | _CUE_WORDS
+    | subject.GENERIC_VERBS
+    | subject.TIME_WORDS
+    | frozenset("onto upon toward towards through between among".split())
+)
 
 
 def _slot_tokens(text: str) -> list[str]:
+    # a number said in words is a number ("Two build agents" / "Four build agents")
     return [
-        stem(t.lower().removesuffix("'s").removesuffix("\u2019s"))
+        "#"
+        if t.lower() in NUMBER_WORDS
+        else stem(t.lower().removesuffix("'s").removesuffix("\u2019s"))
         for t in subject.tokens_of(text)
         if any(c.isalnum() for c in t) and t.lower() not in _FRAME_SKIP
     ]
@@ -659,15 +685,35 @@ def _replaces_named(
 
 
 @lru_cache(maxsize=16384)
-def _name_numbers(text: str) -> frozenset[str]:
-    """Numbers that are part of a name: right after a capitalised word inside the sentence
-    ("Logitech Zone 900", "Sennheiser HD 600", "Java 21")."""
+def cites(text: str) -> bool:
+    """Does the fact cite a source for what it says: "according to", or a verb of saying or
+    finding used as one ("The wiki says ...", "the console lists 9 nodes", "Felix counted 18
+    nodes"; not "Theatre lists are frozen ...", where "lists" is a noun)?"""
+    if "according to" in text.lower():
+        return True
     tokens = subject.tokens_of(text)
-    return frozenset(
-        t
+    for i, t in enumerate(tokens[1:], 1):
+        if t.lower() in ATTRIBUTION_WORDS and tokens[i - 1].lower() not in subject.DETERMINERS:
+            nxt = tokens[i + 1].lower() if i + 1 < len(tokens) else ""
+            if nxt and nxt not in subject.AUXILIARIES and nxt not in subject.PREPOSITIONS:
+                return True
+    return False
+
+
+@lru_cache(maxsize=16384)
+def _name_numbers(text: str) -> dict[str, str]:
+    """Numbers that are part of a name, each with that name: right after a capitalised word
+    inside the sentence ("Logitech Zone 900", "Sennheiser HD 600", "Java 21")."""
+    tokens = subject.tokens_of(text)
+    return {
+        t.rstrip(".,;:"): tokens[i - 1].lower()
         for i, t in enumerate(tokens)
-        if i > 1 and t[:1].isdigit() and tokens[i - 1][:1].isupper() and tokens[i - 1].isalpha()
-    )
+        if i > 1
+        and t[:1].isdigit()
+        and tokens[i - 1][:1].isupper()
+        and tokens[i - 1].isalpha()
+        and tokens[i - 1].lower() not in STOPWORDS
+    }
 
 
 def _without(text: str, parts: set[str]) -> str:

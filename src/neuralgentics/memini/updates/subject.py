@@ -31,7 +31,14 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from neuralgentics.memini.updates.text import CONTRASTS, SOURCE_WORDS, STOPWORDS, UNIT_NAMES, stem
+from neuralgentics.memini.updates.text import (
+    CONTRASTS,
+    NUMBER_WORDS,
+    SOURCE_WORDS,
+    STOPWORDS,
+    UNIT_NAMES,
+    stem,
+)
 
 _TOKEN = re.compile(r"[A-Za-z0-9][\w.+#/-]*(?:['\u2019]s\b)?|[,;:()\u2014]")
 DETERMINERS = frozenset(
@@ -263,6 +270,10 @@ def _entity(tokens: list[str], begin: int, end: int) -> Entity:
             anchors.add(low)  # "US", which is also a pronoun
             continue
         if low in _NOT_ENTITY or low in PREPOSITIONS:
+            continue
+        # "Three origin clusters sit behind the edge": a count, no part of the entity's name
+        # (issue 27, eighth pass)
+        if low in NUMBER_WORDS:
             continue
         if re.fullmatch(r"\d+(?:[.,]\d+)*", low):
             before = tokens[span[k - 1]].lower() if k > 0 else ""
@@ -531,6 +542,10 @@ def _placed(text: str) -> tuple[tuple[str, tuple[int, int]], ...]:
             or (gov == "with" and before_gov in _TROUBLE)
             or value_follows
         )
+        # a phrase of time ("after the low-latency project", "since the v2-cutover") says
+        # when, not what the fact is about (issue 27, eighth pass)
+        if gov in TIME_WORDS and not token.lower().endswith(("'s", "\u2019s")):
+            placed = False
         if placed and low not in {x for x, _ in out}:
             out.append((low, (begin, end)))
     for name, (begin, end) in _name_runs(tokens):
@@ -552,6 +567,7 @@ def _placed(text: str) -> tuple[tuple[str, tuple[int, int]], ...]:
 
 
 _NAME_PREPOSITIONS = frozenset("of for about behind".split())
+TIME_WORDS = frozenset("after before during since until following throughout".split())
 _NAME_PART = re.compile(r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?(?:['\u2019]s)?")
 
 
@@ -619,8 +635,14 @@ def one_frame_two_names(a_text: str, b_text: str) -> bool:
     after them ("… is refused"), and name a component (an identifier or a head noun such as
     "gateway"), so a changed value after the verb ("is written in Vue" / "in React") is not
     taken for a name."""
-    a = ["#" if t[:1].isdigit() else t.lower() for t in tokens_of(a_text)]
-    b = ["#" if t[:1].isdigit() else t.lower() for t in tokens_of(b_text)]
+    a = [
+        "#" if t[:1].isdigit() or t.lower() in NUMBER_WORDS else t.lower()
+        for t in tokens_of(a_text)
+    ]
+    b = [
+        "#" if t[:1].isdigit() or t.lower() in NUMBER_WORDS else t.lower()
+        for t in tokens_of(b_text)
+    ]
     p = 0
     while p < min(len(a), len(b)) and a[p] == b[p]:
         p += 1
@@ -741,7 +763,7 @@ def same(a: Entity, b: Entity, a_text: str = "", b_text: str = "") -> bool:
 
 
 # Words that say nothing about which attribute a fact states ("runs", "has", "is").
-_GENERIC = frozenset(
+GENERIC_VERBS = _GENERIC = frozenset(
     """run runs ran is are was were be has have had use uses used keep keeps kept get gets go
     goes went make makes take takes set sets request requests call calls send sends sent
     handled handles""".split()

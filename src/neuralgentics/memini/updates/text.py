@@ -199,7 +199,7 @@ UNIT_NAMES = {
     "qps": "rate",
     "px": "px",
 }
-_NUMBER_WORDS = {
+NUMBER_WORDS = {
     "zero": "0",
     "one": "1",
     "two": "2",
@@ -316,8 +316,8 @@ def read(text: str) -> Fact:
             continue
         following = tokens[i + 1].group(0) if i + 1 < len(tokens) else ""
         number = re.fullmatch(r"(\d+(?:[.,]\d+)*)(%|[a-z]+)?", low)
-        if number or low in _NUMBER_WORDS:
-            digits = number.group(1).replace(",", "") if number else _NUMBER_WORDS[low]
+        if number or low in NUMBER_WORDS:
+            digits = number.group(1).replace(",", "") if number else NUMBER_WORDS[low]
             unit = (number.group(2) if number else None) or following.lower().rstrip(".,;")
             if unit in UNIT_NAMES:
                 unit = UNIT_NAMES[unit]
