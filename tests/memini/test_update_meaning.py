@@ -138,3 +138,17 @@ def test_two_uncited_facts_that_clash_are_an_update_not_two_sources(client):
     console = add(client, "The ops console shows the sync daemon polling every 10 seconds.")
     assert console["superseded"] == []
     assert superseded(client, wiki["memory"]["id"]) is None
+
+
+def test_every_week_is_one_week(client):
+    # "every week" / "every two weeks": one schedule, its period changed
+    old = add(client, "Wiki backups are copied offsite every two weeks.")
+    new = add(client, "Wiki backups are copied offsite every week.")
+    assert superseded(client, old["memory"]["id"]) == new["memory"]["id"]
+
+
+def test_a_count_is_of_the_noun_after_its_modifier(client):
+    # "16 worker threads" counts threads, as "4 threads" does
+    old = add(client, "The image-resizer (EU pool) runs 16 worker threads.")
+    new = add(client, "The image-resizer (EU pool) received a new thread count: 4 threads.")
+    assert superseded(client, old["memory"]["id"]) == new["memory"]["id"]

@@ -28,6 +28,7 @@ from neuralgentics.memini.updates.text import (
     CHANGE_WORDS,
     NUMBER_WORDS,
     STOPWORDS,
+    UNIT_NAMES,
     Fact,
     read,
     stem,
@@ -204,22 +205,53 @@ def _numbers(fact: Fact, attribute: frozenset[str], other: Fact) -> frozenset[tu
     theirs = {syn.get(u, u) for _, u in other.numbers if u}
     named = {syn.get(a, a) for a in attribute if not a.startswith("unit:")} & theirs
     versions = _name_numbers(fact.text)
+    counted = _counted_nouns(fact.text)
     # the other's version of a name this fact names ("loans-api PHP version: 8.3" / "runs on
     # PHP 8.1"): a bare number here is that version
     held = {t.lower() for t in subject.tokens_of(fact.text)}
     named |= {f"v:{v}" for v in _name_numbers(other.text).values() if v in held}
     out = set()
+    # "every week" is one week ("ships every week" / "every two weeks"; eighth pass)
+    tokens = subject.tokens_of(fact.text)
+    for i, t in enumerate(tokens[:-1]):
+        unit = UNIT_NAMES.get(tokens[i + 1].lower())
+        if t.lower() in ("every", "each", "per") and unit:
+            out.add(("1", unit))
     for n, u in fact.numbers:
         # a number right after a name is that name's version ("Varnish 6" / "Varnish 7.4
         # during the refresh", "Go 1.21" / "Go 1.23"), whatever word follows it (eighth pass)
         if n in versions:
             out.add((n, "v:" + versions[n]))
             continue
-        u = syn.get(u, u)
+        u = syn.get(counted.get(n, u), counted.get(n, u))
         if not u and len(named) == 1:
             u = next(iter(named))
         out.add((n, u))
     return frozenset(out)
+
+
+@lru_cache(maxsize=16384)
+def _counted_nouns(text: str) -> dict[str, str]:
+    """What a number counts when a modifier stands between them ("12 worker threads",
+    "18 GPU nodes"): the plural noun after the modifier, stemmed (eighth pass)."""
+    tokens = subject.tokens_of(text)
+    out = {}
+    for i, t in enumerate(tokens[:-2]):
+        if not t[:1].isdigit() or tokens[i + 1].lower() in UNIT_NAMES:
+            continue
+        noun = tokens[i + 2]
+        low = noun.lower()
+        if (
+            noun.isalpha()
+            and noun.islower()
+            and low.endswith("s")
+            and len(low) > 3
+            and low not in STOPWORDS | subject.AUXILIARIES | subject.PREPOSITIONS
+            and tokens[i + 1].isalpha()
+            and not tokens[i + 1].lower().endswith(("ed", "ing"))
+        ):
+            out[t.rstrip(".,;:")] = stem(low)
+    return out
 
 
 _SECONDS = {
