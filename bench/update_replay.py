@@ -31,7 +31,7 @@ from neuralgentics.memini.store.base import Memory
 from neuralgentics.memini.updates import detect
 
 SPLITS = ("tune", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
-SETS = ("parallel", "events", "people", "mixed", "updates")
+SETS = ("parallel", "events", "people", "mixed", "updates", "paraphrase", "keyword")
 
 
 def _memory(text: str) -> Memory:
@@ -45,6 +45,9 @@ def rows_of(name: str, split: str) -> list:
     if name == "updates" and split == "heldout2":
         return []  # heldout2 has no pairs file
     rows = load_rows(name, [split])
+    if name in ("paraphrase", "keyword"):
+        # one corpus in one scope, whatever the questions' split: replayed once, under "tune"
+        return rows if split == "tune" else []
     return [r for r in rows if r.split == split]
 
 

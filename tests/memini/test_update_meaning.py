@@ -152,3 +152,21 @@ def test_a_count_is_of_the_noun_after_its_modifier(client):
     old = add(client, "The image-resizer (EU pool) runs 16 worker threads.")
     new = add(client, "The image-resizer (EU pool) received a new thread count: 4 threads.")
     assert superseded(client, old["memory"]["id"]) == new["memory"]["id"]
+
+
+def test_numbered_things_and_one_name_of_several_are_no_change(client, embedder):
+    # "Errno 13" / "Errno 2" are two errors, not two versions of one; the newer repeats one
+    # name of the older ("Errno") but not its value
+    meaning = detect.meaning_of(embedder.embed)
+    old = "OSError: [Errno 13] Permission denied on the export folder was fixed by chmod 750."
+    new = "OSError: [Errno 2] No such file or directory hit the upload worker after a remount."
+    assert not weigh(read(new), read(old), meaning).may_act
+    first_error = add(client, old)
+    second = add(client, new)
+    assert second["superseded"] == [] and second["contradicts"] == []
+    assert superseded(client, first_error["memory"]["id"]) is None
+    # one entity's two attributes said in one verb frame stay two facts
+    mjml = add(client, "The mailer service renders email templates with MJML.")
+    ses = add(client, "The mailer service sends email through Amazon SES.")
+    assert ses["superseded"] == [] and ses["likely_updates"] == []
+    assert superseded(client, mjml["memory"]["id"]) is None

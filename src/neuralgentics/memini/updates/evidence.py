@@ -204,12 +204,18 @@ def _numbers(fact: Fact, attribute: frozenset[str], other: Fact) -> frozenset[tu
     syn = subject.SYNONYMS
     theirs = {syn.get(u, u) for _, u in other.numbers if u}
     named = {syn.get(a, a) for a in attribute if not a.startswith("unit:")} & theirs
-    versions = _name_numbers(fact.text)
+    # a version is a number after a name, dotted on one side at least ("Varnish 6" / "Varnish
+    # 7.4", "Go 1.21" / "Go 1.23"; not "Errno 24" / "Errno 28", two numbered things)
+    theirs_v = _name_numbers(other.text)
+    dotted = {name for n, name in theirs_v.items() if "." in n}
+    versions = {
+        n: name for n, name in _name_numbers(fact.text).items() if "." in n or name in dotted
+    }
     counted = _counted_nouns(fact.text)
     # the other's version of a name this fact names ("loans-api PHP version: 8.3" / "runs on
     # PHP 8.1"): a bare number here is that version
     held = {t.lower() for t in subject.tokens_of(fact.text)}
-    named |= {f"v:{v}" for v in _name_numbers(other.text).values() if v in held}
+    named |= {f"v:{v}" for n, v in theirs_v.items() if v in held and "." in n}
     out = set()
     # "every week" is one week ("ships every week" / "every two weeks"; eighth pass)
     tokens = subject.tokens_of(fact.text)
@@ -474,8 +480,9 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
         and _read_well(e_new, new.text, old.text)
         and _read_well(e_old, old.text, new.text)
     ):
-        parts = _parts(e_new) | _parts(e_old)
-        bare_new, bare_old = _without(new.text, parts), _without(old.text, parts)
+        # (each text without its own entity's words: one text to embed per fact, cached
+        # across adds, so an add embeds at most its own)
+        bare_new, bare_old = _without(new.text, _parts(e_new)), _without(old.text, _parts(e_old))
         if bare_new and bare_old and meaning(bare_new, bare_old) >= SAME_MEANING:
             meant = True
             confident = True
@@ -529,15 +536,14 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
 
 
 # Words of a sentence's frame that never name a thing (for `_two_slots`).
-# (eighth pass: and generic verbs, phrases of time and a few more prepositions: "runs
-# Blender 3.6" / "was moved onto Blender 4.2 during the upgrade" fill no place differently)
+# (eighth pass: and phrases of time and a few more prepositions: "runs Blender 3.6" / "was
+# moved onto Blender 4.2 during the upgrade" fill no second place differently)
 _FRAME_SKIP = (
     STOPWORDS
     | subject.DETERMINERS
     | subject.ADVERBS
     | subject.PREPOSITIONS
     | _CUE_WORDS
-    | subject.GENERIC_VERBS
     | subject.TIME_WORDS
     | frozenset("onto upon toward towards through between among".split())
 )
@@ -700,12 +706,10 @@ def _replaces_named(
         if u and (n, u) in n_new and any(u2 == u and (n2, u2) not in n_old for n2, u2 in n_new):
             return True
     held = {t.lower() for t in new.tokens} | {v.lower() for v in new.values}
-    kept = {
-        v.lower()
-        for v in old.values
-        if v.lower() in held and not _own(v, own) and kind(v.lower()) != "number"
-    }
-    if not kept:
+    names = {v.lower() for v in old.values if not _own(v, own) and kind(v.lower()) != "number"}
+    kept = {v for v in names if v in held}
+    # the older value named whole ("Shure Aonic 50"), not one name of several it held
+    if not kept or kept != names:
         return False
     had = {v.lower() for v in old.values} | {t.lower() for t in old.tokens}
     came = {
@@ -748,7 +752,7 @@ def _name_numbers(text: str) -> dict[str, str]:
     }
 
 
-def _without(text: str, parts: set[str]) -> str:
+def _without(text: str, parts: set[str] | frozenset[str]) -> str:
     """The text without the entity's words (anchors, words, a full name's parts, an
     identifier's pieces): what it says of the entity."""
     pieces = {x for p in parts for x in re.split(r"[\s_./-]+", p) if x}

@@ -763,7 +763,7 @@ def same(a: Entity, b: Entity, a_text: str = "", b_text: str = "") -> bool:
 
 
 # Words that say nothing about which attribute a fact states ("runs", "has", "is").
-GENERIC_VERBS = _GENERIC = frozenset(
+_GENERIC = frozenset(
     """run runs ran is are was were be has have had use uses used keep keeps kept get gets go
     goes went make makes take takes set sets request requests call calls send sends sent
     handled handles""".split()
