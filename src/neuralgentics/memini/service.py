@@ -8,6 +8,8 @@ import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+import numpy as np
+
 from neuralgentics import __version__
 from neuralgentics.config import Settings
 from neuralgentics.db import ids
@@ -44,6 +46,8 @@ MAX_QUERY_CHARS = 4_000
 SIMILAR_MAX = 5
 # Each search returns at least this many candidates for the ranking to weigh.
 POOL = 50
+# How much of a replaced memory's lead on a question its replacement takes (Query, docs).
+INHERIT = 1.0
 # SQLite integers are 64-bit; any real offset is far below this.
 MAX_OFFSET = 2**53
 # How a likely update (reported on add, not acted on) is kept: an edge new -> old.
@@ -172,6 +176,8 @@ class MemoryService:
         self.store = store
         self.embedder = embedder
         self.settings = settings
+        # what update detection compares sentences' meaning with (memini/updates/evidence.py)
+        self._meaning = detect.meaning_of(embedder.embed)
 
     # -- writing ------------------------------------------------------------------------
 
@@ -256,7 +262,14 @@ class MemoryService:
         found = self.store.get_memories([mid for mid, _ in similar_ids])
         similar = [Similar(found[mid], sim) for mid, sim in similar_ids if mid in found]
         found_updates = detect.detect(
-            self.store, content, embedding, project, mode=mode, near=near, owner=place.owner
+            self.store,
+            content,
+            embedding,
+            project,
+            mode=mode,
+            near=near,
+            owner=place.owner,
+            meaning=self._meaning,
         )
         links: dict[str, tuple[NewLink, detect.Finding]] = {}
         # what an agent does not own, detection only reports (it never hides the user's or
@@ -726,11 +739,11 @@ class MemoryService:
             raise InvalidInput(f"top_k must be between 1 and {MAX_TOP_K}", field="top_k")
         pool = max(top_k, POOL)
         query_vector = self.embedder.embed_one(text)
-        vector = self.store.vector_search(query_vector, flt, pool)
+        vector, replaced, memories = self._vector_pool(query_vector, flt, pool)
         keyword = self.store.keyword_search(text, flt, pool)
-        memories = self.store.get_memories(
-            builtins.list(dict.fromkeys(mid for mid, _ in [*vector, *keyword]))
-        )
+        wanted = [mid for mid in dict.fromkeys(mid for mid, _ in [*vector, *keyword])]
+        memories.update(self.store.get_memories([m for m in wanted if m not in memories]))
+        memories = {m: memories[m] for m in wanted if m in memories}
         similarity = dict(vector)
         # a keyword hit the vector search did not return: its cosine from its stored vector
         stored = self.store.get_embeddings([mid for mid in memories if mid not in similarity])
@@ -749,6 +762,15 @@ class MemoryService:
                 precedence=scopes.PRECEDENCE.get(memory.scope, 0),
                 memory=memory,
             )
+        # a memory that replaced another answers the questions the replaced one answered
+        # ("Where does Philippa leave the car?" found "The garage spot allocated to Philippa is
+        # bay P2-41", now hidden by "Facilities reassigned Philippa from bay P2-41 to P3-22"):
+        # it is as similar to the question as the best memory it hides (issue 27, eighth pass)
+        for mid, (sim, hidden) in replaced.items():
+            c = found.get(mid)
+            if c is not None and sim > c.similarity:
+                c.similarity += INHERIT * (sim - c.similarity)
+                c.extra["answers_for"] = hidden
         for rank, (mid, _) in enumerate(vector, 1):
             if mid in found:
                 found[mid].vector_rank = rank
@@ -758,6 +780,49 @@ class MemoryService:
         result = builtins.list(found.values())
         ranking.signals(text, result)
         return result
+
+    def _vector_pool(
+        self, query_vector: np.ndarray, flt: MemoryFilter, pool: int
+    ) -> tuple[builtins.list[tuple[str, float]], dict[str, tuple[float, str]], dict[str, Memory]]:
+        """The vector search's live memories (at most `pool`), and for each live memory that
+        replaced a memory the search found, the best such memory's cosine and id; with the
+        memories read on the way. One search over live and superseded memories together
+        (superseded ones are few), so a query costs what it did; with `include_superseded`
+        the filter's own results, nothing inherited."""
+        if flt.include_superseded:
+            return self.store.vector_search(query_vector, flt, pool), {}, {}
+        hits = self.store.vector_search(
+            query_vector, replace(flt, include_superseded=True), 2 * pool
+        )
+        rows = self.store.get_memories([mid for mid, _ in hits])
+        live: builtins.list[tuple[str, float]] = []
+        replaced: dict[str, tuple[float, str]] = {}
+        for mid, sim in hits:
+            memory = rows.get(mid)
+            if memory is None:
+                continue
+            if memory.superseded_by is None:
+                if len(live) < pool:
+                    live.append((mid, sim))
+                continue
+            # the live end of the chain (A hidden by B hidden by C: C answers for A)
+            end = self._live_end(memory.superseded_by, rows)
+            if end is not None and (end not in replaced or replaced[end][0] < sim):
+                replaced[end] = (sim, mid)
+        return live, replaced, {m: rows[m] for m, _ in live}
+
+    def _live_end(self, by: str, rows: dict[str, Memory]) -> str | None:
+        """The memory at the end of a chain of supersessions starting at `by` (a few steps at
+        most; None when one is gone or the chain does not end)."""
+        for _ in range(8):
+            found = rows.get(by) or self.store.get_memory(by)
+            if found is None:
+                return None
+            rows[by] = found
+            if found.superseded_by is None:
+                return by
+            by = found.superseded_by
+        return None
 
     def related(
         self, memory_id: str, *, depth: int = 1, types: builtins.list[str] | None = None

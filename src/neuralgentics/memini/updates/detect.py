@@ -14,6 +14,7 @@ else it resembles is reported, never hidden.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -94,8 +95,11 @@ def decide(
     *,
     mode: str = "auto",
     weights: scorer.Weights | None = None,
+    meaning: evidence.Meaning | None = None,
 ) -> Detection:
-    """The three outcomes for a new fact against its candidates (pure: no store access)."""
+    """The three outcomes for a new fact against its candidates (pure: no store access).
+    `meaning` (two texts -> the cosine of their embeddings) lets one entity's attribute be read
+    by meaning as well as by words (evidence.weigh)."""
     weights = weights or scorer.load()
     new = read(text)
     judged: list[tuple[Finding, evidence.Evidence]] = []
@@ -103,13 +107,17 @@ def decide(
         if memory.content == text:
             continue
         old = read(memory.content)
-        ev = evidence.weigh(new, old)
+        ev = evidence.weigh(new, old, meaning)
         if ev.different or not (ev.may_report or ev.may_act or ev.may_contradict):
             continue  # another entity, or another attribute of it: not an update of it
         j = scorer.judge(new, old, cosine, weights)
         reason = ev.reason() + "; " + _without_shared_words(j.reason)
-        # a stated change is an update, never two sources disagreeing
-        relation = "SUPERSEDES" if ev.cue else j.relation
+        # a stated change is an update, never two sources disagreeing; and two facts that
+        # cite no source are one writer's older and newer word, not two sources (eighth pass)
+        cited = evidence.cites(new.text) or evidence.cites(old.text)
+        relation = "SUPERSEDES" if ev.cue or not cited else j.relation
+        if relation != j.relation:
+            reason = reason.replace("; two sources disagree, no change stated", "")
         judged.append((Finding(memory, round(j.conflict, 4), relation, reason), ev))
     judged.sort(key=lambda pair: pair[0].score, reverse=True)
     out = Detection()
@@ -125,6 +133,8 @@ def decide(
         stated = finding.relation == "SUPERSEDES" and (
             (ev.may_supersede and (ev.cue or new.label) and ev.changed)
             or (ev.cue_only and ev.firmly_tied)
+            # the old value named beside its replacement, one attribute by meaning
+            or (ev.named_change and ev.may_supersede)
         )
         sure = finding.score >= bar or (stated and finding.score >= weights.likely)
         if not out.act and allowed and mode == "auto" and sure:
@@ -149,7 +159,27 @@ def detect(
     mode: str = "auto",
     near: list[tuple[str, float]] | None = None,
     owner: Owner | None = None,
+    meaning: evidence.Meaning | None = None,
 ) -> Detection:
     if mode == "off":
         return Detection()
-    return decide(text, candidates(store, text, embedding, project, near, owner), mode=mode)
+    found = candidates(store, text, embedding, project, near, owner)
+    return decide(text, found, mode=mode, meaning=meaning)
+
+
+def meaning_of(embed: Callable[[list[str]], np.ndarray], size: int = 2048) -> evidence.Meaning:
+    """`evidence.Meaning` over an embedder's batch call (`Embedder.embed`): the cosine of two
+    texts' vectors, each text embedded once (a small cache: detection compares one new fact
+    with a few candidates, and the same texts come back on the next add)."""
+    cache: dict[str, np.ndarray] = {}
+
+    def cosine(a: str, b: str) -> float:
+        missing = [t for t in dict.fromkeys((a, b)) if t not in cache]
+        if missing:
+            if len(cache) + len(missing) > size:
+                cache.clear()
+            for t, v in zip(missing, embed(missing), strict=True):
+                cache[t] = np.asarray(v, dtype=np.float32)
+        return float(cache[a] @ cache[b])
+
+    return cosine

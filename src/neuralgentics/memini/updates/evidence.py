@@ -15,6 +15,7 @@ these rules say what it may do with that, from what the two facts are about:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -23,8 +24,11 @@ from neuralgentics.memini.updates import subject
 from neuralgentics.memini.updates.features import _same_stem, kind, value_changes
 from neuralgentics.memini.updates.text import (
     ADDITIVE_WORDS,
+    ATTRIBUTION_WORDS,
     CHANGE_WORDS,
+    NUMBER_WORDS,
     STOPWORDS,
+    UNIT_NAMES,
     Fact,
     read,
     stem,
@@ -94,6 +98,11 @@ class Evidence:
     # other identifier in either sentence): positive evidence that the two are about one
     # entity, enough for a change cue to stand in for an attribute read with confidence
     agree: bool = False
+    # one entity positively, the newer fact naming the older one's value beside a new value of
+    # its kind, and the two sentences meaning one attribute (issue 27, eighth pass): a stated
+    # change of that value, though no change word says so ("X's Shure Aonic 50 broke, so IT
+    # issued Sennheiser HD 600" / "X wears Shure Aonic 50")
+    named_change: bool = False
 
     @property
     def may_supersede(self) -> bool:
@@ -195,13 +204,60 @@ def _numbers(fact: Fact, attribute: frozenset[str], other: Fact) -> frozenset[tu
     syn = subject.SYNONYMS
     theirs = {syn.get(u, u) for _, u in other.numbers if u}
     named = {syn.get(a, a) for a in attribute if not a.startswith("unit:")} & theirs
+    # a version is a number after a name, dotted on one side at least ("Varnish 6" / "Varnish
+    # 7.4", "Go 1.21" / "Go 1.23"; not "Errno 24" / "Errno 28", two numbered things)
+    theirs_v = _name_numbers(other.text)
+    dotted = {name for n, name in theirs_v.items() if "." in n}
+    versions = {
+        n: name for n, name in _name_numbers(fact.text).items() if "." in n or name in dotted
+    }
+    counted = _counted_nouns(fact.text)
+    # the other's version of a name this fact names ("loans-api PHP version: 8.3" / "runs on
+    # PHP 8.1"): a bare number here is that version
+    held = {t.lower() for t in subject.tokens_of(fact.text)}
+    named |= {f"v:{v}" for n, v in theirs_v.items() if v in held and "." in n}
     out = set()
+    # "every week" is one week ("ships every week" / "every two weeks"; eighth pass)
+    tokens = subject.tokens_of(fact.text)
+    for i, t in enumerate(tokens[:-1]):
+        unit = UNIT_NAMES.get(tokens[i + 1].lower())
+        if t.lower() in ("every", "each", "per") and unit:
+            out.add(("1", unit))
     for n, u in fact.numbers:
-        u = syn.get(u, u)
+        # a number right after a name is that name's version ("Varnish 6" / "Varnish 7.4
+        # during the refresh", "Go 1.21" / "Go 1.23"), whatever word follows it (eighth pass)
+        if n in versions:
+            out.add((n, "v:" + versions[n]))
+            continue
+        u = syn.get(counted.get(n, u), counted.get(n, u))
         if not u and len(named) == 1:
             u = next(iter(named))
         out.add((n, u))
     return frozenset(out)
+
+
+@lru_cache(maxsize=16384)
+def _counted_nouns(text: str) -> dict[str, str]:
+    """What a number counts when a modifier stands between them ("12 worker threads",
+    "18 GPU nodes"): the plural noun after the modifier, stemmed (eighth pass)."""
+    tokens = subject.tokens_of(text)
+    out = {}
+    for i, t in enumerate(tokens[:-2]):
+        if not t[:1].isdigit() or tokens[i + 1].lower() in UNIT_NAMES:
+            continue
+        noun = tokens[i + 2]
+        low = noun.lower()
+        if (
+            noun.isalpha()
+            and noun.islower()
+            and low.endswith("s")
+            and len(low) > 3
+            and low not in STOPWORDS | subject.AUXILIARIES | subject.PREPOSITIONS
+            and tokens[i + 1].isalpha()
+            and not tokens[i + 1].lower().endswith(("ed", "ing"))
+        ):
+            out[t.rstrip(".,;:")] = stem(low)
+    return out
 
 
 _SECONDS = {
@@ -228,7 +284,15 @@ def _seconds(numbers: frozenset[tuple[str, str]]) -> frozenset[float]:
     return frozenset(out)
 
 
-def weigh(new: Fact, old: Fact) -> Evidence:
+# How alike two facts' sentences must be, their entity's words taken out, to state one
+# attribute of that entity (issue 27, eighth pass; MiniLM cosine, `meaning` below).
+SAME_MEANING = 0.4
+
+# A function that gives the cosine of two texts' embeddings (the service's embedder).
+Meaning = Callable[[str, str], float]
+
+
+def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
     e_new, e_old = subject.entity(new.text), subject.entity(old.text)
     # two identifiers in an entity's place (subject.named_apart), unless the new fact names
     # the old one as the value that went ("moved from db-eu1 to db-eu2", "instead of X")
@@ -256,6 +320,12 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     # "Yusuf leads identity", "Royalty aggregation runs ..." / "... are aggregated weekly")
     wide_new = a_new | (e_new.words - e_old.words - e_old.anchors)
     wide_old = a_old | (e_old.words - e_new.words - e_new.anchors)
+    # a label's plain words beyond the other's entity name its attribute too ("Salinity
+    # dashboard refresh: 10 seconds" / "The salinity dashboard refreshes every 30 seconds")
+    if new.label:
+        wide_new |= {a for a in e_new.anchors - e_old.anchors - e_old.words if a.isalpha()}
+    if old.label:
+        wide_old |= {a for a in e_old.anchors - e_new.anchors - e_new.words if a.isalpha()}
     # when one fact's entity is named in the other outside the subject read there ("When a
     # call fails, the ap-south-1 lobby shard ..." / "The batch size of the ap-south-1 lobby
     # shard ..."), the words of that entity are the entity on both sides, not a shared
@@ -278,7 +348,7 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     kinds_gone = {kind(g.lower()) for g in gone}
     kinds_came = {kind(c.lower()) for c in came}
     kinds_apart = bool(kinds_gone and kinds_came and not kinds_gone & kinds_came)
-    n_new, n_old = _numbers(new, a_new, old), _numbers(old, a_old, new)
+    n_new, n_old = _numbers(new, a_new | wide_new, old), _numbers(old, a_old | wide_old, new)
     u_new = frozenset(u for _, u in n_new if u)
     u_old = frozenset(u for _, u in n_old if u)
     units = u_new & u_old
@@ -296,7 +366,15 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     plain = not (u_new or u_old) or bool(units)
     # quantities of two units that are not both lengths of time ("15 seconds" / "20 GB"):
     # two attributes of the entity, whatever words the facts share (issue 27, seventh pass)
-    quantities_apart = units_apart and not (_seconds(n_new) and _seconds(n_old))
+    # (a number inside a product's or a version's name is no quantity: "Zone 900 broke",
+    # "On calls X wears a Logitech Zone 900 headset"; issue 27, eighth pass)
+    q_new = frozenset(u for n, u in n_new if u and n not in _name_numbers(new.text))
+    q_old = frozenset(u for n, u in n_old if u and n not in _name_numbers(old.text))
+    quantities_apart = (
+        bool(q_new and q_old and not q_new & q_old)
+        and units_apart
+        and not (_seconds(n_new) and _seconds(n_old))
+    )
     changed = (
         same_kind
         or unit_changed
@@ -374,12 +452,52 @@ def weigh(new: Fact, old: Fact) -> Evidence:
     if same_family and not families_apart:
         confident = True
         same_attribute = True
+    # once the two are positively one entity and a value changed, the attribute may be read
+    # from what the sentences mean rather than from shared words: the two texts without the
+    # entity's words, compared by the embedder ("Ops flipped X to 45 seconds for the flush
+    # interval" / "X flushes every 5 seconds"; "the thread count of X is 48 threads" /
+    # "Concurrency for X is set to 8 threads per process") (issue 27, eighth pass)
+    meant = False
+    # a value of one type changed: a number of one unit, a schedule, a
+    # port, host, path or identifier; or the newer fact names the older one's value beside a
+    # new value of its kind ("X's Shure Aonic 50 broke, so IT issued Sennheiser HD 600" /
+    # "X wears Shure Aonic 50"); not a bare word for a word, nor a number for a number of
+    # another unit
+    replaced_named = _replaces_named(new, old, n_new, n_old, own | anchors)
+    typed = unit_changed or schedule or bool((low_gone & low_came) - {"word"}) or replaced_named
+    if (
+        meaning is not None
+        and not confident
+        and typed
+        and not (families_apart or kinds_apart or quantities_apart or new.additive_cues)
+        # two sources that disagree ("the sheet lists 12", "the config has 14") contradict
+        # each other: no change is read from their meaning
+        and not (new.attribution_cues or old.attribution_cues)
+        and _positively_one(e_new, e_old, new.text, old.text)
+        # (each naming an identifier the other lacks, no identifier of the entity shared:
+        # the subjects' likeness may be a frame's, "the API keys for X" / "for Y")
+        and not _names_unshared(new.text, old.text, e_new, e_old)
+        and _read_well(e_new, new.text, old.text)
+        and _read_well(e_old, old.text, new.text)
+    ):
+        # (each text without its own entity's words: one text to embed per fact, cached
+        # across adds, so an add embeds at most its own)
+        bare_new, bare_old = _without(new.text, _parts(e_new)), _without(old.text, _parts(e_old))
+        if bare_new and bare_old and meaning(bare_new, bare_old) >= SAME_MEANING:
+            meant = True
+            confident = True
+            same_attribute = True
+            changed = True
+            # the old value named beside its replacement: a stated change of it
+            if replaced_named:
+                stated = True
     # what the older fact says of its entity beyond a component noun ("an Angular app")
     # (a component noun names no attribute, unless a family holds it: "team")
     old_words = {a for a in a_old if not a.startswith("unit:")}
     old_words = {a for a in old_words if a not in _plain_heads()}
     tied = (
         same_family
+        or meant
         or worded
         or named_old
         or bool((low_gone & low_came) - {"word"})
@@ -387,7 +505,7 @@ def weigh(new: Fact, old: Fact) -> Evidence:
         # Elasticsearch 7", "The portal is an Angular app"): a stated change of its one value
         or not old_words
     )
-    firmly_tied = same_family or worded or named_old or not old_words
+    firmly_tied = same_family or meant or worded or named_old or not old_words
     shown = sorted({a.removeprefix("unit:") for a in shared} or (f_new & f_old))[:3]
     return Evidence(
         different=False,
@@ -413,16 +531,30 @@ def weigh(new: Fact, old: Fact) -> Evidence:
         firmly_tied=firmly_tied,
         stated=stated,
         agree=_agree(e_new, e_old, new.text, old.text),
+        named_change=meant and replaced_named,
     )
 
 
 # Words of a sentence's frame that never name a thing (for `_two_slots`).
-_FRAME_SKIP = STOPWORDS | subject.DETERMINERS | subject.ADVERBS | subject.PREPOSITIONS | _CUE_WORDS
+# (eighth pass: and phrases of time and a few more prepositions: "runs Blender 3.6" / "was
+# moved onto Blender 4.2 during the upgrade" fill no second place differently)
+_FRAME_SKIP = (
+    STOPWORDS
+    | subject.DETERMINERS
+    | subject.ADVERBS
+    | subject.PREPOSITIONS
+    | _CUE_WORDS
+    | subject.TIME_WORDS
+    | frozenset("onto upon toward towards through between among".split())
+)
 
 
 def _slot_tokens(text: str) -> list[str]:
+    # a number said in words is a number ("Two build agents" / "Four build agents")
     return [
-        stem(t.lower().removesuffix("'s").removesuffix("\u2019s"))
+        "#"
+        if t.lower() in NUMBER_WORDS
+        else stem(t.lower().removesuffix("'s").removesuffix("\u2019s"))
         for t in subject.tokens_of(text)
         if any(c.isalnum() for c in t) and t.lower() not in _FRAME_SKIP
     ]
@@ -542,6 +674,95 @@ def _names_unshared(a_text: str, b_text: str, e_a: subject.Entity, e_b: subject.
     if e_a.anchors & e_b.anchors & (ids_a | ids_b):
         return False
     return not any(n in ids_b for n in _named(a_text))
+
+
+def _positively_one(e_a: subject.Entity, e_b: subject.Entity, a_text: str, b_text: str) -> bool:
+    """Positive evidence that two facts are about one entity: their subjects agree
+    (`_agree`), or one fact's entity is named by its anchors (a name, an identifier), all of
+    them, in the other fact ("Concurrency for roster-publisher-blue ..." / "... the thread
+    count of roster-publisher-blue ...")."""
+    if _agree(e_a, e_b, a_text, b_text):
+        return True
+    for e, other in ((e_a, b_text), (e_b, a_text)):
+        named = subject.Entity(e.anchors, frozenset(), e.span)
+        if e.anchors and not e.anchors <= subject.QUALIFIERS and subject.mentions(named, other):
+            return True
+    return False
+
+
+def _replaces_named(
+    new: Fact,
+    old: Fact,
+    n_new: frozenset[tuple[str, str]],
+    n_old: frozenset[tuple[str, str]],
+    own: set[str] | frozenset[str],
+) -> bool:
+    """The newer fact repeats a value of the older one (not the entity's own name) and brings
+    another of the same kind that the older lacks: "the thread count of X is 48 threads,
+    superseding 8 threads" / "X is set to 8 threads"; "X's Shure Aonic 50 broke, so IT issued
+    Sennheiser HD 600" / "X wears Shure Aonic 50"."""
+    # numbers of one unit: one kept, another of that unit new
+    for n, u in n_old:
+        if u and (n, u) in n_new and any(u2 == u and (n2, u2) not in n_old for n2, u2 in n_new):
+            return True
+    held = {t.lower() for t in new.tokens} | {v.lower() for v in new.values}
+    names = {v.lower() for v in old.values if not _own(v, own) and kind(v.lower()) != "number"}
+    kept = {v for v in names if v in held}
+    # the older value named whole ("Shure Aonic 50"), not one name of several it held
+    if not kept or kept != names:
+        return False
+    had = {v.lower() for v in old.values} | {t.lower() for t in old.tokens}
+    came = {
+        v.lower()
+        for v in new.values
+        if v.lower() not in had and not _own(v, own) and kind(v.lower()) != "number"
+    }
+    return any(kind(c) == kind(k) for c in came for k in kept)
+
+
+@lru_cache(maxsize=16384)
+def cites(text: str) -> bool:
+    """Does the fact cite a source for what it says: "according to", or a verb of saying or
+    finding used as one ("The wiki says ...", "the console lists 9 nodes", "Felix counted 18
+    nodes"; not "Theatre lists are frozen ...", where "lists" is a noun)?"""
+    if "according to" in text.lower():
+        return True
+    tokens = subject.tokens_of(text)
+    for i, t in enumerate(tokens[1:], 1):
+        if t.lower() in ATTRIBUTION_WORDS and tokens[i - 1].lower() not in subject.DETERMINERS:
+            nxt = tokens[i + 1].lower() if i + 1 < len(tokens) else ""
+            if nxt and nxt not in subject.AUXILIARIES and nxt not in subject.PREPOSITIONS:
+                return True
+    return False
+
+
+@lru_cache(maxsize=16384)
+def _name_numbers(text: str) -> dict[str, str]:
+    """Numbers that are part of a name, each with that name: right after a capitalised word
+    inside the sentence ("Logitech Zone 900", "Sennheiser HD 600", "Java 21")."""
+    tokens = subject.tokens_of(text)
+    return {
+        t.rstrip(".,;:"): tokens[i - 1].lower()
+        for i, t in enumerate(tokens)
+        if i > 1
+        and t[:1].isdigit()
+        and tokens[i - 1][:1].isupper()
+        and tokens[i - 1].isalpha()
+        and tokens[i - 1].lower() not in STOPWORDS
+    }
+
+
+def _without(text: str, parts: set[str] | frozenset[str]) -> str:
+    """The text without the entity's words (anchors, words, a full name's parts, an
+    identifier's pieces): what it says of the entity."""
+    pieces = {x for p in parts for x in re.split(r"[\s_./-]+", p) if x}
+    out = []
+    for t in subject.tokens_of(text):
+        low = t.lower().removesuffix("'s").removesuffix("\u2019s")
+        if low in parts or stem(low) in parts or low in pieces:
+            continue
+        out.append(t)
+    return " ".join(out)
 
 
 def _parts(e: subject.Entity) -> set[str]:

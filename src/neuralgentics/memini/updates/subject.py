@@ -31,7 +31,14 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from neuralgentics.memini.updates.text import CONTRASTS, SOURCE_WORDS, STOPWORDS, stem
+from neuralgentics.memini.updates.text import (
+    CONTRASTS,
+    NUMBER_WORDS,
+    SOURCE_WORDS,
+    STOPWORDS,
+    UNIT_NAMES,
+    stem,
+)
 
 _TOKEN = re.compile(r"[A-Za-z0-9][\w.+#/-]*(?:['\u2019]s\b)?|[,;:()\u2014]")
 DETERMINERS = frozenset(
@@ -263,6 +270,10 @@ def _entity(tokens: list[str], begin: int, end: int) -> Entity:
             anchors.add(low)  # "US", which is also a pronoun
             continue
         if low in _NOT_ENTITY or low in PREPOSITIONS:
+            continue
+        # "Three origin clusters sit behind the edge": a count, no part of the entity's name
+        # (issue 27, eighth pass)
+        if low in NUMBER_WORDS:
             continue
         if re.fullmatch(r"\d+(?:[.,]\d+)*", low):
             before = tokens[span[k - 1]].lower() if k > 0 else ""
@@ -531,6 +542,10 @@ def _placed(text: str) -> tuple[tuple[str, tuple[int, int]], ...]:
             or (gov == "with" and before_gov in _TROUBLE)
             or value_follows
         )
+        # a phrase of time ("after the low-latency project", "since the v2-cutover") says
+        # when, not what the fact is about (issue 27, eighth pass)
+        if gov in TIME_WORDS and not token.lower().endswith(("'s", "\u2019s")):
+            placed = False
         if placed and low not in {x for x, _ in out}:
             out.append((low, (begin, end)))
     for name, (begin, end) in _name_runs(tokens):
@@ -552,6 +567,7 @@ def _placed(text: str) -> tuple[tuple[str, tuple[int, int]], ...]:
 
 
 _NAME_PREPOSITIONS = frozenset("of for about behind".split())
+TIME_WORDS = frozenset("after before during since until following throughout".split())
 _NAME_PART = re.compile(r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?(?:['\u2019]s)?")
 
 
@@ -619,8 +635,14 @@ def one_frame_two_names(a_text: str, b_text: str) -> bool:
     after them ("… is refused"), and name a component (an identifier or a head noun such as
     "gateway"), so a changed value after the verb ("is written in Vue" / "in React") is not
     taken for a name."""
-    a = ["#" if t[:1].isdigit() else t.lower() for t in tokens_of(a_text)]
-    b = ["#" if t[:1].isdigit() else t.lower() for t in tokens_of(b_text)]
+    a = [
+        "#" if t[:1].isdigit() or t.lower() in NUMBER_WORDS else t.lower()
+        for t in tokens_of(a_text)
+    ]
+    b = [
+        "#" if t[:1].isdigit() or t.lower() in NUMBER_WORDS else t.lower()
+        for t in tokens_of(b_text)
+    ]
     p = 0
     while p < min(len(a), len(b)) and a[p] == b[p]:
         p += 1
@@ -798,6 +820,9 @@ ATTRIBUTE_NOUNS = frozenset(
     schedule frequency ttl owner editor port region cadence latency quota threshold
     window""".split()
 )
+# Units of measure (time, size, rate, share), each spelling: the unit of a number, never an
+# attribute word; a counted noun ("8 threads", "12 worker nodes") names what is counted.
+MEASURES = frozenset(UNIT_NAMES)
 # Values whose shape names their attribute: a cloud region ("eu-central-1").
 _REGION_VALUE = re.compile(r"[a-z]{2}(?:-[a-z]+)+-\d")
 
@@ -827,6 +852,11 @@ def attribute(
         ):
             continue
         if low in skip:
+            continue
+        # a unit of measure after its number ("30 seconds", "40 GB") is the number's unit
+        # mark above, no word of the attribute: "The request timeout of X is 30 seconds" and
+        # "X flushes every 5 seconds" share no attribute (issue 27, eighth pass)
+        if low in MEASURES and i > 0 and tokens[i - 1][:1].isdigit():
             continue
         st = stem(low)
         if st in entity_words:

@@ -155,7 +155,7 @@ _LEMMAS = {
 }
 
 # Units, each spelling mapped to one name ("4 s" and "10 seconds" measure the same thing).
-_UNIT_NAMES = {
+UNIT_NAMES = {
     "ms": "ms",
     "millisecond": "ms",
     "milliseconds": "ms",
@@ -199,7 +199,7 @@ _UNIT_NAMES = {
     "qps": "rate",
     "px": "px",
 }
-_NUMBER_WORDS = {
+NUMBER_WORDS = {
     "zero": "0",
     "one": "1",
     "two": "2",
@@ -316,11 +316,11 @@ def read(text: str) -> Fact:
             continue
         following = tokens[i + 1].group(0) if i + 1 < len(tokens) else ""
         number = re.fullmatch(r"(\d+(?:[.,]\d+)*)(%|[a-z]+)?", low)
-        if number or low in _NUMBER_WORDS:
-            digits = number.group(1).replace(",", "") if number else _NUMBER_WORDS[low]
+        if number or low in NUMBER_WORDS:
+            digits = number.group(1).replace(",", "") if number else NUMBER_WORDS[low]
             unit = (number.group(2) if number else None) or following.lower().rstrip(".,;")
-            if unit in _UNIT_NAMES:
-                unit = _UNIT_NAMES[unit]
+            if unit in UNIT_NAMES:
+                unit = UNIT_NAMES[unit]
             elif unit.isalpha() and unit not in STOPWORDS:
                 unit = stem(unit)  # what is counted: "eight nodes", "42 buoys"
             else:
@@ -328,7 +328,7 @@ def read(text: str) -> Fact:
             numbers.add((digits, unit))
             values.add(digits)
             continue
-        if low in _UNIT_NAMES and i > 0 and re.match(r"\d", tokens[i - 1].group(0)):
+        if low in UNIT_NAMES and i > 0 and re.match(r"\d", tokens[i - 1].group(0)):
             continue  # "30 minutes": the unit went with its number
         if low in _FREQUENCY_WORDS:
             frequencies.add(low.rstrip("s") if low.endswith("days") else low)
