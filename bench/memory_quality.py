@@ -314,13 +314,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--split",
-        choices=("tune", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "all"),
+        choices=(
+            "tune",
+            "heldout",
+            "heldout2",
+            "heldout3",
+            "heldout4",
+            "heldout5",
+            "heldout6",
+            "all",
+        ),
         default="all",
         help="which questions to ask; 'all' reports every split and all together (heldout2: "
         "stream sets only, never used for tuning; heldout3: stream sets and its own update "
         "pairs, run once at the end, never read to tune, not part of 'all'; heldout4: the same "
-        "for the next round, bench/data/gen_heldout4.py; heldout5: the same again, "
-        "bench/data/gen_heldout5.py)",
+        "for the next round, bench/data/gen_heldout4.py; heldout5 and heldout6: the same again, "
+        "bench/data/gen_heldout5.py, gen_heldout6.py)",
     )
     parser.add_argument(
         "--sets",
@@ -362,10 +371,10 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown set(s) {', '.join(unknown)}; choose from {', '.join(ALL_SETS)}")
     splits = ["tune", "heldout", "all"] if args.split == "all" else [args.split]
-    if args.split in ("heldout2", "heldout3", "heldout4", "heldout5"):
-        sets = []  # the older sets have no heldout2..heldout5 part
-    # paraphrase and keyword have no heldout3..heldout5 questions
-    if args.split in ("heldout3", "heldout4", "heldout5"):
+    if args.split in ("heldout2", "heldout3", "heldout4", "heldout5", "heldout6"):
+        sets = []  # the older sets have no heldout2..heldout6 part
+    # paraphrase and keyword have no heldout3..heldout6 questions
+    if args.split in ("heldout3", "heldout4", "heldout5", "heldout6"):
         truth = [s for s in truth if s not in ("paraphrase", "keyword")]
 
     embedder = Embedder()

@@ -1,11 +1,11 @@
-"""The machinery the held-out generators share (gen_heldout3.py, gen_heldout4.py, gen_heldout5.py).
+"""The machinery the held-out generators share (gen_heldout3.py ... gen_heldout6.py).
 
 Each generator keeps its own tables (entities, attributes and their phrasings, events, people,
 mixed projects, update templates, hand-written pairs) and passes them here, with its split name
 (`heldout3`, ...) and its id prefix (`h3`, ...). Tables are passed at call time, never stored, so
 a generator's module globals stay the one source (the tests patch them): heldout3 passes them
 one by one, heldout4 and heldout5 (the same layout) as a `Part` read from their globals() at
-each call. Where the generators differ (heldout3's template wrap and five restatements, its
+each call; heldout6 (12 people, 10 updates per mixed project) calls the row builders itself. Where the generators differ (heldout3's template wrap and five restatements, its
 events' names), the difference is a parameter. Deterministic: no randomness but gen_streams'
 sha256 helpers; every file is byte-identical to what the generators wrote before they shared
 this module.
@@ -142,9 +142,10 @@ def mixed_rows(
     person_updated: str = "",
     person_table: dict[str, dict] | None = None,
     person_templates: dict[str, PersonUpdate] | None = None,
+    changed_n: int = 6,
 ) -> list[dict]:
-    """A project's stream: its facts, people and events in hash order, then 6 real updates
-    (templates from `updates`, by the project's offset, else a plain new value), `restated`
+    """A project's stream: its facts, people and events in hash order, then `changed_n` (6) real
+    updates (templates from `updates`, by the project's offset, else a plain new value), `restated`
     restatements, and, with `people`, an update of the person attribute `person_updated` and a
     restatement of another of the person's facts.
 
@@ -154,14 +155,14 @@ def mixed_rows(
     people = people or []
     stream = order(facts + people + events, split, tag, "stream")
     chosen = order(facts, split, tag, "chosen")
-    changed, again = chosen[:6], chosen[6 : 6 + restated]
+    changed, again = chosen[:changed_n], chosen[changed_n : changed_n + restated]
     later: list[dict] = []
     if people:
         assert person_table is not None and person_templates is not None
         (moved,) = [r for r in people if r["attribute"] == person_updated]
         again.append(pick([r for r in people if r is not moved], split, tag, "restated person"))
         later.append(person_update(split, person_table, person_templates, moved, tag))
-    offset = {p: i * 6 for i, p in enumerate(projects)}[project]
+    offset = {p: i * changed_n for i, p in enumerate(projects)}[project]
     for i, r in enumerate(changed):
         spec = table[r["attribute"]]
         values = [v for v in spec["values"] if v != r["value"]]

@@ -1,7 +1,7 @@
-"""The held-out evaluation parts heldout4 and heldout5 (bench/data/gen_heldout4.py,
-gen_heldout5.py) are fresh, share no name and no sentence with the other parts (heldout5 no
-attribute kind either), have the shape the benches read, and are never pulled in by `--split
-all` or an earlier held-out split. Only shapes and counts are checked here: no detector runs on
+"""The held-out evaluation parts heldout4, heldout5 and heldout6 (bench/data/gen_heldout4.py ..
+gen_heldout6.py) are fresh, share no name and no sentence with the other parts (heldout5 and
+heldout6 no attribute kind either), have the shape the benches read, and are never pulled in by
+`--split all` or an earlier held-out split. Only shapes and counts are checked here: no detector runs on
 a held-out part in tests."""
 
 from __future__ import annotations
@@ -22,9 +22,13 @@ sys.path.insert(0, str(DATA))
 import gen_heldout3
 import gen_heldout4
 import gen_heldout5
+import gen_heldout6
 
 STREAMS = ("parallel", "events", "people", "mixed")
-PARTS = {"heldout4": gen_heldout4, "heldout5": gen_heldout5}
+PARTS = {"heldout4": gen_heldout4, "heldout5": gen_heldout5, "heldout6": gen_heldout6}
+# people and their real updates; mixed real updates (components and people), at least
+PEOPLE_SIZES = {"heldout4": (8, 6), "heldout5": (8, 6), "heldout6": (12, 12)}
+MIXED_UPDATES = {"heldout4": 21, "heldout5": 21, "heldout6": 30}
 SPLITS = pytest.mark.parametrize("split", list(PARTS))
 
 
@@ -39,8 +43,8 @@ def test_committed_files_are_what_the_generator_writes_and_share_no_name(split: 
         [sys.executable, str(DATA / f"gen_{split}.py"), "--check"], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    # its own check and the older generators' (which read the newer files too) find nothing
-    assert gen.leaks() == [] and gen_heldout3.leaks() == []
+    # its own check and every other generator's (which read the newer files too) find nothing
+    assert all(g.leaks() == [] for g in (gen_heldout3, *PARTS.values()))
     built = gen.build()
     assert sorted(built) == sorted(
         [f"streams_{s}_{split}" for s in STREAMS] + [f"memory_updates_{split}"]
@@ -104,9 +108,11 @@ def test_stream_files_have_the_stream_shape_and_sizes(split: str) -> None:
     assert len(lines(f"streams_events_{split}")) == 23
     people = lines(f"streams_people_{split}")
     facts = [r for r in people if r["kind"] == "fact"]
-    assert len({r["entity"] for r in facts}) == 8 and len({r["attribute"] for r in facts}) == 8
+    n_people, n_moved = PEOPLE_SIZES[split]
+    assert len({r["entity"] for r in facts}) == n_people
+    assert len({r["attribute"] for r in facts}) == 8
     moved = [r for r in people if r["kind"] == "update"]
-    assert len(moved) == 6 and len({r["entity"] for r in moved}) == 6
+    assert len(moved) == n_moved and len({r["entity"] for r in moved}) == n_moved
     for r in moved:  # the person's other attributes stay live and asked about
         rest = [f for f in facts if f["entity"] == r["entity"] and f["id"] != r["replaces"]]
         assert len(rest) == 7 and all(f["questions"] for f in rest)
@@ -115,6 +121,7 @@ def test_stream_files_have_the_stream_shape_and_sizes(split: str) -> None:
     total = sum(kinds.values())
     assert 0.55 <= kinds["fact"] / total <= 0.65 and 0.10 <= kinds["update"] / total <= 0.14
     assert 0.08 <= kinds["restatement"] / total <= 0.12 and kinds["event"] >= 0.15 * total
+    assert kinds["update"] >= MIXED_UPDATES[split]
     assert len({r["scope"] for r in mixed}) == 3
     for scope in {r["scope"] for r in mixed}:  # each project's person changes one attribute
         person = PARTS[split].MIXED_PROJECTS[scope.rsplit("-", 1)[1]][1]
@@ -171,9 +178,28 @@ def test_the_leak_check_catches_a_shared_name_attribute_or_sentence(monkeypatch)
     assert f"sentence {copied!r}" in found
 
 
-def test_the_benches_accept_split_heldout5() -> None:
+def test_the_heldout6_leak_check_catches_a_shared_name_attribute_or_sentence(monkeypatch) -> None:
+    """--check is what keeps heldout6 apart; it must notice each kind of overlap."""
+    heldout5_person = gen_heldout5.PEOPLE[0]
+    monkeypatch.setattr(gen_heldout6, "PEOPLE", [*gen_heldout6.PEOPLE[:-1], heldout5_person])
+    attrs = dict(gen_heldout6.ATTRS)
+    attrs["node_pool"] = gen_heldout5.ATTRS["node_pool"]  # an attribute kind heldout5 has
+    monkeypatch.setattr(gen_heldout6, "ATTRS", attrs)
+    copied = gen_heldout5.NON_UPDATE_ITEMS[0][2]  # a sentence of heldout5's pairs file
+    item = ("vialcare", "copied", copied, "The ward wiki says otherwise.", "Which is right?")
+    monkeypatch.setattr(
+        gen_heldout6, "CONTRADICTION_ITEMS", [*gen_heldout6.CONTRADICTION_ITEMS, item]
+    )
+    found = gen_heldout6.leaks()
+    assert heldout5_person in found and heldout5_person.split(" ")[0] in found
+    assert "attribute 'node_pool'" in found
+    assert f"sentence {copied!r}" in found
+
+
+@pytest.mark.parametrize("split", ["heldout5", "heldout6"])
+def test_the_benches_accept_the_split(split: str) -> None:
     for bench in ("memory_quality.py", "memory_updates.py"):
         done = subprocess.run(
             [sys.executable, str(ROOT / "bench" / bench), "--help"], capture_output=True, text=True
         )
-        assert done.returncode == 0 and "heldout5" in done.stdout, done.stderr[-2000:]
+        assert done.returncode == 0 and split in done.stdout, done.stderr[-2000:]
