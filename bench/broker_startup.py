@@ -207,6 +207,18 @@ def start_http_once(p: Path_) -> tuple[float, float, float, int]:
     return dt, _children_cpu() - c0, at_answer, len(listed["result"]["tools"])
 
 
+def _initialize_and_list(proc: subprocess.Popen[bytes]) -> dict[str, object]:
+    """Send initialize, wait for its answer, then initialized + tools/list: the tools/list answer."""
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(INIT).encode() + b"\n")
+    proc.stdin.flush()
+    _answer(proc, 0)
+    proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    proc.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n')
+    proc.stdin.flush()
+    return _answer(proc, 1)
+
+
 def start_once(p: Path_) -> tuple[float, float, float, int]:
     """Seconds from spawn to the tools/list answer, CPU seconds of the process (and what it
     started) then and until it exited, the number of tools listed."""
@@ -230,13 +242,7 @@ def start_once(p: Path_) -> tuple[float, float, float, int]:
     )
     assert proc.stdin is not None and proc.stdout is not None
     try:
-        proc.stdin.write(json.dumps(INIT).encode() + b"\n")
-        proc.stdin.flush()
-        _answer(proc, 0)
-        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-        proc.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n')
-        proc.stdin.flush()
-        listed = _answer(proc, 1)
+        listed = _initialize_and_list(proc)
         dt = time.perf_counter() - t0
         at_answer = tree_cpu(proc.pid)
     finally:
@@ -259,13 +265,7 @@ def prime(p: Path_) -> None:
     )
     assert proc.stdin is not None
     try:
-        proc.stdin.write(json.dumps(INIT).encode() + b"\n")
-        proc.stdin.flush()
-        _answer(proc, 0)
-        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-        proc.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n')
-        proc.stdin.flush()
-        _answer(proc, 1)
+        _initialize_and_list(proc)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             tools = list((home / "tools").glob("*.json")) if (home / "tools").is_dir() else []
