@@ -301,6 +301,7 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
     )
     if (
         named_apart
+        or _siblings_apart(new, old)
         or subject.different(e_new, e_old, new.text, old.text)
         or (
             not _agree(e_new, e_old, new.text, old.text)
@@ -547,6 +548,57 @@ _FRAME_SKIP = (
     | subject.TIME_WORDS
     | frozenset("onto upon toward towards through between among".split())
 )
+
+
+_SUFFIXED = re.compile(r"(.*?[a-z][-_.]?)(\d+)")
+
+
+def _siblings(a_text: str, b_text: str) -> set[tuple[str, str]]:
+    """Pairs of identifiers of one shape that differ only in a version or number suffix
+    ("wms-pickpath-v4" / "wms-pickpath-v3", "cc-2214" / "cc-2208"), one named by each fact
+    and neither named by the other."""
+    a_ids, b_ids = subject.identifiers(a_text), subject.identifiers(b_text)
+    pairs = set()
+    for x in a_ids - b_ids:
+        mx = _SUFFIXED.fullmatch(x)
+        if not mx:
+            continue
+        for y in b_ids - a_ids:
+            my = _SUFFIXED.fullmatch(y)
+            if my and my.group(1) == mx.group(1) and my.group(2) != mx.group(2):
+                pairs.add((x, y))
+    return pairs
+
+
+def _siblings_apart(new: Fact, old: Fact) -> bool:
+    """Two facts naming sibling identifiers (`_siblings`) are about two entities (issue 27,
+    ninth pass: "OS updates reach wms-pickpath-v4 only during ..." / "... wms-pickpath-v3
+    ...", "... reported that cycle count CC-2214 ..." / "... CC-2208 ..."), unless the
+    identifier is the value that changed: nothing else differs between the two facts but
+    change words ("The payments DB now lives on db-12" / "... lives on db-07"), or the new fact
+    states a change and no other value changed ("The payments DB moved to db-12"). A fact that
+    names both ("moved from v3 to v4") holds the other's identifier: no sibling pair."""
+    pairs = _siblings(new.text, old.text)
+    if not pairs:
+        return False
+    mine = {x for x, _ in pairs} | {y for _, y in pairs}
+    gone, came = value_changes(new, old)
+    others = [v for v in gone + came if v.lower() not in mine]
+    if others:
+        return True
+    ignore = STOPWORDS | _CUE_WORDS | mine
+
+    def words(text: str) -> set[str]:
+        return {
+            stem(t) for t in re.findall(r"[\w.:/-]+", text.lower()) if t.strip(".") not in ignore
+        } - {""}
+
+    rest_new = {w for w in words(new.text) if w.strip(".") not in mine}
+    rest_old = {w for w in words(old.text) if w.strip(".") not in mine}
+    if rest_new == rest_old:
+        return False
+    stated = bool(new.change_cues) or bool(_FROM_TO.search(new.text))
+    return not stated
 
 
 def _slot_tokens(text: str) -> list[str]:
