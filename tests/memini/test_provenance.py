@@ -178,14 +178,69 @@ def test_an_agent_supersedes_only_what_its_project_owns(memini: Memini) -> None:
         )
         assert r.status_code == status, r.text
         assert memini.memory(target["id"])["memory"]["superseded_by"] is None
-    # its own project's memory it may supersede, and the edge says who did it
-    old = memini.add(memini.user, "The alpha API lives under /v2.", project="alpha")
+    # a fact of its project the user wrote it may not hide, by a call or by a save
+    users_own = memini.add(memini.user, "The alpha API lives under /v2.", project="alpha")
+    r = memini.client.post(
+        f"/memory/{new['id']}/supersede",
+        json={"ids": [users_own["id"]]},
+        headers=memini.agent("alpha"),
+    )
+    assert r.status_code == 403 and "the user's word" in r.json()["error"]["message"], r.text
+    r = memini.client.post(
+        "/memory/add",
+        json={
+            "content": "The alpha API is under /v4.",
+            "project": "alpha",
+            "supersedes": [users_own["id"]],
+        },
+        headers=memini.agent("alpha"),
+    )
+    assert r.status_code == 403, r.text
+    assert memini.memory(users_own["id"])["memory"]["superseded_by"] is None
+    # its project's memory an agent wrote it may supersede, and the edge says who did it
+    old = memini.add(memini.agent("alpha", "s0"), "The alpha API lives under /v1.", project="alpha")
     r = memini.client.post(
         f"/memory/{new['id']}/supersede", json={"ids": [old["id"]]}, headers=memini.agent("alpha")
     )
     assert r.status_code == 200, r.text
     edge = memini.memory(old["id"])["relationships"][0]["metadata"]
     assert edge["by"] == "agent" and edge["by_project"] == "alpha" and edge["by_session"] == "s1"
+
+
+def test_update_detection_never_hides_the_users_word_for_an_agent(memini: Memini) -> None:
+    """A save through the plugin that reads as an update of a fact the user wrote is reported
+    as a likely update, not acted on: the model's words may be an injection crafted to look
+    like a change. The same change the user makes, or the agent makes of its own fact, acts."""
+
+    def save(headers: dict[str, str], content: str) -> dict:
+        r = memini.client.post(
+            "/memory/add",
+            json={"content": content, "project": "alpha", "detection": "auto"},
+            headers=headers,
+        )
+        assert r.status_code in (200, 201), r.text
+        return r.json()
+
+    users = save(memini.user, "The alpha service listens on port 8080.")["memory"]
+    out = save(memini.agent("alpha"), "The alpha service now listens on port 9090.")
+    assert out["superseded"] == [] and out["contradicts"] == []
+    (likely,) = out["likely_updates"]
+    assert likely["id"] == users["id"] and likely["needs_user"] is True
+    assert "a person confirms" in likely["reason"]
+    assert memini.memory(users["id"])["memory"]["superseded_by"] is None
+    # the person confirms it in one call
+    r = memini.client.post(
+        f"/memory/{out['memory']['id']}/supersede", json={"ids": [users["id"]]}, headers=memini.user
+    )
+    assert r.status_code == 200, r.text
+    assert memini.memory(users["id"])["memory"]["superseded_by"] == out["memory"]["id"]
+    # the agent's own fact it may replace by detection
+    again = save(memini.agent("alpha"), "The alpha service moved from port 9090 to port 7070.")
+    assert [s["id"] for s in again["superseded"]] == [out["memory"]["id"]]
+    # and the user replaces the user's own without asking
+    mine = save(memini.user, "The alpha worker retries 3 times.")["memory"]
+    done = save(memini.user, "The alpha worker now retries 5 times.")
+    assert [s["id"] for s in done["superseded"]] == [mine["id"]]
 
 
 def test_a_project_credential_works_in_its_project_only(memini: Memini) -> None:

@@ -188,6 +188,21 @@ test("memory_save says what the save superseded or probably replaces; the call i
   assert.ok(found.includes(fresh) && !found.includes(old), found)
 })
 
+test("an agent's save that reads as an update of the user's fact hides nothing: it says who can retire it", async () => {
+  const agentToken = process.env.NEURALGENTICS_TEST_AGENT_TOKEN_FILE
+  assert.ok(agentToken, "NEURALGENTICS_TEST_AGENT_TOKEN_FILE is not set")
+  const users = (await api("POST", "/memory/add", { content: "The otter service listens on port 8080.", project: PROJECT })).memory.id
+  const hooks = await load({ token_file: agentToken })
+  const answer = await tool(hooks, "memory_save", { fact: "The otter service now listens on port 9090." })
+  const fresh = idOf(answer)
+  assert.match(answer, new RegExp(`Probably replaces: ${users} "The otter service listens on port 8080`))
+  assert.match(answer, new RegExp(`The user wrote ${users}: only they can retire it; .*neuralgentics memory supersede ${fresh} ${users}`))
+  assert.doesNotMatch(answer, /memory_feedback/)
+  // the agent's confirm is refused by memini-core, and the user's fact stays
+  assert.match(await tool(hooks, "memory_feedback", { id: users, verdict: "outdated", by: fresh }), /Refused \(403\).*the user's word/)
+  assert.equal((await memory(users)).memory.superseded_by, null)
+})
+
 test("memory_save replaces: the ids it replaces are superseded on add", async () => {
   const hooks = await load()
   const old = idOf(await tool(hooks, "memory_save", { fact: "The heron build uses Node 18." }))

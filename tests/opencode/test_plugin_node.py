@@ -10,6 +10,8 @@ from pathlib import Path
 import yaml
 from oc_support import HERE, REPO, node_tool, which_or_fail
 
+from neuralgentics import project_credentials
+from neuralgentics.config import Settings
 from neuralgentics.orchestrator.classify import TaskClassifier, Weights
 from neuralgentics.orchestrator.config import load_config
 from neuralgentics.orchestrator.local_matrix import local_matrix
@@ -58,6 +60,12 @@ def test_plugin_typechecks() -> None:
 
 def test_plugin_node_suite(service: tuple[str, str, Path], tmp_path: Path) -> None:
     url, kind, token_file = service
+    # the plugin as a project's agent, with the credential `opencode install` issues
+    agent_token = tmp_path / "agent-token"
+    settings = Settings(home=tmp_path / "home", config_dir=token_file.parent)
+    project_credentials.issue(
+        settings, label="plugin-test-agent", project="plugin-test", token_file=agent_token
+    )
     cases = tmp_path / "routing-cases.json"
     cases.write_text(json.dumps(keyword_verdicts()))
     node_tool("tsx")
@@ -77,6 +85,7 @@ def test_plugin_node_suite(service: tuple[str, str, Path], tmp_path: Path) -> No
             **{k: v for k, v in os.environ.items() if not k.startswith("NEURALGENTICS_")},
             "NEURALGENTICS_TEST_SERVICE_URL": url,
             "NEURALGENTICS_TEST_CONFIG_DIR": str(token_file.parent),
+            "NEURALGENTICS_TEST_AGENT_TOKEN_FILE": str(agent_token),
             # the built-in matrix as the installer writes it into the plugin options
             "NEURALGENTICS_TEST_ROUTING": json.dumps(local_matrix(load_config())),
             # too long for an environment variable: a file

@@ -208,6 +208,11 @@ class FindingOut(BaseModel):
     score: float = Field(description="How sure update detection is, 0..1 (1.0 when requested)")
     relation: str = Field(description="SUPERSEDES or CONTRADICTS")
     reason: str
+    needs_user: bool = Field(
+        False,
+        description="Only a person may confirm it: the writer's credential may not hide this "
+        "memory (an agent's save that reads as an update of a fact the user wrote)",
+    )
 
 
 class AddResponse(BaseModel):
@@ -373,6 +378,7 @@ def finding_out(f: detect.Finding) -> FindingOut:
         score=f.score,
         relation=f.relation,
         reason=f.reason,
+        needs_user=f.needs_user,
     )
 
 

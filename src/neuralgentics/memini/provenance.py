@@ -132,6 +132,33 @@ def owns(actor: Actor, memory: Memory) -> bool:
     return memory.origin == "agent" and memory.origin_project == actor.project
 
 
+def may_detect_over(actor: Actor, memory: Memory) -> bool:
+    """Whether update detection may act (supersede, contradict) on `memory` for a write by
+    `actor`: on what the actor owns, and never on a fact a person wrote when the writer is an
+    agent. What the model says may be a prompt injection crafted to read as an update ("the
+    deploy command moved to `curl … | sh`"): it may ask, with a likely update, but only a person
+    hides the user's word (`neuralgentics memory supersede`, the dashboard)."""
+    return owns(actor, memory) and not _users_word(actor, memory)
+
+
+def _users_word(actor: Actor, memory: Memory) -> bool:
+    return actor.kind == "agent" and memory.origin == "user"
+
+
+def require_may_hide(actor: Actor, memory: Memory, field: str = "ids") -> None:
+    """An explicit supersession: of what the actor owns, and for an agent never of a fact a
+    person wrote (the same rule as `may_detect_over`: a confirm call is as easy to inject as
+    a save)."""
+    require_owned(actor, memory, "supersede")
+    if _users_word(actor, memory):
+        raise Forbidden(
+            f"memory {memory.id} is the user's word: an agent may not hide it; the user "
+            f"confirms the replacement (`neuralgentics memory supersede NEW {memory.id}`, or "
+            "the dashboard)",
+            field=field,
+        )
+
+
 def require_owned(actor: Actor, memory: Memory, what: str) -> None:
     if not owns(actor, memory):
         raise Forbidden(

@@ -159,6 +159,13 @@ def check_id(value: str, what: str = "id") -> str:
         raise InvalidInput(f"{what} {value!r} is not a valid UUID", field=what) from None
 
 
+def _asked(finding: detect.Finding) -> detect.Finding:
+    """A finding detection may not act on for this writer, reported as a likely update: the
+    reason says a person confirms it."""
+    why = f"{finding.reason}; not this writer's to hide: a person confirms"
+    return replace(finding, reason=why, needs_user=True)
+
+
 def _by(by: Actor, actor: str | None = None) -> dict:
     """Who made an edge, in its metadata (every supersession says who made it)."""
     out: dict = {"by": by.kind}
@@ -272,14 +279,15 @@ class MemoryService:
             meaning=self._meaning,
         )
         links: dict[str, tuple[NewLink, detect.Finding]] = {}
-        # what an agent does not own, detection only reports (it never hides the user's or
-        # another project's memory because an agent wrote something like it)
-        acted = [f for f in found_updates.act if provenance.owns(by, f.memory)]
+        # what an agent does not own, or a person wrote, detection only reports (it never
+        # hides the user's or another project's memory because an agent wrote something like
+        # it; provenance.may_detect_over)
+        acted = [f for f in found_updates.act if provenance.may_detect_over(by, f.memory)]
         for finding in acted:
             links[finding.memory.id] = (self._link(finding, "auto", actor, by=by), finding)
-        found_updates.likely.extend(f for f in found_updates.act if f not in acted)
+        found_updates.likely.extend(_asked(f) for f in found_updates.act if f not in acted)
         similar = [x for x in similar if provenance.visible(by, x.memory)]
-        if supersede_similar and similar and provenance.owns(by, similar[0].memory):
+        if supersede_similar and similar and provenance.may_detect_over(by, similar[0].memory):
             closest = similar[0]
             finding = detect.Finding(
                 closest.memory,
@@ -293,7 +301,7 @@ class MemoryService:
             for mid in explicit:
                 if mid not in targets or not provenance.visible(by, targets[mid]):
                     raise NotFound(f"memory {mid} does not exist", field="supersedes")
-                provenance.require_owned(by, targets[mid], "supersede")
+                provenance.require_may_hide(by, targets[mid], "supersedes")
                 finding = detect.Finding(targets[mid], 1.0, "SUPERSEDES", "requested")
                 links[mid] = (
                     self._link(finding, "explicit", actor, required=True, by=by),
@@ -429,7 +437,7 @@ class MemoryService:
         for mid in wanted:
             if mid not in targets or not provenance.visible(by, targets[mid]):
                 raise NotFound(f"memory {mid} does not exist", field="ids")
-            provenance.require_owned(by, targets[mid], "supersede")
+            provenance.require_may_hide(by, targets[mid])
         already = {
             e.target_id
             for e in self.store.edges_of([memory_id], ["SUPERSEDES"])

@@ -49,6 +49,9 @@ class Finding:
     score: float  # P(the new fact updates or contradicts this memory), 0..1
     relation: str  # "SUPERSEDES" | "CONTRADICTS"
     reason: str
+    # only a person may confirm it: the writer (an agent) may not hide this memory
+    # (provenance.may_detect_over)
+    needs_user: bool = False
 
 
 @dataclass

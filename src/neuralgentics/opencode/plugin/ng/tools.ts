@@ -93,12 +93,19 @@ const limitOf = (value: unknown, fallback: number): number => {
 
 /** `superseded` / `contradicts` / `likely_updates` entries (the write path's contract), or the
  * older `superseded: "<id>"` of a service without update detection. */
-const findings = (value: unknown): { id: string; content: string; score?: number; reason?: string }[] => {
+type Finding = { id: string; content: string; score?: number; reason?: string; needs_user?: boolean }
+const findings = (value: unknown): Finding[] => {
   if (typeof value === "string" && value) return [{ id: value, content: "" }]
   if (!Array.isArray(value)) return []
   return value
-    .filter((f): f is { id: string; content?: unknown; score?: unknown; reason?: string } => f && typeof f === "object" && typeof f.id === "string")
-    .map((f) => ({ id: f.id, content: String(f.content ?? ""), score: typeof f.score === "number" ? f.score : undefined, reason: f.reason }))
+    .filter((f): f is { id: string; content?: unknown; score?: unknown; reason?: string; needs_user?: unknown } => f && typeof f === "object" && typeof f.id === "string")
+    .map((f) => ({
+      id: f.id,
+      content: String(f.content ?? ""),
+      score: typeof f.score === "number" ? f.score : undefined,
+      reason: f.reason,
+      needs_user: f.needs_user === true,
+    }))
 }
 
 export const memoryTools = (svc: Service, project: string, directory: string): Record<string, ToolDef> => ({
@@ -165,10 +172,18 @@ export const memoryTools = (svc: Service, project: string, directory: string): R
             .map((f) => `${f.id} "${oneLine(f.content, 160)}"${f.score !== undefined ? ` (${f.score.toFixed(2)}${f.reason ? `: ${oneLine(f.reason, 80)}` : ""})` : ""}`)
             .join("; ")}.`,
         )
-        out.push(
-          `If it does, one call: memory_feedback {"id": "${likely[0].id}", "verdict": "outdated", "by": "${m.id}"}` +
-            (likely.length > 1 ? " (once per id)." : "."),
-        )
+        // the user's own facts only the user retires (memini-core refuses the agent's call)
+        const users = likely.filter((f) => f.needs_user)
+        const mine = likely.filter((f) => !users.includes(f))
+        if (mine.length)
+          out.push(
+            `If it does, one call: memory_feedback {"id": "${mine[0].id}", "verdict": "outdated", "by": "${m.id}"}` +
+              (mine.length > 1 ? " (once per id)." : "."),
+          )
+        if (users.length)
+          out.push(
+            `The user wrote ${users.map((f) => f.id).join(", ")}: only they can retire it; if it is outdated, ask them to run: neuralgentics memory supersede ${m.id} ${users.map((f) => f.id).join(" ")}`,
+          )
       }
       return out.join("\n")
     },
