@@ -302,6 +302,7 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
     if (
         named_apart
         or _siblings_apart(new, old)
+        or _modifiers_apart(new.text, old.text)
         or subject.different(e_new, e_old, new.text, old.text)
         or (
             not _agree(e_new, e_old, new.text, old.text)
@@ -315,6 +316,11 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
         return Evidence(
             True, False, False, False, False, False, False, False, False, False, 0, "", ""
         )
+    # one fact's entity read well and named, as the same whole phrase, by the other fact whose
+    # own subject was not ("The disruption push sender sends a heartbeat every 240 s" /
+    # "Every 120 s the watchdog expects to hear from the disruption push sender"): that phrase
+    # is the other's entity too (issue 27, tenth pass)
+    crossed = _cross_read(e_new, e_old, new.text, old.text)
     a_new = subject.attribute(new.text, new.values, _units(new), _CUE_WORDS)
     a_old = subject.attribute(old.text, old.values, _units(old), _CUE_WORDS)
     # what one says in its subject and the other in its predicate ("Identity lead: Mara" /
@@ -332,6 +338,8 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
     # shard ..."), the words of that entity are the entity on both sides, not a shared
     # attribute (issue 27, sixth pass); a label ("Identity lead: Mara") keeps its words
     entity_words = _entity_named_across(new, old, e_new, e_old)
+    if crossed:  # the entity read on one side is named on the other: its words there too
+        entity_words = entity_words | e_new.anchors | e_new.words | e_old.anchors | e_old.words
     wide_new = wide_new - entity_words
     wide_old = wide_old - entity_words
     shared = {a for a in wide_new if any(_same_stem(a, b) for b in wide_old)}
@@ -450,7 +458,9 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
     # (a number of one unit changed says one attribute however it is worded: "Carts expire
     # after 7 days" / "Carts now live for 30 days")
     families_apart = bool(f_new and f_old and not same_family and not unit_changed)
-    if same_family and not families_apart:
+    # (not for quantities of two units: "retries are limited to 5 attempts" / "the rate cap
+    # is 12000 requests per minute" are two limits; tenth pass)
+    if same_family and not families_apart and not quantities_apart:
         confident = True
         same_attribute = True
     # once the two are positively one entity and a value changed, the attribute may be read
@@ -465,6 +475,7 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
     # "X wears Shure Aonic 50"); not a bare word for a word, nor a number for a number of
     # another unit
     replaced_named = _replaces_named(new, old, n_new, n_old, own | anchors)
+    both_read = _read_well(e_new, new.text, old.text) and _read_well(e_old, old.text, new.text)
     typed = unit_changed or schedule or bool((low_gone & low_came) - {"word"}) or replaced_named
     if (
         meaning is not None
@@ -474,12 +485,11 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
         # two sources that disagree ("the sheet lists 12", "the config has 14") contradict
         # each other: no change is read from their meaning
         and not (new.attribution_cues or old.attribution_cues)
-        and _positively_one(e_new, e_old, new.text, old.text)
+        and (crossed or _positively_one(e_new, e_old, new.text, old.text))
         # (each naming an identifier the other lacks, no identifier of the entity shared:
         # the subjects' likeness may be a frame's, "the API keys for X" / "for Y")
         and not _names_unshared(new.text, old.text, e_new, e_old)
-        and _read_well(e_new, new.text, old.text)
-        and _read_well(e_old, old.text, new.text)
+        and (crossed or both_read)
     ):
         # (each text without its own entity's words: one text to embed per fact, cached
         # across adds, so an add embeds at most its own)
@@ -510,7 +520,7 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
     shown = sorted({a.removeprefix("unit:") for a in shared} or (f_new & f_old))[:3]
     return Evidence(
         different=False,
-        same_entity=subject.same(e_new, e_old, new.text, old.text),
+        same_entity=crossed or subject.same(e_new, e_old, new.text, old.text),
         same_attribute=same_attribute,
         changed=changed,
         cue=cue,
@@ -524,8 +534,9 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
         additive=bool(new.additive_cues),
         kinds_apart=kinds_apart,
         old_attribute_words=len({a for a in a_old if not a.startswith("unit:")}),
-        both_read=_read_well(e_new, new.text, old.text) and _read_well(e_old, old.text, new.text),
-        entity=e_new.text() or e_old.text(),
+        both_read=both_read or crossed,
+        entity=(e_old if crossed and not _read_well(e_new, new.text, old.text) else e_new).text()
+        or e_old.text(),
         attribute=", ".join(shown),
         families_apart=families_apart,
         tied=tied,
@@ -704,10 +715,73 @@ def _read_well(e: subject.Entity, text: str, other_text: str = "") -> bool:
         return False
     if e.anchors:
         return True
+    # "A liveness ping leaves X once per 90 s", "A fresh encryption key is issued to X": a
+    # subject said with "a"/"an" and no name is no thing the fact is about (a thing of its
+    # own is named, or said with "the"); the entity is elsewhere (issue 27, tenth pass)
+    tokens = subject.tokens_of(text)
+    if (
+        e.span[1] > e.span[0]
+        and tokens[e.span[0]].lower() in ("a", "an")
+        and _names_a_thing(tokens, e.span)
+    ):
+        return False
     # a name only this sentence holds, of an unmistakable shape (a digit, "_", ".", "/" or two
     # hyphens: "the ap-south-1 lobby shard", not "pre-rendered"), may be the entity instead
     others = _names_in(other_text) if other_text else frozenset()
     return not any(_strict(n) for n in _names_in(text) - others)
+
+
+def _modifiers_apart(a_text: str, b_text: str) -> bool:
+    """One name and one component noun, with another word between them in each fact: "the
+    GTFS-RT vehicle poller" / "the GTFS-RT alerts poller" are two pollers (issue 27, tenth
+    pass)."""
+    anchors = subject.identifiers(a_text) & subject.identifiers(b_text)
+    if not anchors:
+        return False
+    heads = subject.HEADS | subject.COMPONENT_HEADS
+    a = [subject._plain(t) for t in subject.tokens_of(a_text)]
+    b = [subject._plain(t) for t in subject.tokens_of(b_text)]
+
+    def between(tokens: list[str], name: str) -> dict[str, tuple[str, ...]]:
+        if name not in tokens:
+            return {}
+        i = tokens.index(name)
+        out = {}
+        for k in range(i + 2, min(len(tokens), i + 5)):
+            if tokens[k] in heads:
+                out[tokens[k]] = tuple(tokens[i + 1 : k])
+                break
+        return out
+
+    for name in anchors:
+        mids_a, mids_b = between(a, name), between(b, name)
+        for head in mids_a.keys() & mids_b.keys():
+            if not set(mids_a[head]) & set(mids_b[head]):
+                return True
+    return False
+
+
+def _names_a_thing(tokens: tuple[str, ...], span: tuple[int, int]) -> bool:
+    """The sentence names a thing outside `span`: an identifier, a name, or a phrase with
+    "the" that ends in a component noun ("the chemistry analyzer bridge (bay A)")."""
+    runs = [r for _, r in subject._name_runs(list(tokens))]
+    if any(not (span[0] <= b < span[1]) for b, _ in runs):
+        return True
+    for i, t in enumerate(tokens):
+        if span[0] <= i < span[1]:
+            continue
+        if subject._identifier(t):
+            return True
+        if subject._plain(t) in subject.COMPONENT_HEADS:
+            j = i - 1
+            while j >= 0 and tokens[j][:1].isalnum() and tokens[j].lower() not in _DEFINITE:
+                j -= 1
+            if j >= 0 and tokens[j].lower() == "the" and not span[0] <= j < span[1]:
+                return True
+    return False
+
+
+_DEFINITE = subject.DETERMINERS | subject.PREPOSITIONS
 
 
 def _strict(name: str) -> bool:
@@ -726,6 +800,64 @@ def _names_unshared(a_text: str, b_text: str, e_a: subject.Entity, e_b: subject.
     if e_a.anchors & e_b.anchors & (ids_a | ids_b):
         return False
     return not any(n in ids_b for n in _named(a_text))
+
+
+def _cross_read(e_a: subject.Entity, e_b: subject.Entity, a_text: str, b_text: str) -> bool:
+    """One fact's entity read well and the other's not, which names the first one's phrase
+    whole (`_phrase_in`): both are about that entity."""
+    well_a, well_b = _read_well(e_a, a_text, b_text), _read_well(e_b, b_text, a_text)
+    if well_a == well_b:
+        return False
+    if well_a:
+        return _phrase_in(e_a, a_text, b_text) is not None
+    return _phrase_in(e_b, b_text, a_text) is not None
+
+
+def _phrase_in(e: subject.Entity, text: str, other_text: str) -> tuple[int, int] | None:
+    """Where `other_text` names the phrase of entity `e` (read in `text`) whole: the same
+    words in the same order, not continuing a longer name before them ("the refunds Kafka
+    consumer" does not name "the Kafka consumer"). The phrase must name a thing of its own:
+    an anchor, or two content words or more ("the disruption push sender", not "the
+    service")."""
+    tokens = [subject._plain(t) for t in subject.tokens_of(text)]
+    phrase = [t for t in tokens[e.span[0] : e.span[1]] if t not in subject.DETERMINERS]
+    content = [t for t in phrase if t not in STOPWORDS]
+    if not phrase or not (e.anchors or len(content) >= 2):
+        return None
+    other = [subject._plain(t) for t in subject.tokens_of(other_text)]
+    n = len(phrase)
+    for i in range(len(other) - n + 1):
+        if other[i : i + n] != phrase:
+            continue
+        before = other[i - 1] if i else ""
+        if before and before not in _BOUNDARY and before not in subject.DETERMINERS:
+            continue
+        # nor going on into a longer name ("the GTFS-RT vehicle poller" does not name the
+        # "GTFS-RT" of "The GTFS-RT alerts poller sends ..."): what follows is a word of the
+        # sentence's frame, or what follows the phrase where it was read
+        after = other[i + n] if i + n < len(other) else ""
+        theirs = tokens[e.span[1]] if e.span[1] < len(tokens) else ""
+        if after and after != theirs and not _frame_word(after):
+            continue
+        return i, i + n
+    return None
+
+
+def _frame_word(token: str) -> bool:
+    """A word that ends a noun phrase: punctuation, a function word, an auxiliary, an adverb,
+    a schedule word or a number."""
+    return (
+        not token[:1].isalpha()
+        or token in _BOUNDARY
+        or token in subject.AUXILIARIES
+        or token in subject.ADVERBS
+        or token in subject.SCHEDULE
+        or token in STOPWORDS
+    )
+
+
+# What may stand before a noun phrase that starts there (for `_phrase_in`).
+_BOUNDARY = subject.PREPOSITIONS | subject.SUBORDINATORS | frozenset({",", ";", ":", "(", "\u2014"})
 
 
 def _positively_one(e_a: subject.Entity, e_b: subject.Entity, a_text: str, b_text: str) -> bool:

@@ -79,6 +79,11 @@ OWN_NOUNS = frozenset(
     """report reports digest newsletter statement service services worker workers gateway
     scheduler api app database db pipeline queue bucket proxy server model cluster""".split()
 )
+# People in general as subject ("Clients reach X at port 8086", "Engineers change X in C#"):
+# the fact is about what they act on (issue 27, tenth pass).
+GENERIC_ACTORS = frozenset(
+    "clients users callers engineers developers people everyone anyone nobody operators".split()
+)
 # A team as subject: the fact is about what it owns or looks after.
 OWNER_HEADS = frozenset("team squad group crew".split())
 # Event nouns: with a number they name one event ("build 1423", "sprint 31", "PR 88").
@@ -196,7 +201,7 @@ def _phrase(tokens: list[str], start: int) -> tuple[int, int, int | None]:
     seen = False
     for i in range(start, min(len(tokens), start + 10)):
         t = tokens[i]
-        if i == start and t.lower() in PRONOUNS:
+        if i == start and (t.lower() in PRONOUNS or t.lower() in GENERIC_ACTORS):
             j = i + 1
             while j < len(tokens) and tokens[j].lower() in ADVERBS:
                 j += 1
@@ -396,7 +401,7 @@ def _subject(text: str) -> Entity:
     source = bool(set(words_in) & SOURCE_WORDS)
     handed = (
         not words_in
-        or all(w in PRONOUNS for w in words_in)
+        or all(w in PRONOUNS or w in GENERIC_ACTORS for w in words_in)
         or (head in OWNER_HEADS and not possessive)
         or (verb is not None and tokens[verb].lower() in ATTRIBUTION and source)
     )
@@ -413,6 +418,13 @@ def _subject(text: str) -> Entity:
                 after += 1
         b, e = _object_phrase(tokens, after)
         found = _entity(tokens, b, e)
+        # what people in general act on is the entity only when it names a component ("reach
+        # the iOS player API", "change crane-telemetry"), not a value ("get HTTP 429 from X")
+        generic = any(w in GENERIC_ACTORS for w in words_in) and all(
+            w in PRONOUNS or w in GENERIC_ACTORS for w in words_in
+        )
+        if generic and not _names_component(tokens, b, e):
+            return UNKNOWN
         return found if found.known else UNKNOWN
     if verb is None or not subject.known:
         return UNKNOWN
@@ -434,6 +446,15 @@ def _subject(text: str) -> Entity:
     return subject
 
 
+def _names_component(tokens: list[str], begin: int, end: int) -> bool:
+    """tokens[begin:end] name a component: an identifier, or a phrase ending in a component
+    noun."""
+    phrase = [_plain(t) for t in tokens[begin:end]]
+    return bool(phrase) and (
+        any(_identifier(t) for t in tokens[begin:end]) or phrase[-1] in COMPONENT_HEADS
+    )
+
+
 # -- identifiers in an entity's place (issue 27, fifth pass) ------------------------------------
 # Near-twin names ("churn-predictor-v8" / "-v7", PAYMENTS_DB_URL / PAYOUTS_DB_URL, db-eu1 /
 # db-eu2, billing-prod / billing-staging) are two entities wherever they stand: an identifier
@@ -448,6 +469,11 @@ PLACE_HEADS = HEADS | frozenset(
     """namespace namespaces volume volumes backend backends table tables topic topics host
     hosts relay relays schema index stream pod node cluster repository bucket vault store
     workspace tenant account environment env deployment daemon consumer producer""".split()
+)
+# Nouns that end a component's name (for the phrases people in general act on, and
+# evidence._names_a_thing)
+COMPONENT_HEADS = PLACE_HEADS | frozenset(
+    "bridge poller daemon shield edge broker agent runner sender consumer ingester".split()
 )
 ENTITY_PREPOSITIONS = frozenset("behind for on of about inside within across named called".split())
 # "runs on X", "is hosted on X": where something runs is a value

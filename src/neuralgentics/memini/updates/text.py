@@ -87,6 +87,22 @@ ADDITIVE_WORDS = frozenset(
     "also too another additional extra second besides addition plus includes include "
     "including separate each every both".split()
 )
+# "every 240 seconds", "each Friday", "30 ticks per second": how often, not one more of a
+# kind (issue 27, tenth pass): "each", "every" and "second" are additive only elsewhere
+_HOW_OFTEN = re.compile(
+    r"\b(?:each|every)\s+(?:\d|other\b|few\b|(?:monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday|night|morning|evening|weekday|weekend|sprint|release|quarter|"
+    r"second|minute|hour|day|week|month|year)s?\b|(?:one|two|three|four|five|six|seven|eight|"
+    r"nine|ten|twelve|fifteen|twenty|thirty|sixty)\b)"
+    r"|\b(?:per|each|every|\d+(?:st|nd|rd|th)?)\s+second\b"
+)
+
+
+def _additive(lower: str, plain: frozenset[str] | set[str]) -> int:
+    found = sum(1 for w in plain if w in ADDITIVE_WORDS)
+    return max(0, found - len(_HOW_OFTEN.findall(lower)))
+
+
 # Cues that a fact is one source's account ("the wiki says", "X's dashboard shows").
 ATTRIBUTION_WORDS = frozenset(
     """says said claims claim claimed shows showed shown lists listed states stated reports
@@ -303,6 +319,8 @@ def read(text: str) -> Fact:
     tokens = list(_TOKEN.finditer(text))
     for i, match in enumerate(tokens):
         token = match.group(0).rstrip(".,;:")
+        if re.fullmatch(r":\d{2,5}", token) and text[match.start() - 1 : match.start()] in " (":
+            token = token[1:]  # "exposed on :8087": the port 8087 (issue 27, tenth pass)
         possessive = token[-2:] in ("'s", "\u2019s")
         if possessive:
             token = token[:-2]  # "Marisol's" -> "Marisol"
@@ -371,7 +389,7 @@ def read(text: str) -> Fact:
         label=bool(_LABEL.match(text)),
         change_cues=tuple(sorted(change)),
         removal_words=frozenset(plain & REMOVAL_WORDS),
-        additive_cues=sum(1 for w in plain if w in ADDITIVE_WORDS),
+        additive_cues=_additive(lower, plain),
         attribution_cues=attribution,
         negated=bool(plain & NEGATIONS) or "no longer" in lower,
         contrast_sides=frozenset(contrast),

@@ -1,0 +1,98 @@
+"""Update detection, tenth pass (issue 27): the entity named late in a sentence.
+
+A fact whose subject is no thing of its own — people in general ("Clients reach X"), a watchdog
+that "expects to hear from X", a subject said with "a" beside a named thing ("A liveness ping
+leaves X") — is about the thing it names; when the other fact's subject is that very phrase,
+both are about it. Two things with one name and one noun but another word between ("the
+GTFS-RT vehicle poller" / "the GTFS-RT alerts poller") stay two. "every 240 seconds" says how
+often, not one more of a kind; ":8087" is a port. Pairs judged with the real MiniLM cosine and
+meaning, as the write path judges them."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import numpy as np
+
+from neuralgentics.memini.store.base import Memory
+from neuralgentics.memini.updates import detect
+from neuralgentics.memini.updates.text import read
+
+
+def decide(embedder, new: str, old: str) -> detect.Detection:
+    a, b = embedder.embed([new, old])
+    now = datetime.now(UTC)
+    m = Memory("old", old, 0.5, None, "shop", [], {}, "", now, now)
+    return detect.decide(new, [(m, float(np.dot(a, b)))], meaning=detect.meaning_of(embedder.embed))
+
+
+def acts(embedder, new: str, old: str) -> bool:
+    return bool(decide(embedder, new, old).act)
+
+
+def test_the_entity_named_after_a_watchdog_is_the_other_facts_subject(embedder):
+    old = "Every 120 seconds the watchdog expects to hear from the disruption push sender."
+    assert acts(embedder, "The disruption push sender sends a heartbeat every 240 seconds.", old)
+    # another sender's heartbeat replaces nothing
+    assert not decide(
+        embedder, "The bike-dock status poller sends a heartbeat every 240 seconds.", old
+    ).act
+    # a longer name that ends in the same words is another thing
+    assert not acts(
+        embedder, "The refunds disruption push sender sends a heartbeat every 240 seconds.", old
+    )
+
+
+def test_what_people_in_general_act_on_is_the_entity(embedder):
+    old = "Clients reach the iOS player API at port 8086."
+    assert acts(embedder, "Clients reach the iOS player API at port 8087.", old)
+    assert not acts(embedder, "Clients reach the Android player API at port 8087.", old)
+    # a value they get is no entity: two components' rate caps stay apart
+    assert not acts(
+        embedder,
+        "Above 12000 calls a minute, clients get HTTP 429 from matchmaker-prod.",
+        "Above 1200 calls a minute, clients get HTTP 429 from dag_ingest_claims_hourly.",
+    )
+
+
+def test_one_name_with_two_modifiers_before_one_noun_is_two_things(embedder):
+    assert not acts(
+        embedder,
+        "Once 1,000 messages are waiting, the GTFS-RT alerts poller sheds new work.",
+        "Once 750 messages are waiting, the GTFS-RT vehicle poller sheds new work.",
+    )
+    assert not acts(
+        embedder,
+        "Every 45 seconds the watchdog expects to hear from the GTFS-RT vehicle poller.",
+        "The GTFS-RT alerts poller sends a heartbeat every 60 seconds.",
+    )
+
+
+def test_a_subject_said_with_a_beside_a_named_thing_is_not_the_entity(embedder):
+    assert not acts(
+        embedder,
+        "A liveness ping leaves the chemistry analyzer bridge (bay B) once per 5 seconds.",
+        "A liveness ping leaves the chemistry analyzer bridge (bay A) once per 3 seconds.",
+    )
+    assert not acts(
+        embedder,
+        "A fresh encryption key is issued to the fra2 edge cache each 90 days.",
+        "A fresh encryption key is issued to pairing-solver-v7 each 30 days.",
+    )
+    # a kind said with "a", and nothing else named, is what the fact is about
+    assert acts(embedder, "A user may hold 8 GPUs at once.", "A user may hold 4 GPUs at once.")
+
+
+def test_how_often_is_not_one_more_of_a_kind():
+    assert read("The sender sends a heartbeat every 240 seconds.").additive_cues == 0
+    assert read("Servers run 30 ticks per second.").additive_cues == 0
+    assert read("Deploys happen every Friday.").additive_cues == 0
+    assert read("Each shard also keeps a second copy.").additive_cues == 3
+    assert read("There is another cache in front.").additive_cues == 1
+
+
+def test_a_colon_and_digits_is_a_port():
+    assert read("crane-telemetry is exposed on :8087.").numbers == {("8087", "")}
+    assert "8087" in read("crane-telemetry is exposed on :8087.").values
+    # not the minutes of a time
+    assert ("30", "") not in read("Patching runs Friday 02:30-04:30 UTC.").numbers
