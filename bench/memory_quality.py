@@ -322,14 +322,15 @@ def main() -> int:
             "heldout4",
             "heldout5",
             "heldout6",
+            "heldout7",
             "all",
         ),
         default="all",
         help="which questions to ask; 'all' reports every split and all together (heldout2: "
         "stream sets only, never used for tuning; heldout3: stream sets and its own update "
         "pairs, run once at the end, never read to tune, not part of 'all'; heldout4: the same "
-        "for the next round, bench/data/gen_heldout4.py; heldout5 and heldout6: the same again, "
-        "bench/data/gen_heldout5.py, gen_heldout6.py)",
+        "for the next round, bench/data/gen_heldout4.py; heldout5, heldout6 and heldout7: the same "
+        "again, bench/data/gen_heldout5.py, gen_heldout6.py, gen_heldout7.py)",
     )
     parser.add_argument(
         "--sets",
@@ -371,10 +372,10 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown set(s) {', '.join(unknown)}; choose from {', '.join(ALL_SETS)}")
     splits = ["tune", "heldout", "all"] if args.split == "all" else [args.split]
-    if args.split in ("heldout2", "heldout3", "heldout4", "heldout5", "heldout6"):
-        sets = []  # the older sets have no heldout2..heldout6 part
-    # paraphrase and keyword have no heldout3..heldout6 questions
-    if args.split in ("heldout3", "heldout4", "heldout5", "heldout6"):
+    if args.split in ("heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7"):
+        sets = []  # the older sets have no heldout2..heldout7 part
+    # paraphrase and keyword have no heldout3..heldout7 questions
+    if args.split in ("heldout3", "heldout4", "heldout5", "heldout6", "heldout7"):
         truth = [s for s in truth if s not in ("paraphrase", "keyword")]
 
     embedder = Embedder()

@@ -99,16 +99,16 @@ def _flat(name: str, scope: str) -> list[Row]:
 def load_rows(name: str, splits: list[str]) -> list[Row]:
     """The memories of a set, in the order they are added. Stream sets: only the files of the
     splits asked for (tune and held-out are separate projects). Older sets: the whole set (its
-    corpus is shared), questions filtered later. `heldout3` .. `heldout6` are read
+    corpus is shared), questions filtered later. `heldout3` .. `heldout7` are read
     only when asked for by name:
     `all` never includes it, so no tuning run sees it by accident."""
     if name in STREAM_SETS:
         wanted = ("tune", "heldout", "heldout2") if "all" in splits else splits
         return [row for split in wanted for row in _stream(name, split)]
     if name == "updates":
-        # heldout3 .. heldout6 have their own pairs files (bench/data/gen_heldout3.py ..
-        # gen_heldout6.py); 'all' leaves them out
-        for own in ("heldout3", "heldout4", "heldout5", "heldout6"):
+        # heldout3 .. heldout7 have their own pairs files (bench/data/gen_heldout3.py ..
+        # gen_heldout7.py); 'all' leaves them out
+        for own in ("heldout3", "heldout4", "heldout5", "heldout6", "heldout7"):
             if own in splits:
                 return _updates(f"memory_updates_{own}")
         return _updates("memory_updates")

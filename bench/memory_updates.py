@@ -708,12 +708,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--split",
-        choices=("tune", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "all"),
+        choices=(
+            "tune",
+            "heldout",
+            "heldout3",
+            "heldout4",
+            "heldout5",
+            "heldout6",
+            "heldout7",
+            "all",
+        ),
         default="all",
         help="which items; 'all' reports tune, heldout and both together; heldout3 reads "
         "memory_updates_heldout3.jsonl, heldout4 memory_updates_heldout4.jsonl, heldout5 "
-        "memory_updates_heldout5.jsonl, heldout6 memory_updates_heldout6.jsonl (each run once at "
-        "the end, never read to tune; not in 'all')",
+        "memory_updates_heldout5.jsonl, heldout6 memory_updates_heldout6.jsonl, heldout7 "
+        "memory_updates_heldout7.jsonl (each run once at the end, never read to tune; not in "
+        "'all')",
     )
     parser.add_argument(
         "--mem0-python",
@@ -760,8 +770,8 @@ def main() -> int:
     if args.fit:
         fit_detection(Embedder())
         return 0
-    # heldout3..heldout6 have their own pairs files, never in 'all'
-    own = args.split in ("heldout3", "heldout4", "heldout5", "heldout6")
+    # heldout3..heldout7 have their own pairs files, never in 'all'
+    own = args.split in ("heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
     pairs_file = f"memory_updates_{args.split}" if own else "memory_updates"
     items = [r for r in load_set(pairs_file) if args.split == "all" or r["split"] == args.split]
     splits = ["tune", "heldout", "all"] if args.split == "all" else [args.split]

@@ -150,7 +150,16 @@ def load(name: str) -> list[dict]:
         for key in ("id", "set", "kind", "split"):
             if not row.get(key):
                 raise SystemExit(f"{name}:{lineno}: missing {key!r}")
-        if row["split"] not in ("tune", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "corpus"):
+        if row["split"] not in (
+            "tune",
+            "heldout",
+            "heldout3",
+            "heldout4",
+            "heldout5",
+            "heldout6",
+            "heldout7",
+            "corpus",
+        ):
             raise SystemExit(f"{name}:{lineno}: split {row['split']!r}")
         rows.append(row)
     ids = [r["id"] for r in rows]
@@ -202,6 +211,7 @@ def main() -> int:
     heldout3 += sorted(p.name for p in DATA.glob("*_heldout4.jsonl"))  # gen_heldout4.py
     heldout3 += sorted(p.name for p in DATA.glob("*_heldout5.jsonl"))  # gen_heldout5.py
     heldout3 += sorted(p.name for p in DATA.glob("*_heldout6.jsonl"))  # gen_heldout6.py
+    heldout3 += sorted(p.name for p in DATA.glob("*_heldout7.jsonl"))  # gen_heldout7.py
     for name in (
         "memory_updates.jsonl",
         "memory_paraphrase.jsonl",
@@ -214,7 +224,10 @@ def main() -> int:
             key = f"{r['kind']}/{r['split']}"
             counts[key] = counts.get(key, 0) + 1
         qa = pairs(rows)
-        per_split = {s: sum(1 for p in qa if p[1] == s) for s in ("tune", "heldout", "heldout3", "heldout4", "heldout5", "heldout6")}
+        per_split = {
+            s: sum(1 for p in qa if p[1] == s)
+            for s in ("tune", "heldout", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
+        }
         print(
             f"{name}: {len(rows)} lines " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
         )

@@ -1,11 +1,11 @@
-"""The machinery the held-out generators share (gen_heldout3.py ... gen_heldout6.py).
+"""The machinery the held-out generators share (gen_heldout3.py ... gen_heldout7.py).
 
 Each generator keeps its own tables (entities, attributes and their phrasings, events, people,
 mixed projects, update templates, hand-written pairs) and passes them here, with its split name
 (`heldout3`, ...) and its id prefix (`h3`, ...). Tables are passed at call time, never stored, so
 a generator's module globals stay the one source (the tests patch them): heldout3 passes them
 one by one, heldout4 and heldout5 (the same layout) as a `Part` read from their globals() at
-each call; heldout6 (12 people, 10 updates per mixed project) calls the row builders itself. Where the generators differ (heldout3's template wrap and five restatements, its
+each call; heldout6 and heldout7 (12 people, 10 updates per mixed project) call the row builders themselves. Where the generators differ (heldout3's template wrap and five restatements, its
 events' names), the difference is a parameter. Deterministic: no randomness but gen_streams'
 sha256 helpers; every file is byte-identical to what the generators wrote before they shared
 this module.

@@ -1,6 +1,6 @@
-"""The held-out evaluation parts heldout4, heldout5 and heldout6 (bench/data/gen_heldout4.py ..
-gen_heldout6.py) are fresh, share no name and no sentence with the other parts (heldout5 and
-heldout6 no attribute kind either), have the shape the benches read, and are never pulled in by
+"""The held-out evaluation parts heldout4 .. heldout7 (bench/data/gen_heldout4.py ..
+gen_heldout7.py) are fresh, share no name and no sentence with the other parts (heldout5 ..
+heldout7 no attribute kind either), have the shape the benches read, and are never pulled in by
 `--split all` or an earlier held-out split. Only shapes and counts are checked here: no detector runs on
 a held-out part in tests."""
 
@@ -23,12 +23,18 @@ import gen_heldout3
 import gen_heldout4
 import gen_heldout5
 import gen_heldout6
+import gen_heldout7
 
 STREAMS = ("parallel", "events", "people", "mixed")
-PARTS = {"heldout4": gen_heldout4, "heldout5": gen_heldout5, "heldout6": gen_heldout6}
+PARTS = {
+    "heldout4": gen_heldout4,
+    "heldout5": gen_heldout5,
+    "heldout6": gen_heldout6,
+    "heldout7": gen_heldout7,
+}
 # people and their real updates; mixed real updates (components and people), at least
-PEOPLE_SIZES = {"heldout4": (8, 6), "heldout5": (8, 6), "heldout6": (12, 12)}
-MIXED_UPDATES = {"heldout4": 21, "heldout5": 21, "heldout6": 30}
+PEOPLE_SIZES = {"heldout4": (8, 6), "heldout5": (8, 6), "heldout6": (12, 12), "heldout7": (12, 12)}
+MIXED_UPDATES = {"heldout4": 21, "heldout5": 21, "heldout6": 30, "heldout7": 30}
 SPLITS = pytest.mark.parametrize("split", list(PARTS))
 
 
@@ -196,7 +202,31 @@ def test_the_heldout6_leak_check_catches_a_shared_name_attribute_or_sentence(mon
     assert f"sentence {copied!r}" in found
 
 
-@pytest.mark.parametrize("split", ["heldout5", "heldout6"])
+def test_the_heldout7_leak_check_catches_a_shared_name_attribute_or_sentence(monkeypatch) -> None:
+    """--check is what keeps heldout7 apart; it must notice each kind of overlap, a person of
+    another part named as a value (an on-call engineer) included."""
+    heldout6_person = gen_heldout6.PEOPLE[0]
+    monkeypatch.setattr(gen_heldout7, "PEOPLE", [*gen_heldout7.PEOPLE[:-1], heldout6_person])
+    attrs = dict(gen_heldout7.ATTRS)
+    attrs["heartbeat"] = gen_heldout6.ATTRS["heartbeat"]  # an attribute kind heldout6 has
+    pager = dict(attrs["fallback_pager"])
+    owner = gen_heldout6.ATTRS["steward"]["values"][0]  # an owner heldout6 names as a value
+    pager["values"] = [*pager["values"][:-1], owner]
+    attrs["fallback_pager"] = pager
+    monkeypatch.setattr(gen_heldout7, "ATTRS", attrs)
+    copied = gen_heldout6.UPDATE_ITEMS[0][3]  # a sentence of heldout6's pairs file
+    item = ("swipecore", "copied", copied, "The scheme portal says otherwise.", "Which is right?")
+    monkeypatch.setattr(
+        gen_heldout7, "CONTRADICTION_ITEMS", [*gen_heldout7.CONTRADICTION_ITEMS, item]
+    )
+    found = gen_heldout7.leaks()
+    assert heldout6_person in found and heldout6_person.split(" ")[0] in found
+    assert owner in found and owner.split(" ")[0] in found
+    assert "attribute 'heartbeat'" in found
+    assert f"sentence {copied!r}" in found
+
+
+@pytest.mark.parametrize("split", ["heldout5", "heldout6", "heldout7"])
 def test_the_benches_accept_the_split(split: str) -> None:
     for bench in ("memory_quality.py", "memory_updates.py"):
         done = subprocess.run(
