@@ -96,3 +96,30 @@ def test_a_colon_and_digits_is_a_port():
     assert "8087" in read("crane-telemetry is exposed on :8087.").values
     # not the minutes of a time
     assert ("30", "") not in read("Patching runs Friday 02:30-04:30 UTC.").numbers
+
+
+def test_a_process_acting_on_a_component_is_about_the_component(embedder):
+    from neuralgentics.memini.updates import subject
+
+    assert subject.entity(
+        "OS updates reach wms-pickpath-v4 only during Wednesday 21:00 UTC."
+    ).anchors == {"wms-pickpath-v4"}
+    d = decide(
+        embedder,
+        "OS updates reach royalty-ledger-latam only during Thursday 22:00-24:00 UTC.",
+        "OS updates reach the GTFS-RT vehicle poller only during Monday 23:00-01:00 UTC.",
+    )
+    assert not d.act and not d.likely
+    # a verb "updates" is still a verb
+    assert subject.entity("The API updates the cache every hour.").anchors == {"api"}
+
+
+def test_a_word_before_a_component_noun_is_part_of_its_name(embedder):
+    # "alerts" is no verb before "poller": two facts of one poller are two attributes, not a
+    # likely update of each other
+    e = decide(
+        embedder,
+        "Site ZAG-1 (cage 3) hosts the GTFS-RT alerts poller.",
+        "The GTFS-RT alerts poller is patched in the Friday 02:30-04:30 UTC window.",
+    )
+    assert not e.act and not e.likely

@@ -84,6 +84,8 @@ OWN_NOUNS = frozenset(
 GENERIC_ACTORS = frozenset(
     "clients users callers engineers developers people everyone anyone nobody operators".split()
 )
+# Processes as subject ("OS updates reach X"): the fact is about the component they act on.
+PROCESS_HEADS = frozenset("updates patches upgrades requests calls traffic".split())
 # A team as subject: the fact is about what it owns or looks after.
 OWNER_HEADS = frozenset("team squad group crew".split())
 # Event nouns: with a number they name one event ("build 1423", "sprint 31", "PR 88").
@@ -160,10 +162,21 @@ def _verbish(tokens: list[str], i: int, seen_content: bool) -> bool:
     named = previous.lower() in HEADS or (
         any(c in previous for c in "-_./") and any(c.isalpha() for c in previous)
     )
-    if following in HEADS or (
-        following in ("of", "from")
-        and not low.endswith("ed")
-        and not (named and following == "from")
+    # "OS updates reach X": a process noun, the verb after it
+    if (
+        low in PROCESS_HEADS
+        and following.isalpha()
+        and following not in DETERMINERS | PREPOSITIONS | AUXILIARIES | ADVERBS | STOPWORDS
+    ):
+        return False
+    if (
+        following in HEADS
+        or following in COMPONENT_HEADS
+        or (
+            following in ("of", "from")
+            and not low.endswith("ed")
+            and not (named and following == "from")
+        )
     ):
         return False
     # a verb comes right after it ("the EU pricing feed runs in", "the seed feed is",
@@ -212,6 +225,15 @@ def _phrase(tokens: list[str], start: int) -> tuple[int, int, int | None]:
         # consumer" goes on past "invoices"
         after_function_word = i > start and tokens[i - 1].lower() in DETERMINERS | PREPOSITIONS
         if _verbish(tokens, i, seen) and not after_function_word:
+            return start, i, i
+        # "OS updates reach X": the word after a process noun is its verb
+        if (
+            i > start
+            and tokens[i - 1].lower() in PROCESS_HEADS
+            and t.isalpha()
+            and t.islower()
+            and t not in _NOT_ENTITY | PREPOSITIONS | AUXILIARIES
+        ):
             return start, i, i
         if t.lower() not in _NOT_ENTITY:
             seen = True
@@ -399,8 +421,12 @@ def _subject(text: str) -> Entity:
     words_in = [t for t in raw if t not in _NOT_ENTITY or t in PRONOUNS]
     possessive = any(t.endswith(("'s", "\u2019s")) for t in raw)
     source = bool(set(words_in) & SOURCE_WORDS)
+    # "OS updates reach X", "Security patches hit X first": a process that acts on a
+    # component; the fact is about the component (when it names one, below)
+    process = head in PROCESS_HEADS and verb is not None
     handed = (
-        not words_in
+        process
+        or not words_in
         or all(w in PRONOUNS or w in GENERIC_ACTORS for w in words_in)
         or (head in OWNER_HEADS and not possessive)
         or (verb is not None and tokens[verb].lower() in ATTRIBUTION and source)
@@ -423,8 +449,8 @@ def _subject(text: str) -> Entity:
         generic = any(w in GENERIC_ACTORS for w in words_in) and all(
             w in PRONOUNS or w in GENERIC_ACTORS for w in words_in
         )
-        if generic and not _names_component(tokens, b, e):
-            return UNKNOWN
+        if (generic or process) and not _names_component(tokens, b, e):
+            return subject if process else UNKNOWN
         return found if found.known else UNKNOWN
     if verb is None or not subject.known:
         return UNKNOWN
