@@ -123,3 +123,19 @@ def test_a_word_before_a_component_noun_is_part_of_its_name(embedder):
         "The GTFS-RT alerts poller is patched in the Friday 02:30-04:30 UTC window.",
     )
     assert not e.act and not e.likely
+
+
+def test_a_persons_name_for_a_tier_is_no_likely_update(embedder):
+    d = decide(
+        embedder,
+        "If shader-cache-node-07 fails, the supplier responds under tier Gold (4-hour response).",
+        "Questions about shader-cache-node-07 go to its owner, Kunigunde Osei.",
+    )
+    assert not d.act and not d.likely
+    # one owner for another still is one
+    d = decide(
+        embedder,
+        "The owner of shader-cache-node-07 is now Dagny Okonkwo.",
+        "Questions about shader-cache-node-07 go to its owner, Kunigunde Osei.",
+    )
+    assert d.act or d.likely

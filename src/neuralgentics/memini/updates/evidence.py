@@ -103,6 +103,10 @@ class Evidence:
     # change of that value, though no change word says so ("X's Shure Aonic 50 broke, so IT
     # issued Sennheiser HD 600" / "X wears Shure Aonic 50")
     named_change: bool = False
+    # a person's full name went and no person came, or came where none went ("X's owner,
+    # Kunigunde Osei" / "the supplier responds under tier Gold"): two attributes said with one
+    # kind of word; never reported as a likely update (issue 27, tenth pass)
+    persons_apart: bool = False
 
     @property
     def may_supersede(self) -> bool:
@@ -175,6 +179,7 @@ class Evidence:
             and not self.kinds_apart
             and not self.families_apart
             and not self.additive
+            and not self.persons_apart
         )
 
     def reason(self) -> str:
@@ -544,6 +549,7 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
         stated=stated,
         agree=_agree(e_new, e_old, new.text, old.text),
         named_change=meant and replaced_named,
+        persons_apart=_persons_apart(new.text, old.text, gone, came),
     )
 
 
@@ -729,6 +735,19 @@ def _read_well(e: subject.Entity, text: str, other_text: str = "") -> bool:
     # hyphens: "the ap-south-1 lobby shard", not "pre-rendered"), may be the entity instead
     others = _names_in(other_text) if other_text else frozenset()
     return not any(_strict(n) for n in _names_in(text) - others)
+
+
+def _persons_apart(new_text: str, old_text: str, gone: list[str], came: list[str]) -> bool:
+    """A changed value is a person's full name on one side only."""
+
+    def people(text: str) -> set[str]:
+        return {
+            p for name, _ in subject._name_runs(list(subject.tokens_of(text))) for p in name.split()
+        }
+
+    went = {g.lower() for g in gone} & people(old_text)
+    arrived = {c.lower() for c in came} & people(new_text)
+    return bool(gone and came) and bool(went) != bool(arrived)
 
 
 def _modifiers_apart(a_text: str, b_text: str) -> bool:
