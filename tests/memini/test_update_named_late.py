@@ -139,3 +139,24 @@ def test_a_persons_name_for_a_tier_is_no_likely_update(embedder):
         "Questions about shader-cache-node-07 go to its owner, Kunigunde Osei.",
     )
     assert d.act or d.likely
+
+
+def test_one_opening_subject_word_for_word_holds_what_changed(embedder):
+    # two places of the sentence changed (the verb and the version), and the subject is the
+    # same words: the version of the product index changed
+    assert acts(
+        embedder,
+        "The product index was rolled forward to OpenSearch 2.15 over the weekend.",
+        "The product index runs on OpenSearch 2.11.",
+    )
+    # not when the subject is a value, or the two sides of a contrast are named
+    assert not acts(
+        embedder,
+        "Port 7311 is registered to matchmaker-prod in the service registry.",
+        "Port 7312 is registered to matchmaker-staging in the service registry.",
+    )
+    assert not acts(
+        embedder,
+        "Video start time on smart TVs must stay under 4 seconds.",
+        "Video start time on web must stay under 2 seconds.",
+    )

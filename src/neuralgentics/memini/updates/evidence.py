@@ -316,7 +316,11 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
         or _identified_elsewhere(e_new, old.text, e_old, new.text)
         or _identified_elsewhere(e_old, new.text, e_new, old.text)
         # (not when both name one thing: the entity read, or both subjects, share a name)
-        or (not _share_a_name(e_new, e_old, new.text, old.text) and _two_slots(new.text, old.text))
+        or (
+            not _share_a_name(e_new, e_old, new.text, old.text)
+            and not _one_subject(new.text, old.text)
+            and _two_slots(new.text, old.text)
+        )
     ):
         return Evidence(
             True, False, False, False, False, False, False, False, False, False, 0, "", ""
@@ -634,6 +638,34 @@ def _share_a_name(e_a: subject.Entity, e_b: subject.Entity, a_text: str, b_text:
         return True
     s_a, s_b = subject._subject(_main_clause(a_text)), subject._subject(_main_clause(b_text))
     return bool(s_a.anchors & s_b.anchors)
+
+
+def _one_subject(a_text: str, b_text: str) -> bool:
+    """Both sentences open with one subject, word for word, that holds no number, and name one
+    thing with two versions ("kestrel supports Python 3.8 and newer" / "kestrel requires Python
+    3.11 or later"): the version changed, whatever else differs (issue 27, tenth pass; not
+    "Port 7312 is registered to X" / "Port 7311 ...", where the subject is a value)."""
+
+    def opening(text: str) -> list[str]:
+        tokens = list(subject.tokens_of(_main_clause(text)))
+        begin, end, verb = subject._phrase(tokens, 0)
+        return [t.lower() for t in tokens[begin:end]] if verb is not None else []
+
+    a = opening(a_text)
+    if not a or a != opening(b_text) or any(c.isdigit() for t in a for c in t):
+        return False
+    # and what changed is the version of one named thing ("Python 3.8" / "Python 3.11"), not
+    # two things said in two verb frames ("renders templates with MJML" / "sends email
+    # through Amazon SES")
+    names_a, names_b = _name_numbers(a_text), _name_numbers(b_text)
+    if not any(n not in names_b and name in names_b.values() for n, name in names_a.items()):
+        return False
+    # nor when they hold two sides of one contrast ("on web" / "on smart TVs")
+    sides_a, sides_b = read(a_text).contrast_sides, read(b_text).contrast_sides
+    groups = {g for g, _ in sides_a} & {g for g, _ in sides_b}
+    return not any(
+        {w for g2, w in sides_a if g2 == g} != {w for g2, w in sides_b if g2 == g} for g in groups
+    )
 
 
 def _two_slots(a_text: str, b_text: str) -> bool:

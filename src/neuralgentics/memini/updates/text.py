@@ -128,7 +128,7 @@ CONTRASTS: tuple[frozenset[str], ...] = tuple(
     for group in (
         "frontend backend front back client server",
         "staging production prod dev development test testing local sandbox qa",
-        "ios android web desktop mobile",
+        "ios android web desktop mobile tv tvs",
         "online offline",
         "read write",
         "primary secondary fallback backup replica",
