@@ -160,3 +160,21 @@ def test_one_opening_subject_word_for_word_holds_what_changed(embedder):
         "Video start time on smart TVs must stay under 4 seconds.",
         "Video start time on web must stay under 2 seconds.",
     )
+
+
+def test_a_habit_given_up_is_a_stated_change_of_it(embedder):
+    old = "Wystan Achebe-Lund drinks peppermint tea all afternoon."
+    assert acts(
+        embedder, "Wystan Achebe-Lund gave up peppermint tea; it is lapsang souchong now.", old
+    )
+    # what went must be the older fact's: another habit stays
+    assert not acts(
+        embedder,
+        "Wystan Achebe-Lund moved on from Oxide and Friends to Planet Money.",
+        "Midday workouts for Wystan Achebe-Lund are kettlebell circuits.",
+    )
+    assert not acts(
+        embedder,
+        "Wystan Achebe-Lund went off a macchiato; the usual order is a flat white.",
+        "The vehicle Wystan Achebe-Lund owns is a Fiat Panda.",
+    )

@@ -41,7 +41,8 @@ _FROM_TO = re.compile(r"\bfrom\s+(?:the\s+|port\s+)?\S+\s+(?:\S+\s+)?to\s+\S+", 
 _FROM_VALUE = re.compile(
     r"\bfrom\s+(?:the\s+|port\s+)?([\w.:/-]+)\s+(?:\S+\s+)?to\s+"
     r"|\binstead\s+of\s+(?:the\s+|its\s+|our\s+)?([\w.:/-]+)"
-    r"|\b(?:replaced|deprecated|dropped|retired|removed|quit|sold|traded)\s+(?:the\s+|its\s+|our\s+|an?\s+)?([\w.:/-]+)"
+    r"|\b(?:replaced|deprecated|dropped|retired|removed|quit|sold|traded|gave\s+up|went\s+off"
+    r"|moved\s+on\s+from)\s+(?:the\s+|its\s+|our\s+|an?\s+|his\s+|her\s+|their\s+)?([\w.:/-]+)"
     r"|\bused\s+to\s+be\s+([\w.:/-]+)|\bit\s+was\s+([\w.:/-]+)"
     r"|\bno\s+more\s+(?:port\s+)?([\w.:/-]+)",
     re.I,

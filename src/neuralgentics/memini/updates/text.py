@@ -72,6 +72,13 @@ CHANGE_PHRASES = (
     "switched over",
     "no more",
     "handed over",
+    # issue 27, tenth pass: a person's change of habit
+    "gave up",
+    "went off",
+    "moved on",
+    "at present",
+    "nowadays",
+    "these days",
 )
 # Cues whose words stand apart ("The Orca team passed X on to the Lynx team").
 CHANGE_PATTERNS = (re.compile(r"\bpassed\b.{1,60}?\bon\s+to\b"),)
