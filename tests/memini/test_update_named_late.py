@@ -178,3 +178,25 @@ def test_a_habit_given_up_is_a_stated_change_of_it(embedder):
         "Wystan Achebe-Lund went off a macchiato; the usual order is a flat white.",
         "The vehicle Wystan Achebe-Lund owns is a Fiat Panda.",
     )
+
+
+def test_in_place_of_and_took_over_from_name_the_value_that_went(embedder):
+    assert acts(
+        embedder,
+        "The irrigation-scheduler ships with 8 seconds as the flush interval, in place of 20 seconds.",
+        "Every 20 seconds, whatever the irrigation-scheduler holds in memory is written out.",
+    )
+    assert acts(
+        embedder,
+        "The Bison team took over meter-gateway from the Dingo team.",
+        "The Dingo team owns meter-gateway.",
+    )
+
+
+def test_a_region_that_names_no_component_is_a_value():
+    from neuralgentics.memini.updates import evidence, subject
+
+    text = "The berth scheduler sits in the us-west-2 data centre."
+    assert evidence._read_well(subject.entity(text), text)
+    text = "Failover for the eu-west-1 dispatch cluster takes 30 seconds."
+    assert evidence._region_value("eu-west-1", text) is False

@@ -40,7 +40,7 @@ _FROM_TO = re.compile(r"\bfrom\s+(?:the\s+|port\s+)?\S+\s+(?:\S+\s+)?to\s+\S+", 
 # "deprecated its Modal component"): the change is of a fact that holds it, no other.
 _FROM_VALUE = re.compile(
     r"\bfrom\s+(?:the\s+|port\s+)?([\w.:/-]+)\s+(?:\S+\s+)?to\s+"
-    r"|\binstead\s+of\s+(?:the\s+|its\s+|our\s+)?([\w.:/-]+)"
+    r"|\b(?:instead|in\s+place)\s+of\s+(?:the\s+|its\s+|our\s+)?([\w.:/-]+)"
     r"|\b(?:replaced|deprecated|dropped|retired|removed|quit|sold|traded|gave\s+up|went\s+off"
     r"|moved\s+on\s+from)\s+(?:the\s+|its\s+|our\s+|an?\s+|his\s+|her\s+|their\s+)?([\w.:/-]+)"
     r"|\bused\s+to\s+be\s+([\w.:/-]+)|\bit\s+was\s+([\w.:/-]+)"
@@ -767,7 +767,20 @@ def _read_well(e: subject.Entity, text: str, other_text: str = "") -> bool:
     # a name only this sentence holds, of an unmistakable shape (a digit, "_", ".", "/" or two
     # hyphens: "the ap-south-1 lobby shard", not "pre-rendered"), may be the entity instead
     others = _names_in(other_text) if other_text else frozenset()
-    return not any(_strict(n) for n in _names_in(text) - others)
+    return not any(_strict(n) and not _region_value(n, text) for n in _names_in(text) - others)
+
+
+def _region_value(name: str, text: str) -> bool:
+    """A cloud region that names no component ("sits in the us-west-2 data centre"), unlike
+    one before a component noun ("the eu-west-1 dispatch cluster"): a value (tenth pass)."""
+    if not subject._REGION_VALUE.fullmatch(name):
+        return False
+    tokens = [subject._plain(t) for t in subject.tokens_of(text)]
+    heads = subject.HEADS | subject.COMPONENT_HEADS
+    for i, t in enumerate(tokens):
+        if t == name and any(x in heads for x in tokens[i + 1 : i + 3]):
+            return False
+    return True
 
 
 def _persons_apart(new_text: str, old_text: str, gone: list[str], came: list[str]) -> bool:

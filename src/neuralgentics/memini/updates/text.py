@@ -39,7 +39,7 @@ CHANGE_WORDS = frozenset(
     bumped renamed changed changing rewritten rewrote rebuilt retired dropped deprecated
     removed gone instead standardised standardized decided anymore since newer latest
     currently became ported abandoned sunset phased ended relocated handed quit sold
-    traded""".split()
+    traded reconfigured reverted adjusted""".split()
 )
 CHANGE_PHRASES = (
     "no longer",
@@ -76,6 +76,8 @@ CHANGE_PHRASES = (
     "gave up",
     "went off",
     "moved on",
+    "in place of",
+    "took over",
     "at present",
     "nowadays",
     "these days",
