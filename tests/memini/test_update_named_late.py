@@ -200,3 +200,18 @@ def test_a_region_that_names_no_component_is_a_value():
     assert evidence._read_well(subject.entity(text), text)
     text = "Failover for the eu-west-1 dispatch cluster takes 30 seconds."
     assert evidence._region_value("eu-west-1", text) is False
+
+
+def test_a_persons_habit_changed_in_other_words_is_read_by_meaning(embedder):
+    old = "Midday workouts for Ilse Marchetti are spin class."
+    assert acts(
+        embedder,
+        "Ilse Marchetti did spin class in the spring; the lunchtime session is reformer pilates at present.",
+        old,
+    )
+    # a change of another habit of hers replaces nothing
+    assert not acts(
+        embedder, "Ilse Marchetti has locker L-141 at present; locker M-091 went to a starter.", old
+    )
+    # "looks after" is no change cue
+    assert read("Ilse Marchetti looks after the license-seat broker.").change_cues == ()

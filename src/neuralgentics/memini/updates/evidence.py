@@ -294,6 +294,9 @@ def _seconds(numbers: frozenset[tuple[str, str]]) -> frozenset[float]:
 # attribute of that entity (issue 27, eighth pass; MiniLM cosine, `meaning` below).
 SAME_MEANING = 0.4
 
+# The same for a person's habit changed with a change cue, values of no type (tenth pass).
+PERSON_CHANGE_MEANING = 0.5
+
 # A function that gives the cosine of two texts' embeddings (the service's embedder).
 Meaning = Callable[[str, str], float]
 
@@ -512,6 +515,23 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
             # the old value named beside its replacement: a stated change of it
             if replaced_named:
                 stated = True
+    # a person's stated change of a habit, said in other words ("Honorata did spin class in
+    # the spring; the lunchtime session is reformer pilates at present" / "Midday workouts
+    # for Honorata are spin class"): one person named alike by both, a change cue, and the
+    # two sentences meaning one thing at a higher bar than a typed value needs, since a
+    # word for a word says nothing of its kind (issue 27, tenth pass)
+    if (
+        meaning is not None
+        and cue
+        and not (meant or stated)
+        and not (families_apart or kinds_apart or new.additive_cues)
+        and not (new.attribution_cues or old.attribution_cues)
+        and _one_person(new.text, old.text)
+        and subject.same(e_new, e_old, new.text, old.text)
+    ):
+        bare_new, bare_old = _without(new.text, _parts(e_new)), _without(old.text, _parts(e_old))
+        if bare_new and bare_old and meaning(bare_new, bare_old) >= PERSON_CHANGE_MEANING:
+            meant = stated = confident = same_attribute = changed = True
     # what the older fact says of its entity beyond a component noun ("an Angular app")
     # (a component noun names no attribute, unless a family holds it: "team")
     old_words = {a for a in a_old if not a.startswith("unit:")}
@@ -781,6 +801,16 @@ def _region_value(name: str, text: str) -> bool:
         if t == name and any(x in heads for x in tokens[i + 1 : i + 3]):
             return False
     return True
+
+
+def _one_person(a_text: str, b_text: str) -> bool:
+    """Both facts name one person by full name, and no other person."""
+
+    def people(text: str) -> set[str]:
+        return {name for name, _ in subject._name_runs(list(subject.tokens_of(text)))}
+
+    a, b = people(a_text), people(b_text)
+    return len(a) == 1 and a == b
 
 
 def _persons_apart(new_text: str, old_text: str, gone: list[str], came: list[str]) -> bool:

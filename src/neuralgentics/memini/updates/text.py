@@ -378,7 +378,14 @@ def read(text: str) -> Fact:
     change = [w for w in CHANGE_WORDS if w in plain]
     if "now" in change and not re.search(r"(?<!\bfor )\bnow\b", lower):
         change.remove("now")  # "for now" says how long, not that something changed
-    change += [p for p in CHANGE_PHRASES if re.search(r"\b" + re.escape(p) + r"\b", lower)]
+    # ("looks after the X" says who minds it, not that something changed after an event)
+    change += [
+        p
+        for p in CHANGE_PHRASES
+        if re.search(
+            r"(?<!look )(?<!looks )(?<!looked )(?<!looking )\b" + re.escape(p) + r"\b", lower
+        )
+    ]
     change += [m.group(0) for p in CHANGE_PATTERNS for m in [p.search(lower)] if m]
     attribution = sum(1 for w in plain if w in ATTRIBUTION_WORDS) + lower.count("according to")
     # "Kenji's notes", "the field report": a named source
