@@ -805,24 +805,19 @@ def _region_value(name: str, text: str) -> bool:
 
 def _one_person(a_text: str, b_text: str) -> bool:
     """Both facts name one person by full name, and no other person."""
-
-    def people(text: str) -> set[str]:
-        return {name for name, _ in subject._name_runs(list(subject.tokens_of(text)))}
-
-    a, b = people(a_text), people(b_text)
+    a, b = _people(a_text), _people(b_text)
     return len(a) == 1 and a == b
+
+
+def _people(text: str) -> set[str]:
+    """The full names (runs of capitalised words) a text holds."""
+    return {name for name, _ in subject._name_runs(list(subject.tokens_of(text)))}
 
 
 def _persons_apart(new_text: str, old_text: str, gone: list[str], came: list[str]) -> bool:
     """A changed value is a person's full name on one side only."""
-
-    def people(text: str) -> set[str]:
-        return {
-            p for name, _ in subject._name_runs(list(subject.tokens_of(text))) for p in name.split()
-        }
-
-    went = {g.lower() for g in gone} & people(old_text)
-    arrived = {c.lower() for c in came} & people(new_text)
+    went = {g.lower() for g in gone} & {p for n in _people(old_text) for p in n.split()}
+    arrived = {c.lower() for c in came} & {p for n in _people(new_text) for p in n.split()}
     return bool(gone and came) and bool(went) != bool(arrived)
 
 
