@@ -215,3 +215,59 @@ def test_a_persons_habit_changed_in_other_words_is_read_by_meaning(embedder):
     )
     # "looks after" is no change cue
     assert read("Ilse Marchetti looks after the license-seat broker.").change_cues == ()
+
+
+def test_no_more_than_is_a_bound_not_a_change(embedder):
+    assert read("The ledger relay opens no more than 64 database connections.").change_cues == ()
+    assert read("No more nightly runs for the ledger relay: it runs hourly.").change_cues == (
+        "no more",
+    )
+    assert not acts(
+        embedder,
+        "The ledger relay opens no more than 64 database connections.",
+        "Secrets at rest for the ledger relay are wrapped by alias/data-key-a1.",
+    )
+
+
+def test_a_lower_and_an_upper_bound_are_two_attributes(embedder):
+    assert not acts(
+        embedder,
+        "The PMS rate-push service opens no more than 320 database connections.",
+        "The PMS rate-push service keeps at least 24 database connections warm.",
+    )
+    # one bound changed is an update
+    assert acts(
+        embedder,
+        "The PMS rate-push service now opens no more than 400 database connections.",
+        "The PMS rate-push service opens no more than 320 database connections.",
+    )
+
+
+def test_a_numbered_thing_inside_a_name_is_its_own_entity(embedder):
+    assert not acts(
+        embedder,
+        "Oriana Thistlewood is the backup on-call for the gondola 4 telemetry relay.",
+        "The second pager for the gondola 5 telemetry relay is held by Pankratius Eze.",
+    )
+
+
+def test_facts_that_name_two_people_are_about_either(embedder):
+    # B's ride and C's ride, both with A
+    assert not acts(
+        embedder,
+        "Aurelio Banerjee-Holt gives Wendelgard Okparaeke a lift in most mornings.",
+        "Aurelio Banerjee-Holt gives Zenaida Fairclough a lift in most mornings.",
+    )
+    # another person's change says nothing of Ingvild's choir
+    assert not acts(
+        embedder,
+        "Gwendolen Achterhof moved away, so Ingvild Ramaswamy rides in with Philippina Olusanya.",
+        "Ingvild Ramaswamy sings tenor in the staff choir.",
+    )
+    # the buddy who went named beside the one who came is still an update
+    assert acts(
+        embedder,
+        "Ottilie Brandvold is no longer Rasmussen Delacroix's onboarding buddy; Winifred "
+        "Aaltonen took that on.",
+        "Rasmussen Delacroix's onboarding buddy is Ottilie Brandvold.",
+    )

@@ -44,7 +44,7 @@ _FROM_VALUE = re.compile(
     r"|\b(?:replaced|deprecated|dropped|retired|removed|quit|sold|traded|gave\s+up|went\s+off"
     r"|moved\s+on\s+from)\s+(?:the\s+|its\s+|our\s+|an?\s+|his\s+|her\s+|their\s+)?([\w.:/-]+)"
     r"|\bused\s+to\s+be\s+([\w.:/-]+)|\bit\s+was\s+([\w.:/-]+)"
-    r"|\bno\s+more\s+(?:port\s+)?([\w.:/-]+)",
+    r"|\bno\s+more\s+(?!than\b)(?:port\s+)?([\w.:/-]+)",
     re.I,
 )
 _CUE_WORDS = (
@@ -312,6 +312,7 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
         named_apart
         or _siblings_apart(new, old)
         or _modifiers_apart(new.text, old.text)
+        or _people_apart(new, old)
         or subject.different(e_new, e_old, new.text, old.text)
         or (
             not _agree(e_new, e_old, new.text, old.text)
@@ -471,6 +472,10 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
     # (a number of one unit changed says one attribute however it is worded: "Carts expire
     # after 7 days" / "Carts now live for 30 days")
     families_apart = bool(f_new and f_old and not same_family and not unit_changed)
+    # a lower bound and an upper bound of one quantity ("keeps at least 20 connections warm" /
+    # "opens no more than 256 connections") are two attributes (issue 27, tenth pass)
+    if _bounds_apart(new.text, old.text):
+        families_apart = True
     # (not for quantities of two units: "retries are limited to 5 attempts" / "the rate cap
     # is 12000 requests per minute" are two limits; tenth pass)
     if same_family and not families_apart and not quantities_apart:
@@ -593,13 +598,25 @@ _FRAME_SKIP = (
 
 
 _SUFFIXED = re.compile(r"(.*?[a-z][-_.]?)(\d+)")
+# "the chairlift 4 telemetry relay": a numbered thing inside a name (tenth pass)
+_NUMBERED = re.compile(r"\bthe ([a-z]+) (\d{1,4}) (?=[a-z])")
+
+
+def _numbered(text: str) -> frozenset[str]:
+    """Numbered things named inside a noun phrase, as one identifier ("chairlift4")."""
+    return frozenset(
+        f"{w}{n}"
+        for w, n in _NUMBERED.findall(text.lower())
+        if w not in STOPWORDS and w not in UNIT_NAMES and w not in subject.PREPOSITIONS
+    )
 
 
 def _siblings(a_text: str, b_text: str) -> set[tuple[str, str]]:
     """Pairs of identifiers of one shape that differ only in a version or number suffix
     ("wms-pickpath-v4" / "wms-pickpath-v3", "cc-2214" / "cc-2208"), one named by each fact
     and neither named by the other."""
-    a_ids, b_ids = subject.identifiers(a_text), subject.identifiers(b_text)
+    a_ids = subject.identifiers(a_text) | _numbered(a_text)
+    b_ids = subject.identifiers(b_text) | _numbered(b_text)
     pairs = set()
     for x in a_ids - b_ids:
         mx = _SUFFIXED.fullmatch(x)
@@ -801,6 +818,51 @@ def _region_value(name: str, text: str) -> bool:
         if t == name and any(x in heads for x in tokens[i + 1 : i + 3]):
             return False
     return True
+
+
+_LOWER_BOUND = re.compile(
+    r"\bat least\b|\bminimum\b|\ba min(?:imum)? of\b|\bno (?:less|fewer) than\b"
+    r"|\bnever (?:\w+ )?(?:below|under|less than|fewer than)\b|\bfloor\b|\bwarm\b"
+)
+_UPPER_BOUND = re.compile(
+    r"\bat most\b|\bno more than\b|\bmaximum\b|\bmax\b|\bup to\b|\bcap(?:ped)?\b"
+    r"|\bnever (?:\w+ )?(?:above|over|more than|exceeds?)\b|\btops? out\b|\bceiling\b"
+)
+
+
+def _bounds_apart(a_text: str, b_text: str) -> bool:
+    """One fact states only a lower bound, the other only an upper bound."""
+
+    def bounds(text: str) -> frozenset[str]:
+        low = text.lower()
+        found = set()
+        if _LOWER_BOUND.search(low):
+            found.add("lower")
+        if _UPPER_BOUND.search(low):
+            found.add("upper")
+        return frozenset(found)
+
+    a, b = bounds(a_text), bounds(b_text)
+    return len(a) == len(b) == 1 and a != b
+
+
+def _people_apart(new: Fact, old: Fact) -> bool:
+    """Facts about two people (tenth pass): each names two people or more, sharing some, each
+    naming one the other does not, with no change stated ("A gives B a lift" / "A gives C a
+    lift": B's ride and C's ride); or the newer leads with a person the older does not name
+    and holds nothing of the older's but its person ("Gwendolen moved away, so Ingvild rides
+    in with Philippina" says nothing of "Ingvild sings tenor in the staff choir")."""
+    p_new, p_old = _people(new.text), _people(old.text)
+    if len(p_new) >= 2 and len(p_old) >= 2 and p_new & p_old:
+        if p_new - p_old and p_old - p_new and not new.change_cues:
+            return True
+    runs = subject._name_runs(list(subject.tokens_of(new.text)))
+    lead = runs[0][0] if runs and runs[0][1][0] == 0 else None
+    if lead is None or lead in p_old or len(p_old) != 1 or not p_old <= p_new:
+        return False
+    person = next(iter(p_old))
+    held = {v.lower() for v in old.values} - set(person.split())
+    return not any(v in new.tokens or v in new.words for v in held)
 
 
 def _one_person(a_text: str, b_text: str) -> bool:

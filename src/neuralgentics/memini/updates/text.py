@@ -386,6 +386,9 @@ def read(text: str) -> Fact:
             r"(?<!look )(?<!looks )(?<!looked )(?<!looking )\b" + re.escape(p) + r"\b", lower
         )
     ]
+    # "no more than 64 connections", "no more than 3 retries": a bound, not a change
+    if "no more" in change and not re.search(r"\bno more\b(?! than\b)", lower):
+        change.remove("no more")
     change += [m.group(0) for p in CHANGE_PATTERNS for m in [p.search(lower)] if m]
     attribution = sum(1 for w in plain if w in ATTRIBUTION_WORDS) + lower.count("according to")
     # "Kenji's notes", "the field report": a named source
