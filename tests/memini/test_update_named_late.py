@@ -271,3 +271,32 @@ def test_facts_that_name_two_people_are_about_either(embedder):
         "Aaltonen took that on.",
         "Rasmussen Delacroix's onboarding buddy is Ottilie Brandvold.",
     )
+
+
+def test_a_component_in_a_leading_for_phrase_is_the_entity(embedder):
+    from neuralgentics.memini.updates import subject
+
+    e = subject.entity(
+        "For the gondola drive monitor (lower terminal), the log topic is ops.trace.sampled."
+    )
+    assert {"gondola", "monitor"} <= e.words and "(" not in e.words
+    assert not acts(
+        embedder,
+        "For the gondola drive monitor (lower terminal), the log topic has stood at "
+        "ops.trace.sampled since the migration.",
+        "Log lines from the avalanche bulletin publisher end up on topic ops.trace.raw.",
+    )
+
+
+def test_coded_runs_are_numbered_events(embedder):
+    assert not acts(
+        embedder,
+        "Duty forecasters noted that the 00Z model cycle of 2027-01-14 missed the storm track.",
+        "Duty forecasters noted that the 12Z model cycle of 2027-01-15 finished forty minutes late.",
+    )
+    # an ordinal day is a value
+    assert acts(
+        embedder,
+        "The bid portal opens on the 8th of each month.",
+        "The bid portal opens on the 5th of each month.",
+    )

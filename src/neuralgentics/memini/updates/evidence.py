@@ -602,13 +602,24 @@ _SUFFIXED = re.compile(r"(.*?[a-z][-_.]?)(\d+)")
 _NUMBERED = re.compile(r"\bthe ([a-z]+) (\d{1,4}) (?=[a-z])")
 
 
+# "the 06Z model cycle", "the 12Z run": a number with a letter before a noun (tenth pass)
+_CODED = re.compile(r"\bthe (\d{1,4})([a-z]{1,2}) (?=[a-z])")
+
+
 def _numbered(text: str) -> frozenset[str]:
-    """Numbered things named inside a noun phrase, as one identifier ("chairlift4")."""
-    return frozenset(
+    """Numbered things named inside a noun phrase, as one identifier ("chairlift4", "z-06")."""
+    low = text.lower()
+    named = {
         f"{w}{n}"
-        for w, n in _NUMBERED.findall(text.lower())
+        for w, n in _NUMBERED.findall(low)
         if w not in STOPWORDS and w not in UNIT_NAMES and w not in subject.PREPOSITIONS
-    )
+    }
+    named |= {
+        f"{letters}-{n}"
+        for n, letters in _CODED.findall(low)
+        if letters not in UNIT_NAMES and letters not in ("st", "nd", "rd", "th")
+    }
+    return frozenset(named)
 
 
 def _siblings(a_text: str, b_text: str) -> set[tuple[str, str]]:

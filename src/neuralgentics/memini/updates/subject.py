@@ -385,8 +385,15 @@ def _subject(text: str) -> Entity:
             or (tokens[j][:1].isupper() and j > lead)
         ):
             j += 1
-        found = _entity(tokens, lead, j)
-        if found.anchors:
+        # (a parenthesis qualifies the phrase: `_with_qualifier` adds it)
+        stop = next((k for k in range(lead, j) if tokens[k] == "("), j)
+        found = _entity(tokens, lead, stop)
+        # "For the gondola drive monitor (lower terminal), the log topic …": a component
+        # named in a leading "for" phrase is what the fact is about (tenth pass)
+        named = tokens[start].lower() == "for" and any(
+            _plain(t) in HEADS | COMPONENT_HEADS or _identifier(t) for t in tokens[lead:j]
+        )
+        if found.anchors or (named and found.known):
             return found
         start = j + 1 if j < len(tokens) and tokens[j] == "," else j
     # a sentence that opens with a person's full name and a lower-case word ("Tiberius
