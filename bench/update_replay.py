@@ -11,7 +11,7 @@ non-update start acting.
     .venv/bin/python bench/update_replay.py --out /tmp/before.json     # on the old code
     .venv/bin/python bench/update_replay.py --out /tmp/after.json --diff /tmp/before.json
 
-Splits: tune, heldout, heldout2 … heldout6 (development data); nothing else is read.
+Splits: tune, heldout, heldout2 … heldout7 (development data); nothing else is read.
 """
 
 from __future__ import annotations
@@ -30,7 +30,16 @@ from memory_streams import load_rows
 from neuralgentics.memini.store.base import Memory
 from neuralgentics.memini.updates import detect
 
-SPLITS = ("tune", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
+SPLITS = (
+    "tune",
+    "heldout",
+    "heldout2",
+    "heldout3",
+    "heldout4",
+    "heldout5",
+    "heldout6",
+    "heldout7",
+)
 SETS = ("parallel", "events", "people", "mixed", "updates", "paraphrase", "keyword")
 
 
