@@ -300,3 +300,23 @@ def test_coded_runs_are_numbered_events(embedder):
         "The bid portal opens on the 8th of each month.",
         "The bid portal opens on the 5th of each month.",
     )
+
+
+def test_a_value_named_by_its_kind_as_subject_is_not_the_entity(embedder):
+    from neuralgentics.memini.updates import subject
+
+    e = subject.entity(
+        "Topic app.logs.eu-dr receives the log output of the ski-school booking API."
+    )
+    assert "ski-school" in e.anchors
+    assert acts(
+        embedder,
+        "The platform group overrode the log topic of the ski-school booking API with ops.audit.v2.",
+        "Topic app.logs.eu-dr receives the log output of the ski-school booking API.",
+    )
+    # a letter in a parenthesis names one of several
+    assert not acts(
+        embedder,
+        "Topic ops.audit.v2 receives the log output of the PAN tokeniser (vault B).",
+        "Topic gmp.audit.trail receives the log output of the PAN tokeniser (vault A).",
+    )

@@ -84,6 +84,8 @@ OWN_NOUNS = frozenset(
 GENERIC_ACTORS = frozenset(
     "clients users callers engineers developers people everyone anyone nobody operators".split()
 )
+# Kinds of value that, with the value, can open a sentence about something else.
+VALUE_KINDS = frozenset("topic port schema site release train queue bucket channel".split())
 # Processes as subject ("OS updates reach X"): the fact is about the component they act on.
 PROCESS_HEADS = frozenset("updates patches upgrades requests calls traffic".split())
 # A team as subject: the fact is about what it owns or looks after.
@@ -335,7 +337,12 @@ def _with_qualifier(text: str, found: Entity) -> Entity:
     if not found.known or end >= len(tokens) or tokens[end] != "(":
         return found
     close = next((k for k in range(end + 1, min(len(tokens), end + 6)) if tokens[k] == ")"), 0)
-    inner = {_plain(t) for t in tokens[end + 1 : close]} - _NOT_ENTITY - PREPOSITIONS
+    inner = {
+        _plain(t)
+        for t in tokens[end + 1 : close]
+        # ("vault A", "bay B": a capital letter names one of several)
+        if _plain(t) not in _NOT_ENTITY | PREPOSITIONS or (len(t) == 1 and t.isupper())
+    }
     if not close or not inner:
         return found
     return Entity(found.anchors | inner, found.words, (found.span[0], close + 1))
@@ -431,6 +438,15 @@ def _subject(text: str) -> Entity:
     # "OS updates reach X", "Security patches hit X first": a process that acts on a
     # component; the fact is about the component (when it names one, below)
     process = head in PROCESS_HEADS and verb is not None
+    # "Topic ops.trace.raw receives the log output of X", "Release train RT-2027.06 carries
+    # the build of X": a value named by its kind as subject; the fact is about X (tenth pass)
+    content = [t for t in raw if t not in _NOT_ENTITY]
+    process = process or (
+        verb is not None
+        and bool(content)
+        and content[0] in VALUE_KINDS
+        and any(_identifier(t) or t[:1].isdigit() for t in tokens[begin:end])
+    )
     handed = (
         process
         or not words_in
@@ -506,7 +522,8 @@ PLACE_HEADS = HEADS | frozenset(
 # Nouns that end a component's name (for the phrases people in general act on, and
 # evidence._names_a_thing)
 COMPONENT_HEADS = PLACE_HEADS | frozenset(
-    "bridge poller daemon shield edge broker agent runner sender consumer ingester".split()
+    """bridge poller daemon shield edge broker agent runner sender consumer ingester tracker
+    publisher writer decoder predictor hub tokeniser tokenizer controller""".split()
 )
 ENTITY_PREPOSITIONS = frozenset("behind for on of about inside within across named called".split())
 # "runs on X", "is hosted on X": where something runs is a value
