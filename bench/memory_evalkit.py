@@ -39,6 +39,9 @@ from neuralgentics.memini.store.base import MemoryFilter
 from neuralgentics.memini.store.sqlite import SQLiteStore
 
 DATA = ROOT / "bench" / "data"
+# The held-out parts with a generator and a pairs file of their own (bench/data/gen_heldout3.py
+# ...): each run once at the end of a piece of work, never part of `--split all`.
+OWN_PARTS = ("heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
 DEFAULT_MEM0_PYTHON = Path(os.environ.get("MEM0_PYTHON", "/work/venvs/mem0/bin/python"))
 MEM0_RUNNER = ROOT / "bench" / "mem0_runner.py"
 K = 10  # every ranking is asked for its top 10; MRR is MRR@10

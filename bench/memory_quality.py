@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memory_evalkit import (
+    OWN_PARTS,
     Embedder,
     K,
     OurMemory,
@@ -314,17 +315,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--split",
-        choices=(
-            "tune",
-            "heldout",
-            "heldout2",
-            "heldout3",
-            "heldout4",
-            "heldout5",
-            "heldout6",
-            "heldout7",
-            "all",
-        ),
+        choices=("tune", "heldout", "heldout2", *OWN_PARTS, "all"),
         default="all",
         help="which questions to ask; 'all' reports every split and all together (heldout2: "
         "stream sets only, never used for tuning; heldout3: stream sets and its own update "
@@ -372,10 +363,10 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown set(s) {', '.join(unknown)}; choose from {', '.join(ALL_SETS)}")
     splits = ["tune", "heldout", "all"] if args.split == "all" else [args.split]
-    if args.split in ("heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7"):
+    if args.split in ("heldout2", *OWN_PARTS):
         sets = []  # the older sets have no heldout2..heldout7 part
     # paraphrase and keyword have no heldout3..heldout7 questions
-    if args.split in ("heldout3", "heldout4", "heldout5", "heldout6", "heldout7"):
+    if args.split in OWN_PARTS:
         truth = [s for s in truth if s not in ("paraphrase", "keyword")]
 
     embedder = Embedder()

@@ -28,7 +28,17 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from memory_evalkit import DATA, Embedder, K, OurMemory, Scores, load_set, pct, rank_of
+from memory_evalkit import (
+    DATA,
+    OWN_PARTS,
+    Embedder,
+    K,
+    OurMemory,
+    Scores,
+    load_set,
+    pct,
+    rank_of,
+)
 
 from neuralgentics.memini.updates import detect  # noqa: E402  (memory_evalkit: src/ on the path)
 
@@ -108,7 +118,7 @@ def load_rows(name: str, splits: list[str]) -> list[Row]:
     if name == "updates":
         # heldout3 .. heldout7 have their own pairs files (bench/data/gen_heldout3.py ..
         # gen_heldout7.py); 'all' leaves them out
-        for own in ("heldout3", "heldout4", "heldout5", "heldout6", "heldout7"):
+        for own in OWN_PARTS:
             if own in splits:
                 return _updates(f"memory_updates_{own}")
         return _updates("memory_updates")

@@ -51,6 +51,7 @@ from pathlib import Path
 
 import numpy as np
 from memory_evalkit import (
+    OWN_PARTS,
     Embedder,
     K,
     OurMemory,
@@ -708,16 +709,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--split",
-        choices=(
-            "tune",
-            "heldout",
-            "heldout3",
-            "heldout4",
-            "heldout5",
-            "heldout6",
-            "heldout7",
-            "all",
-        ),
+        choices=("tune", "heldout", *OWN_PARTS, "all"),
         default="all",
         help="which items; 'all' reports tune, heldout and both together; heldout3 reads "
         "memory_updates_heldout3.jsonl, heldout4 memory_updates_heldout4.jsonl, heldout5 "
@@ -771,7 +763,7 @@ def main() -> int:
         fit_detection(Embedder())
         return 0
     # heldout3..heldout7 have their own pairs files, never in 'all'
-    own = args.split in ("heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
+    own = args.split in OWN_PARTS
     pairs_file = f"memory_updates_{args.split}" if own else "memory_updates"
     items = [r for r in load_set(pairs_file) if args.split == "all" or r["split"] == args.split]
     splits = ["tune", "heldout", "all"] if args.split == "all" else [args.split]
