@@ -36,7 +36,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import heldout_build as hb  # noqa: E402
-from gen_streams import order, pick  # noqa: E402
 from heldout_build import up  # noqa: E402
 
 SPLIT = "heldout6"
@@ -1197,86 +1196,20 @@ CONTRADICTION_ITEMS: list[tuple[str, str, str, str, str]] = [
 # -- the files -----------------------------------------------------------------------------------
 
 
-def people_rows() -> list[dict]:
-    """Every person's facts in hash order, then one real update of each person (PERSON_CHANGES
-    in PEOPLE's order); the person's other facts stay true and keep their questions."""
-    facts = hb.person_facts(SPLIT, PERSON_ATTRS, PEOPLE, list(PERSON_ATTRS), "people")
-    later = []
-    for person, (attribute, wording) in zip(PEOPLE, PERSON_CHANGES, strict=True):
-        (r,) = [f for f in facts if f["entity"] == person and f["attribute"] == attribute]
-        later.append(hb.person_update(SPLIT, PERSON_ATTRS, {attribute: wording}, r, "people"))
-    return order(facts, SPLIT, "pp") + order(later, SPLIT, "pp", "later")
-
-
-def mixed_project_rows(project: str) -> list[dict]:
-    """A mixed project: its components' facts, its person's facts, its events, then
-    MIXED_UPDATES_EACH updates and MIXED_RESTATED restatements of component facts, an update
-    and a restatement of the person."""
-    tag = f"mixed/{project}"
-    components, person = MIXED_PROJECTS[project]
-    events = [
-        {"kind": "event", "entity": hb.event_name(text), "attribute": "event", "text": text}
-        | {"questions": [q]}
-        for text, q in MIXED_EVENTS[project]
-    ]
-    attribute, wording = MIXED_PERSON_CHANGE[project]
-    return hb.mixed_rows(
-        SPLIT,
-        project,
-        MIXED_PROJECTS,
-        hb.fact_rows(SPLIT, ATTRS, components, MIXED_ATTRS, tag),
-        events,
-        ATTRS,
-        NOUN,
-        UPDATES,
-        RESTATE,
-        restated=MIXED_RESTATED,
-        wrap=False,
-        people=hb.person_facts(SPLIT, PERSON_ATTRS, [person], MIXED_PERSON_ATTRS, tag),
-        person_updated=attribute,
-        person_table=PERSON_ATTRS,
-        person_templates={attribute: wording},
-        changed_n=MIXED_UPDATES_EACH,
-    )
-
-
 def build() -> dict[str, list[dict]]:
     """The five files of heldout6."""
-    items = (UPDATE_ITEMS, NON_UPDATE_ITEMS, CONTRADICTION_ITEMS)
-    return hb.files(
-        SPLIT,
-        order(hb.fact_rows(SPLIT, ATTRS, ENTITIES, list(ATTRS), "parallel"), SPLIT, "par"),
-        order(hb.event_rows(SPLIT, EVENTS, "events"), SPLIT, "ev"),
-        people_rows(),
-        [(m, mixed_project_rows(m)) for m in MIXED_PROJECTS],
-        hb.pair_rows(SPLIT, PREFIX, PROJECTS, *items),
-    )
+    return hb.changed_build(globals())
 
 
 def names() -> list[str]:
     """Every entity, person, owner, project and event name of heldout6."""
-    out = [*ENTITIES, *PEOPLE, *PROJECTS, *MIXED_PROJECTS]
-    for components, person in MIXED_PROJECTS.values():
-        out += [*components, person, person.split(" ")[0]]
-    out += [n for spec in EVENTS.values() for n in spec["names"]]
-    out += [hb.event_name(t) for evs in MIXED_EVENTS.values() for t, _ in evs]
-    out += [n.split(" ")[0] for n in PEOPLE]  # a first name alone is a shared name too
     named = [*ATTRS["steward"]["values"], *PERSON_ATTRS["buddy"]["values"]]  # people as values
-    out += [*named, *(m.split(" ")[0] for m in named)]
-    return out
+    return hb.changed_names(globals(), named)
 
 
 def leaks() -> list[str]:
-    """What heldout6 shares with any other part: an entity, person, first name, project or
-    event name in another part's text; an attribute kind (the `attribute` of a stream line)
-    another part has; a fact, context or question sentence another part has."""
-    out = hb.name_leaks(SPLIT, names())
-    rows = hb.other_rows(SPLIT)
-    theirs = {r["attribute"] for r in rows if "attribute" in r} - {"event"}
-    out |= {f"attribute {a!r}" for a in [*ATTRS, *PERSON_ATTRS] if a in theirs}
-    mine = hb.sentences([r for part in build().values() for r in part])
-    out |= {f"sentence {t!r}" for t in mine & hb.sentences(rows)}
-    return sorted(out)
+    """What heldout6 shares with any other part (heldout_build.changed_leaks)."""
+    return hb.changed_leaks(globals(), names())
 
 
 if __name__ == "__main__":

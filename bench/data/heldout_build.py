@@ -337,6 +337,100 @@ def part_names(p: Part) -> list[str]:
     return out
 
 
+# -- parts with one update per person (heldout6, heldout7) --------------------------------------
+# Their tables, read from the generator's globals() when called (a patched table counts):
+# SPLIT, PREFIX, ENTITIES, ATTRS, EVENTS, PEOPLE, PERSON_ATTRS, PERSON_CHANGES (one (attribute,
+# wording) per person), MIXED_PROJECTS, MIXED_ATTRS, MIXED_PERSON_ATTRS, MIXED_PERSON_CHANGE
+# (project -> (attribute, wording)), MIXED_EVENTS, MIXED_UPDATES_EACH, MIXED_RESTATED, NOUN,
+# UPDATES, RESTATE, PROJECTS, UPDATE_ITEMS, NON_UPDATE_ITEMS, CONTRADICTION_ITEMS.
+
+
+def changed_people_rows(g: dict) -> list[dict]:
+    """Every person's facts in hash order, then one real update of each person (PERSON_CHANGES
+    in PEOPLE's order); the person's other facts stay true and keep their questions."""
+    split, table = g["SPLIT"], g["PERSON_ATTRS"]
+    facts = person_facts(split, table, g["PEOPLE"], list(table), "people")
+    later = []
+    for person, (attribute, wording) in zip(g["PEOPLE"], g["PERSON_CHANGES"], strict=True):
+        (r,) = [f for f in facts if f["entity"] == person and f["attribute"] == attribute]
+        later.append(person_update(split, table, {attribute: wording}, r, "people"))
+    return order(facts, split, "pp") + order(later, split, "pp", "later")
+
+
+def changed_mixed_rows(g: dict, project: str) -> list[dict]:
+    """A mixed project: its components' facts, its person's facts, its events, then
+    MIXED_UPDATES_EACH updates and MIXED_RESTATED restatements of component facts, an update
+    and a restatement of the person."""
+    split, tag = g["SPLIT"], f"mixed/{project}"
+    components, person = g["MIXED_PROJECTS"][project]
+    events = [
+        {"kind": "event", "entity": event_name(text), "attribute": "event", "text": text}
+        | {"questions": [q]}
+        for text, q in g["MIXED_EVENTS"][project]
+    ]
+    attribute, wording = g["MIXED_PERSON_CHANGE"][project]
+    return mixed_rows(
+        split,
+        project,
+        g["MIXED_PROJECTS"],
+        fact_rows(split, g["ATTRS"], components, g["MIXED_ATTRS"], tag),
+        events,
+        g["ATTRS"],
+        g["NOUN"],
+        g["UPDATES"],
+        g["RESTATE"],
+        restated=g["MIXED_RESTATED"],
+        wrap=False,
+        people=person_facts(split, g["PERSON_ATTRS"], [person], g["MIXED_PERSON_ATTRS"], tag),
+        person_updated=attribute,
+        person_table=g["PERSON_ATTRS"],
+        person_templates={attribute: wording},
+        changed_n=g["MIXED_UPDATES_EACH"],
+    )
+
+
+def changed_build(g: dict) -> dict[str, list[dict]]:
+    """The five files of such a part."""
+    split = g["SPLIT"]
+    items = (g["UPDATE_ITEMS"], g["NON_UPDATE_ITEMS"], g["CONTRADICTION_ITEMS"])
+    return files(
+        split,
+        order(
+            fact_rows(split, g["ATTRS"], g["ENTITIES"], list(g["ATTRS"]), "parallel"), split, "par"
+        ),
+        order(event_rows(split, g["EVENTS"], "events"), split, "ev"),
+        changed_people_rows(g),
+        [(m, changed_mixed_rows(g, m)) for m in g["MIXED_PROJECTS"]],
+        pair_rows(split, g["PREFIX"], g["PROJECTS"], *items),
+    )
+
+
+def changed_names(g: dict, named: list[str]) -> list[str]:
+    """Every entity, person, project and event name of such a part, and the people it names
+    as values (`named`), each also by first name."""
+    out = [*g["ENTITIES"], *g["PEOPLE"], *g["PROJECTS"], *g["MIXED_PROJECTS"]]
+    for components, person in g["MIXED_PROJECTS"].values():
+        out += [*components, person, person.split(" ")[0]]
+    out += [n for spec in g["EVENTS"].values() for n in spec["names"]]
+    out += [event_name(t) for evs in g["MIXED_EVENTS"].values() for t, _ in evs]
+    out += [n.split(" ")[0] for n in g["PEOPLE"]]  # a first name alone is a shared name too
+    return [*out, *named, *(m.split(" ")[0] for m in named)]
+
+
+def changed_leaks(g: dict, names: list[str]) -> list[str]:
+    """What such a part shares with any other part: a name of it in another part's text; an
+    attribute kind (the `attribute` of a stream line) another part has; a fact, context or
+    question sentence another part has."""
+    split = g["SPLIT"]
+    out = name_leaks(split, names)
+    rows = other_rows(split)
+    theirs = {r["attribute"] for r in rows if "attribute" in r} - {"event"}
+    out |= {f"attribute {a!r}" for a in [*g["ATTRS"], *g["PERSON_ATTRS"]] if a in theirs}
+    mine = sentences([r for part in changed_build(g).values() for r in part])
+    out |= {f"sentence {t!r}" for t in mine & sentences(rows)}
+    return sorted(out)
+
+
 # -- the files and the overlap checks ------------------------------------------------------------
 
 
