@@ -334,7 +334,14 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
     # own subject was not ("The disruption push sender sends a heartbeat every 240 s" /
     # "Every 120 s the watchdog expects to hear from the disruption push sender"): that phrase
     # is the other's entity too (issue 27, tenth pass)
-    crossed = _cross_read(e_new, e_old, new.text, old.text)
+    well_new = _read_well(e_new, new.text, old.text)
+    well_old = _read_well(e_old, old.text, new.text)
+    both_read = well_new and well_old
+    crossed = well_new != well_old and (
+        _names_phrase(e_new, new.text, old.text)
+        if well_new
+        else _names_phrase(e_old, old.text, new.text)
+    )
     a_new = subject.attribute(new.text, new.values, _units(new), _CUE_WORDS)
     a_old = subject.attribute(old.text, old.values, _units(old), _CUE_WORDS)
     # what one says in its subject and the other in its predicate ("Identity lead: Mara" /
@@ -493,7 +500,6 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
     # "X wears Shure Aonic 50"); not a bare word for a word, nor a number for a number of
     # another unit
     replaced_named = _replaces_named(new, old, n_new, n_old, own | anchors)
-    both_read = _read_well(e_new, new.text, old.text) and _read_well(e_old, old.text, new.text)
     typed = unit_changed or schedule or bool((low_gone & low_came) - {"word"}) or replaced_named
     if (
         meaning is not None
@@ -570,8 +576,7 @@ def weigh(new: Fact, old: Fact, meaning: Meaning | None = None) -> Evidence:
         kinds_apart=kinds_apart,
         old_attribute_words=len({a for a in a_old if not a.startswith("unit:")}),
         both_read=both_read or crossed,
-        entity=(e_old if crossed and not _read_well(e_new, new.text, old.text) else e_new).text()
-        or e_old.text(),
+        entity=(e_old if crossed and not well_new else e_new).text() or e_old.text(),
         attribute=", ".join(shown),
         families_apart=families_apart,
         tied=tied,
@@ -882,9 +887,10 @@ def _one_person(a_text: str, b_text: str) -> bool:
     return len(a) == 1 and a == b
 
 
-def _people(text: str) -> set[str]:
+@lru_cache(maxsize=16384)
+def _people(text: str) -> frozenset[str]:
     """The full names (runs of capitalised words) a text holds."""
-    return {name for name, _ in subject._name_runs(list(subject.tokens_of(text)))}
+    return frozenset(name for name, _ in subject._name_runs(list(subject.tokens_of(text))))
 
 
 def _persons_apart(new_text: str, old_text: str, gone: list[str], came: list[str]) -> bool:
@@ -965,19 +971,8 @@ def _names_unshared(a_text: str, b_text: str, e_a: subject.Entity, e_b: subject.
     return not any(n in ids_b for n in _named(a_text))
 
 
-def _cross_read(e_a: subject.Entity, e_b: subject.Entity, a_text: str, b_text: str) -> bool:
-    """One fact's entity read well and the other's not, which names the first one's phrase
-    whole (`_phrase_in`): both are about that entity."""
-    well_a, well_b = _read_well(e_a, a_text, b_text), _read_well(e_b, b_text, a_text)
-    if well_a == well_b:
-        return False
-    if well_a:
-        return _phrase_in(e_a, a_text, b_text) is not None
-    return _phrase_in(e_b, b_text, a_text) is not None
-
-
-def _phrase_in(e: subject.Entity, text: str, other_text: str) -> tuple[int, int] | None:
-    """Where `other_text` names the phrase of entity `e` (read in `text`) whole: the same
+def _names_phrase(e: subject.Entity, text: str, other_text: str) -> bool:
+    """Does `other_text` name the phrase of entity `e` (read in `text`) whole: the same
     words in the same order, not continuing a longer name before them ("the refunds Kafka
     consumer" does not name "the Kafka consumer"). The phrase must name a thing of its own:
     an anchor, or two content words or more ("the disruption push sender", not "the
@@ -986,7 +981,7 @@ def _phrase_in(e: subject.Entity, text: str, other_text: str) -> tuple[int, int]
     phrase = [t for t in tokens[e.span[0] : e.span[1]] if t not in subject.DETERMINERS]
     content = [t for t in phrase if t not in STOPWORDS]
     if not phrase or not (e.anchors or len(content) >= 2):
-        return None
+        return False
     other = [subject._plain(t) for t in subject.tokens_of(other_text)]
     n = len(phrase)
     for i in range(len(other) - n + 1):
@@ -1002,8 +997,8 @@ def _phrase_in(e: subject.Entity, text: str, other_text: str) -> tuple[int, int]
         theirs = tokens[e.span[1]] if e.span[1] < len(tokens) else ""
         if after and after != theirs and not _frame_word(after):
             continue
-        return i, i + n
-    return None
+        return True
+    return False
 
 
 def _frame_word(token: str) -> bool:
@@ -1019,7 +1014,7 @@ def _frame_word(token: str) -> bool:
     )
 
 
-# What may stand before a noun phrase that starts there (for `_phrase_in`).
+# What may stand before a noun phrase that starts there (for `_names_phrase`).
 _BOUNDARY = subject.PREPOSITIONS | subject.SUBORDINATORS | frozenset({",", ";", ":", "(", "\u2014"})
 
 
