@@ -243,6 +243,36 @@ def test_update_detection_never_hides_the_users_word_for_an_agent(memini: Memini
     assert [s["id"] for s in done["superseded"]] == [mine["id"]]
 
 
+def test_an_agent_cannot_hide_the_users_word_with_a_link(memini: Memini) -> None:
+    """`POST /memory/relationship` with SUPERSEDES or CONTRADICTS is a supersession by another
+    route: refused for a fact a person wrote, allowed for the agent's own."""
+    users = memini.add(memini.user, "Deploys need two approvals.", project="alpha")
+    agents = memini.add(memini.agent("alpha"), "Deploys need no approval.", project="alpha")
+    for kind in ("SUPERSEDES", "CONTRADICTS"):
+        r = memini.client.post(
+            "/memory/relationship",
+            json={"source_id": agents["id"], "target_id": users["id"], "relationship_type": kind},
+            headers=memini.agent("alpha"),
+        )
+        assert r.status_code == 403 and "the user's word" in r.json()["error"]["message"], r.text
+    after = memini.memory(users["id"])
+    assert after["memory"]["superseded_by"] is None and after["memory"]["trust_score"] == 0.5
+    assert after["relationships"] == []
+    # the agent's own fact it may retire with a link
+    newer = memini.add(memini.agent("alpha"), "Deploys need one approval.", project="alpha")
+    r = memini.client.post(
+        "/memory/relationship",
+        json={
+            "source_id": newer["id"],
+            "target_id": agents["id"],
+            "relationship_type": "SUPERSEDES",
+        },
+        headers=memini.agent("alpha"),
+    )
+    assert r.status_code in (200, 201), r.text
+    assert memini.memory(agents["id"])["memory"]["superseded_by"] == newer["id"]
+
+
 def test_a_project_credential_works_in_its_project_only(memini: Memini) -> None:
     alpha = memini.agent("alpha")
     r = memini.client.post("/memory/add", json={"content": "x", "project": "beta"}, headers=alpha)

@@ -548,12 +548,19 @@ class MemoryService:
         if by.bound:
             for mid in (source_id, target_id):
                 provenance.require_owned(by, self._require(mid, by), "link")
+        source, target = self._require(source_id), self._require(target_id)
+        # The older of two contradicting memories loses trust: the newer statement is the
+        # likelier truth.
+        older = min((source, target), key=lambda m: m.created_at)
+        newer = target if older is source else source
+        # a link that hides a memory or costs it trust is a supersession: an agent makes none
+        # of a fact a person wrote (provenance.require_may_hide)
+        if kind == "SUPERSEDES":
+            provenance.require_may_hide(by, target, "target_id")
+        elif kind == "CONTRADICTS":
+            provenance.require_may_hide(by, older, "target_id" if older is target else "source_id")
         change = None
         if kind == "CONTRADICTS":
-            # The older of the two loses trust: the newer statement is the likelier truth.
-            source, target = self._require(source_id), self._require(target_id)
-            older = min((source, target), key=lambda m: m.created_at)
-            newer = target if older is source else source
             change = trust.trust_change(
                 older.id,
                 "contradicted",
